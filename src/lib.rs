@@ -1,0 +1,30 @@
+//! rustape: reverse-mode automatic differentiation with the `tf.GradientTape` model.
+//!
+//! ```
+//! use rustape::{ops, Tape, Tensor, Unconnected};
+//! let x = Tensor::scalar(3.0f32);
+//! let tape = Tape::new(false, true);
+//! let y = {
+//!     let _recording = tape.enter().unwrap();
+//!     tape.watch(&x);
+//!     ops::multiply(&x, &x).unwrap()
+//! };
+//! let dy_dx = tape.gradient(&[y], &[(&x).into()], None, Unconnected::None).unwrap();
+//! assert_eq!(dy_dx[0].as_ref().unwrap().item().unwrap(), 6.0);
+//! ```
+pub mod dtype;
+pub mod error;
+pub mod ops;
+pub mod tape;
+pub mod tensor;
+pub mod testing;
+pub mod variable;
+
+#[cfg(feature = "python")]
+mod python;
+
+pub use dtype::DType;
+pub use error::{Error, ErrorKind, Result};
+pub use tape::{Source, Tape, Unconnected};
+pub use tensor::{Data, Tensor, TensorId};
+pub use variable::Variable;

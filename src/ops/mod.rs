@@ -1,0 +1,134 @@
+//! The op set. Each op is one function: its forward kernel, then `record(...)` with its VJP,
+//! written in these same ops so that an outer tape records the backward pass (any order).
+//!
+//! Conventions for an op:
+//! - validate shapes/dtypes first and return `Error` naming the op, shapes and dtypes;
+//! - compute with `dispatch!` / `dispatch2!` (src/tensor.rs) over ndarray;
+//! - `record(name, inputs, &output, saved, |saved, dy| ...)` returning one `Option<Tensor>`
+//!   per input; save only what the VJP needs (shapes go in the closure, not tensors);
+//! - broadcasting VJPs reduce with [`sum_to_shape`].
+mod creation;
+mod elementwise;
+mod linalg;
+mod nn;
+mod random;
+mod reduce;
+mod shape;
+
+pub use creation::*;
+pub use elementwise::*;
+pub use linalg::*;
+pub use nn::*;
+pub use random::*;
+pub use reduce::*;
+pub use shape::*;
+
+use ndarray::{ArcArray, ArrayD, IxDyn, Zip};
+use smallvec::SmallVec;
+
+use crate::error::{fmt_shape, Error, Result};
+use crate::tensor::{Element, Tensor};
+
+/// A shape kept inline (no allocation for up to four dimensions), for VJP closures.
+pub(crate) type Shape = SmallVec<[usize; 4]>;
+
+pub(crate) fn shape_of(t: &Tensor) -> Shape {
+    t.shape().iter().copied().collect()
+}
+
+/// A 0-d tensor of `like`'s dtype: constants inside VJPs.
+pub(crate) fn scalar_like(value: f64, like: &Tensor) -> Tensor {
+    Tensor::full(&[], like.dtype(), value)
+}
+
+/// NumPy broadcasting of two shapes.
+pub fn broadcast_shapes(op: &str, a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
+    let n = a.len().max(b.len());
+    let mut out = vec![0; n];
+    for i in 0..n {
+        let da = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
+        let db = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+        out[i] = match (da, db) {
+            (x, y) if x == y => x,
+            (1, y) => y,
+            (x, 1) => x,
+            _ => {
+                return Err(Error::shape(
+                    op,
+                    format!(
+                        "shapes {} and {} are not broadcast-compatible",
+                        fmt_shape(a),
+                        fmt_shape(b)
+                    ),
+                ))
+            }
+        };
+    }
+    Ok(out)
+}
+
+/// Sums `grad` over the axes that broadcasting added or stretched, back to `shape`.
+pub fn sum_to_shape(grad: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    if grad.shape() == shape {
+        return Ok(grad.clone());
+    }
+    let lead = grad.ndim() - shape.len();
+    let axes: Vec<isize> = (0..grad.ndim())
+        .filter(|&i| i < lead || (shape[i - lead] == 1 && grad.shape()[i] != 1))
+        .map(|i| i as isize)
+        .collect();
+    let summed = reduce_sum(grad, Some(&axes), true)?;
+    let dims: Vec<isize> = shape.iter().map(|&d| d as isize).collect();
+    reshape(&summed, &dims)
+}
+
+/// `f` applied elementwise to `a` and `b` broadcast to `shape` (already validated).
+pub(crate) fn zip_map<T: Element, U>(
+    a: &ArcArray<T, IxDyn>,
+    b: &ArcArray<T, IxDyn>,
+    shape: &[usize],
+    f: impl Fn(T, T) -> U,
+) -> ArrayD<U> {
+    if a.shape() == shape && b.shape() == shape {
+        return Zip::from(a).and(b).map_collect(|&x, &y| f(x, y));
+    }
+    let (a, b) = (a.broadcast(shape), b.broadcast(shape));
+    match (a, b) {
+        (Some(a), Some(b)) => Zip::from(&a).and(&b).map_collect(|&x, &y| f(x, y)),
+        _ => unreachable!("shapes were validated by broadcast_shapes"),
+    }
+}
+
+/// `axis` (negative counts from the end) as an index into `ndim` dimensions.
+pub fn normalize_axis(op: &str, axis: isize, ndim: usize) -> Result<usize> {
+    let n = ndim as isize;
+    if axis < -n || axis >= n {
+        return Err(Error::value(
+            op,
+            format!("axis {axis} is out of range for a tensor of rank {ndim} (valid: {} to {})", -n, n - 1),
+        ));
+    }
+    Ok(if axis < 0 { (axis + n) as usize } else { axis as usize })
+}
+
+/// Normalised, sorted, de-duplicated axes; `None` means every axis.
+pub fn normalize_axes(op: &str, axes: Option<&[isize]>, ndim: usize) -> Result<Vec<usize>> {
+    let mut out = match axes {
+        None => (0..ndim).collect(),
+        Some(axes) => axes
+            .iter()
+            .map(|&a| normalize_axis(op, a, ndim))
+            .collect::<Result<Vec<_>>>()?,
+    };
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
+/// Both operands must share a dtype (TensorFlow does not promote).
+pub(crate) fn same_dtype(op: &str, a: &Tensor, b: &Tensor) -> Result<()> {
+    if a.dtype() != b.dtype() {
+        return Err(crate::tensor::mismatch(op, a.dtype(), b.dtype()));
+    }
+    Ok(())
+}

@@ -1,0 +1,128 @@
+//! Jacobians: every row is an independent VJP over one read-only plan of the tape.
+//!
+//! Rows are stacked with rustape's own ops, so a Jacobian computed while an outer tape records
+//! is itself recorded (Jacobians of Jacobians, Hessians).
+use rustc_hash::FxHashSet;
+
+use super::backward::{plan, sweep, Plan, Unconnected};
+use super::{Source, Tape};
+use crate::error::{fmt_shape, Error, Result};
+use crate::ops;
+use crate::tensor::{Tensor, TensorId};
+
+impl Tape {
+    /// `target.shape + source.shape` per source.
+    pub fn jacobian(
+        &self,
+        target: &Tensor,
+        sources: &[Source],
+        unconnected: Unconnected,
+    ) -> Result<Vec<Option<Tensor>>> {
+        let release = self.take_use("jacobian")?;
+        let source_ids: Vec<TensorId> = sources.iter().map(Source::id).collect();
+        let plan = plan(&mut self.lock(), &[target.id()], &source_ids, release);
+        let rows = target.size();
+        let per_row = run_rows(&plan, target, &source_ids, rows, |i| one_hot(target, &[i]))?;
+        sources
+            .iter()
+            .zip(per_row)
+            .map(|(source, rows_of_source)| {
+                let mut shape = target.shape().to_vec();
+                shape.extend(source.shape());
+                finish(source, rows_of_source, &shape, 0, unconnected)
+            })
+            .collect()
+    }
+
+    /// Target `[b, y...]`, source `[b, x...]`: result `[b, y..., x...]`, one sweep per element
+    /// of `y` seeding that element on every batch row at once.
+    pub fn batch_jacobian(
+        &self,
+        target: &Tensor,
+        source: &Source,
+        unconnected: Unconnected,
+    ) -> Result<Option<Tensor>> {
+        let op = "GradientTape.batch_jacobian";
+        let (t_shape, s_shape) = (target.shape().to_vec(), source.shape());
+        if t_shape.is_empty() || s_shape.is_empty() || t_shape[0] != s_shape[0] {
+            return Err(Error::value(
+                op,
+                format!(
+                    "the first dimension of target and source must match (the batch), got target \
+                     shape {} and source shape {}",
+                    fmt_shape(&t_shape),
+                    fmt_shape(&s_shape)
+                ),
+            ));
+        }
+        let release = self.take_use("batch_jacobian")?;
+        let plan = plan(&mut self.lock(), &[target.id()], &[source.id()], release);
+        let batch = t_shape[0];
+        let row_size: usize = t_shape[1..].iter().product();
+        let seeds = |j: usize| {
+            let hot: Vec<usize> = (0..batch).map(|b| b * row_size + j).collect();
+            one_hot(target, &hot)
+        };
+        let mut per_row = run_rows(&plan, target, &[source.id()], row_size, seeds)?;
+        let mut shape = t_shape.clone();
+        shape.extend(&s_shape[1..]);
+        finish(source, per_row.remove(0), &shape, 1, unconnected)
+    }
+}
+
+/// Runs one sweep per row, returning for each source its row gradients (`None` where a row got
+/// none).
+fn run_rows(
+    plan: &Plan,
+    target: &Tensor,
+    source_ids: &[TensorId],
+    rows: usize,
+    seed: impl Fn(usize) -> Result<Tensor>,
+) -> Result<Vec<Vec<Option<Tensor>>>> {
+    let keep: FxHashSet<TensorId> = source_ids.iter().copied().collect();
+    let mut per_source = vec![Vec::with_capacity(rows); source_ids.len()];
+    for i in 0..rows {
+        let mut grads = sweep(&plan.steps, &plan.connected, vec![(target.id(), seed(i)?)], &keep)?;
+        for (k, id) in source_ids.iter().enumerate() {
+            per_source[k].push(grads.remove(id));
+        }
+    }
+    Ok(per_source)
+}
+
+/// Stacks a source's rows on `axis` and gives them `shape`; `None` when no row was connected.
+fn finish(
+    source: &Source,
+    rows: Vec<Option<Tensor>>,
+    shape: &[usize],
+    axis: isize,
+    unconnected: Unconnected,
+) -> Result<Option<Tensor>> {
+    if !source.dtype().is_float() || rows.iter().all(Option::is_none) {
+        return Ok(match unconnected {
+            Unconnected::Zero if source.dtype().is_float() => Some(Tensor::zeros(shape, source.dtype())),
+            _ => None,
+        });
+    }
+    let row_shape = source.shape();
+    let rows: Vec<Tensor> = rows
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Tensor::zeros(&row_shape, source.dtype())))
+        .collect();
+    if rows.is_empty() {
+        return Ok(Some(Tensor::zeros(shape, source.dtype())));
+    }
+    let stacked = ops::stack(&rows, axis)?;
+    let dims: Vec<isize> = shape.iter().map(|&d| d as isize).collect();
+    Ok(Some(ops::reshape(&stacked, &dims)?))
+}
+
+/// A tensor shaped like `like`, one at the flat positions `hot`, zero elsewhere.
+fn one_hot(like: &Tensor, hot: &[usize]) -> Result<Tensor> {
+    let mut values = vec![0.0; like.size()];
+    for &i in hot {
+        values[i] = 1.0;
+    }
+    let data = Tensor::from_vec(values, like.shape())?;
+    crate::ops::cast(&data, like.dtype())
+}

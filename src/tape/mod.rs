@@ -1,0 +1,386 @@
+//! The tape: an arena of recorded nodes, and the thread-local stack of active tapes.
+//!
+//! Nodes are appended in execution order, so the arena order is a topological order and the
+//! backward sweep (backward.rs) walks it downwards. The tape knows nothing about individual
+//! ops: a node is a name, input and output ids, the tensors its VJP saved, and the VJP.
+mod backward;
+mod jacobian;
+pub(crate) mod record;
+
+use std::cell::RefCell;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::tensor::{Tensor, TensorId};
+use crate::variable::Variable;
+
+pub use backward::Unconnected;
+pub(crate) use record::{record, record_multi};
+pub use record::record_custom;
+
+/// A VJP: given the tensors the op saved and the gradient flowing into each of its outputs
+/// (`None` where nothing flows), the gradient for each input (`None` where there is none).
+/// It is written with rustape's own ops, so an outer tape records it (higher orders).
+pub type Vjp = dyn Fn(&[Tensor], &[Option<Tensor>]) -> Result<Vec<Option<Tensor>>> + Send + Sync;
+
+pub(crate) struct Node {
+    pub op: &'static str,
+    pub inputs: SmallVec<[TensorId; 2]>,
+    pub outputs: SmallVec<[TensorId; 1]>,
+    /// Dropped once the VJP has run on a non-persistent tape.
+    pub saved: SmallVec<[Tensor; 2]>,
+    pub vjp: Arc<Vjp>,
+}
+
+/// Where a tracked id comes from: watched by the user, or produced by node `i`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Origin {
+    Watched,
+    Node(u32),
+}
+
+pub(crate) struct TapeState {
+    pub persistent: bool,
+    pub watch_accessed_variables: bool,
+    /// On the active stack (between enter and exit).
+    pub active: bool,
+    /// False inside `stop_recording`.
+    pub recording: bool,
+    /// A non-persistent tape has computed its one set of gradients.
+    pub used: bool,
+    pub nodes: Vec<Node>,
+    /// Every id the tape watches: watched directly or produced by a recorded node.
+    pub tracked: FxHashMap<TensorId, Origin>,
+    pub watched_variables: Vec<Variable>,
+}
+
+impl TapeState {
+    pub fn watches_any(&self, ids: &[TensorId]) -> bool {
+        ids.iter().any(|id| self.tracked.contains_key(id))
+    }
+}
+
+/// What a gradient is taken with respect to: a tensor, or a variable (all its reads summed).
+#[derive(Clone)]
+pub enum Source {
+    Tensor(Tensor),
+    Variable(Variable),
+}
+
+impl Source {
+    pub fn id(&self) -> TensorId {
+        match self {
+            Source::Tensor(t) => t.id(),
+            Source::Variable(v) => v.id(),
+        }
+    }
+    pub fn shape(&self) -> Vec<usize> {
+        match self {
+            Source::Tensor(t) => t.shape().to_vec(),
+            Source::Variable(v) => v.shape(),
+        }
+    }
+    pub fn dtype(&self) -> DType {
+        match self {
+            Source::Tensor(t) => t.dtype(),
+            Source::Variable(v) => v.dtype(),
+        }
+    }
+}
+
+impl From<&Tensor> for Source {
+    fn from(t: &Tensor) -> Source {
+        Source::Tensor(t.clone())
+    }
+}
+
+impl From<&Variable> for Source {
+    fn from(v: &Variable) -> Source {
+        Source::Variable(v.clone())
+    }
+}
+
+thread_local! {
+    /// The tapes entered on this thread, innermost last. Empty means the fast path.
+    static ACTIVE: RefCell<Vec<Tape>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` on the tapes active on this thread.
+pub(crate) fn with_active<R>(f: impl FnOnce(&[Tape]) -> R) -> R {
+    ACTIVE.with(|active| f(&active.borrow()))
+}
+
+thread_local! {
+    /// Active stacks set aside by `pause_all_tapes`, restored by `resume_all_tapes`.
+    static PAUSED: RefCell<Vec<Vec<Tape>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Stops every tape on this thread from recording until the matching `resume_all_tapes`
+/// (nests). Used for `assign_add` and for a custom gradient's forward function.
+pub fn pause_all_tapes() {
+    let taken = ACTIVE.with(|active| std::mem::take(&mut *active.borrow_mut()));
+    PAUSED.with(|paused| paused.borrow_mut().push(taken));
+}
+
+pub fn resume_all_tapes() {
+    if let Some(taken) = PAUSED.with(|paused| paused.borrow_mut().pop()) {
+        ACTIVE.with(|active| {
+            let mut active = active.borrow_mut();
+            let entered_meanwhile = std::mem::take(&mut *active);
+            *active = taken;
+            active.extend(entered_meanwhile);
+        });
+    }
+}
+
+/// Runs `f` with no tape on this thread recording.
+pub fn without_recording<R>(f: impl FnOnce() -> R) -> R {
+    struct Resume;
+    impl Drop for Resume {
+        fn drop(&mut self) {
+            resume_all_tapes();
+        }
+    }
+    pause_all_tapes();
+    let _resume = Resume;
+    f()
+}
+
+/// True when some tape on this thread is recording (used to keep nested work on this thread).
+pub fn any_tape_recording() -> bool {
+    with_active(|tapes| tapes.iter().any(|t| t.lock().recording))
+}
+
+/// A gradient tape. Cheap to clone: clones share one recording.
+#[derive(Clone)]
+pub struct Tape(Arc<Mutex<TapeState>>);
+
+/// Leaves the tape's recording context when dropped (see [`Tape::enter`]).
+pub struct ActiveTape(Tape);
+
+impl Drop for ActiveTape {
+    fn drop(&mut self) {
+        self.0.exit();
+    }
+}
+
+/// Resumes recording when dropped (see [`Tape::stop_recording`]).
+pub struct PausedTape(Tape);
+
+impl Drop for PausedTape {
+    fn drop(&mut self) {
+        self.0.resume_recording();
+    }
+}
+
+impl Tape {
+    pub fn new(persistent: bool, watch_accessed_variables: bool) -> Tape {
+        Tape(Arc::new(Mutex::new(TapeState {
+            persistent,
+            watch_accessed_variables,
+            active: false,
+            recording: false,
+            used: false,
+            nodes: Vec::new(),
+            tracked: FxHashMap::default(),
+            watched_variables: Vec::new(),
+        })))
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, TapeState> {
+        // A panic while holding the lock cannot leave the state half-written in a way that
+        // matters more than refusing all later use, so recover the guard.
+        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub fn same_as(&self, other: &Tape) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    pub fn persistent(&self) -> bool {
+        self.lock().persistent
+    }
+
+    pub fn is_recording(&self) -> bool {
+        let state = self.lock();
+        state.active && state.recording
+    }
+
+    /// Enters the recording context: ops on this thread that touch what the tape watches are
+    /// recorded until the returned guard is dropped.
+    pub fn enter(&self) -> Result<ActiveTape> {
+        self.push()?;
+        Ok(ActiveTape(self.clone()))
+    }
+
+    /// `enter` without a guard, for callers that pair it with [`Tape::exit`] themselves
+    /// (Python's `__enter__` / `__exit__`).
+    pub fn push(&self) -> Result<()> {
+        {
+            let mut state = self.lock();
+            if state.active {
+                return Err(Error::tape(
+                    "GradientTape.__enter__",
+                    "this tape is already recording; a tape cannot be entered twice",
+                ));
+            }
+            state.active = true;
+            state.recording = true;
+        }
+        ACTIVE.with(|active| active.borrow_mut().push(self.clone()));
+        Ok(())
+    }
+
+    /// Leaves the recording context. Tapes may be exited in any order.
+    pub fn exit(&self) {
+        {
+            let mut state = self.lock();
+            state.active = false;
+            state.recording = false;
+        }
+        ACTIVE.with(|active| {
+            let mut active = active.borrow_mut();
+            if let Some(i) = active.iter().rposition(|t| t.same_as(self)) {
+                active.remove(i);
+            }
+        });
+    }
+
+    /// Pauses recording on this tape until the guard is dropped.
+    pub fn stop_recording(&self) -> Result<PausedTape> {
+        self.pause_recording()?;
+        Ok(PausedTape(self.clone()))
+    }
+
+    pub fn pause_recording(&self) -> Result<()> {
+        let mut state = self.lock();
+        if !(state.active && state.recording) {
+            return Err(Error::tape(
+                "GradientTape.stop_recording",
+                "the tape is not recording (stop_recording is only valid inside the tape's `with` block)",
+            ));
+        }
+        state.recording = false;
+        Ok(())
+    }
+
+    pub fn resume_recording(&self) {
+        let mut state = self.lock();
+        if state.active {
+            state.recording = true;
+        }
+    }
+
+    /// Watches a tensor: ops that use it are recorded from now on.
+    pub fn watch(&self, tensor: &Tensor) {
+        self.lock().tracked.entry(tensor.id()).or_insert(Origin::Watched);
+    }
+
+    /// Watches a variable: every read of it from now on is recorded and differentiable.
+    pub fn watch_variable(&self, variable: &Variable) {
+        let mut state = self.lock();
+        watch_variable_locked(&mut state, variable);
+    }
+
+    /// The variables watched, in order of first watch.
+    pub fn watched_variables(&self) -> Vec<Variable> {
+        self.lock().watched_variables.clone()
+    }
+
+    /// Forgets everything recorded and watched; the tape keeps recording if it was.
+    pub fn reset(&self) {
+        let mut state = self.lock();
+        state.nodes.clear();
+        state.tracked.clear();
+        state.watched_variables.clear();
+        state.used = false;
+    }
+
+    /// Number of recorded ops.
+    pub fn len(&self) -> usize {
+        self.lock().nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes of tensor data the tape keeps alive (each shared buffer counted once).
+    pub fn nbytes(&self) -> usize {
+        let state = self.lock();
+        let mut seen = FxHashSet::default();
+        state
+            .nodes
+            .iter()
+            .flat_map(|n| n.saved.iter())
+            .filter(|t| seen.insert(t.data().storage_key()))
+            .map(|t| t.nbytes())
+            .sum()
+    }
+
+    /// The recorded ops, one line each: index, op, input ids -> output ids.
+    pub fn summary(&self) -> String {
+        let state = self.lock();
+        let mut out = format!(
+            "GradientTape: {} ops, persistent={}, watching {} ids\n",
+            state.nodes.len(),
+            state.persistent,
+            state.tracked.len()
+        );
+        for (i, n) in state.nodes.iter().enumerate() {
+            out.push_str(&format!("{i:>6}  {:<20} {:?} -> {:?}\n", n.op, &n.inputs[..], &n.outputs[..]));
+        }
+        out
+    }
+
+    /// The recorded graph in Graphviz DOT: tensors as ellipses, ops as boxes.
+    pub fn to_dot(&self) -> String {
+        let state = self.lock();
+        let mut out = String::from("digraph tape {\n  rankdir=LR;\n");
+        for (id, origin) in &state.tracked {
+            if *origin == Origin::Watched {
+                out.push_str(&format!("  t{id} [label=\"watched {id}\", shape=ellipse, style=bold];\n"));
+            }
+        }
+        for (i, n) in state.nodes.iter().enumerate() {
+            out.push_str(&format!("  op{i} [label=\"{}\", shape=box];\n", n.op));
+            for id in &n.inputs {
+                out.push_str(&format!("  t{id} -> op{i};\n"));
+            }
+            for id in &n.outputs {
+                out.push_str(&format!("  t{id} [label=\"{id}\", shape=ellipse];\n  op{i} -> t{id};\n"));
+            }
+        }
+        out.push_str("}\n");
+        out
+    }
+
+    /// Marks a non-persistent tape as used, or refuses a second use.
+    pub(crate) fn take_use(&self, method: &str) -> Result<bool> {
+        let mut state = self.lock();
+        if state.persistent {
+            return Ok(false);
+        }
+        if state.used {
+            return Err(Error::tape(
+                format!("GradientTape.{method}"),
+                "a non-persistent GradientTape can only be used to compute one set of gradients \
+                 (or jacobians); create it with persistent=True to call it more than once",
+            ));
+        }
+        state.used = true;
+        Ok(true)
+    }
+}
+
+pub(crate) fn watch_variable_locked(state: &mut TapeState, variable: &Variable) {
+    if state.tracked.insert(variable.id(), Origin::Watched).is_none() {
+        state.watched_variables.push(variable.clone());
+    } else if !state.watched_variables.iter().any(|v| v.id() == variable.id()) {
+        state.watched_variables.push(variable.clone());
+    }
+}

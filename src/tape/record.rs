@@ -1,0 +1,127 @@
+//! Recording: after an op runs, each active tape that is recording and tracks one of the op's
+//! inputs appends a node. With no tape active this is one thread-local read.
+use std::sync::Arc;
+
+use smallvec::SmallVec;
+
+use super::{watch_variable_locked, with_active, Node, Origin, Vjp};
+use crate::error::Result;
+use crate::tensor::{Tensor, TensorId};
+use crate::variable::Variable;
+
+/// Records a single-output op. `vjp(saved, dy)` returns one gradient per input.
+///
+/// `saved` is only cloned (and the VJP only boxed) when some tape actually records the op.
+pub(crate) fn record<F>(
+    op: &'static str,
+    inputs: &[&Tensor],
+    output: &Tensor,
+    saved: &[&Tensor],
+    vjp: F,
+) where
+    F: Fn(&[Tensor], &Tensor) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
+{
+    if !output.is_differentiable() {
+        return;
+    }
+    let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(|t| t.id()).collect();
+    record_ids(op, &ids, &[output.id()], saved, move || {
+        Arc::new(move |saved: &[Tensor], grads: &[Option<Tensor>]| match grads.first() {
+            Some(Some(dy)) => vjp(saved, dy),
+            _ => Ok(Vec::new()),
+        }) as Arc<Vjp>
+    });
+}
+
+/// Records an op with several outputs (or whose VJP wants to see which outputs got gradients).
+pub(crate) fn record_multi(
+    op: &'static str,
+    inputs: &[&Tensor],
+    outputs: &[&Tensor],
+    saved: &[&Tensor],
+    vjp: Arc<Vjp>,
+) {
+    if !outputs.iter().any(|t| t.is_differentiable()) {
+        return;
+    }
+    let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(|t| t.id()).collect();
+    let out_ids: SmallVec<[TensorId; 2]> = outputs.iter().map(|t| t.id()).collect();
+    record_ids(op, &ids, &out_ids, saved, move || vjp);
+}
+
+fn record_ids(
+    op: &'static str,
+    inputs: &[TensorId],
+    outputs: &[TensorId],
+    saved: &[&Tensor],
+    make_vjp: impl FnOnce() -> Arc<Vjp>,
+) {
+    with_active(|tapes| {
+        if tapes.is_empty() {
+            return;
+        }
+        let mut make_vjp = Some(make_vjp);
+        let mut shared: Option<(Arc<Vjp>, SmallVec<[Tensor; 2]>)> = None;
+        for tape in tapes {
+            let mut state = tape.lock();
+            if !state.recording || !state.watches_any(inputs) {
+                continue;
+            }
+            let (vjp, saved) = shared.get_or_insert_with(|| {
+                let make = make_vjp.take().expect("built once");
+                (make(), saved.iter().map(|t| (*t).clone()).collect())
+            });
+            let index = state.nodes.len() as u32;
+            state.nodes.push(Node {
+                op,
+                inputs: inputs.iter().copied().collect(),
+                outputs: outputs.iter().copied().collect(),
+                saved: saved.clone(),
+                vjp: vjp.clone(),
+            });
+            for id in outputs {
+                state.tracked.insert(*id, Origin::Node(index));
+            }
+        }
+    });
+}
+
+/// A read of a variable. Recording tapes that auto-watch see the read (trainable variables
+/// are watched on first read); any tape that watches the variable records a node linking the
+/// variable's id to the read, so gradients sum over all reads.
+pub(crate) fn read_variable(variable: &Variable, value: Tensor) -> Tensor {
+    let needs_node = with_active(|tapes| {
+        let mut any = false;
+        for tape in tapes {
+            let mut state = tape.lock();
+            if !state.recording {
+                continue;
+            }
+            if state.watch_accessed_variables && variable.trainable() && value.is_differentiable() {
+                watch_variable_locked(&mut state, variable);
+            }
+            any |= state.tracked.contains_key(&variable.id());
+        }
+        any
+    });
+    if !needs_node {
+        return value;
+    }
+    let read = value.alias();
+    record_ids("ReadVariable", &[variable.id()], &[read.id()], &[], || {
+        Arc::new(|_: &[Tensor], grads: &[Option<Tensor>]| Ok(vec![grads.first().cloned().flatten()]))
+            as Arc<Vjp>
+    });
+    read
+}
+
+/// A user-defined op (`custom_gradient`): `outputs` were computed from `inputs` by code the
+/// tapes did not record; returns fresh aliases of the outputs whose gradient is `vjp`.
+/// Aliases matter: a custom op may return one of its inputs unchanged.
+pub fn record_custom(name: &'static str, inputs: &[Tensor], outputs: &[Tensor], vjp: Arc<Vjp>) -> Vec<Tensor> {
+    let outputs: Vec<Tensor> = outputs.iter().map(Tensor::alias).collect();
+    let input_refs: Vec<&Tensor> = inputs.iter().collect();
+    let output_refs: Vec<&Tensor> = outputs.iter().collect();
+    record_multi(name, &input_refs, &output_refs, &[], vjp);
+    outputs
+}

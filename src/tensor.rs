@@ -1,0 +1,307 @@
+//! The immutable tensor: a unique id and shared, typed storage.
+//!
+//! Clone is a reference-count bump. Ops never copy inputs they only read, and an alias (same
+//! storage, fresh id) is how variable reads and custom-gradient outputs get their own identity
+//! on a tape without copying data.
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use ndarray::{ArcArray, ArrayD, IxDyn};
+
+use crate::dtype::DType;
+use crate::error::{fmt_shape, Error, Result};
+
+/// Identifies a tensor (or a variable's handle) on every tape. Never reused.
+pub type TensorId = u64;
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+pub(crate) fn fresh_id() -> TensorId {
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Typed, shared storage. `ArcArray` makes clones, reshapes and aliases free.
+#[derive(Clone)]
+pub enum Data {
+    F32(ArcArray<f32, IxDyn>),
+    F64(ArcArray<f64, IxDyn>),
+    I32(ArcArray<i32, IxDyn>),
+    I64(ArcArray<i64, IxDyn>),
+    Bool(ArcArray<bool, IxDyn>),
+}
+
+/// The element types a tensor can hold, with the way in and out of [`Data`].
+pub trait Element: Copy + Default + Send + Sync + fmt::Debug + PartialEq + 'static {
+    const DTYPE: DType;
+    fn into_data(array: ArcArray<Self, IxDyn>) -> Data;
+    fn array_of(data: &Data) -> Option<&ArcArray<Self, IxDyn>>;
+    fn from_f64(v: f64) -> Self;
+    fn to_f64(self) -> f64;
+}
+
+macro_rules! element {
+    ($t:ty, $variant:ident, $dtype:expr, |$v:ident| $from:expr, |$s:ident| $to:expr) => {
+        impl Element for $t {
+            const DTYPE: DType = $dtype;
+            fn into_data(array: ArcArray<Self, IxDyn>) -> Data {
+                Data::$variant(array)
+            }
+            fn array_of(data: &Data) -> Option<&ArcArray<Self, IxDyn>> {
+                match data {
+                    Data::$variant(a) => Some(a),
+                    _ => None,
+                }
+            }
+            fn from_f64($v: f64) -> Self {
+                $from
+            }
+            fn to_f64($s) -> f64 {
+                $to
+            }
+        }
+        impl From<ArrayD<$t>> for Data {
+            fn from(array: ArrayD<$t>) -> Data {
+                Data::$variant(array.into_shared())
+            }
+        }
+        impl From<ArcArray<$t, IxDyn>> for Data {
+            fn from(array: ArcArray<$t, IxDyn>) -> Data {
+                Data::$variant(array)
+            }
+        }
+    };
+}
+element!(f32, F32, DType::F32, |v| v as f32, |self| self as f64);
+element!(f64, F64, DType::F64, |v| v, |self| self);
+element!(i32, I32, DType::I32, |v| v as i32, |self| self as f64);
+element!(i64, I64, DType::I64, |v| v as i64, |self| self as f64);
+element!(bool, Bool, DType::Bool, |v| v != 0.0, |self| if self { 1.0 } else { 0.0 });
+
+/// Runs a kernel on the typed array inside a `Data`, for the dtypes a class admits:
+/// `dispatch!(float data, "op", |a| expr)` (float32, float64), `num` (floats and ints), `all`.
+/// `expr` yields an `ArrayD<T>` or `ArcArray<T>`; the result is a `Data` of that type. Any
+/// other dtype returns a TypeError naming the op from the enclosing function.
+#[macro_export]
+macro_rules! dispatch {
+    (float $data:expr, $op:expr, |$a:ident| $body:expr) => {
+        match $data {
+            $crate::tensor::Data::F32($a) => $crate::tensor::Data::from($body),
+            $crate::tensor::Data::F64($a) => $crate::tensor::Data::from($body),
+            other => return Err($crate::tensor::unsupported($op, other.dtype(), "a floating")),
+        }
+    };
+    (num $data:expr, $op:expr, |$a:ident| $body:expr) => {
+        match $data {
+            $crate::tensor::Data::F32($a) => $crate::tensor::Data::from($body),
+            $crate::tensor::Data::F64($a) => $crate::tensor::Data::from($body),
+            $crate::tensor::Data::I32($a) => $crate::tensor::Data::from($body),
+            $crate::tensor::Data::I64($a) => $crate::tensor::Data::from($body),
+            other => return Err($crate::tensor::unsupported($op, other.dtype(), "a numeric")),
+        }
+    };
+    (all $data:expr, |$a:ident| $body:expr) => {
+        match $data {
+            $crate::tensor::Data::F32($a) => $crate::tensor::Data::from($body),
+            $crate::tensor::Data::F64($a) => $crate::tensor::Data::from($body),
+            $crate::tensor::Data::I32($a) => $crate::tensor::Data::from($body),
+            $crate::tensor::Data::I64($a) => $crate::tensor::Data::from($body),
+            $crate::tensor::Data::Bool($a) => $crate::tensor::Data::from($body),
+        }
+    };
+}
+
+/// Like [`dispatch!`] for two operands that must share a dtype:
+/// `dispatch2!(float a, b, "op", |x, y| expr)`, or `num`, or `all`.
+#[macro_export]
+macro_rules! dispatch2 {
+    (@arms $a:expr, $b:expr, $op:expr, $what:expr, |$x:ident, $y:ident| $body:expr; $($v:ident),*) => {
+        match ($a, $b) {
+            $(($crate::tensor::Data::$v($x), $crate::tensor::Data::$v($y)) => $crate::tensor::Data::from($body),)*
+            (p, q) if p.dtype() == q.dtype() => return Err($crate::tensor::unsupported($op, p.dtype(), $what)),
+            (p, q) => return Err($crate::tensor::mismatch($op, p.dtype(), q.dtype())),
+        }
+    };
+    (float $a:expr, $b:expr, $op:expr, |$x:ident, $y:ident| $body:expr) => {
+        $crate::dispatch2!(@arms $a, $b, $op, "a floating", |$x, $y| $body; F32, F64)
+    };
+    (num $a:expr, $b:expr, $op:expr, |$x:ident, $y:ident| $body:expr) => {
+        $crate::dispatch2!(@arms $a, $b, $op, "a numeric", |$x, $y| $body; F32, F64, I32, I64)
+    };
+    (all $a:expr, $b:expr, $op:expr, |$x:ident, $y:ident| $body:expr) => {
+        $crate::dispatch2!(@arms $a, $b, $op, "any", |$x, $y| $body; F32, F64, I32, I64, Bool)
+    };
+}
+
+pub fn unsupported(op: &str, dtype: DType, wanted: &str) -> Error {
+    Error::dtype(op, format!("expected {wanted} dtype, got {dtype}"))
+}
+
+pub fn mismatch(op: &str, a: DType, b: DType) -> Error {
+    Error::dtype(
+        op,
+        format!(
+            "operands must have the same dtype, got {a} and {b} (use rt.cast to convert one of them)"
+        ),
+    )
+}
+
+impl Data {
+    pub fn dtype(&self) -> DType {
+        match self {
+            Data::F32(_) => DType::F32,
+            Data::F64(_) => DType::F64,
+            Data::I32(_) => DType::I32,
+            Data::I64(_) => DType::I64,
+            Data::Bool(_) => DType::Bool,
+        }
+    }
+    pub fn shape(&self) -> &[usize] {
+        match self {
+            Data::F32(a) => a.shape(),
+            Data::F64(a) => a.shape(),
+            Data::I32(a) => a.shape(),
+            Data::I64(a) => a.shape(),
+            Data::Bool(a) => a.shape(),
+        }
+    }
+    /// The address of the shared buffer, so `nbytes` counts storage once however often it is
+    /// saved.
+    pub(crate) fn storage_key(&self) -> usize {
+        match self {
+            Data::F32(a) => a.as_ptr() as usize,
+            Data::F64(a) => a.as_ptr() as usize,
+            Data::I32(a) => a.as_ptr() as usize,
+            Data::I64(a) => a.as_ptr() as usize,
+            Data::Bool(a) => a.as_ptr() as usize,
+        }
+    }
+}
+
+/// An immutable n-dimensional value with an identity.
+#[derive(Clone)]
+pub struct Tensor(Arc<Inner>);
+
+struct Inner {
+    id: TensorId,
+    data: Data,
+}
+
+impl Tensor {
+    pub fn new(data: Data) -> Tensor {
+        Tensor(Arc::new(Inner { id: fresh_id(), data }))
+    }
+    pub fn from_array<T: Element>(array: ArrayD<T>) -> Tensor {
+        Tensor::new(T::into_data(array.into_shared()))
+    }
+    pub fn from_vec<T: Element>(values: Vec<T>, shape: &[usize]) -> Result<Tensor> {
+        let n = values.len();
+        let array = ArrayD::from_shape_vec(IxDyn(shape), values).map_err(|_| {
+            Error::shape(
+                "constant",
+                format!("{n} values cannot take the shape {}", fmt_shape(shape)),
+            )
+        })?;
+        Ok(Tensor::from_array(array))
+    }
+    pub fn scalar<T: Element>(value: T) -> Tensor {
+        Tensor::from_array(ArrayD::from_elem(IxDyn(&[]), value))
+    }
+    /// A tensor of `shape` and `dtype` with every element `value` (cast to the dtype).
+    pub fn full(shape: &[usize], dtype: DType, value: f64) -> Tensor {
+        fn fill<T: Element>(shape: &[usize], value: f64) -> Data {
+            T::into_data(ArcArray::from_elem(IxDyn(shape), T::from_f64(value)))
+        }
+        Tensor::new(match dtype {
+            DType::F32 => fill::<f32>(shape, value),
+            DType::F64 => fill::<f64>(shape, value),
+            DType::I32 => fill::<i32>(shape, value),
+            DType::I64 => fill::<i64>(shape, value),
+            DType::Bool => fill::<bool>(shape, value),
+        })
+    }
+    pub fn zeros(shape: &[usize], dtype: DType) -> Tensor {
+        Tensor::full(shape, dtype, 0.0)
+    }
+    pub fn ones(shape: &[usize], dtype: DType) -> Tensor {
+        Tensor::full(shape, dtype, 1.0)
+    }
+    pub fn zeros_like(&self) -> Tensor {
+        Tensor::zeros(self.shape(), self.dtype())
+    }
+    pub fn ones_like(&self) -> Tensor {
+        Tensor::ones(self.shape(), self.dtype())
+    }
+
+    pub fn id(&self) -> TensorId {
+        self.0.id
+    }
+    pub fn data(&self) -> &Data {
+        &self.0.data
+    }
+    pub fn dtype(&self) -> DType {
+        self.0.data.dtype()
+    }
+    pub fn shape(&self) -> &[usize] {
+        self.0.data.shape()
+    }
+    pub fn ndim(&self) -> usize {
+        self.shape().len()
+    }
+    pub fn size(&self) -> usize {
+        self.shape().iter().product()
+    }
+    pub fn nbytes(&self) -> usize {
+        self.size() * self.dtype().size_of()
+    }
+    /// The same storage under a fresh id: a new node on a tape, no copy of the data.
+    pub fn alias(&self) -> Tensor {
+        Tensor::new(self.0.data.clone())
+    }
+    /// The typed array, if the tensor holds `T`.
+    pub fn array<T: Element>(&self) -> Option<&ArcArray<T, IxDyn>> {
+        T::array_of(&self.0.data)
+    }
+    /// Every element as f64, in row-major order (for tests, printing and conversions).
+    pub fn to_f64_vec(&self) -> Vec<f64> {
+        fn collect<T: Element>(a: &ArcArray<T, IxDyn>) -> Vec<f64> {
+            a.iter().map(|v| v.to_f64()).collect()
+        }
+        match self.data() {
+            Data::F32(a) => collect(a),
+            Data::F64(a) => collect(a),
+            Data::I32(a) => collect(a),
+            Data::I64(a) => collect(a),
+            Data::Bool(a) => collect(a),
+        }
+    }
+    /// The value of a one-element tensor.
+    pub fn item(&self) -> Result<f64> {
+        if self.size() != 1 {
+            return Err(Error::value(
+                "item",
+                format!(
+                    "only a one-element tensor converts to a scalar, got shape {}",
+                    fmt_shape(self.shape())
+                ),
+            ));
+        }
+        Ok(self.to_f64_vec()[0])
+    }
+    pub fn is_differentiable(&self) -> bool {
+        self.dtype().is_float()
+    }
+}
+
+impl fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Tensor(id={}, shape={}, dtype={}, values={:?})",
+            self.id(),
+            fmt_shape(self.shape()),
+            self.dtype(),
+            self.to_f64_vec()
+        )
+    }
+}

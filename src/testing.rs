@@ -1,0 +1,127 @@
+//! Gradient checking against central finite differences, for rustape's own tests and for
+//! users' ops (`rt.test.gradcheck` in Python).
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::ops;
+use crate::tape::{Source, Tape, Unconnected};
+use crate::tensor::Tensor;
+
+/// Tolerances: |analytic - numeric| <= atol + rtol * |numeric|.
+#[derive(Clone, Copy, Debug)]
+pub struct Tolerance {
+    pub eps: f64,
+    pub atol: f64,
+    pub rtol: f64,
+}
+
+impl Default for Tolerance {
+    fn default() -> Tolerance {
+        Tolerance { eps: 1e-6, atol: 1e-6, rtol: 1e-5 }
+    }
+}
+
+/// A function of tensors to a tensor, as gradcheck calls it.
+pub type Function<'a> = &'a dyn Fn(&[Tensor]) -> Result<Tensor>;
+
+/// Checks first-order gradients of `f` at float64 `inputs`, and second-order ones when
+/// `second_order` (the gradient of a random projection of the gradient, by nested tapes).
+pub fn gradcheck(f: Function, inputs: &[Tensor], second_order: bool, tol: Tolerance) -> Result<()> {
+    for (i, x) in inputs.iter().enumerate() {
+        if x.dtype() != DType::F64 {
+            return Err(Error::dtype("gradcheck", format!("input {i} must be float64 for finite differences, got {}", x.dtype())));
+        }
+    }
+    let output_shape = f(inputs)?.shape().to_vec();
+    let weights = pseudo_random(&output_shape, 17);
+    // L(x) = sum(f(x) * w): a scalar whose gradient exercises every output element differently.
+    let loss = |xs: &[Tensor]| -> Result<Tensor> { ops::reduce_sum(&ops::multiply(&f(xs)?, &weights)?, None, false) };
+    compare("first order", &loss, &|xs: &[Tensor]| analytic_gradient(&loss, xs), inputs, tol)?;
+    if second_order {
+        let directions: Vec<Tensor> = inputs.iter().enumerate().map(|(i, x)| pseudo_random(x.shape(), 31 + i as u64)).collect();
+        // G(x) = sum_i <dL/dx_i, v_i>, computed with tapes, then differentiated again.
+        let projected = |xs: &[Tensor]| -> Result<Tensor> {
+            let grads = analytic_gradient(&loss, xs)?;
+            let mut total = Tensor::scalar(0.0f64);
+            for (g, v) in grads.iter().zip(&directions) {
+                total = ops::add(&total, &ops::reduce_sum(&ops::multiply(g, v)?, None, false)?)?;
+            }
+            Ok(total)
+        };
+        compare("second order", &projected, &|xs: &[Tensor]| analytic_gradient(&projected, xs), inputs, tol)?;
+    }
+    Ok(())
+}
+
+/// The gradient of scalar `loss` at `xs`, zeros where unconnected.
+pub fn analytic_gradient(loss: &dyn Fn(&[Tensor]) -> Result<Tensor>, xs: &[Tensor]) -> Result<Vec<Tensor>> {
+    let tape = Tape::new(false, true);
+    let y = {
+        let _recording = tape.enter()?;
+        xs.iter().for_each(|x| tape.watch(x));
+        loss(xs)?
+    };
+    let sources: Vec<Source> = xs.iter().map(Source::from).collect();
+    let grads = tape.gradient(&[y], &sources, None, Unconnected::Zero)?;
+    Ok(grads.into_iter().zip(xs).map(|(g, x)| g.unwrap_or_else(|| x.zeros_like())).collect())
+}
+
+/// The central-difference gradient of scalar `loss` at `xs`.
+pub fn numeric_gradient(loss: &dyn Fn(&[Tensor]) -> Result<Tensor>, xs: &[Tensor], eps: f64) -> Result<Vec<Vec<f64>>> {
+    let mut out = Vec::with_capacity(xs.len());
+    for i in 0..xs.len() {
+        let base = xs[i].to_f64_vec();
+        let mut grad = vec![0.0; base.len()];
+        for j in 0..base.len() {
+            let at = |delta: f64| -> Result<f64> {
+                let mut moved = base.clone();
+                moved[j] += delta;
+                let mut args = xs.to_vec();
+                args[i] = Tensor::from_vec(moved, xs[i].shape())?;
+                loss(&args)?.item()
+            };
+            grad[j] = (at(eps)? - at(-eps)?) / (2.0 * eps);
+        }
+        out.push(grad);
+    }
+    Ok(out)
+}
+
+fn compare(
+    what: &str,
+    loss: &dyn Fn(&[Tensor]) -> Result<Tensor>,
+    analytic: &dyn Fn(&[Tensor]) -> Result<Vec<Tensor>>,
+    inputs: &[Tensor],
+    tol: Tolerance,
+) -> Result<()> {
+    let numeric = numeric_gradient(loss, inputs, tol.eps)?;
+    let analytic = analytic(inputs)?;
+    for (i, (a, n)) in analytic.iter().zip(&numeric).enumerate() {
+        if a.shape() != inputs[i].shape() {
+            return Err(Error::shape("gradcheck", format!("{what}: gradient of input {i} has shape {:?}, the input {:?}", a.shape(), inputs[i].shape())));
+        }
+        for (j, (a, n)) in a.to_f64_vec().iter().zip(n).enumerate() {
+            if !((a - n).abs() <= tol.atol + tol.rtol * n.abs()) {
+                return Err(Error::value(
+                    "gradcheck",
+                    format!("{what}: input {i}, element {j}: analytic {a:.10e} but finite differences give {n:.10e}"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Deterministic values in [0.5, 1.5) of `shape` (weights that make every element count).
+pub fn pseudo_random(shape: &[usize], seed: u64) -> Tensor {
+    let n: usize = shape.iter().product();
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let values = (0..n)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            0.5 + (state >> 11) as f64 / (1u64 << 53) as f64
+        })
+        .collect();
+    Tensor::from_vec(values, shape).unwrap_or_else(|_| Tensor::scalar(1.0f64))
+}

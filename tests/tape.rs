@@ -1,0 +1,156 @@
+//! The tape engine: the seed examples, nesting, persistence, variables, jacobians, errors.
+use rustape::ops::{add, multiply, reduce_sum, sin};
+use rustape::testing::{gradcheck, Tolerance};
+use rustape::{ErrorKind, Source, Tape, Tensor, Unconnected, Variable};
+
+fn grad1(tape: &Tape, y: &Tensor, x: impl Into<Source>) -> Option<Tensor> {
+    tape.gradient(&[y.clone()], &[x.into()], None, Unconnected::None).unwrap().pop().unwrap()
+}
+
+fn value(t: &Option<Tensor>) -> Vec<f64> {
+    t.as_ref().expect("a gradient").to_f64_vec()
+}
+
+#[test]
+fn square_at_three_is_six() {
+    let x = Tensor::scalar(3.0f32);
+    let g = Tape::new(false, true);
+    let y = {
+        let _r = g.enter().unwrap();
+        g.watch(&x);
+        multiply(&x, &x).unwrap()
+    };
+    assert_eq!(value(&grad1(&g, &y, &x)), vec![6.0]);
+}
+
+#[test]
+fn nested_tapes_give_the_second_derivative() {
+    let x = Tensor::scalar(3.0f32);
+    let g = Tape::new(false, true);
+    let dy_dx = {
+        let _r = g.enter().unwrap();
+        g.watch(&x);
+        let gg = Tape::new(false, true);
+        let y = {
+            let _r = gg.enter().unwrap();
+            gg.watch(&x);
+            multiply(&x, &x).unwrap()
+        };
+        grad1(&gg, &y, &x).unwrap()
+    };
+    assert_eq!(dy_dx.to_f64_vec(), vec![6.0]);
+    assert_eq!(value(&grad1(&g, &dy_dx, &x)), vec![2.0]);
+}
+
+#[test]
+fn persistent_tape_allows_several_gradients() {
+    let x = Tensor::scalar(3.0f32);
+    let g = Tape::new(true, true);
+    let (y, z) = {
+        let _r = g.enter().unwrap();
+        g.watch(&x);
+        let y = multiply(&x, &x).unwrap();
+        let z = multiply(&y, &y).unwrap();
+        (y, z)
+    };
+    assert_eq!(value(&grad1(&g, &z, &x)), vec![108.0]);
+    assert_eq!(value(&grad1(&g, &y, &x)), vec![6.0]);
+}
+
+#[test]
+fn non_persistent_tape_refuses_a_second_gradient() {
+    let x = Tensor::scalar(3.0f32);
+    let g = Tape::new(false, true);
+    let y = {
+        let _r = g.enter().unwrap();
+        g.watch(&x);
+        multiply(&x, &x).unwrap()
+    };
+    grad1(&g, &y, &x);
+    let err = g.gradient(&[y], &[(&x).into()], None, Unconnected::None).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Tape);
+}
+
+#[test]
+fn variable_gradient_sums_over_reads_and_ignores_later_assign() {
+    let v = Variable::new(Tensor::scalar(2.0f64), true, None);
+    let tape = Tape::new(false, true);
+    let y = {
+        let _r = tape.enter().unwrap();
+        let a = v.value();
+        v.assign(&Tensor::scalar(100.0f64)).unwrap();
+        let b = v.value();
+        multiply(&a, &b).unwrap() // d/dv (a*b) with a=2, b=100: b + a
+    };
+    assert_eq!(value(&grad1(&tape, &y, &v)), vec![102.0]);
+    assert_eq!(tape.watched_variables().len(), 1);
+}
+
+#[test]
+fn unwatched_and_unconnected_sources() {
+    let x = Tensor::scalar(1.0f64);
+    let other = Tensor::scalar(5.0f64);
+    let tape = Tape::new(true, true);
+    let y = {
+        let _r = tape.enter().unwrap();
+        tape.watch(&x);
+        sin(&x).unwrap()
+    };
+    assert!(grad1(&tape, &y, &other).is_none());
+    let zero = tape.gradient(&[y], &[(&other).into()], None, Unconnected::Zero).unwrap();
+    assert_eq!(value(&zero[0]), vec![0.0]);
+}
+
+#[test]
+fn jacobian_and_batch_jacobian_match_the_docs() {
+    let x = Tensor::from_vec(vec![1.0f32, 2.0], &[2]).unwrap();
+    let g = Tape::new(false, true);
+    let y = {
+        let _r = g.enter().unwrap();
+        g.watch(&x);
+        multiply(&x, &x).unwrap()
+    };
+    let j = g.jacobian(&y, &[(&x).into()], Unconnected::None).unwrap().pop().unwrap().unwrap();
+    assert_eq!(j.shape(), &[2, 2]);
+    assert_eq!(j.to_f64_vec(), vec![2.0, 0.0, 0.0, 4.0]);
+
+    let x = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2]).unwrap();
+    let g = Tape::new(false, true);
+    let y = {
+        let _r = g.enter().unwrap();
+        g.watch(&x);
+        multiply(&x, &x).unwrap()
+    };
+    let bj = g.batch_jacobian(&y, &(&x).into(), Unconnected::None).unwrap().unwrap();
+    assert_eq!(bj.shape(), &[2, 2, 2]);
+    assert_eq!(bj.to_f64_vec(), vec![2.0, 0.0, 0.0, 4.0, 6.0, 0.0, 0.0, 8.0]);
+}
+
+#[test]
+fn a_million_op_chain_records_and_differentiates_without_recursion() {
+    let x = Tensor::scalar(1.0f64);
+    let tape = Tape::new(false, true);
+    let one = Tensor::scalar(1e-9f64);
+    let y = {
+        let _r = tape.enter().unwrap();
+        tape.watch(&x);
+        let mut y = x.clone();
+        for _ in 0..1_000_000 {
+            y = add(&y, &one).unwrap();
+        }
+        y
+    };
+    assert_eq!(tape.len(), 1_000_000);
+    assert_eq!(value(&grad1(&tape, &y, &x)), vec![1.0]);
+}
+
+#[test]
+fn gradcheck_first_and_second_order() {
+    let a = rustape::testing::pseudo_random(&[3, 2], 1);
+    let b = rustape::testing::pseudo_random(&[2], 2);
+    let f = |xs: &[Tensor]| {
+        let p = multiply(&xs[0], &sin(&xs[1])?)?;
+        reduce_sum(&multiply(&p, &p)?, Some(&[0]), false)
+    };
+    gradcheck(&f, &[a, b], true, Tolerance::default()).unwrap();
+}
