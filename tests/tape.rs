@@ -154,3 +154,137 @@ fn gradcheck_first_and_second_order() {
     };
     gradcheck(&f, &[a, b], true, Tolerance::default()).unwrap();
 }
+
+#[test]
+fn stop_recording_pauses_only_inside_the_block_and_errors_outside() {
+    let x = Variable::new(Tensor::scalar(2.0f64), true, None);
+    let y = Variable::new(Tensor::scalar(3.0f64), true, None);
+    let t = Tape::new(false, true);
+    assert_eq!(t.stop_recording().err().unwrap().kind, ErrorKind::Tape);
+    let z = {
+        let _r = t.enter().unwrap();
+        let x_sq = multiply(&x.value(), &x.value()).unwrap();
+        let y_sq = {
+            let _paused = t.stop_recording().unwrap();
+            multiply(&y.value(), &y.value()).unwrap()
+        };
+        add(&x_sq, &y_sq).unwrap()
+    };
+    let g = t.gradient(&[z], &[(&x).into(), (&y).into()], None, Unconnected::None).unwrap();
+    assert_eq!(value(&g[0]), vec![4.0]);
+    assert!(g[1].is_none());
+}
+
+#[test]
+fn reset_forgets_what_was_recorded() {
+    let x = Variable::new(Tensor::scalar(2.0f64), true, None);
+    let y = Variable::new(Tensor::scalar(3.0f64), true, None);
+    let t = Tape::new(false, true);
+    let z = {
+        let _r = t.enter().unwrap();
+        let y_sq = multiply(&y.value(), &y.value()).unwrap();
+        t.reset();
+        assert!(t.is_empty());
+        add(&multiply(&x.value(), &x.value()).unwrap(), &y_sq).unwrap()
+    };
+    let g = t.gradient(&[z], &[(&x).into(), (&y).into()], None, Unconnected::None).unwrap();
+    assert_eq!(value(&g[0]), vec![4.0]);
+    assert!(g[1].is_none());
+}
+
+#[test]
+fn several_tapes_each_record_what_they_watch() {
+    let x0 = Tensor::scalar(0.0f32);
+    let x1 = Tensor::scalar(0.0f32);
+    let (t0, t1) = (Tape::new(false, true), Tape::new(false, true));
+    let ys = {
+        let _a = t0.enter().unwrap();
+        let _b = t1.enter().unwrap();
+        t0.watch(&x0);
+        t1.watch(&x1);
+        add(&sin(&x0).unwrap(), &multiply(&x1, &x1).unwrap()).unwrap()
+    };
+    assert_eq!(value(&grad1(&t0, &ys, &x0)), vec![1.0]);
+    assert_eq!(t1.len(), 2); // multiply and add: sin(x0) is not on t1
+    assert_eq!(value(&grad1(&t1, &ys, &x1)), vec![0.0]);
+}
+
+#[test]
+fn tapes_exit_in_any_order_and_cannot_be_entered_twice() {
+    let x = Tensor::scalar(1.0f64);
+    let (a, b) = (Tape::new(true, true), Tape::new(true, true));
+    a.push().unwrap();
+    assert_eq!(a.push().unwrap_err().kind, ErrorKind::Tape);
+    b.push().unwrap();
+    a.watch(&x);
+    b.watch(&x);
+    a.exit(); // out of order
+    let y = sin(&x).unwrap();
+    b.exit();
+    assert!(a.is_empty());
+    assert_eq!(b.len(), 1);
+    let _ = y;
+    assert!(!rustape::tape::any_tape_recording());
+}
+
+#[test]
+fn gradient_inside_its_own_persistent_context_is_recorded_for_higher_orders() {
+    let x = Tensor::scalar(3.0f64);
+    let t = Tape::new(true, true);
+    let _r = t.enter().unwrap();
+    t.watch(&x);
+    let y = multiply(&multiply(&x, &x).unwrap(), &x).unwrap();
+    let dy = grad1(&t, &y, &x).unwrap(); // 3x^2 = 27, recorded on t itself
+    let d2y = grad1(&t, &dy, &x).unwrap(); // 6x = 18
+    assert_eq!(dy.to_f64_vec(), vec![27.0]);
+    assert_eq!(d2y.to_f64_vec(), vec![18.0]);
+}
+
+#[test]
+fn output_gradients_seed_the_sweep_and_are_checked() {
+    let x = Tensor::from_vec(vec![1.0f64, 2.0], &[2]).unwrap();
+    let t = Tape::new(true, true);
+    let y = {
+        let _r = t.enter().unwrap();
+        t.watch(&x);
+        multiply(&x, &x).unwrap()
+    };
+    let seed = Tensor::from_vec(vec![10.0f64, 100.0], &[2]).unwrap();
+    let g = t.gradient(&[y.clone()], &[(&x).into()], Some(&[Some(seed)]), Unconnected::None).unwrap();
+    assert_eq!(value(&g[0]), vec![20.0, 400.0]);
+    let bad = Tensor::from_vec(vec![1.0f64, 2.0, 3.0], &[3]).unwrap();
+    let err = t.gradient(&[y], &[(&x).into()], Some(&[Some(bad)]), Unconnected::None).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Shape);
+    assert!(err.message.contains("[3]") && err.message.contains("[2]"), "{}", err.message);
+}
+
+#[test]
+fn introspection_counts_ops_and_saved_bytes() {
+    let x = Tensor::from_vec(vec![1.0f64; 1000], &[1000]).unwrap();
+    let t = Tape::new(true, true);
+    {
+        let _r = t.enter().unwrap();
+        t.watch(&x);
+        let y = sin(&x).unwrap();
+        let _ = multiply(&y, &x).unwrap();
+    }
+    assert_eq!(t.len(), 2);
+    // sin saves x; multiply saves y and x again: x counted once.
+    assert_eq!(t.nbytes(), 2 * 8000);
+    assert!(t.summary().contains("multiply"));
+    assert!(t.to_dot().starts_with("digraph"));
+}
+
+#[test]
+fn non_persistent_tape_releases_saved_tensors_after_gradient() {
+    let x = Tensor::from_vec(vec![1.0f64; 100], &[100]).unwrap();
+    let t = Tape::new(false, true);
+    let y = {
+        let _r = t.enter().unwrap();
+        t.watch(&x);
+        sin(&x).unwrap()
+    };
+    assert!(t.nbytes() > 0);
+    grad1(&t, &y, &x);
+    assert_eq!(t.nbytes(), 0);
+}
