@@ -150,6 +150,11 @@ pub fn without_recording<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// The fast path: no tape entered on this thread means nothing to record.
+pub(crate) fn any_tape_active() -> bool {
+    ACTIVE.with(|active| !active.borrow().is_empty())
+}
+
 /// True when some tape on this thread is recording (used to keep nested work on this thread).
 pub fn any_tape_recording() -> bool {
     with_active(|tapes| tapes.iter().any(|t| t.lock().recording))

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use super::{watch_variable_locked, with_active, Node, Origin, Vjp};
+use super::{any_tape_active, watch_variable_locked, with_active, Node, Origin, Vjp};
 use crate::error::Result;
 use crate::tensor::{Tensor, TensorId};
 use crate::variable::Variable;
@@ -21,7 +21,7 @@ pub(crate) fn record<F>(
 ) where
     F: Fn(&[Tensor], &Tensor) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
 {
-    if !output.is_differentiable() {
+    if !output.is_differentiable() || !any_tape_active() {
         return;
     }
     let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(|t| t.id()).collect();
@@ -41,7 +41,7 @@ pub(crate) fn record_multi(
     saved: &[&Tensor],
     vjp: Arc<Vjp>,
 ) {
-    if !outputs.iter().any(|t| t.is_differentiable()) {
+    if !outputs.iter().any(|t| t.is_differentiable()) || !any_tape_active() {
         return;
     }
     let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(|t| t.id()).collect();
