@@ -288,3 +288,29 @@ fn non_persistent_tape_releases_saved_tensors_after_gradient() {
     grad1(&t, &y, &x);
     assert_eq!(t.nbytes(), 0);
 }
+
+#[test]
+fn hessian_without_nesting_tapes() {
+    // f(x, w) = sum(sin(x) * x * w): d2f/dx2 = diag(w * (2 cos x - x sin x)); f is linear in w.
+    let xs = [0.3f64, -1.2, 2.0];
+    let x = Tensor::from_vec(xs.to_vec(), &[3]).unwrap();
+    let w = Tensor::from_vec(vec![1.5f64, 0.5, -2.0], &[3]).unwrap();
+    let t = Tape::new(false, true);
+    let f = {
+        let _r = t.enter().unwrap();
+        t.watch(&x);
+        t.watch(&w);
+        reduce_sum(&multiply(&multiply(&sin(&x).unwrap(), &x).unwrap(), &w).unwrap(), None, false).unwrap()
+    };
+    let h = t.hessian(&f, &[(&x).into(), (&w).into()], Unconnected::None).unwrap();
+    let hx = h[0].as_ref().unwrap();
+    assert_eq!(hx.shape(), &[3, 3]);
+    let got = hx.to_f64_vec();
+    for i in 0..3 {
+        for j in 0..3 {
+            let want = if i == j { [1.5, 0.5, -2.0][i] * (2.0 * xs[i].cos() - xs[i] * xs[i].sin()) } else { 0.0 };
+            assert!((got[i * 3 + j] - want).abs() < 1e-12, "H[{i},{j}] = {} want {want}", got[i * 3 + j]);
+        }
+    }
+    assert_eq!(h[1].as_ref().unwrap().to_f64_vec(), vec![0.0; 9]);
+}

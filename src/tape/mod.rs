@@ -4,6 +4,7 @@
 //! backward sweep (backward.rs) walks it downwards. The tape knows nothing about individual
 //! ops: a node is a name, input and output ids, the tensors its VJP saved, and the VJP.
 mod backward;
+mod hessian;
 mod jacobian;
 pub(crate) mod record;
 

@@ -1,0 +1,70 @@
+//! Hessians without nesting two tapes by hand.
+//!
+//! The tape already holds the forward graph. We copy the nodes between the sources and the
+//! target onto a fresh tape (same ids, same VJPs: the arena is op-agnostic), run the backward
+//! sweep while that copy records it, and take the Jacobian of the gradient on the copy. The
+//! copy sees the gradient's dependence on the sources through both the backward ops and the
+//! forward values they saved, which is exactly what two nested tapes would have recorded.
+use rustc_hash::FxHashSet;
+
+use super::backward::{plan, sweep, Unconnected};
+use super::{Node, Origin, Source, Tape};
+use crate::error::{fmt_shape, Error, Result};
+use crate::tensor::{Tensor, TensorId};
+
+impl Tape {
+    /// The Hessian of a one-element `target` with respect to each source: for source `k`, the
+    /// block `d2 target / d source_k^2` of shape `source_k.shape + source_k.shape`.
+    pub fn hessian(&self, target: &Tensor, sources: &[Source], unconnected: Unconnected) -> Result<Vec<Option<Tensor>>> {
+        if target.size() != 1 {
+            return Err(Error::value(
+                "GradientTape.hessian",
+                format!("the target must have one element, got shape {}", fmt_shape(target.shape())),
+            ));
+        }
+        let release = self.take_use("hessian")?;
+        let source_ids: Vec<TensorId> = sources.iter().map(Source::id).collect();
+        let forward = plan(&mut self.lock(), &[target.id()], &source_ids, release);
+
+        let second = Tape::new(true, false);
+        {
+            let mut copy = second.lock();
+            for id in &source_ids {
+                copy.tracked.insert(*id, Origin::Watched);
+            }
+            for step in forward.steps.iter().rev() {
+                let index = copy.nodes.len() as u32;
+                copy.nodes.push(Node {
+                    op: step.op,
+                    inputs: step.inputs.clone(),
+                    outputs: step.outputs.clone(),
+                    saved: step.saved.clone(),
+                    vjp: step.vjp.clone(),
+                });
+                for id in &step.outputs {
+                    copy.tracked.insert(*id, Origin::Node(index));
+                }
+            }
+        }
+        let keep: FxHashSet<TensorId> = source_ids.iter().copied().collect();
+        let mut grads = {
+            let _recording = second.enter()?;
+            sweep(&forward.steps, &forward.connected, vec![(target.id(), target.ones_like())], &keep)?
+        };
+        sources
+            .iter()
+            .map(|source| match grads.remove(&source.id()) {
+                Some(g) => Ok(second.jacobian(&g, std::slice::from_ref(source), unconnected)?.remove(0).or_else(|| {
+                    // The gradient does not depend on the source: the Hessian block is zero.
+                    Some(Tensor::zeros(&[source.shape(), source.shape()].concat(), source.dtype()))
+                })),
+                None => Ok(match unconnected {
+                    Unconnected::Zero if source.dtype().is_float() => {
+                        Some(Tensor::zeros(&[source.shape(), source.shape()].concat(), source.dtype()))
+                    }
+                    _ => None,
+                }),
+            })
+            .collect()
+    }
+}
