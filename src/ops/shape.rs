@@ -1,15 +1,25 @@
-//! Shape ops: reshape, broadcast_to, expand_dims, concat, stack, and the slices they need.
-use ndarray::{ArcArray, Axis, IxDyn, Slice};
+//! Shape ops: reshape, broadcast_to, expand_dims, squeeze, transpose, concat, stack, unstack,
+//! pad, tile, gather (and its VJP scatter_add_to), NumPy-style strided slicing (and its VJP
+//! strided_slice_grad).
+//!
+//! Every kernel returns a standard-layout (row-major, contiguous) array.
+use std::sync::Arc;
 
-use super::{normalize_axis, shape_of, sum_to_shape};
+use ndarray::{ArcArray, ArrayD, Axis, IxDyn, Slice};
+
+use super::{normalize_axes, normalize_axis, reduce_sum, shape_of, sum_to_shape};
 use crate::dispatch;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::record;
-use crate::tensor::{Element, Tensor};
+use crate::tape::{record, record_multi, Vjp};
+use crate::tensor::{Data, Element, Tensor};
 
 /// A row-major reshape that shares storage when the layout allows.
 fn reshape_array<T: Element>(a: &ArcArray<T, IxDyn>, shape: &[usize]) -> ArcArray<T, IxDyn> {
-    let standard = if a.is_standard_layout() { a.clone() } else { a.as_standard_layout().into_owned().into_shared() };
+    let standard = if a.is_standard_layout() {
+        a.clone()
+    } else {
+        a.as_standard_layout().into_owned().into_shared()
+    };
     match standard.into_shape_with_order(IxDyn(shape)) {
         Ok(r) => r,
         Err(_) => unreachable!("element counts were validated"),
@@ -21,12 +31,22 @@ fn resolve_shape(op: &str, from: &[usize], dims: &[isize]) -> Result<Vec<usize>>
     let total: usize = from.iter().product();
     let unknown: Vec<usize> = (0..dims.len()).filter(|&i| dims[i] == -1).collect();
     let bad = || {
-        Error::shape(op, format!("cannot reshape a tensor of shape {} ({total} elements) into {dims:?}", fmt_shape(from)))
+        Error::shape(
+            op,
+            format!(
+                "cannot reshape a tensor of shape {} ({total} elements) into {dims:?}",
+                fmt_shape(from)
+            ),
+        )
     };
     if unknown.len() > 1 || dims.iter().any(|&d| d < -1) {
         return Err(bad());
     }
-    let known: usize = dims.iter().filter(|&&d| d >= 0).map(|&d| d as usize).product();
+    let known: usize = dims
+        .iter()
+        .filter(|&&d| d >= 0)
+        .map(|&d| d as usize)
+        .product();
     let mut out: Vec<usize> = dims.iter().map(|&d| d.max(0) as usize).collect();
     if let Some(&i) = unknown.first() {
         if known == 0 || total % known != 0 {
@@ -47,7 +67,9 @@ pub fn reshape(x: &Tensor, dims: &[isize]) -> Result<Tensor> {
     }
     let y = Tensor::new(dispatch!(all x.data(), |a| reshape_array(a, &shape)));
     let back: Vec<isize> = x.shape().iter().map(|&d| d as isize).collect();
-    record("reshape", &[x], &y, &[], move |_, dy| Ok(vec![Some(reshape(dy, &back)?)]));
+    record("reshape", &[x], &y, &[], move |_, dy| {
+        Ok(vec![Some(reshape(dy, &back)?)])
+    });
     Ok(y)
 }
 
@@ -56,19 +78,29 @@ pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
     if x.shape() == shape {
         return Ok(x.clone());
     }
-    let fits = super::broadcast_shapes("broadcast_to", x.shape(), shape).map(|s| s == shape).unwrap_or(false);
+    let fits = super::broadcast_shapes("broadcast_to", x.shape(), shape)
+        .map(|s| s == shape)
+        .unwrap_or(false);
     if !fits {
         return Err(Error::shape(
             "broadcast_to",
-            format!("cannot broadcast a tensor of shape {} to {}", fmt_shape(x.shape()), fmt_shape(shape)),
+            format!(
+                "cannot broadcast a tensor of shape {} to {}",
+                fmt_shape(x.shape()),
+                fmt_shape(shape)
+            ),
         ));
     }
-    let y = Tensor::new(dispatch!(all x.data(), |a| match a.broadcast(IxDyn(shape)) {
-        Some(view) => view.to_owned(),
-        None => unreachable!("validated above"),
-    }));
+    let y = Tensor::new(
+        dispatch!(all x.data(), |a| match a.broadcast(IxDyn(shape)) {
+            Some(view) => view.to_owned(),
+            None => unreachable!("validated above"),
+        }),
+    );
     let in_shape = shape_of(x);
-    record("broadcast_to", &[x], &y, &[], move |_, dy| Ok(vec![Some(sum_to_shape(dy, &in_shape)?)]));
+    record("broadcast_to", &[x], &y, &[], move |_, dy| {
+        Ok(vec![Some(sum_to_shape(dy, &in_shape)?)])
+    });
     Ok(y)
 }
 
@@ -84,16 +116,35 @@ pub fn expand_dims(x: &Tensor, axis: isize) -> Result<Tensor> {
 pub fn slice_axis(x: &Tensor, axis: usize, start: usize, end: usize) -> Result<Tensor> {
     let op = "slice_axis";
     if axis >= x.ndim() || start > end || end > x.shape()[axis] {
-        return Err(Error::value(op, format!("cannot take {start}..{end} of axis {axis} of shape {}", fmt_shape(x.shape()))));
+        return Err(Error::value(
+            op,
+            format!(
+                "cannot take {start}..{end} of axis {axis} of shape {}",
+                fmt_shape(x.shape())
+            ),
+        ));
     }
-    let y = Tensor::new(dispatch!(all x.data(), |a| a.slice_axis(Axis(axis), Slice::from(start..end)).to_owned()));
+    let y = Tensor::new(
+        dispatch!(all x.data(), |a| a.slice_axis(Axis(axis), Slice::from(start..end)).to_owned()),
+    );
     let len = x.shape()[axis];
-    record(op, &[x], &y, &[], move |_, dy| Ok(vec![Some(pad_axis(dy, axis, start, len - end)?)]));
+    record(op, &[x], &y, &[], move |_, dy| {
+        Ok(vec![Some(pad_axis(dy, axis, start, len - end)?)])
+    });
     Ok(y)
 }
 
 /// Zeros `before` and `after` along `axis` (the VJP of `slice_axis`, and its inverse).
 pub fn pad_axis(x: &Tensor, axis: usize, before: usize, after: usize) -> Result<Tensor> {
+    if axis >= x.ndim() {
+        return Err(Error::value(
+            "pad_axis",
+            format!(
+                "axis {axis} is out of range for a tensor of shape {}",
+                fmt_shape(x.shape())
+            ),
+        ));
+    }
     let mut parts = Vec::with_capacity(3);
     let mut zeros_shape = x.shape().to_vec();
     if before > 0 {
@@ -111,7 +162,9 @@ pub fn pad_axis(x: &Tensor, axis: usize, before: usize, after: usize) -> Result<
 /// Joins tensors along an existing `axis`.
 pub fn concat(values: &[Tensor], axis: isize) -> Result<Tensor> {
     let op = "concat";
-    let first = values.first().ok_or_else(|| Error::value(op, "needs at least one tensor"))?;
+    let first = values
+        .first()
+        .ok_or_else(|| Error::value(op, "needs at least one tensor"))?;
     let axis = normalize_axis(op, axis, first.ndim())?;
     for v in values {
         let same_rest = v.ndim() == first.ndim()
@@ -131,8 +184,16 @@ pub fn concat(values: &[Tensor], axis: isize) -> Result<Tensor> {
     if values.len() == 1 {
         return Ok(first.clone());
     }
-    fn join<T: Element>(_like: &ArcArray<T, IxDyn>, values: &[Tensor], axis: usize) -> ArcArray<T, IxDyn> {
-        let views: Vec<_> = values.iter().filter_map(|v| v.array::<T>()).map(|a| a.view()).collect();
+    fn join<T: Element>(
+        _like: &ArcArray<T, IxDyn>,
+        values: &[Tensor],
+        axis: usize,
+    ) -> ArcArray<T, IxDyn> {
+        let views: Vec<_> = values
+            .iter()
+            .filter_map(|v| v.array::<T>())
+            .map(|a| a.view())
+            .collect();
         match ndarray::concatenate(Axis(axis), &views) {
             Ok(a) => a.into_shared(),
             Err(_) => unreachable!("shapes were validated"),
@@ -157,14 +218,779 @@ pub fn concat(values: &[Tensor], axis: isize) -> Result<Tensor> {
 
 /// Joins tensors of one shape along a new `axis`.
 pub fn stack(values: &[Tensor], axis: isize) -> Result<Tensor> {
-    let first = values.first().ok_or_else(|| Error::value("stack", "needs at least one tensor"))?;
+    let first = values
+        .first()
+        .ok_or_else(|| Error::value("stack", "needs at least one tensor"))?;
     let axis = normalize_axis("stack", axis, first.ndim() + 1)? as isize;
     if let Some(v) = values.iter().find(|v| v.shape() != first.shape()) {
         return Err(Error::shape(
             "stack",
-            format!("all tensors must have the same shape, got {} and {}", fmt_shape(first.shape()), fmt_shape(v.shape())),
+            format!(
+                "all tensors must have the same shape, got {} and {}",
+                fmt_shape(first.shape()),
+                fmt_shape(v.shape())
+            ),
         ));
     }
-    let expanded = values.iter().map(|v| expand_dims(v, axis)).collect::<Result<Vec<_>>>()?;
+    for v in values {
+        super::same_dtype("stack", first, v)?;
+    }
+    let expanded = values
+        .iter()
+        .map(|v| expand_dims(v, axis))
+        .collect::<Result<Vec<_>>>()?;
     concat(&expanded, axis)
+}
+
+/// `shape` as the `isize` dims [`reshape`] takes.
+fn dims_of(shape: &[usize]) -> Vec<isize> {
+    shape.iter().map(|&d| d as isize).collect()
+}
+
+/// A copy of `view` in standard layout.
+fn standard<T: Element>(view: ndarray::ArrayViewD<'_, T>) -> ArcArray<T, IxDyn> {
+    view.as_standard_layout().into_owned().into_shared()
+}
+
+/// Removes dimensions of size 1: the given `axes` (each must have size 1), or every one.
+pub fn squeeze(x: &Tensor, axes: Option<&[isize]>) -> Result<Tensor> {
+    let op = "squeeze";
+    let drop: Vec<usize> = match axes {
+        None => (0..x.ndim()).filter(|&i| x.shape()[i] == 1).collect(),
+        Some(axes) => {
+            let axes = normalize_axes(op, Some(axes), x.ndim())?;
+            if let Some(&a) = axes.iter().find(|&&a| x.shape()[a] != 1) {
+                return Err(Error::shape(
+                    op,
+                    format!(
+                        "cannot squeeze axis {a} of a tensor of shape {}: its size is {}, not 1",
+                        fmt_shape(x.shape()),
+                        x.shape()[a]
+                    ),
+                ));
+            }
+            axes
+        }
+    };
+    let dims: Vec<isize> = (0..x.ndim())
+        .filter(|i| !drop.contains(i))
+        .map(|i| x.shape()[i] as isize)
+        .collect();
+    reshape(x, &dims)
+}
+
+/// Permutes the axes: axis `i` of the result is axis `perm[i]` of `x`. `None` reverses them.
+pub fn transpose(x: &Tensor, perm: Option<&[usize]>) -> Result<Tensor> {
+    let op = "transpose";
+    let n = x.ndim();
+    let perm: Vec<usize> = match perm {
+        None => (0..n).rev().collect(),
+        Some(p) => {
+            let mut seen = vec![false; n];
+            let valid = p.len() == n
+                && p.iter()
+                    .all(|&a| a < n && !std::mem::replace(&mut seen[a], true));
+            if !valid {
+                return Err(Error::value(
+                    op,
+                    format!(
+                        "perm {p:?} is not a permutation of the {n} axes of a tensor of shape {}",
+                        fmt_shape(x.shape())
+                    ),
+                ));
+            }
+            p.to_vec()
+        }
+    };
+    if perm.iter().enumerate().all(|(i, &a)| i == a) {
+        return Ok(x.clone());
+    }
+    let y =
+        Tensor::new(dispatch!(all x.data(), |a| standard(a.view().permuted_axes(IxDyn(&perm)))));
+    let mut inverse = vec![0; n];
+    for (i, &a) in perm.iter().enumerate() {
+        inverse[a] = i;
+    }
+    record(op, &[x], &y, &[], move |_, dy| {
+        Ok(vec![Some(transpose(dy, Some(&inverse))?)])
+    });
+    Ok(y)
+}
+
+/// Splits `x` along `axis` into `x.shape[axis]` tensors of rank `x.ndim() - 1`.
+pub fn unstack(x: &Tensor, axis: isize) -> Result<Vec<Tensor>> {
+    let op = "unstack";
+    if x.ndim() == 0 {
+        return Err(Error::shape(op, "cannot unstack a scalar (shape [])"));
+    }
+    let axis = normalize_axis(op, axis, x.ndim())?;
+    let n = x.shape()[axis];
+    let outputs: Vec<Tensor> = (0..n)
+        .map(|i| Tensor::new(dispatch!(all x.data(), |a| standard(a.index_axis(Axis(axis), i)))))
+        .collect();
+    let mut part_shape = x.shape().to_vec();
+    part_shape.remove(axis);
+    let dtype = x.dtype();
+    let vjp: Arc<Vjp> = Arc::new(move |_: &[Tensor], grads: &[Option<Tensor>]| {
+        let parts: Vec<Tensor> = grads
+            .iter()
+            .map(|g| {
+                g.clone()
+                    .unwrap_or_else(|| Tensor::zeros(&part_shape, dtype))
+            })
+            .collect();
+        Ok(vec![Some(stack(&parts, axis as isize)?)])
+    });
+    let refs: Vec<&Tensor> = outputs.iter().collect();
+    if !refs.is_empty() {
+        record_multi(op, &[x], &refs, &[], vjp);
+    }
+    Ok(outputs)
+}
+
+/// How [`pad`] fills the border (TensorFlow's `mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PadMode {
+    /// Every new element is `constant`.
+    Constant,
+    /// Mirror without repeating the edge: `[1, 2, 3]` padded by 2 is `[3, 2, 1, 2, 3, 2, 1]`.
+    Reflect,
+    /// Mirror repeating the edge: `[1, 2, 3]` padded by 2 is `[2, 1, 1, 2, 3, 3, 2]`.
+    Symmetric,
+}
+
+/// Pads axis `i` with `paddings[i].0` elements before and `paddings[i].1` after (`tf.pad`).
+/// `constant` (cast to `x`'s dtype) is used by [`PadMode::Constant`] only.
+pub fn pad(
+    x: &Tensor,
+    paddings: &[(usize, usize)],
+    mode: PadMode,
+    constant: f64,
+) -> Result<Tensor> {
+    let op = "pad";
+    if paddings.len() != x.ndim() {
+        return Err(Error::shape(
+            op,
+            format!(
+                "paddings must have one (before, after) pair per axis: got {} pairs for a tensor of shape {}",
+                paddings.len(),
+                fmt_shape(x.shape())
+            ),
+        ));
+    }
+    for (axis, (&(before, after), &n)) in paddings.iter().zip(x.shape()).enumerate() {
+        let (limit, rule) = match mode {
+            PadMode::Constant => continue,
+            PadMode::Reflect => (n.saturating_sub(1), "less than"),
+            PadMode::Symmetric => (n, "at most"),
+        };
+        if before > limit || after > limit {
+            return Err(Error::value(
+                op,
+                format!(
+                    "{mode:?} padding of axis {axis} must be {rule} its size {n}, got ({before}, {after}) for a tensor of shape {}",
+                    fmt_shape(x.shape())
+                ),
+            ));
+        }
+    }
+    if paddings.iter().all(|&(b, a)| b == 0 && a == 0) {
+        return Ok(x.clone());
+    }
+    match mode {
+        PadMode::Constant => {
+            let out_shape: Vec<usize> = paddings
+                .iter()
+                .zip(x.shape())
+                .map(|(&(b, a), &n)| b + n + a)
+                .collect();
+            let slices: Vec<Slice> = paddings
+                .iter()
+                .zip(x.shape())
+                .map(|(&(b, _), &n)| Slice::new(b as isize, Some((b + n) as isize), 1))
+                .collect();
+            let plan = SlicePlan {
+                slices,
+                lens: x.shape().to_vec(),
+                out_shape: x.shape().to_vec(),
+            };
+            let y = place(x, &out_shape, &plan, constant)?;
+            let items: Vec<SliceItem> = paddings
+                .iter()
+                .zip(x.shape())
+                .map(|(&(b, _), &n)| SliceItem::Range {
+                    start: Some(b as isize),
+                    stop: Some((b + n) as isize),
+                    step: 1,
+                })
+                .collect();
+            record(op, &[x], &y, &[], move |_, dy| {
+                Ok(vec![Some(strided_slice(dy, &items)?)])
+            });
+            Ok(y)
+        }
+        PadMode::Reflect | PadMode::Symmetric => {
+            // One gather per padded axis; gather's VJP (a scatter-add) gives the gradient.
+            let mut y = x.clone();
+            for (axis, (&(before, after), &n)) in paddings.iter().zip(x.shape()).enumerate() {
+                if before == 0 && after == 0 {
+                    continue;
+                }
+                let (n, shift) = (n as i64, if mode == PadMode::Reflect { 0 } else { 1 });
+                let source: Vec<i64> = (-(before as i64)..n + after as i64)
+                    .map(|p| match p {
+                        p if p < 0 => -p - shift,
+                        p if p >= n => 2 * (n - 1) - p + shift,
+                        p => p,
+                    })
+                    .collect();
+                let len = source.len();
+                let indices = Tensor::from_vec(source, &[len])?;
+                y = gather(&y, &indices, axis as isize, 0)?;
+            }
+            Ok(y)
+        }
+    }
+}
+
+/// Repeats `x` `multiples[i]` times along axis `i` (`tf.tile`).
+pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
+    let op = "tile";
+    if multiples.len() != x.ndim() {
+        return Err(Error::shape(
+            op,
+            format!(
+                "multiples must have one entry per axis: got {} for a tensor of shape {}",
+                multiples.len(),
+                fmt_shape(x.shape())
+            ),
+        ));
+    }
+    if multiples.iter().all(|&m| m == 1) {
+        return Ok(x.clone());
+    }
+    // x as [1, d0, 1, d1, ...], broadcast to [m0, d0, m1, d1, ...], read as [m0 d0, m1 d1, ...].
+    let lifted: Vec<usize> = x.shape().iter().flat_map(|&d| [1, d]).collect();
+    let spread: Vec<usize> = x
+        .shape()
+        .iter()
+        .zip(multiples)
+        .flat_map(|(&d, &m)| [m, d])
+        .collect();
+    let out_shape: Vec<usize> = x
+        .shape()
+        .iter()
+        .zip(multiples)
+        .map(|(&d, &m)| d * m)
+        .collect();
+    fn kernel<T: Element>(
+        a: &ArcArray<T, IxDyn>,
+        lifted: &[usize],
+        spread: &[usize],
+        out: &[usize],
+    ) -> ArcArray<T, IxDyn> {
+        let lifted = reshape_array(a, lifted);
+        let tiled = match lifted.broadcast(IxDyn(spread)) {
+            Some(view) => standard(view),
+            None => unreachable!("[1, d] broadcasts to [m, d]"),
+        };
+        reshape_array(&tiled, out)
+    }
+    let y = Tensor::new(dispatch!(all x.data(), |a| kernel(a, &lifted, &spread, &out_shape)));
+    let spread = dims_of(&spread);
+    let repeat_axes: Vec<isize> = (0..multiples.len()).map(|i| 2 * i as isize).collect();
+    record(op, &[x], &y, &[], move |_, dy| {
+        let g = reduce_sum(&reshape(dy, &spread)?, Some(&repeat_axes), false)?;
+        Ok(vec![Some(g)])
+    });
+    Ok(y)
+}
+
+/// The integer indices of a gather or scatter as i64, checked against `dim`.
+fn read_indices(
+    op: &str,
+    indices: &Tensor,
+    dim: usize,
+    axis: usize,
+    shape: &[usize],
+    what: &str,
+) -> Result<Vec<i64>> {
+    let values: Vec<i64> = match indices.data() {
+        Data::I32(a) => a.iter().map(|&v| v as i64).collect(),
+        Data::I64(a) => a.iter().copied().collect(),
+        other => {
+            return Err(Error::dtype(
+                op,
+                format!("indices must be int32 or int64, got {}", other.dtype()),
+            ));
+        }
+    };
+    if let Some(flat) = values.iter().position(|&v| v < 0 || v as usize >= dim) {
+        // Unravel the flat position into the index's coordinates, as TensorFlow reports it.
+        let mut coords = vec![0; indices.ndim()];
+        let mut rest = flat;
+        for (c, &d) in coords.iter_mut().zip(indices.shape()).rev() {
+            *c = rest % d;
+            rest /= d;
+        }
+        let coords: Vec<String> = coords.iter().map(|c| c.to_string()).collect();
+        return Err(Error::value(
+            op,
+            format!(
+                "indices[{}] = {} is not in [0, {dim}): axis {axis} of {what} of shape {} has size {dim}",
+                coords.join(", "),
+                values[flat],
+                fmt_shape(shape)
+            ),
+        ));
+    }
+    Ok(values)
+}
+
+/// The blocks of a gather: params as [batch, outer, dim, inner], indices as [batch, count].
+#[derive(Clone, Copy)]
+struct GatherDims {
+    batch: usize,
+    outer: usize,
+    dim: usize,
+    count: usize,
+    inner: usize,
+}
+
+/// Validates a gather of `indices` from a tensor of `params_shape` along `axis` and returns
+/// the normalised axis, the blocks, and the result's shape.
+fn gather_layout(
+    op: &str,
+    params_shape: &[usize],
+    indices: &Tensor,
+    axis: isize,
+    batch_dims: usize,
+) -> Result<(usize, GatherDims, Vec<usize>)> {
+    if params_shape.is_empty() {
+        return Err(Error::shape(
+            op,
+            "params must have rank at least 1, got a scalar (shape [])",
+        ));
+    }
+    let axis = normalize_axis(op, axis, params_shape.len())?;
+    let ishape = indices.shape();
+    if batch_dims > ishape.len() || batch_dims > axis {
+        return Err(Error::value(
+            op,
+            format!(
+                "batch_dims ({batch_dims}) must be at most the rank of indices (shape {}) and at most axis ({axis})",
+                fmt_shape(ishape)
+            ),
+        ));
+    }
+    if params_shape[..batch_dims] != ishape[..batch_dims] {
+        return Err(Error::shape(
+            op,
+            format!(
+                "the first batch_dims = {batch_dims} dimensions of params (shape {}) and indices (shape {}) must match",
+                fmt_shape(params_shape),
+                fmt_shape(ishape)
+            ),
+        ));
+    }
+    let dims = GatherDims {
+        batch: params_shape[..batch_dims].iter().product(),
+        outer: params_shape[batch_dims..axis].iter().product(),
+        dim: params_shape[axis],
+        count: ishape[batch_dims..].iter().product(),
+        inner: params_shape[axis + 1..].iter().product(),
+    };
+    let mut out_shape = params_shape[..axis].to_vec();
+    out_shape.extend_from_slice(&ishape[batch_dims..]);
+    out_shape.extend_from_slice(&params_shape[axis + 1..]);
+    Ok((axis, dims, out_shape))
+}
+
+/// Slices of `params` along `axis` picked by `indices` (int32 or int64, any shape), as
+/// `tf.gather(params, indices, axis=axis, batch_dims=batch_dims)`: the result has shape
+/// `params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]`. An index
+/// outside `[0, params.shape[axis])` (negative included) is a Value error.
+pub fn gather(params: &Tensor, indices: &Tensor, axis: isize, batch_dims: usize) -> Result<Tensor> {
+    let op = "gather";
+    let (axis, g, out_shape) = gather_layout(op, params.shape(), indices, axis, batch_dims)?;
+    let idx = read_indices(op, indices, g.dim, axis, params.shape(), "params")?;
+    fn kernel<T: Element>(
+        a: &ArcArray<T, IxDyn>,
+        idx: &[i64],
+        g: GatherDims,
+        out_shape: &[usize],
+    ) -> ArrayD<T> {
+        let src = a.as_standard_layout();
+        let src = match src.as_slice() {
+            Some(s) => s,
+            None => unreachable!("standard layout is contiguous"),
+        };
+        let mut out = Vec::with_capacity(g.batch * g.outer * g.count * g.inner);
+        for b in 0..g.batch {
+            for o in 0..g.outer {
+                for &k in &idx[b * g.count..(b + 1) * g.count] {
+                    let start = ((b * g.outer + o) * g.dim + k as usize) * g.inner;
+                    out.extend_from_slice(&src[start..start + g.inner]);
+                }
+            }
+        }
+        match ArrayD::from_shape_vec(IxDyn(out_shape), out) {
+            Ok(a) => a,
+            Err(_) => unreachable!("the element count matches the shape"),
+        }
+    }
+    let y = Tensor::new(dispatch!(all params.data(), |a| kernel(a, &idx, g, &out_shape)));
+    let params_shape = shape_of(params);
+    record(op, &[params, indices], &y, &[indices], move |s, dy| {
+        let dx = scatter_add_to(dy, &s[0], axis as isize, batch_dims, &params_shape)?;
+        Ok(vec![Some(dx), None])
+    });
+    Ok(y)
+}
+
+/// Zeros of `shape` into which `updates` are added at `indices` along `axis`: the adjoint of
+/// [`gather`] with the same `indices`, `axis` and `batch_dims` (repeated indices accumulate).
+/// `updates` must have the shape that gather would return for `params` of `shape`.
+pub fn scatter_add_to(
+    updates: &Tensor,
+    indices: &Tensor,
+    axis: isize,
+    batch_dims: usize,
+    shape: &[usize],
+) -> Result<Tensor> {
+    let op = "scatter_add_to";
+    let (axis, g, updates_shape) = gather_layout(op, shape, indices, axis, batch_dims)?;
+    if updates.shape() != updates_shape {
+        return Err(Error::shape(
+            op,
+            format!(
+                "updates of shape {} do not fit indices of shape {} along axis {axis} of shape {} (expected updates of shape {})",
+                fmt_shape(updates.shape()),
+                fmt_shape(indices.shape()),
+                fmt_shape(shape),
+                fmt_shape(&updates_shape)
+            ),
+        ));
+    }
+    let idx = read_indices(op, indices, g.dim, axis, shape, "the output")?;
+    fn kernel<T: Element + std::ops::Add<Output = T>>(
+        a: &ArcArray<T, IxDyn>,
+        idx: &[i64],
+        g: GatherDims,
+        shape: &[usize],
+    ) -> ArrayD<T> {
+        let src = a.as_standard_layout();
+        let src = match src.as_slice() {
+            Some(s) => s,
+            None => unreachable!("standard layout is contiguous"),
+        };
+        let mut out = vec![T::default(); g.batch * g.outer * g.dim * g.inner];
+        for b in 0..g.batch {
+            for o in 0..g.outer {
+                for (i, &k) in idx[b * g.count..(b + 1) * g.count].iter().enumerate() {
+                    let to = ((b * g.outer + o) * g.dim + k as usize) * g.inner;
+                    let from = ((b * g.outer + o) * g.count + i) * g.inner;
+                    for (d, &s) in out[to..to + g.inner]
+                        .iter_mut()
+                        .zip(&src[from..from + g.inner])
+                    {
+                        *d = *d + s;
+                    }
+                }
+            }
+        }
+        match ArrayD::from_shape_vec(IxDyn(shape), out) {
+            Ok(a) => a,
+            Err(_) => unreachable!("the element count matches the shape"),
+        }
+    }
+    let y = Tensor::new(dispatch!(num updates.data(), op, |a| kernel(a, &idx, g, shape)));
+    record(op, &[updates, indices], &y, &[indices], move |s, dy| {
+        Ok(vec![
+            Some(gather(dy, &s[0], axis as isize, batch_dims)?),
+            None,
+        ])
+    });
+    Ok(y)
+}
+
+/// One entry of a NumPy-style index (`x[1, ::-2, None, ...]`), for [`strided_slice`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SliceItem {
+    /// One position (negative counts from the end); the axis is dropped.
+    Index(isize),
+    /// `start:stop:step`, NumPy rules: negatives count from the end, out-of-range bounds are
+    /// clamped, `None` is the natural end for the step's direction, `step != 0`.
+    Range {
+        start: Option<isize>,
+        stop: Option<isize>,
+        step: isize,
+    },
+    /// `None` / `np.newaxis`: a new axis of size 1.
+    NewAxis,
+    /// `...`: as many full ranges as the other items leave axes (at most one per index).
+    Ellipsis,
+}
+
+impl SliceItem {
+    /// `:` (every element of an axis).
+    pub fn all() -> SliceItem {
+        SliceItem::Range {
+            start: None,
+            stop: None,
+            step: 1,
+        }
+    }
+    /// `start:stop`.
+    pub fn range(start: isize, stop: isize) -> SliceItem {
+        SliceItem::Range {
+            start: Some(start),
+            stop: Some(stop),
+            step: 1,
+        }
+    }
+}
+
+/// A strided slice resolved against an input shape.
+struct SlicePlan {
+    /// Per input axis, the ndarray slice that selects the elements (in order).
+    slices: Vec<Slice>,
+    /// Per input axis, how many elements are selected.
+    lens: Vec<usize>,
+    /// The result's shape: `lens` without the indexed axes, with the new axes.
+    out_shape: Vec<usize>,
+}
+
+impl SlicePlan {
+    fn is_identity(&self, shape: &[usize]) -> bool {
+        self.out_shape == shape
+            && self.lens == shape
+            && self.slices.iter().all(|s| s.start == 0 && s.step == 1)
+    }
+}
+
+fn fmt_items(items: &[SliceItem]) -> String {
+    let parts: Vec<String> = items
+        .iter()
+        .map(|item| match *item {
+            SliceItem::Index(i) => i.to_string(),
+            SliceItem::NewAxis => "None".into(),
+            SliceItem::Ellipsis => "...".into(),
+            SliceItem::Range { start, stop, step } => {
+                let b = |v: Option<isize>| v.map(|v| v.to_string()).unwrap_or_default();
+                if step == 1 {
+                    format!("{}:{}", b(start), b(stop))
+                } else {
+                    format!("{}:{}:{step}", b(start), b(stop))
+                }
+            }
+        })
+        .collect();
+    format!("[{}]", parts.join(", "))
+}
+
+/// Resolves `items` against `shape` with NumPy's rules.
+fn plan_slice(op: &str, shape: &[usize], items: &[SliceItem]) -> Result<SlicePlan> {
+    let ellipses = items
+        .iter()
+        .filter(|i| matches!(i, SliceItem::Ellipsis))
+        .count();
+    if ellipses > 1 {
+        return Err(Error::value(
+            op,
+            format!(
+                "an index can have only one ellipsis (...), got {}",
+                fmt_items(items)
+            ),
+        ));
+    }
+    let consuming = items
+        .iter()
+        .filter(|i| matches!(i, SliceItem::Index(_) | SliceItem::Range { .. }))
+        .count();
+    if consuming > shape.len() {
+        return Err(Error::value(
+            op,
+            format!(
+                "too many indices: {} index {consuming} axes of a tensor of shape {} (rank {})",
+                fmt_items(items),
+                fmt_shape(shape),
+                shape.len()
+            ),
+        ));
+    }
+    let mut plan = SlicePlan {
+        slices: Vec::with_capacity(shape.len()),
+        lens: Vec::new(),
+        out_shape: Vec::new(),
+    };
+    let full = |plan: &mut SlicePlan, n: usize| {
+        plan.slices.push(Slice::new(0, Some(n as isize), 1));
+        plan.lens.push(n);
+        plan.out_shape.push(n);
+    };
+    let mut axis = 0;
+    for item in items {
+        match *item {
+            SliceItem::NewAxis => plan.out_shape.push(1),
+            SliceItem::Ellipsis => {
+                for _ in 0..shape.len() - consuming {
+                    full(&mut plan, shape[axis]);
+                    axis += 1;
+                }
+            }
+            SliceItem::Index(i) => {
+                let n = shape[axis] as isize;
+                let k = if i < 0 { i + n } else { i };
+                if k < 0 || k >= n {
+                    return Err(Error::value(
+                        op,
+                        format!(
+                            "index {i} is out of bounds for axis {axis} with size {n} (indexing a tensor of shape {} with {})",
+                            fmt_shape(shape),
+                            fmt_items(items)
+                        ),
+                    ));
+                }
+                plan.slices.push(Slice::new(k, Some(k + 1), 1));
+                plan.lens.push(1);
+                axis += 1;
+            }
+            SliceItem::Range { start, stop, step } => {
+                if step == 0 {
+                    return Err(Error::value(
+                        op,
+                        format!("slice step cannot be zero, got {}", fmt_items(items)),
+                    ));
+                }
+                let n = shape[axis] as isize;
+                // CPython's PySlice_AdjustIndices.
+                let adjust = |v: isize| {
+                    if v < 0 {
+                        if v + n < 0 {
+                            if step < 0 {
+                                -1
+                            } else {
+                                0
+                            }
+                        } else {
+                            v + n
+                        }
+                    } else if v >= n {
+                        if step < 0 {
+                            n - 1
+                        } else {
+                            n
+                        }
+                    } else {
+                        v
+                    }
+                };
+                let first = start
+                    .map(adjust)
+                    .unwrap_or(if step < 0 { n - 1 } else { 0 });
+                let end = stop.map(adjust).unwrap_or(if step < 0 { -1 } else { n });
+                let len = if step < 0 {
+                    if end < first {
+                        (first - end - 1) / -step + 1
+                    } else {
+                        0
+                    }
+                } else if first < end {
+                    (end - first - 1) / step + 1
+                } else {
+                    0
+                };
+                // ndarray steps from the end of [lo, hi) when the step is negative.
+                let slice = if len == 0 {
+                    Slice::new(0, Some(0), 1)
+                } else {
+                    let last = first + (len - 1) * step;
+                    Slice::new(first.min(last), Some(first.max(last) + 1), step)
+                };
+                plan.slices.push(slice);
+                plan.lens.push(len as usize);
+                plan.out_shape.push(len as usize);
+                axis += 1;
+            }
+        }
+    }
+    // No ellipsis: the remaining axes are taken whole.
+    while axis < shape.len() {
+        full(&mut plan, shape[axis]);
+        axis += 1;
+    }
+    Ok(plan)
+}
+
+/// `x[items]` with NumPy semantics (`__getitem__`): indices drop their axis, ranges keep it,
+/// `NewAxis` inserts one, `Ellipsis` stands for the axes not named. An `Index` out of range,
+/// a zero step, two ellipses or more indices than axes are Value errors.
+pub fn strided_slice(x: &Tensor, items: &[SliceItem]) -> Result<Tensor> {
+    let op = "strided_slice";
+    let plan = plan_slice(op, x.shape(), items)?;
+    if plan.is_identity(x.shape()) {
+        return Ok(x.clone());
+    }
+    let y = Tensor::new(dispatch!(all x.data(), |a| {
+        let picked = standard(a.slice_each_axis(|d| plan.slices[d.axis.index()]));
+        reshape_array(&picked, &plan.out_shape)
+    }));
+    let input_shape = shape_of(x);
+    let items = items.to_vec();
+    record(op, &[x], &y, &[], move |_, dy| {
+        Ok(vec![Some(strided_slice_grad(dy, &input_shape, &items)?)])
+    });
+    Ok(y)
+}
+
+/// `x` written into a tensor of `shape` filled with `fill`, at the positions `plan` selects.
+fn place(x: &Tensor, shape: &[usize], plan: &SlicePlan, fill: f64) -> Result<Tensor> {
+    fn kernel<T: Element>(
+        a: &ArcArray<T, IxDyn>,
+        shape: &[usize],
+        plan: &SlicePlan,
+        fill: f64,
+    ) -> ArrayD<T> {
+        let mut out = ArrayD::from_elem(IxDyn(shape), T::from_f64(fill));
+        let values = reshape_array(a, &plan.lens);
+        out.slice_each_axis_mut(|d| plan.slices[d.axis.index()])
+            .assign(&values);
+        out
+    }
+    Ok(Tensor::new(
+        dispatch!(all x.data(), |a| kernel(a, shape, plan, fill)),
+    ))
+}
+
+/// The VJP of [`strided_slice`]: zeros of `input_shape` with `dy` at the positions `items`
+/// select. Its own VJP is `strided_slice` with the same items.
+pub fn strided_slice_grad(
+    dy: &Tensor,
+    input_shape: &[usize],
+    items: &[SliceItem],
+) -> Result<Tensor> {
+    let op = "strided_slice_grad";
+    let plan = plan_slice(op, input_shape, items)?;
+    if dy.shape() != plan.out_shape {
+        return Err(Error::shape(
+            op,
+            format!(
+                "dy has shape {} but {} of a tensor of shape {} has shape {}",
+                fmt_shape(dy.shape()),
+                fmt_items(items),
+                fmt_shape(input_shape),
+                fmt_shape(&plan.out_shape)
+            ),
+        ));
+    }
+    if plan.is_identity(input_shape) {
+        return Ok(dy.clone());
+    }
+    let y = place(dy, input_shape, &plan, 0.0)?;
+    let items = items.to_vec();
+    record(op, &[dy], &y, &[], move |_, g| {
+        Ok(vec![Some(strided_slice(g, &items)?)])
+    });
+    Ok(y)
 }
