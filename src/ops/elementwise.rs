@@ -1,88 +1,726 @@
-//! Elementwise ops: arithmetic with NumPy broadcasting, unary math, activations, comparisons.
-use ndarray::{ArcArray, IxDyn};
+//! Elementwise ops: arithmetic with NumPy broadcasting, unary math, activations, selection,
+//! comparisons and logic.
+//!
+//! Values follow NumPy and TensorFlow at the edges: `log(0)` is `-inf`, `sqrt(-1)` is NaN,
+//! `maximum`/`minimum` propagate NaN, integers wrap on overflow and floor toward negative
+//! infinity in `floordiv`/`floormod`. Only integer division by zero and integer powers with a
+//! negative exponent are errors (as in TensorFlow).
+//!
+//! Gradients follow TensorFlow's registered gradients, ties and kinks included; `floordiv`,
+//! `round`, `floor`, comparisons and logic are not recorded (their gradient is None).
+use ndarray::{ArcArray, ArrayD, IxDyn, Zip};
 
-use super::{broadcast_shapes, scalar_like, shape_of, sum_to_shape, zip_map};
+use super::{broadcast_shapes, same_dtype, scalar_like, shape_of, sum_to_shape, zip_map};
 use crate::dispatch;
 use crate::dispatch2;
 use crate::dtype::DType;
-use crate::error::Result;
+use crate::error::{fmt_shape, Error, Result};
 use crate::tape::record;
 use crate::tensor::{Data, Element, Tensor};
 
+// ---------------------------------------------------------------------------------------------
+// Kernels
+
+/// Scalar arithmetic as TensorFlow does it on each numeric dtype: IEEE 754 for floats;
+/// wrapping (never panicking) two's-complement for integers, with floor division and modulo
+/// rounding toward negative infinity. Callers reject integer division by zero and negative
+/// integer exponents before calling.
+trait Arith: Element + PartialOrd {
+    fn add(self, o: Self) -> Self;
+    fn sub(self, o: Self) -> Self;
+    fn mul(self, o: Self) -> Self;
+    fn neg(self) -> Self;
+    fn floordiv(self, o: Self) -> Self;
+    fn floormod(self, o: Self) -> Self;
+    fn pow(self, o: Self) -> Self;
+    fn abs(self) -> Self;
+    fn sign(self) -> Self;
+    fn is_nan(self) -> bool;
+}
+
+macro_rules! arith_float {
+    ($t:ty) => {
+        impl Arith for $t {
+            fn add(self, o: Self) -> Self {
+                self + o
+            }
+            fn sub(self, o: Self) -> Self {
+                self - o
+            }
+            fn mul(self, o: Self) -> Self {
+                self * o
+            }
+            fn neg(self) -> Self {
+                -self
+            }
+            fn floordiv(self, o: Self) -> Self {
+                (self / o).floor()
+            }
+            /// The remainder with the divisor's sign (TensorFlow's `FloorMod`, NumPy's `mod`).
+            fn floormod(self, o: Self) -> Self {
+                let r = self % o;
+                if r != 0.0 && (r < 0.0) != (o < 0.0) {
+                    r + o
+                } else {
+                    r
+                }
+            }
+            fn pow(self, o: Self) -> Self {
+                self.powf(o)
+            }
+            fn abs(self) -> Self {
+                self.abs()
+            }
+            /// -1, 0 or 1; NaN stays NaN and zero keeps its sign (NumPy).
+            fn sign(self) -> Self {
+                if self > 0.0 {
+                    1.0
+                } else if self < 0.0 {
+                    -1.0
+                } else {
+                    self
+                }
+            }
+            fn is_nan(self) -> bool {
+                self.is_nan()
+            }
+        }
+    };
+}
+arith_float!(f32);
+arith_float!(f64);
+
+macro_rules! arith_int {
+    ($t:ty) => {
+        impl Arith for $t {
+            fn add(self, o: Self) -> Self {
+                self.wrapping_add(o)
+            }
+            fn sub(self, o: Self) -> Self {
+                self.wrapping_sub(o)
+            }
+            fn mul(self, o: Self) -> Self {
+                self.wrapping_mul(o)
+            }
+            fn neg(self) -> Self {
+                self.wrapping_neg()
+            }
+            fn floordiv(self, o: Self) -> Self {
+                let q = self.wrapping_div(o);
+                if self.wrapping_rem(o) != 0 && (self < 0) != (o < 0) {
+                    q - 1
+                } else {
+                    q
+                }
+            }
+            fn floormod(self, o: Self) -> Self {
+                let r = self.wrapping_rem(o);
+                if r != 0 && (r < 0) != (o < 0) {
+                    r + o
+                } else {
+                    r
+                }
+            }
+            /// Exponentiation by squaring, wrapping; `o >= 0` (checked by `pow`).
+            fn pow(self, o: Self) -> Self {
+                let (mut base, mut exp, mut acc): (Self, Self, Self) = (self, o, 1);
+                while exp > 0 {
+                    if exp & 1 == 1 {
+                        acc = acc.wrapping_mul(base);
+                    }
+                    base = base.wrapping_mul(base);
+                    exp >>= 1;
+                }
+                acc
+            }
+            fn abs(self) -> Self {
+                self.wrapping_abs()
+            }
+            fn sign(self) -> Self {
+                self.signum()
+            }
+            fn is_nan(self) -> bool {
+                false
+            }
+        }
+    };
+}
+arith_int!(i32);
+arith_int!(i64);
+
+/// The larger of two elements; NaN if either is NaN (NumPy's `maximum`).
+fn max_nan<T: Arith>(p: T, q: T) -> T {
+    if p.is_nan() || p >= q {
+        p
+    } else {
+        q
+    }
+}
+
+/// The smaller of two elements; NaN if either is NaN (NumPy's `minimum`).
+fn min_nan<T: Arith>(p: T, q: T) -> T {
+    if p.is_nan() || p <= q {
+        p
+    } else {
+        q
+    }
+}
+
+/// `|v| expr` over every element of a floating tensor (the closure is instantiated for float32
+/// and float64 alike), as a new `Tensor`; other dtypes are a TypeError naming `op`.
+macro_rules! map_float {
+    ($x:expr, $op:expr, |$v:ident| $f:expr) => {
+        Tensor::new(dispatch!(float $x.data(), $op, |a| a.mapv(|$v| $f)))
+    };
+}
+
+/// Like [`map_float!`] for every numeric dtype (use [`Arith`] for integer-safe arithmetic).
+macro_rules! map_num {
+    ($x:expr, $op:expr, |$v:ident| $f:expr) => {
+        Tensor::new(dispatch!(num $x.data(), $op, |a| a.mapv(|$v| $f)))
+    };
+}
+
+/// `|p, q| expr` over `a` and `b` broadcast together, for the dtypes of `class` (`float`,
+/// `num` or `all`, as in `dispatch2!`), as a new `Tensor`. Validates shapes and dtypes.
+macro_rules! zip {
+    ($class:ident $op:expr, $a:expr, $b:expr, |$p:ident, $q:ident| $f:expr) => {{
+        let shape = broadcast_shapes($op, $a.shape(), $b.shape())?;
+        Tensor::new(dispatch2!($class $a.data(), $b.data(), $op, |x, z| zip_map(x, z, &shape, |$p, $q| $f)))
+    }};
+}
+
+/// Whether an integer tensor has an element for which `f` holds (false for other dtypes).
+fn any_int(t: &Tensor, f: impl Fn(i64) -> bool) -> bool {
+    match t.data() {
+        Data::I32(a) => a.iter().any(|&v| f(v as i64)),
+        Data::I64(a) => a.iter().any(|&v| f(v)),
+        _ => false,
+    }
+}
+
+/// Integer division by zero is an error in TensorFlow (floats give inf or NaN).
+fn validate_division(op: &str, a: &Tensor, b: &Tensor) -> Result<()> {
+    broadcast_shapes(op, a.shape(), b.shape())?;
+    same_dtype(op, a, b)?;
+    if any_int(b, |v| v == 0) {
+        return Err(Error::value(
+            op,
+            format!("integer division by zero ({} divisor)", b.dtype()),
+        ));
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gradient helpers
+
+/// Which tensor a unary op's VJP reads: its input or its output.
+#[derive(Clone, Copy)]
+enum Saves {
+    Input,
+    Output,
+}
+
+/// Records the unary op `op` (`x -> y`) whose gradient is `vjp(saved, dy)`, and returns `y`.
+fn unary_vjp(
+    op: &'static str,
+    x: &Tensor,
+    y: Tensor,
+    saves: Saves,
+    vjp: fn(&Tensor, &Tensor) -> Result<Tensor>,
+) -> Result<Tensor> {
+    let saved = match saves {
+        Saves::Input => x,
+        Saves::Output => &y,
+    };
+    record(op, &[x], &y, &[saved], move |s, dy| {
+        Ok(vec![Some(vjp(&s[0], dy)?)])
+    });
+    Ok(y)
+}
+
+/// A binary op's input gradients, each summed back over the axes its operand was broadcast along.
+fn unbroadcast(da: &Tensor, a: &[usize], db: &Tensor, b: &[usize]) -> Result<Vec<Option<Tensor>>> {
+    Ok(vec![Some(sum_to_shape(da, a)?), Some(sum_to_shape(db, b)?)])
+}
+
+/// `dy` where `mask` holds, else zero.
+fn masked(mask: &Tensor, dy: &Tensor) -> Result<Tensor> {
+    where_(mask, dy, &scalar_like(0.0, dy))
+}
+
+/// `t + c` for a constant `c` of `t`'s dtype.
+fn plus(t: &Tensor, c: f64) -> Result<Tensor> {
+    add(t, &scalar_like(c, t))
+}
+
+/// `c - t` for a constant `c` of `t`'s dtype.
+fn rsub(c: f64, t: &Tensor) -> Result<Tensor> {
+    subtract(&scalar_like(c, t), t)
+}
+
+/// `t * c` for a constant `c` of `t`'s dtype.
+fn scale(t: &Tensor, c: f64) -> Result<Tensor> {
+    multiply(t, &scalar_like(c, t))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arithmetic
+
 /// `a + b`, broadcasting.
 pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let shape = broadcast_shapes("add", a.shape(), b.shape())?;
-    let y = Tensor::new(dispatch2!(num a.data(), b.data(), "add", |x, z| zip_map(x, z, &shape, |p, q| p + q)));
+    let y = zip!(num "add", a, b, |p, q| Arith::add(p, q));
     let (sa, sb) = (shape_of(a), shape_of(b));
     record("add", &[a, b], &y, &[], move |_, dy| {
-        Ok(vec![Some(sum_to_shape(dy, &sa)?), Some(sum_to_shape(dy, &sb)?)])
+        unbroadcast(dy, &sa, dy, &sb)
     });
     Ok(y)
 }
 
 /// `a - b`, broadcasting.
 pub fn subtract(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let shape = broadcast_shapes("subtract", a.shape(), b.shape())?;
-    let y = Tensor::new(dispatch2!(num a.data(), b.data(), "subtract", |x, z| zip_map(x, z, &shape, |p, q| p - q)));
+    let y = zip!(num "subtract", a, b, |p, q| Arith::sub(p, q));
     let (sa, sb) = (shape_of(a), shape_of(b));
     record("subtract", &[a, b], &y, &[], move |_, dy| {
-        Ok(vec![Some(sum_to_shape(dy, &sa)?), Some(sum_to_shape(&negative(dy)?, &sb)?)])
+        unbroadcast(dy, &sa, &negative(dy)?, &sb)
     });
     Ok(y)
 }
 
 /// `a * b`, broadcasting.
 pub fn multiply(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let shape = broadcast_shapes("multiply", a.shape(), b.shape())?;
-    let y = Tensor::new(dispatch2!(num a.data(), b.data(), "multiply", |x, z| zip_map(x, z, &shape, |p, q| p * q)));
+    let y = zip!(num "multiply", a, b, |p, q| Arith::mul(p, q));
     record("multiply", &[a, b], &y, &[a, b], |s, dy| {
         let (a, b) = (&s[0], &s[1]);
-        Ok(vec![
-            Some(sum_to_shape(&multiply(dy, b)?, a.shape())?),
-            Some(sum_to_shape(&multiply(dy, a)?, b.shape())?),
-        ])
+        unbroadcast(&multiply(dy, b)?, a.shape(), &multiply(dy, a)?, b.shape())
     });
     Ok(y)
 }
 
-/// `a / b`, broadcasting. Integer operands divide with truncation toward zero... as in
-/// TensorFlow's `truediv`, integers are first converted to float64 (int32, int64).
+/// `a / b`, broadcasting: true division, as TensorFlow's `truediv`. Two integer operands
+/// (int32 or int64, the same) are converted to float64 first, so the result is float64; use
+/// [`floordiv`] for integer division. Division by zero gives inf or NaN.
 pub fn divide(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     if a.dtype().is_int() && b.dtype().is_int() {
+        broadcast_shapes("divide", a.shape(), b.shape())?;
+        same_dtype("divide", a, b)?;
         return divide(&cast(a, DType::F64)?, &cast(b, DType::F64)?);
     }
-    let shape = broadcast_shapes("divide", a.shape(), b.shape())?;
-    let y = Tensor::new(dispatch2!(float a.data(), b.data(), "divide", |x, z| zip_map(x, z, &shape, |p, q| p / q)));
+    let y = zip!(float "divide", a, b, |p, q| p / q);
     record("divide", &[a, b], &y, &[a, b], |s, dy| {
         let (a, b) = (&s[0], &s[1]);
         let da = divide(dy, b)?;
         // d(a/b)/db = -a / b^2, written as -(dy/b) * (a/b) to stay in range.
         let db = negative(&multiply(&da, &divide(a, b)?)?)?;
-        Ok(vec![Some(sum_to_shape(&da, a.shape())?), Some(sum_to_shape(&db, b.shape())?)])
+        unbroadcast(&da, a.shape(), &db, b.shape())
     });
     Ok(y)
 }
 
+/// `floor(a / b)`, broadcasting; integers stay integers (rounding toward negative infinity).
+/// Not differentiable (TensorFlow's `FloorDiv` has no gradient): never recorded.
+pub fn floordiv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    validate_division("floordiv", a, b)?;
+    Ok(zip!(num "floordiv", a, b, |p, q| Arith::floordiv(p, q)))
+}
+
+/// `a - floor(a / b) * b`, broadcasting: the remainder takes the divisor's sign.
+/// Gradient (TensorFlow's): `da = dy`, `db = -dy * floor(a / b)`.
+pub fn floormod(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    validate_division("floormod", a, b)?;
+    let y = zip!(num "floormod", a, b, |p, q| Arith::floormod(p, q));
+    record("floormod", &[a, b], &y, &[a, b], |s, dy| {
+        let (a, b) = (&s[0], &s[1]);
+        let db = negative(&multiply(dy, &floordiv(a, b)?)?)?;
+        unbroadcast(dy, a.shape(), &db, b.shape())
+    });
+    Ok(y)
+}
+
+/// `a ** b`, broadcasting. A negative base to a non-integer power is NaN; for integers a
+/// negative exponent is an error (as in TensorFlow) and overflow wraps.
+/// Gradient (TensorFlow's): `da = dy * b * a^(b-1)`, `db = dy * a^b * log(a)` where `a > 0`,
+/// else 0.
+pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let op = "pow";
+    broadcast_shapes(op, a.shape(), b.shape())?;
+    same_dtype(op, a, b)?;
+    if any_int(b, |v| v < 0) {
+        return Err(Error::value(
+            op,
+            "integers to negative integer powers are not allowed",
+        ));
+    }
+    let y = zip!(num op, a, b, |p, q| Arith::pow(p, q));
+    record(op, &[a, b], &y, &[a, b, &y], |s, dy| {
+        let (a, b, y) = (&s[0], &s[1], &s[2]);
+        let da = multiply(&multiply(dy, b)?, &pow(a, &plus(b, -1.0)?)?)?;
+        let positive = greater(a, &scalar_like(0.0, a))?;
+        let safe_a = where_(&positive, a, &scalar_like(1.0, a))?;
+        let log_a = masked(&positive, &log(&safe_a)?)?;
+        let db = multiply(&multiply(dy, y)?, &log_a)?;
+        unbroadcast(&da, a.shape(), &db, b.shape())
+    });
+    Ok(y)
+}
+
+/// The elementwise larger of `a` and `b`, broadcasting; NaN if either is NaN. The gradient goes
+/// to `a` where `a >= b` (ties included, TensorFlow's rule), to `b` elsewhere.
+pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let y = zip!(num "maximum", a, b, |p, q| max_nan(p, q));
+    record_extremum("maximum", a, b, &y, greater_equal);
+    Ok(y)
+}
+
+/// The elementwise smaller of `a` and `b`, broadcasting; NaN if either is NaN. The gradient goes
+/// to `a` where `a <= b` (ties included, TensorFlow's rule), to `b` elsewhere.
+pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let y = zip!(num "minimum", a, b, |p, q| min_nan(p, q));
+    record_extremum("minimum", a, b, &y, less_equal);
+    Ok(y)
+}
+
+/// The VJP of `maximum`/`minimum`: `dy` to `a` where `a_wins(a, b)`, to `b` elsewhere.
+fn record_extremum(
+    op: &'static str,
+    a: &Tensor,
+    b: &Tensor,
+    y: &Tensor,
+    a_wins: fn(&Tensor, &Tensor) -> Result<Tensor>,
+) {
+    record(op, &[a, b], y, &[a, b], move |s, dy| {
+        let (a, b) = (&s[0], &s[1]);
+        let mask = a_wins(a, b)?;
+        let da = masked(&mask, dy)?;
+        let db = masked(&logical_not(&mask)?, dy)?;
+        unbroadcast(&da, a.shape(), &db, b.shape())
+    });
+}
+
+/// `t` clipped to `[lo, hi]`, as TensorFlow computes it: `maximum(minimum(t, hi), lo)`, which
+/// also gives TensorFlow's gradients (`t` gets `dy` where `lo <= t <= hi`; `lo` and `hi` get it
+/// where they clip, reduced to their shapes). `lo` and `hi` broadcast to `t`'s shape and may not
+/// enlarge it. With `lo > hi` every element is `lo`.
+pub fn clip_by_value(t: &Tensor, lo: &Tensor, hi: &Tensor) -> Result<Tensor> {
+    let op = "clip_by_value";
+    for (name, bound) in [("clip_value_min", lo), ("clip_value_max", hi)] {
+        if broadcast_shapes(op, t.shape(), bound.shape())? != t.shape() {
+            return Err(Error::shape(
+                op,
+                format!(
+                    "{name} of shape {} would broadcast t of shape {} to a larger shape",
+                    fmt_shape(bound.shape()),
+                    fmt_shape(t.shape())
+                ),
+            ));
+        }
+        same_dtype(op, t, bound)?;
+    }
+    maximum(&minimum(t, hi)?, lo)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unary math
+
 /// `-x`.
 pub fn negative(x: &Tensor) -> Result<Tensor> {
-    let y = Tensor::new(dispatch!(num x.data(), "negative", |a| a.mapv(|v| -v)));
-    record("negative", &[x], &y, &[], |_, dy| Ok(vec![Some(negative(dy)?)]));
+    let y = map_num!(x, "negative", |v| Arith::neg(v));
+    record("negative", &[x], &y, &[], |_, dy| {
+        Ok(vec![Some(negative(dy)?)])
+    });
     Ok(y)
+}
+
+/// `|x|` (integers wrap: the most negative value stays itself). Gradient `dy * sign(x)`.
+pub fn abs(x: &Tensor) -> Result<Tensor> {
+    let y = map_num!(x, "abs", |v| Arith::abs(v));
+    unary_vjp("abs", x, y, Saves::Input, |x, dy| multiply(dy, &sign(x)?))
+}
+
+/// -1, 0 or 1 by the sign of `x`; NaN stays NaN. Its gradient is zero (TensorFlow's).
+pub fn sign(x: &Tensor) -> Result<Tensor> {
+    let y = map_num!(x, "sign", |v| Arith::sign(v));
+    record("sign", &[x], &y, &[], |_, dy| {
+        Ok(vec![Some(dy.zeros_like())])
+    });
+    Ok(y)
+}
+
+/// `x * x`.
+pub fn square(x: &Tensor) -> Result<Tensor> {
+    let y = map_num!(x, "square", |v| Arith::mul(v, v));
+    unary_vjp("square", x, y, Saves::Input, |x, dy| {
+        multiply(dy, &scale(x, 2.0)?)
+    })
+}
+
+/// `√x`; NaN for negative `x`. Gradient `dy / (2 √x)`.
+pub fn sqrt(x: &Tensor) -> Result<Tensor> {
+    let y = map_float!(x, "sqrt", |v| v.sqrt());
+    unary_vjp("sqrt", x, y, Saves::Output, |y, dy| {
+        divide(dy, &scale(y, 2.0)?)
+    })
+}
+
+/// `e^x`.
+pub fn exp(x: &Tensor) -> Result<Tensor> {
+    let y = map_float!(x, "exp", |v| v.exp());
+    unary_vjp("exp", x, y, Saves::Output, |y, dy| multiply(dy, y))
+}
+
+/// The natural logarithm; `-inf` at 0, NaN below.
+pub fn log(x: &Tensor) -> Result<Tensor> {
+    let y = map_float!(x, "log", |v| v.ln());
+    unary_vjp("log", x, y, Saves::Input, |x, dy| divide(dy, x))
+}
+
+/// `log(1 + x)`, accurate for small `x`.
+pub fn log1p(x: &Tensor) -> Result<Tensor> {
+    let y = map_float!(x, "log1p", |v| v.ln_1p());
+    unary_vjp("log1p", x, y, Saves::Input, |x, dy| {
+        divide(dy, &plus(x, 1.0)?)
+    })
+}
+
+/// `tan(x)`. Gradient `dy / cos(x)^2`.
+pub fn tan(x: &Tensor) -> Result<Tensor> {
+    let y = map_float!(x, "tan", |v| v.tan());
+    unary_vjp("tan", x, y, Saves::Input, |x, dy| {
+        divide(dy, &square(&cos(x)?)?)
+    })
 }
 
 /// `sin(x)`.
 pub fn sin(x: &Tensor) -> Result<Tensor> {
-    let y = Tensor::new(dispatch!(float x.data(), "sin", |a| a.mapv(|v| v.sin())));
-    record("sin", &[x], &y, &[x], |s, dy| Ok(vec![Some(multiply(dy, &cos(&s[0])?)?)]));
-    Ok(y)
+    let y = map_float!(x, "sin", |v| v.sin());
+    unary_vjp("sin", x, y, Saves::Input, |x, dy| multiply(dy, &cos(x)?))
 }
 
 /// `cos(x)`.
 pub fn cos(x: &Tensor) -> Result<Tensor> {
-    let y = Tensor::new(dispatch!(float x.data(), "cos", |a| a.mapv(|v| v.cos())));
-    record("cos", &[x], &y, &[x], |s, dy| Ok(vec![Some(negative(&multiply(dy, &sin(&s[0])?)?)?)]));
-    Ok(y)
+    let y = map_float!(x, "cos", |v| v.cos());
+    unary_vjp("cos", x, y, Saves::Input, |x, dy| {
+        negative(&multiply(dy, &sin(x)?)?)
+    })
 }
+
+/// Rounds half to even (banker's rounding, as TensorFlow and NumPy); integers are returned
+/// unchanged. Not differentiable: never recorded.
+pub fn round(x: &Tensor) -> Result<Tensor> {
+    if x.dtype().is_int() {
+        return Ok(x.alias());
+    }
+    Ok(map_float!(x, "round", |v| v.round_ties_even()))
+}
+
+/// The largest integer not above `x` (floating dtypes). Not differentiable: never recorded.
+pub fn floor(x: &Tensor) -> Result<Tensor> {
+    Ok(map_float!(x, "floor", |v| v.floor()))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Activations
+
+/// `tanh(x)`. Gradient `dy * (1 - y^2)`.
+pub fn tanh(x: &Tensor) -> Result<Tensor> {
+    let y = map_float!(x, "tanh", |v| v.tanh());
+    unary_vjp("tanh", x, y, Saves::Output, |y, dy| {
+        multiply(dy, &rsub(1.0, &square(y)?)?)
+    })
+}
+
+/// `1 / (1 + e^-x)`, saturating to exactly 0 or 1 far out. Gradient `dy * y * (1 - y)`.
+pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
+    let y = map_float!(x, "sigmoid", |v| 1.0 / (1.0 + (-v).exp()));
+    unary_vjp("sigmoid", x, y, Saves::Output, |y, dy| {
+        multiply(dy, &multiply(y, &rsub(1.0, y)?)?)
+    })
+}
+
+/// `max(x, 0)` (NaN stays NaN). Gradient `dy` where `x > 0`, else 0.
+pub fn relu(x: &Tensor) -> Result<Tensor> {
+    let y = map_num!(x, "relu", |v| max_nan(v, Default::default()));
+    unary_vjp("relu", x, y, Saves::Output, |y, dy| {
+        masked(&greater(y, &scalar_like(0.0, y))?, dy)
+    })
+}
+
+/// `x` for `x > 0`, else `e^x - 1` (alpha 1). Gradient `dy` where `x > 0`, else `dy * (y + 1)`.
+pub fn elu(x: &Tensor) -> Result<Tensor> {
+    let y = map_float!(x, "elu", |v| if v > 0.0 { v } else { v.exp_m1() });
+    unary_vjp("elu", x, y, Saves::Output, |y, dy| {
+        where_(
+            &greater(y, &scalar_like(0.0, y))?,
+            dy,
+            &multiply(dy, &plus(y, 1.0)?)?,
+        )
+    })
+}
+
+/// `log(1 + e^x)`, computed as `max(x, 0) + log1p(e^-|x|)` so it neither overflows nor loses
+/// precision. Gradient `dy * sigmoid(x)`.
+pub fn softplus(x: &Tensor) -> Result<Tensor> {
+    let y = map_float!(x, "softplus", |v| max_nan(v, 0.0)
+        + (-v.abs()).exp().ln_1p());
+    unary_vjp("softplus", x, y, Saves::Input, |x, dy| {
+        multiply(dy, &sigmoid(x)?)
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selection
+
+/// `x` where `cond` holds, else `y`; the three broadcast together (TensorFlow 2's `where`).
+/// `cond` is bool; `x` and `y` share any dtype. Gradient: `dy` masked by `cond` to `x`, by its
+/// negation to `y`, each reduced to its shape; none to `cond`.
+pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    let op = "where";
+    if cond.dtype() != DType::Bool {
+        return Err(Error::dtype(
+            op,
+            format!("condition must be bool, got {}", cond.dtype()),
+        ));
+    }
+    let shape = broadcast_shapes(op, cond.shape(), x.shape())
+        .and_then(|s| broadcast_shapes(op, &s, y.shape()))
+        .map_err(|_| {
+            Error::shape(
+                op,
+                format!(
+                    "condition {}, x {} and y {} are not broadcast-compatible",
+                    fmt_shape(cond.shape()),
+                    fmt_shape(x.shape()),
+                    fmt_shape(y.shape())
+                ),
+            )
+        })?;
+    let Some(c) = cond.array::<bool>() else {
+        unreachable!("checked to be bool")
+    };
+    fn select<T: Element>(
+        c: &ArcArray<bool, IxDyn>,
+        x: &ArcArray<T, IxDyn>,
+        y: &ArcArray<T, IxDyn>,
+        shape: &[usize],
+    ) -> ArrayD<T> {
+        match (c.broadcast(shape), x.broadcast(shape), y.broadcast(shape)) {
+            (Some(c), Some(x), Some(y)) => Zip::from(&c)
+                .and(&x)
+                .and(&y)
+                .map_collect(|&c, &x, &y| if c { x } else { y }),
+            _ => unreachable!("shapes were validated by broadcast_shapes"),
+        }
+    }
+    let out = Tensor::new(dispatch2!(all x.data(), y.data(), op, |p, q| select(c, p, q, &shape)));
+    let (sx, sy) = (shape_of(x), shape_of(y));
+    record(op, &[cond, x, y], &out, &[cond], move |s, dy| {
+        let zero = scalar_like(0.0, dy);
+        let to_x = where_(&s[0], dy, &zero)?;
+        let to_y = where_(&s[0], &zero, dy)?;
+        Ok(vec![
+            None,
+            Some(sum_to_shape(&to_x, &sx)?),
+            Some(sum_to_shape(&to_y, &sy)?),
+        ])
+    });
+    Ok(out)
+}
+
+/// The coordinates of the true elements of `cond`, in row-major order, as an int64 tensor of
+/// shape `[n, rank]` (TensorFlow's `where` with one argument).
+pub fn where_indices(cond: &Tensor) -> Result<Tensor> {
+    let Some(c) = cond.array::<bool>() else {
+        return Err(Error::dtype(
+            "where",
+            format!("condition must be bool, got {}", cond.dtype()),
+        ));
+    };
+    let rank = cond.ndim();
+    let hits: Vec<IxDyn> = c
+        .indexed_iter()
+        .filter(|(_, &v)| v)
+        .map(|(index, _)| index)
+        .collect();
+    let coords: Vec<i64> = hits
+        .iter()
+        .flat_map(|index| (0..rank).map(|k| index[k] as i64))
+        .collect();
+    Tensor::from_vec(coords, &[hits.len(), rank])
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparisons and logic (bool results, broadcasting, never recorded)
+
+/// `a == b`, any dtype (NaN equals nothing).
+pub fn equal(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(zip!(all "equal", a, b, |p, q| p == q))
+}
+
+/// `a != b`, any dtype (NaN differs from everything).
+pub fn not_equal(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(zip!(all "not_equal", a, b, |p, q| p != q))
+}
+
+/// `a < b`, numeric dtypes.
+pub fn less(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(zip!(num "less", a, b, |p, q| p < q))
+}
+
+/// `a <= b`, numeric dtypes.
+pub fn less_equal(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(zip!(num "less_equal", a, b, |p, q| p <= q))
+}
+
+/// `a > b`, numeric dtypes.
+pub fn greater(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(zip!(num "greater", a, b, |p, q| p > q))
+}
+
+/// `a >= b`, numeric dtypes.
+pub fn greater_equal(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(zip!(num "greater_equal", a, b, |p, q| p >= q))
+}
+
+/// `f` over two bool operands broadcast together.
+fn logical(op: &str, a: &Tensor, b: &Tensor, f: fn(bool, bool) -> bool) -> Result<Tensor> {
+    let shape = broadcast_shapes(op, a.shape(), b.shape())?;
+    match (a.array::<bool>(), b.array::<bool>()) {
+        (Some(p), Some(q)) => Ok(Tensor::from_array(zip_map(p, q, &shape, f))),
+        _ => Err(Error::dtype(
+            op,
+            format!(
+                "expected bool operands, got {} and {}",
+                a.dtype(),
+                b.dtype()
+            ),
+        )),
+    }
+}
+
+/// `a && b`, bool operands, broadcasting.
+pub fn logical_and(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    logical("logical_and", a, b, |p, q| p && q)
+}
+
+/// `a || b`, bool operands, broadcasting.
+pub fn logical_or(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    logical("logical_or", a, b, |p, q| p || q)
+}
+
+/// `!x`, a bool operand.
+pub fn logical_not(x: &Tensor) -> Result<Tensor> {
+    let Some(a) = x.array::<bool>() else {
+        return Err(Error::dtype(
+            "logical_not",
+            format!("expected a bool operand, got {}", x.dtype()),
+        ));
+    };
+    Ok(Tensor::from_array(a.mapv(|v| !v)))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conversions
 
 /// Converts to `dtype`. Gradients pass between floating dtypes; integer and bool ends have none.
 pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
@@ -111,7 +749,9 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
     let y = Tensor::new(data);
     let from = x.dtype();
     if from.is_float() {
-        record("cast", &[x], &y, &[], move |_, dy| Ok(vec![Some(cast(dy, from)?)]));
+        record("cast", &[x], &y, &[], move |_, dy| {
+            Ok(vec![Some(cast(dy, from)?)])
+        });
     }
     Ok(y)
 }
