@@ -1,1 +1,343 @@
-//! (filled in by the op work for issue 2)
+//! Random tensors (`normal`, `uniform`) with TensorFlow's seeding model.
+//!
+//! TensorFlow 2.x derives each random op's stream from two seeds:
+//! - global seed set (`set_seed`), op seed given: the pair `(global, op)`;
+//! - global seed set, no op seed: the global seed and the next of a sequence of op seeds that
+//!   `set_seed` restarts, so after `set_seed(s)` the same calls give the same values;
+//! - no global seed, op seed given: a fixed default global seed and the op seed;
+//! - neither: fresh entropy, different at every call and in every run.
+//!
+//! As in TensorFlow's eager mode, an op called again with the same `(global, op)` pair continues
+//! its stream rather than repeating it (a counter per pair, which `set_seed` resets), so two
+//! calls of `uniform(.., Some(1))` differ while a program rerun after `set_seed` repeats.
+//!
+//! The generator is xoshiro256++ seeded through SplitMix64. Values are generated in fixed
+//! chunks, each with its own stream derived from the op's seed and the chunk's index, so large
+//! tensors fill in parallel and still come out the same on any number of threads.
+use std::collections::hash_map::RandomState;
+use std::hash::BuildHasher;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{LazyLock, Mutex};
+
+use ndarray::{ArrayD, IxDyn};
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use crate::dtype::DType;
+use crate::error::{fmt_shape, Error, Result};
+use crate::tensor::{Element, Tensor};
+
+/// TensorFlow's default global seed (`DEFAULT_GRAPH_SEED`), used when only an op seed is given.
+const DEFAULT_GLOBAL_SEED: u64 = 87_654_321;
+
+/// Elements generated from one stream.
+const CHUNK: usize = 4096;
+
+/// Elements above which chunks are generated on rayon's pool.
+const PARALLEL_ELEMENTS: usize = 1 << 16;
+
+struct SeedState {
+    global: Option<u64>,
+    /// Op seeds handed out since the last `set_seed` (ops without an op seed).
+    ops_since_seed: u64,
+    /// Calls so far of each (op kind, dtype, global seed, op seed): TF's per-kernel counter.
+    calls: FxHashMap<(&'static str, DType, u64, u64), u64>,
+}
+
+static STATE: LazyLock<Mutex<SeedState>> = LazyLock::new(|| {
+    Mutex::new(SeedState {
+        global: None,
+        ops_since_seed: 0,
+        calls: FxHashMap::default(),
+    })
+});
+
+fn state() -> std::sync::MutexGuard<'static, SeedState> {
+    // The state stays consistent whatever panicked while holding the lock.
+    STATE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Sets the global seed (`tf.random.set_seed`): from here the same sequence of random calls
+/// gives the same values.
+pub fn set_seed(seed: u64) {
+    let mut s = state();
+    s.global = Some(seed);
+    s.ops_since_seed = 0;
+    s.calls.clear();
+}
+
+/// The global seed, if one was set.
+pub fn global_seed() -> Option<u64> {
+    state().global
+}
+
+fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A well-mixed combination of several words.
+fn mix(words: &[u64]) -> u64 {
+    let mut h = 0x243F_6A88_85A3_08D3u64;
+    for &w in words {
+        let mut s = h ^ w;
+        h = splitmix64(&mut s);
+    }
+    h
+}
+
+/// Seed material that differs at every call and in every process.
+fn entropy() -> u64 {
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    RandomState::new().hash_one((
+        nanos,
+        CALLS.fetch_add(1, Ordering::Relaxed),
+        std::process::id(),
+    ))
+}
+
+/// The seed of one call of a random op.
+fn call_seed(kind: &'static str, dtype: DType, op_seed: Option<u64>) -> u64 {
+    let mut s = state();
+    let (global, op) = match (s.global, op_seed) {
+        (Some(g), Some(o)) => (g, o),
+        (Some(g), None) => {
+            let o = mix(&[g, 0x006F_705F_7365_6564, s.ops_since_seed]);
+            s.ops_since_seed += 1;
+            (g, o)
+        }
+        (None, Some(o)) => (DEFAULT_GLOBAL_SEED, o),
+        (None, None) => return entropy(),
+    };
+    let calls = s.calls.entry((kind, dtype, global, op)).or_insert(0);
+    let n = *calls;
+    *calls += 1;
+    mix(&[global, op, n])
+}
+
+/// xoshiro256++ (Blackman and Vigna).
+struct Xoshiro256pp([u64; 4]);
+
+impl Xoshiro256pp {
+    fn new(seed: u64) -> Xoshiro256pp {
+        let mut sm = seed;
+        Xoshiro256pp([
+            splitmix64(&mut sm),
+            splitmix64(&mut sm),
+            splitmix64(&mut sm),
+            splitmix64(&mut sm),
+        ])
+    }
+    fn next_u64(&mut self) -> u64 {
+        let s = &mut self.0;
+        let result = s[0].wrapping_add(s[3]).rotate_left(23).wrapping_add(s[0]);
+        let t = s[1] << 17;
+        s[2] ^= s[0];
+        s[3] ^= s[1];
+        s[1] ^= s[2];
+        s[0] ^= s[3];
+        s[2] ^= t;
+        s[3] = s[3].rotate_left(45);
+        result
+    }
+    /// Uniform in [0, 1) with 53 random bits.
+    fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+}
+
+/// `n` values, chunk `c` drawn from its own generator seeded by `(seed, c)` with `fill`.
+fn generate<T: Element>(
+    seed: u64,
+    n: usize,
+    fill: impl Fn(&mut Xoshiro256pp, &mut [T]) + Sync,
+) -> Vec<T> {
+    let mut out = vec![T::default(); n];
+    let run = |(c, chunk): (usize, &mut [T])| {
+        let mut rng = Xoshiro256pp::new(mix(&[seed, c as u64]));
+        fill(&mut rng, chunk);
+    };
+    if n >= PARALLEL_ELEMENTS {
+        out.par_chunks_mut(CHUNK).enumerate().for_each(run);
+    } else {
+        out.chunks_mut(CHUNK).enumerate().for_each(run);
+    }
+    out
+}
+
+fn tensor_of<T: Element>(shape: &[usize], values: Vec<T>) -> Tensor {
+    match ArrayD::from_shape_vec(IxDyn(shape), values) {
+        Ok(a) => Tensor::from_array(a),
+        Err(_) => unreachable!("one value per element"),
+    }
+}
+
+/// Standard normals by Box-Muller, two per pair of uniforms.
+fn fill_normal<T: Element>(rng: &mut Xoshiro256pp, out: &mut [T], mean: f64, stddev: f64) {
+    for pair in out.chunks_mut(2) {
+        let u1 = 1.0 - rng.next_f64(); // (0, 1]: the log is finite
+        let u2 = rng.next_f64();
+        let r = (-2.0 * u1.ln()).sqrt();
+        let theta = std::f64::consts::TAU * u2;
+        pair[0] = T::from_f64(mean + stddev * r * theta.cos());
+        if pair.len() > 1 {
+            pair[1] = T::from_f64(mean + stddev * r * theta.sin());
+        }
+    }
+}
+
+/// Values from a normal distribution (`tf.random.normal`): float32 or float64.
+pub fn normal(
+    shape: &[usize],
+    mean: f64,
+    stddev: f64,
+    dtype: DType,
+    seed: Option<u64>,
+) -> Result<Tensor> {
+    let op = "random.normal";
+    let n: usize = shape.iter().product();
+    Ok(match dtype {
+        DType::F32 => {
+            let s = call_seed(op, dtype, seed);
+            tensor_of(
+                shape,
+                generate::<f32>(s, n, |r, c| fill_normal(r, c, mean, stddev)),
+            )
+        }
+        DType::F64 => {
+            let s = call_seed(op, dtype, seed);
+            tensor_of(
+                shape,
+                generate::<f64>(s, n, |r, c| fill_normal(r, c, mean, stddev)),
+            )
+        }
+        other => {
+            return Err(Error::dtype(
+                op,
+                format!("expected a floating dtype (float32, float64), got {other}"),
+            ));
+        }
+    })
+}
+
+/// Values uniform in `[minval, maxval)` (`tf.random.uniform`). For int32/int64 the bounds
+/// must be integers with `minval < maxval`; every integer in range is equally likely.
+pub fn uniform(
+    shape: &[usize],
+    minval: f64,
+    maxval: f64,
+    dtype: DType,
+    seed: Option<u64>,
+) -> Result<Tensor> {
+    let op = "random.uniform";
+    let n: usize = shape.iter().product();
+    match dtype {
+        DType::F32 => {
+            let s = call_seed(op, dtype, seed);
+            let (lo, hi) = (minval as f32, maxval as f32);
+            let values = generate::<f32>(s, n, |rng, chunk| {
+                for v in chunk {
+                    let u = (rng.next_u64() >> 40) as f32 * (1.0 / (1u32 << 24) as f32);
+                    let x = lo + u * (hi - lo);
+                    // Rounding can reach maxval itself; the interval is half-open.
+                    *v = if x >= hi && hi > lo {
+                        below_f32(hi).max(lo)
+                    } else {
+                        x
+                    };
+                }
+            });
+            Ok(tensor_of(shape, values))
+        }
+        DType::F64 => {
+            let s = call_seed(op, dtype, seed);
+            let values = generate::<f64>(s, n, |rng, chunk| {
+                for v in chunk {
+                    let x = minval + rng.next_f64() * (maxval - minval);
+                    *v = if x >= maxval && maxval > minval {
+                        below_f64(maxval).max(minval)
+                    } else {
+                        x
+                    };
+                }
+            });
+            Ok(tensor_of(shape, values))
+        }
+        DType::I32 | DType::I64 => {
+            let (lo_limit, hi_limit) = if dtype == DType::I32 {
+                (i32::MIN as f64, i32::MAX as f64 + 1.0)
+            } else {
+                (i64::MIN as f64, i64::MAX as f64)
+            };
+            let integral =
+                |v: f64| v.is_finite() && v.fract() == 0.0 && v >= lo_limit && v <= hi_limit;
+            if !integral(minval) || !integral(maxval) || minval >= maxval {
+                return Err(Error::value(
+                    op,
+                    format!(
+                        "for {dtype} values of shape {} the bounds must be integers with minval < maxval \
+                         within the dtype's range, got minval={minval} and maxval={maxval}",
+                        fmt_shape(shape)
+                    ),
+                ));
+            }
+            let s = call_seed(op, dtype, seed);
+            let (lo, hi) = (minval as i64, maxval as i64);
+            let range = (hi as i128 - lo as i128) as u128;
+            let draw = move |rng: &mut Xoshiro256pp| -> i64 {
+                // Multiply-shift (Lemire): bias below 2^-64 * range.
+                (lo as i128 + ((rng.next_u64() as u128 * range) >> 64) as i128) as i64
+            };
+            Ok(if dtype == DType::I32 {
+                tensor_of(
+                    shape,
+                    generate::<i32>(s, n, |rng, chunk| {
+                        chunk.iter_mut().for_each(|v| *v = draw(rng) as i32)
+                    }),
+                )
+            } else {
+                tensor_of(
+                    shape,
+                    generate::<i64>(s, n, |rng, chunk| {
+                        chunk.iter_mut().for_each(|v| *v = draw(rng))
+                    }),
+                )
+            })
+        }
+        DType::Bool => Err(Error::dtype(
+            op,
+            "expected a numeric dtype (float32, float64, int32, int64), got bool",
+        )),
+    }
+}
+
+/// The largest f64 below finite `x`.
+fn below_f64(x: f64) -> f64 {
+    if x == 0.0 {
+        -f64::from_bits(1)
+    } else if x > 0.0 {
+        f64::from_bits(x.to_bits() - 1)
+    } else {
+        f64::from_bits(x.to_bits() + 1)
+    }
+}
+
+/// The largest f32 below finite `x`.
+fn below_f32(x: f32) -> f32 {
+    if x == 0.0 {
+        -f32::from_bits(1)
+    } else if x > 0.0 {
+        f32::from_bits(x.to_bits() - 1)
+    } else {
+        f32::from_bits(x.to_bits() + 1)
+    }
+}
