@@ -1,11 +1,17 @@
 //! Reductions over `axes` (`None`: all axes; negative axes count from the end), `keepdims`.
-use ndarray::Axis;
+//!
+//! Each reduction records its VJP on the un-kept result and finishes with a (recorded) reshape
+//! when `keepdims` is set. Integer sums and products wrap on overflow, as TensorFlow's kernels do.
+use ndarray::{ArcArray, ArrayD, Axis, IxDyn};
 
-use super::{broadcast_to, normalize_axes, reshape, shape_of};
+use super::{
+    add, broadcast_to, cast, divide, equal, exp, log, multiply, normalize_axes, normalize_axis,
+    pow, reshape, scalar_like, shape_of, sqrt, stop_gradient, where_,
+};
 use crate::dispatch;
-use crate::error::Result;
+use crate::error::{fmt_shape, Error, Result};
 use crate::tape::record;
-use crate::tensor::Tensor;
+use crate::tensor::{unsupported, Data, Element, Tensor};
 
 /// The shape of a reduction's result with the reduced axes kept as 1.
 pub(crate) fn kept_shape(shape: &[usize], axes: &[usize]) -> Vec<isize> {
@@ -16,31 +22,443 @@ pub(crate) fn kept_shape(shape: &[usize], axes: &[usize]) -> Vec<isize> {
         .collect()
 }
 
+/// The shape of a reduction's result without the reduced axes.
+fn reduced_shape(shape: &[usize], axes: &[usize]) -> Vec<isize> {
+    shape
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !axes.contains(i))
+        .map(|(_, &d)| d as isize)
+        .collect()
+}
+
 /// Reshapes a reduction's result to `keepdims` form and broadcasts it back over the input.
 pub(crate) fn unreduce(g: &Tensor, input_shape: &[usize], axes: &[usize]) -> Result<Tensor> {
     broadcast_to(&reshape(g, &kept_shape(input_shape, axes))?, input_shape)
 }
 
-fn finish_shape(reduced: Tensor, input_shape: &[usize], axes: &[usize], keepdims: bool) -> Result<Tensor> {
+fn finish_shape(
+    reduced: Tensor,
+    input_shape: &[usize],
+    axes: &[usize],
+    keepdims: bool,
+) -> Result<Tensor> {
     if !keepdims {
         return Ok(reduced);
     }
     reshape(&reduced, &kept_shape(input_shape, axes))
 }
 
-/// Sum over `axes`.
-pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
-    let op = "reduce_sum";
-    let axes = normalize_axes(op, axes, x.ndim())?;
-    let y = Tensor::new(dispatch!(num x.data(), op, |a| {
+fn as_isize(axes: &[usize]) -> Vec<isize> {
+    axes.iter().map(|&a| a as isize).collect()
+}
+
+/// Element arithmetic for the reduction kernels: integers wrap (no panic on overflow).
+trait Reducible: Element + PartialOrd + num_traits::Zero {
+    fn plus(self, other: Self) -> Self;
+    fn times(self, other: Self) -> Self;
+    /// The mean of `count` values summing to `sum` (integers: truncated, as in TensorFlow).
+    fn mean(sum: Self, count: usize) -> Self;
+    /// NaN is the one value not ordered with itself.
+    fn nan(self) -> bool {
+        self.partial_cmp(&self).is_none()
+    }
+}
+
+macro_rules! reducible_float {
+    ($t:ty) => {
+        impl Reducible for $t {
+            fn plus(self, other: Self) -> Self {
+                self + other
+            }
+            fn times(self, other: Self) -> Self {
+                self * other
+            }
+            fn mean(sum: Self, count: usize) -> Self {
+                sum / count as $t
+            }
+        }
+    };
+}
+macro_rules! reducible_int {
+    ($t:ty) => {
+        impl Reducible for $t {
+            fn plus(self, other: Self) -> Self {
+                self.wrapping_add(other)
+            }
+            fn times(self, other: Self) -> Self {
+                self.wrapping_mul(other)
+            }
+            fn mean(sum: Self, count: usize) -> Self {
+                // An empty integer mean is 0 (TensorFlow would divide by zero).
+                match <$t>::try_from(count) {
+                    Ok(0) => 0,
+                    Ok(n) => sum.wrapping_div(n),
+                    Err(_) => 0,
+                }
+            }
+        }
+    };
+}
+reducible_float!(f32);
+reducible_float!(f64);
+reducible_int!(i32);
+reducible_int!(i64);
+
+/// Folds `a` over `axes` (sorted) with `f`, starting each fold from `init`.
+fn fold_axes<T: Reducible>(
+    a: &ArcArray<T, IxDyn>,
+    axes: &[usize],
+    init: T,
+    f: impl Fn(T, T) -> T,
+) -> ArrayD<T> {
+    let mut out = a.to_owned();
+    for &ax in axes.iter().rev() {
+        out = out.fold_axis(Axis(ax), init, |&acc, &v| f(acc, v));
+    }
+    out
+}
+
+fn sum_kernel<T: Reducible>(a: &ArcArray<T, IxDyn>, axes: &[usize]) -> ArrayD<T> {
+    if T::DTYPE.is_float() {
         let mut out = a.to_owned();
         for &ax in axes.iter().rev() {
             out = out.sum_axis(Axis(ax));
         }
-        out
-    }));
+        return out;
+    }
+    fold_axes(a, axes, T::default(), T::plus)
+}
+
+fn mean_kernel<T: Reducible>(a: &ArcArray<T, IxDyn>, axes: &[usize]) -> ArrayD<T> {
+    let count: usize = axes.iter().map(|&ax| a.shape()[ax]).product();
+    sum_kernel(a, axes).mapv(|s| T::mean(s, count))
+}
+
+/// Max (or min) over `axes`; NaN wins, as in NumPy. An empty reduction gives -inf (+inf) for
+/// floats and the lowest (highest) value for integers, as in TensorFlow.
+fn extremum_kernel<T: Reducible>(a: &ArcArray<T, IxDyn>, axes: &[usize], max: bool) -> ArrayD<T> {
+    let init = T::from_f64(if max {
+        f64::NEG_INFINITY
+    } else {
+        f64::INFINITY
+    });
+    fold_axes(a, axes, init, |acc, v| {
+        let better = if max { v > acc } else { v < acc };
+        if acc.nan() || !(better || v.nan()) {
+            acc
+        } else {
+            v
+        }
+    })
+}
+
+fn prod_kernel<T: Reducible>(a: &ArcArray<T, IxDyn>, axes: &[usize]) -> ArrayD<T> {
+    fold_axes(a, axes, T::from_f64(1.0), T::times)
+}
+
+/// Sum over `axes`.
+pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    let op = "reduce_sum";
+    let axes = normalize_axes(op, axes, x.ndim())?;
+    let y = Tensor::new(dispatch!(num x.data(), op, |a| sum_kernel(a, &axes)));
     let in_shape = shape_of(x);
     let kept_axes = axes.clone();
-    record(op, &[x], &y, &[], move |_, dy| Ok(vec![Some(unreduce(dy, &in_shape, &kept_axes)?)]));
+    record(op, &[x], &y, &[], move |_, dy| {
+        Ok(vec![Some(unreduce(dy, &in_shape, &kept_axes)?)])
+    });
     finish_shape(y, x.shape(), &axes, keepdims)
+}
+
+/// Mean over `axes`. Integer tensors give the integer mean (truncated toward zero), as in
+/// TensorFlow; an empty float mean is NaN.
+pub fn reduce_mean(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    let op = "reduce_mean";
+    let axes = normalize_axes(op, axes, x.ndim())?;
+    let y = Tensor::new(dispatch!(num x.data(), op, |a| mean_kernel(a, &axes)));
+    let in_shape = shape_of(x);
+    let count: usize = axes.iter().map(|&ax| x.shape()[ax]).product();
+    let kept_axes = axes.clone();
+    record(op, &[x], &y, &[], move |_, dy| {
+        let g = divide(dy, &scalar_like(count as f64, dy))?;
+        Ok(vec![Some(unreduce(&g, &in_shape, &kept_axes)?)])
+    });
+    finish_shape(y, x.shape(), &axes, keepdims)
+}
+
+/// Maximum over `axes`. The gradient is split equally between tied maxima, as in TensorFlow.
+pub fn reduce_max(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    extremum("reduce_max", x, axes, keepdims, true)
+}
+
+/// Minimum over `axes`. The gradient is split equally between tied minima, as in TensorFlow.
+pub fn reduce_min(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    extremum("reduce_min", x, axes, keepdims, false)
+}
+
+fn extremum(
+    op: &'static str,
+    x: &Tensor,
+    axes: Option<&[isize]>,
+    keepdims: bool,
+    max: bool,
+) -> Result<Tensor> {
+    let axes = normalize_axes(op, axes, x.ndim())?;
+    let y = Tensor::new(dispatch!(num x.data(), op, |a| extremum_kernel(a, &axes, max)));
+    let kept_axes = axes.clone();
+    record(op, &[x], &y, &[x, &y], move |s, dy| {
+        let (x, y) = (&s[0], &s[1]);
+        let kept = kept_shape(x.shape(), &kept_axes);
+        // indicators / count * dy: TensorFlow's _MaxOrMinGrad.
+        let indicators = cast(&equal(x, &reshape(y, &kept)?)?, x.dtype())?;
+        let count = reduce_sum(&indicators, Some(&as_isize(&kept_axes)), true)?;
+        Ok(vec![Some(multiply(
+            &divide(&indicators, &count)?,
+            &reshape(dy, &kept)?,
+        )?)])
+    });
+    finish_shape(y, x.shape(), &axes, keepdims)
+}
+
+/// Product over `axes`. The gradient is the product of the other elements, exact when the
+/// input holds zeros (one or several), to any order.
+pub fn reduce_prod(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    let op = "reduce_prod";
+    let axes = normalize_axes(op, axes, x.ndim())?;
+    let y = Tensor::new(dispatch!(num x.data(), op, |a| prod_kernel(a, &axes)));
+    let kept_axes = axes.clone();
+    record(op, &[x], &y, &[x, &y], move |s, dy| {
+        let (x, y) = (&s[0], &s[1]);
+        let others = product_of_others(x, y, &kept_axes)?;
+        Ok(vec![Some(multiply(
+            &unreduce(dy, x.shape(), &kept_axes)?,
+            &others,
+        )?)])
+    });
+    finish_shape(y, x.shape(), &axes, keepdims)
+}
+
+/// For every element of `x`, the product of the other elements of its reduction group, written
+/// in differentiable ops that are exact near the current values (we run eagerly, so the branch
+/// on where the zeros are is taken once per call).
+///
+/// Without zeros it is `y / x`. With zeros, let `z` mark them; `w = where(z, 1, x)` (no zeros),
+/// `c = where(z, x, 1)` (only the zeros vary). Then `others = prod(w) / w * t`, where `t` is the
+/// product of `c` without the element itself: `prod(c)` off the zeros, and for the r-th zero of
+/// each group `prod(where(r-th zero, 1, c))`. Those products hold fewer zeros, so each further
+/// order of differentiation takes this branch again on a smaller problem, and stays exact.
+fn product_of_others(x: &Tensor, y: &Tensor, axes: &[usize]) -> Result<Tensor> {
+    let zeros: ArrayD<bool> = match x.data() {
+        Data::F32(a) => a.mapv(|v| v == 0.0),
+        Data::F64(a) => a.mapv(|v| v == 0.0),
+        other => return Err(unsupported("reduce_prod", other.dtype(), "a floating")),
+    };
+    let (ranks, most) = zero_ranks(&zeros, axes);
+    if most == 0 {
+        return divide(&unreduce(y, x.shape(), axes)?, x);
+    }
+    let axes_i = as_isize(axes);
+    let z = Tensor::from_array(zeros);
+    let one = Tensor::ones(x.shape(), x.dtype());
+    let w = where_(&z, &one, x)?;
+    let c = where_(&z, x, &one)?;
+    let q = reduce_prod(&w, Some(&axes_i), true)?;
+    let mut t = broadcast_to(&reduce_prod(&c, Some(&axes_i), true)?, x.shape())?;
+    for r in 0..most {
+        let chosen = Tensor::from_array(ranks.mapv(|k| k == r));
+        let without = reduce_prod(&where_(&chosen, &one, &c)?, Some(&axes_i), true)?;
+        t = where_(&chosen, &broadcast_to(&without, x.shape())?, &t)?;
+    }
+    multiply(&divide(&q, &w)?, &t)
+}
+
+/// The rank of each marked element among the marked elements of its reduction group (row-major
+/// order; `usize::MAX` for unmarked ones), and the largest number of marks in a group.
+fn zero_ranks(marks: &ArrayD<bool>, axes: &[usize]) -> (ArrayD<usize>, usize) {
+    let shape = marks.shape();
+    let groups: usize = (0..shape.len())
+        .filter(|i| !axes.contains(i))
+        .map(|i| shape[i])
+        .product();
+    let mut counts = vec![0usize; groups];
+    let mut ranks = ArrayD::from_elem(IxDyn(shape), usize::MAX);
+    for ((index, &marked), rank) in marks.indexed_iter().zip(ranks.iter_mut()) {
+        if !marked {
+            continue;
+        }
+        let group = (0..shape.len())
+            .filter(|i| !axes.contains(i))
+            .fold(0, |g, i| g * shape[i] + index[i]);
+        *rank = counts[group];
+        counts[group] += 1;
+    }
+    (ranks, counts.into_iter().max().unwrap_or(0))
+}
+
+/// `log(sum(exp(x)))` over `axes`, computed stably: the (finite) maximum is subtracted first and
+/// taken as a constant, as in TensorFlow.
+pub fn reduce_logsumexp(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    let op = "reduce_logsumexp";
+    if !x.dtype().is_float() {
+        return Err(unsupported(op, x.dtype(), "a floating"));
+    }
+    let axes = normalize_axes(op, axes, x.ndim())?;
+    let axes_i = as_isize(&axes);
+    // The shift needs no gradient (it cancels), so it is computed outside the tape.
+    let shift = Tensor::new(
+        dispatch!(float x.data(), op, |a| extremum_kernel(a, &axes, true)
+        .mapv(|v| if v.is_finite() { v } else { 0.0 })),
+    );
+    let shift = stop_gradient(&reshape(&shift, &kept_shape(x.shape(), &axes))?);
+    let sum = reduce_sum(&exp(&super::subtract(x, &shift)?)?, Some(&axes_i), keepdims)?;
+    let shift = if keepdims {
+        shift
+    } else {
+        reshape(&shift, &reduced_shape(x.shape(), &axes))?
+    };
+    add(&log(&sum)?, &shift)
+}
+
+/// Which norm [`norm`] computes (TensorFlow's `ord`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NormOrd {
+    /// `'euclidean'`, `'fro'`, or `2` for vectors: the square root of the sum of squares.
+    Euclidean,
+    /// `1`: the sum of absolute values (of a matrix: the largest absolute column sum).
+    One,
+    /// `np.inf`: the largest absolute value (of a matrix: the largest absolute row sum).
+    Inf,
+    /// Any `p > 0`: `sum(|x|^p)^(1/p)` (vectors only). `P(1.0)`, `P(2.0)` and `P(inf)` are
+    /// the cases above.
+    P(f64),
+}
+
+/// `tf.norm`: with `axes` `None` the whole tensor is one vector; one axis gives vector norms
+/// along it; two axes give matrix norms over them (Euclidean is then the Frobenius norm; the
+/// spectral norm, TensorFlow's `ord=2` for matrices, is not supported).
+pub fn norm(x: &Tensor, ord: NormOrd, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    let op = "norm";
+    let ord = match ord {
+        NormOrd::P(1.0) => NormOrd::One,
+        NormOrd::P(2.0) => NormOrd::Euclidean,
+        NormOrd::P(f64::INFINITY) => NormOrd::Inf,
+        NormOrd::P(p) if p.is_nan() || p <= 0.0 => {
+            return Err(Error::value(
+                op,
+                format!("ord must be a positive number, 'euclidean', 1 or inf, got {p}"),
+            ))
+        }
+        other => other,
+    };
+    let matrix = match axes {
+        None => None,
+        Some([a]) => {
+            normalize_axis(op, *a, x.ndim())?;
+            None
+        }
+        Some([a, b]) => {
+            let (a, b) = (
+                normalize_axis(op, *a, x.ndim())?,
+                normalize_axis(op, *b, x.ndim())?,
+            );
+            if a == b {
+                return Err(Error::value(
+                    op,
+                    format!("the two axes of a matrix norm must differ, got {a} twice"),
+                ));
+            }
+            Some((a, b))
+        }
+        Some(other) => {
+            return Err(Error::value(
+                op,
+                format!(
+                    "axes must be None, one axis or two axes, got {} axes ({other:?})",
+                    other.len()
+                ),
+            ))
+        }
+    };
+    let float = x.dtype().is_float();
+    if !float && (ord == NormOrd::Euclidean || matches!(ord, NormOrd::P(_))) {
+        return Err(unsupported(op, x.dtype(), "a floating"));
+    }
+    if !float && !x.dtype().is_int() {
+        return Err(unsupported(op, x.dtype(), "a numeric"));
+    }
+    let all = normalize_axes(op, axes, x.ndim())?;
+    let squeeze = |r: Tensor| {
+        if keepdims {
+            Ok(r)
+        } else {
+            reshape(&r, &reduced_shape(x.shape(), &all))
+        }
+    };
+    match (ord, matrix) {
+        (NormOrd::Euclidean, _) => sqrt(&reduce_sum(&multiply(x, x)?, axes, keepdims)?),
+        (NormOrd::One, None) => reduce_sum(&super::abs(x)?, axes, keepdims),
+        (NormOrd::Inf, None) => reduce_max(&super::abs(x)?, axes, keepdims),
+        (NormOrd::P(p), None) => {
+            let powered = pow(&super::abs(x)?, &scalar_like(p, x))?;
+            pow(&reduce_sum(&powered, axes, keepdims)?, &scalar_like(1.0 / p, x))
+        }
+        // Matrix 1-norm: sum over the first axis (rows), then the largest column sum.
+        (NormOrd::One, Some((rows, cols))) => {
+            let sums = reduce_sum(&super::abs(x)?, Some(&[rows as isize]), true)?;
+            squeeze(reduce_max(&sums, Some(&[cols as isize]), true)?)
+        }
+        (NormOrd::Inf, Some((rows, cols))) => {
+            let sums = reduce_sum(&super::abs(x)?, Some(&[cols as isize]), true)?;
+            squeeze(reduce_max(&sums, Some(&[rows as isize]), true)?)
+        }
+        (NormOrd::P(p), Some(_)) => Err(Error::value(
+            op,
+            format!("matrix norms support ord Euclidean ('fro'), 1 and inf, got {p} (the spectral norm is not supported)"),
+        )),
+    }
+}
+
+/// The index of the largest value along `axis` (int64, not differentiable). Ties give the first
+/// index; NaN counts as the largest, as in NumPy.
+pub fn argmax(x: &Tensor, axis: isize) -> Result<Tensor> {
+    arg_extremum("argmax", x, axis, true)
+}
+
+/// The index of the smallest value along `axis` (int64, not differentiable). Ties give the
+/// first index; NaN counts as the smallest, as in NumPy.
+pub fn argmin(x: &Tensor, axis: isize) -> Result<Tensor> {
+    arg_extremum("argmin", x, axis, false)
+}
+
+fn arg_extremum(op: &str, x: &Tensor, axis: isize, max: bool) -> Result<Tensor> {
+    let ax = normalize_axis(op, axis, x.ndim())?;
+    if x.shape()[ax] == 0 {
+        return Err(Error::value(
+            op,
+            format!(
+                "axis {ax} of shape {} is empty: there is no index to return",
+                fmt_shape(x.shape())
+            ),
+        ));
+    }
+    fn kernel<T: Element + PartialOrd>(
+        a: &ArcArray<T, IxDyn>,
+        ax: usize,
+        max: bool,
+    ) -> ArrayD<i64> {
+        a.map_axis(Axis(ax), |lane| {
+            let (mut best, mut value) = (0usize, lane[0]);
+            for (i, &v) in lane.iter().enumerate().skip(1) {
+                if value.partial_cmp(&value).is_none() {
+                    break; // NaN already found: it wins
+                }
+                if v.partial_cmp(&v).is_none() || (max && v > value) || (!max && v < value) {
+                    best = i;
+                    value = v;
+                }
+            }
+            best as i64
+        })
+    }
+    Ok(Tensor::new(dispatch!(all x.data(), |a| kernel(a, ax, max))))
 }

@@ -1,0 +1,1091 @@
+//! Reductions (src/ops/reduce.rs) and nn ops (src/ops/nn.rs): values against hand computation,
+//! gradients against finite differences (first and second order), TensorFlow's conventions.
+use rustape::ops::{
+    argmax, argmin, batch_normalization, cast, clip_by_norm, log_softmax, moments, multiply, norm,
+    reduce_logsumexp, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum, softmax,
+    NormOrd,
+};
+use rustape::testing::{gradcheck, pseudo_random, Tolerance};
+use rustape::{DType, ErrorKind, Result, Tape, Tensor, Unconnected};
+
+type Op = fn(&Tensor, Option<&[isize]>, bool) -> Result<Tensor>;
+
+/// The axis choices every reduction is checked with, on a `[2, 3, 4]` input.
+const AXES: [Option<&[isize]>; 6] = [
+    None,
+    Some(&[1]),
+    Some(&[-1]),
+    Some(&[0, 2]),
+    Some(&[-3, -1]),
+    Some(&[0, 1, 2]),
+];
+
+fn t64(values: &[f64], shape: &[usize]) -> Tensor {
+    Tensor::from_vec(values.to_vec(), shape).unwrap()
+}
+
+fn t32(values: &[f32], shape: &[usize]) -> Tensor {
+    Tensor::from_vec(values.to_vec(), shape).unwrap()
+}
+
+fn s64(v: f64) -> Tensor {
+    Tensor::scalar(v)
+}
+
+fn assert_close(actual: &[f64], expected: &[f64], tol: f64, what: &str) {
+    assert_eq!(
+        actual.len(),
+        expected.len(),
+        "{what}: {actual:?} vs {expected:?}"
+    );
+    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+        let ok = (a.is_nan() && e.is_nan()) || a == e || (a - e).abs() <= tol * (1.0 + e.abs());
+        assert!(
+            ok,
+            "{what}: element {i}: got {a}, expected {e} (all: {actual:?} vs {expected:?})"
+        );
+    }
+}
+
+fn values(t: &Tensor) -> Vec<f64> {
+    t.to_f64_vec()
+}
+
+/// The gradient of `f(x)` (summed if not scalar) with respect to `x`, on a fresh tape. Called
+/// under other tapes, it is itself recorded (higher orders).
+fn grad_of(f: &dyn Fn(&Tensor) -> Result<Tensor>, x: &Tensor) -> Result<Tensor> {
+    let tape = Tape::new(false, true);
+    let y = {
+        let _r = tape.enter()?;
+        tape.watch(x);
+        f(x)?
+    };
+    Ok(tape
+        .gradient(&[y], &[x.into()], None, Unconnected::Zero)?
+        .pop()
+        .flatten()
+        .expect("zeros when unconnected"))
+}
+
+fn one_hot(n: usize, i: usize, shape: &[usize]) -> Tensor {
+    let mut v = vec![0.0; n];
+    v[i] = 1.0;
+    t64(&v, shape)
+}
+
+/// The Hessian of scalar `f` at `x`, row by row with nested tapes, as a flat row-major matrix.
+fn hessian(f: &dyn Fn(&Tensor) -> Result<Tensor>, x: &Tensor) -> Vec<f64> {
+    let n = x.size();
+    let mut out = Vec::new();
+    for i in 0..n {
+        let e = one_hot(n, i, x.shape());
+        let row = grad_of(
+            &|x| reduce_sum(&multiply(&grad_of(f, x)?, &e)?, None, false),
+            x,
+        )
+        .unwrap();
+        out.extend(values(&row));
+    }
+    out
+}
+
+/// Checks `op` by finite differences, first and second order, for every axis choice, keepdims
+/// both ways.
+fn gradcheck_reduction(op: Op, x: &Tensor) {
+    for axes in AXES {
+        for keepdims in [false, true] {
+            let f = |xs: &[Tensor]| op(&xs[0], axes, keepdims);
+            gradcheck(&f, std::slice::from_ref(x), true, Tolerance::default())
+                .unwrap_or_else(|e| panic!("axes {axes:?}, keepdims {keepdims}: {e}"));
+        }
+    }
+}
+
+fn input() -> Tensor {
+    pseudo_random(&[2, 3, 4], 7)
+}
+
+/// `[[1, 2, 3], [4, 5, 6]]`.
+fn m23() -> Tensor {
+    t64(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])
+}
+
+fn assert_axis_error(result: Result<Tensor>, op: &str, rank: usize) {
+    let err = result.expect_err("an out-of-range axis must fail");
+    assert_eq!(err.kind, ErrorKind::Value, "{err}");
+    assert_eq!(err.op, op, "{err}");
+    assert!(err.message.contains(&format!("rank {rank}")), "{err}");
+}
+
+// ---------------------------------------------------------------- shapes and values
+
+#[test]
+fn reductions_give_the_shapes_of_tensorflow() {
+    let x = input();
+    type Case<'a> = (Option<&'a [isize]>, &'a [usize], &'a [usize]);
+    let cases: [Case; 6] = [
+        (None, &[], &[1, 1, 1]),
+        (Some(&[1]), &[2, 4], &[2, 1, 4]),
+        (Some(&[-1]), &[2, 3], &[2, 3, 1]),
+        (Some(&[0, 2]), &[3], &[1, 3, 1]),
+        (Some(&[-3, -1]), &[3], &[1, 3, 1]),
+        (Some(&[]), &[2, 3, 4], &[2, 3, 4]),
+    ];
+    let ops: [Op; 6] = [
+        reduce_sum,
+        reduce_mean,
+        reduce_max,
+        reduce_min,
+        reduce_prod,
+        reduce_logsumexp,
+    ];
+    for (i, op) in ops.iter().enumerate() {
+        for (axes, plain, kept) in cases {
+            assert_eq!(
+                op(&x, axes, false).unwrap().shape(),
+                plain,
+                "op {i}, axes {axes:?}"
+            );
+            assert_eq!(
+                op(&x, axes, true).unwrap().shape(),
+                kept,
+                "op {i}, axes {axes:?}, keepdims"
+            );
+        }
+    }
+}
+
+#[test]
+fn sum_mean_max_min_prod_values() {
+    let x = m23();
+    assert_eq!(values(&reduce_sum(&x, None, false).unwrap()), vec![21.0]);
+    assert_eq!(
+        values(&reduce_sum(&x, Some(&[0]), false).unwrap()),
+        vec![5.0, 7.0, 9.0]
+    );
+    assert_eq!(values(&reduce_mean(&x, None, false).unwrap()), vec![3.5]);
+    assert_eq!(
+        values(&reduce_mean(&x, Some(&[0]), false).unwrap()),
+        vec![2.5, 3.5, 4.5]
+    );
+    assert_eq!(
+        values(&reduce_mean(&x, Some(&[-1]), true).unwrap()),
+        vec![2.0, 5.0]
+    );
+    assert_eq!(values(&reduce_max(&x, None, false).unwrap()), vec![6.0]);
+    assert_eq!(
+        values(&reduce_max(&x, Some(&[1]), false).unwrap()),
+        vec![3.0, 6.0]
+    );
+    assert_eq!(
+        values(&reduce_min(&x, Some(&[0]), false).unwrap()),
+        vec![1.0, 2.0, 3.0]
+    );
+    assert_eq!(
+        values(&reduce_min(&x, Some(&[0, 1]), false).unwrap()),
+        vec![1.0]
+    );
+    assert_eq!(values(&reduce_prod(&x, None, false).unwrap()), vec![720.0]);
+    assert_eq!(
+        values(&reduce_prod(&x, Some(&[1]), false).unwrap()),
+        vec![6.0, 120.0]
+    );
+    assert_eq!(
+        values(&reduce_prod(&x, Some(&[-2]), true).unwrap()),
+        vec![4.0, 10.0, 18.0]
+    );
+    // Repeated axes count once; an empty axis list reduces nothing.
+    assert_eq!(
+        values(&reduce_sum(&x, Some(&[1, -1]), false).unwrap()),
+        vec![6.0, 15.0]
+    );
+    assert_eq!(
+        values(&reduce_max(&x, Some(&[]), false).unwrap()),
+        values(&x)
+    );
+}
+
+#[test]
+fn reductions_keep_the_dtype_and_integer_mean_truncates_like_tensorflow() {
+    let i = Tensor::from_vec(vec![1i32, 2, -1, -2, 7, 0], &[3, 2]).unwrap();
+    let mean = reduce_mean(&i, Some(&[1]), false).unwrap();
+    assert_eq!(mean.dtype(), DType::I32);
+    assert_eq!(values(&mean), vec![1.0, -1.0, 3.0]);
+    assert_eq!(values(&reduce_mean(&i, None, false).unwrap()), vec![1.0]); // 7 / 6
+    let l = Tensor::from_vec(vec![3i64, -5, 2], &[3]).unwrap();
+    assert_eq!(reduce_max(&l, None, false).unwrap().dtype(), DType::I64);
+    assert_eq!(values(&reduce_max(&l, None, false).unwrap()), vec![3.0]);
+    assert_eq!(values(&reduce_min(&l, None, false).unwrap()), vec![-5.0]);
+    assert_eq!(values(&reduce_prod(&l, None, false).unwrap()), vec![-30.0]);
+    assert_eq!(values(&reduce_sum(&l, None, false).unwrap()), vec![0.0]);
+    // Integer overflow wraps as in TensorFlow instead of panicking.
+    let big = Tensor::from_vec(vec![i32::MAX, 1], &[2]).unwrap();
+    assert_eq!(
+        values(&reduce_sum(&big, None, false).unwrap()),
+        vec![i32::MIN as f64]
+    );
+    assert_eq!(
+        values(&reduce_prod(&big, None, false).unwrap()),
+        vec![i32::MAX as f64]
+    );
+    let x32 = t32(&[1.0, 2.0], &[2]);
+    assert_eq!(reduce_mean(&x32, None, false).unwrap().dtype(), DType::F32);
+    // Bool is not numeric.
+    let b = Tensor::from_vec(vec![true, false], &[2]).unwrap();
+    assert_eq!(
+        reduce_sum(&b, None, false).unwrap_err().kind,
+        ErrorKind::DType
+    );
+    assert_eq!(reduce_max(&b, None, false).unwrap_err().op, "reduce_max");
+}
+
+#[test]
+fn empty_reductions_follow_tensorflow() {
+    let e = t64(&[], &[0, 3]);
+    assert_eq!(
+        values(&reduce_sum(&e, Some(&[0]), false).unwrap()),
+        vec![0.0; 3]
+    );
+    assert_eq!(
+        values(&reduce_prod(&e, Some(&[0]), false).unwrap()),
+        vec![1.0; 3]
+    );
+    assert_eq!(
+        values(&reduce_max(&e, Some(&[0]), false).unwrap()),
+        vec![f64::NEG_INFINITY; 3]
+    );
+    assert_eq!(
+        values(&reduce_min(&e, Some(&[0]), false).unwrap()),
+        vec![f64::INFINITY; 3]
+    );
+    assert!(values(&reduce_mean(&e, Some(&[0]), false).unwrap())
+        .iter()
+        .all(|v| v.is_nan()));
+    assert_eq!(
+        values(&reduce_logsumexp(&e, Some(&[0]), false).unwrap()),
+        vec![f64::NEG_INFINITY; 3]
+    );
+    assert_eq!(reduce_sum(&e, Some(&[1]), false).unwrap().shape(), &[0]);
+    let ei = Tensor::from_vec(Vec::<i32>::new(), &[0]).unwrap();
+    assert_eq!(
+        values(&reduce_max(&ei, None, false).unwrap()),
+        vec![i32::MIN as f64]
+    );
+    assert_eq!(values(&reduce_mean(&ei, None, false).unwrap()), vec![0.0]);
+}
+
+#[test]
+fn max_and_min_propagate_nan() {
+    let x = t64(&[1.0, f64::NAN, 3.0, 2.0, 0.0, -1.0], &[2, 3]);
+    let max = values(&reduce_max(&x, Some(&[1]), false).unwrap());
+    assert!(max[0].is_nan());
+    assert_eq!(max[1], 2.0);
+    let min = values(&reduce_min(&x, Some(&[1]), false).unwrap());
+    assert!(min[0].is_nan());
+    assert_eq!(min[1], -1.0);
+}
+
+// ---------------------------------------------------------------- gradients of the reductions
+
+#[test]
+fn gradcheck_sum_mean_max_min_prod_logsumexp() {
+    let x = input();
+    let ops: [(&str, Op); 6] = [
+        ("reduce_sum", reduce_sum),
+        ("reduce_mean", reduce_mean),
+        ("reduce_max", reduce_max),
+        ("reduce_min", reduce_min),
+        ("reduce_prod", reduce_prod),
+        ("reduce_logsumexp", reduce_logsumexp),
+    ];
+    for (name, op) in ops {
+        eprintln!("gradcheck {name}");
+        gradcheck_reduction(op, &x);
+    }
+}
+
+#[test]
+fn mean_gradient_is_one_over_the_count() {
+    let x = m23();
+    let g = grad_of(&|x| reduce_mean(x, Some(&[1]), false), &x).unwrap();
+    assert_close(&values(&g), &[1.0 / 3.0; 6], 1e-15, "d mean");
+    let g = grad_of(&|x| reduce_mean(x, None, true), &x).unwrap();
+    assert_close(&values(&g), &[1.0 / 6.0; 6], 1e-15, "d mean all");
+}
+
+#[test]
+fn max_and_min_split_the_gradient_between_ties_like_tensorflow() {
+    // tf.reduce_max([1, 3, 3, 2]): gradient [0, 0.5, 0.5, 0].
+    let x = t64(&[1.0, 3.0, 3.0, 2.0], &[4]);
+    assert_eq!(
+        values(&grad_of(&|x| reduce_max(x, None, false), &x).unwrap()),
+        vec![0.0, 0.5, 0.5, 0.0]
+    );
+    // Three-way tie for the minimum, per row, with an upstream gradient of 3 on the second row.
+    let x = t64(&[5.0, 5.0, 5.0, 4.0, 1.0, 1.0, 2.0, 9.0], &[2, 4]);
+    let w = t64(&[1.0, 3.0], &[2]);
+    let g = grad_of(&|x| multiply(&reduce_min(x, Some(&[1]), false)?, &w), &x).unwrap();
+    assert_eq!(values(&g), vec![0.0, 0.0, 0.0, 1.0, 1.5, 1.5, 0.0, 0.0]);
+    let g = grad_of(&|x| reduce_max(x, Some(&[1]), true), &x).unwrap();
+    assert_close(
+        &values(&g),
+        &[1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0, 0.0, 0.0, 0.0, 0.0, 1.0],
+        1e-15,
+        "ties",
+    );
+    // Along axis 0 with keepdims, ties across rows.
+    let x = t64(&[2.0, 7.0, 2.0, 1.0], &[2, 2]);
+    let g = grad_of(&|x| reduce_max(x, Some(&[0]), true), &x).unwrap();
+    assert_eq!(values(&g), vec![0.5, 1.0, 0.5, 0.0]);
+    // Second derivatives vanish (piecewise linear), ties included.
+    let h = hessian(
+        &|x| reduce_max(x, None, false),
+        &t64(&[1.0, 3.0, 3.0], &[3]),
+    );
+    assert_eq!(h, vec![0.0; 9]);
+}
+
+#[test]
+fn prod_gradient_without_zeros_is_y_over_x() {
+    let x = t64(&[2.0, 3.0, 4.0], &[3]);
+    let g = grad_of(&|x| reduce_prod(x, None, false), &x).unwrap();
+    assert_close(&values(&g), &[12.0, 8.0, 6.0], 1e-15, "d prod");
+    // Hessian: H_ij = prod of the elements other than i and j; zero diagonal.
+    let h = hessian(&|x| reduce_prod(x, None, false), &x);
+    assert_close(
+        &h,
+        &[0.0, 4.0, 3.0, 4.0, 0.0, 2.0, 3.0, 2.0, 0.0],
+        1e-14,
+        "hessian of prod",
+    );
+}
+
+#[test]
+fn prod_gradient_with_one_zero() {
+    let x = t64(&[2.0, 0.0, 3.0], &[3]);
+    let g = grad_of(&|x| reduce_prod(x, None, false), &x).unwrap();
+    assert_eq!(values(&g), vec![0.0, 6.0, 0.0]);
+    let h = hessian(&|x| reduce_prod(x, None, false), &x);
+    assert_eq!(h, vec![0.0, 3.0, 0.0, 3.0, 0.0, 2.0, 0.0, 2.0, 0.0]);
+    // Negative zero is a zero too.
+    let x = t64(&[2.0, -0.0, 3.0], &[3]);
+    assert_eq!(
+        values(&grad_of(&|x| reduce_prod(x, None, false), &x).unwrap()),
+        vec![-0.0, 6.0, 0.0]
+    );
+}
+
+#[test]
+fn prod_gradient_with_two_zeros() {
+    let x = t64(&[0.0, 2.0, 0.0, 3.0], &[4]);
+    let f = |x: &Tensor| reduce_prod(x, None, false);
+    let g = grad_of(&f, &x).unwrap();
+    assert_eq!(values(&g), vec![0.0; 4]);
+    // Only the pair of zeros has a nonzero mixed derivative: 2 * 3.
+    let mut expected = vec![0.0; 16];
+    expected[2] = 6.0; // (0, 2)
+    expected[8] = 6.0; // (2, 0)
+    assert_eq!(hessian(&f, &x), expected);
+    // Third order: d3/dx0 dx2 dxk = the product of the elements other than 0, 2, k.
+    let e0 = one_hot(4, 0, &[4]);
+    let e2 = one_hot(4, 2, &[4]);
+    let g1 = |x: &Tensor| reduce_sum(&multiply(&grad_of(&f, x)?, &e0)?, None, false);
+    let g2 = |x: &Tensor| reduce_sum(&multiply(&grad_of(&g1, x)?, &e2)?, None, false);
+    assert_eq!(values(&grad_of(&g2, &x).unwrap()), vec![0.0, 3.0, 0.0, 2.0]);
+}
+
+#[test]
+fn prod_gradient_with_zeros_in_some_groups_only() {
+    // Rows: one zero, no zero, two zeros, three zeros.
+    #[rustfmt::skip]
+    let x = t64(&[
+        1.5, 0.0, -2.0,
+        0.5, 3.0, 2.0,
+        0.0, 4.0, 0.0,
+        0.0, 0.0, 0.0,
+    ], &[4, 3]);
+    let g = grad_of(&|x| reduce_prod(x, Some(&[1]), false), &x).unwrap();
+    assert_eq!(
+        values(&g),
+        vec![0.0, -3.0, 0.0, 6.0, 1.0, 1.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    );
+    let g = grad_of(&|x| reduce_prod(x, Some(&[0]), true), &x).unwrap();
+    // Columns: [1.5, .5, 0, 0], [0, 3, 4, 0], [-2, 2, 0, 0]: each has at least two zeros.
+    assert_eq!(values(&g), vec![0.0; 12]);
+    // Finite differences of a multilinear product are exact, so gradcheck holds at the zeros
+    // too, to second order, for every axis choice.
+    for axes in [
+        None,
+        Some(&[1isize][..]),
+        Some(&[-2][..]),
+        Some(&[0, 1][..]),
+    ] {
+        for keepdims in [false, true] {
+            let f = |xs: &[Tensor]| reduce_prod(&xs[0], axes, keepdims);
+            gradcheck(&f, std::slice::from_ref(&x), true, Tolerance::default())
+                .unwrap_or_else(|e| panic!("axes {axes:?}, keepdims {keepdims}: {e}"));
+        }
+    }
+}
+
+#[test]
+fn prod_third_order_with_three_zeros() {
+    // prod(x) with x = [0, 0, 0, 5]: d3 / dx0 dx1 dx2 = 5, and that is the only nonzero one
+    // among the mixed third derivatives of the three zeros.
+    let x = t64(&[0.0, 0.0, 0.0, 5.0], &[4]);
+    let f = |x: &Tensor| reduce_prod(x, None, false);
+    let e0 = one_hot(4, 0, &[4]);
+    let e1 = one_hot(4, 1, &[4]);
+    let g1 = |x: &Tensor| reduce_sum(&multiply(&grad_of(&f, x)?, &e0)?, None, false);
+    let g2 = |x: &Tensor| reduce_sum(&multiply(&grad_of(&g1, x)?, &e1)?, None, false);
+    assert_eq!(values(&grad_of(&g2, &x).unwrap()), vec![0.0, 0.0, 5.0, 0.0]);
+    assert_eq!(values(&grad_of(&f, &x).unwrap()), vec![0.0; 4]);
+    assert_eq!(hessian(&f, &x), vec![0.0; 16]);
+}
+
+#[test]
+fn logsumexp_values_and_stability() {
+    let x = t64(&[1.0, 2.0, 3.0, 0.0, 0.0, 0.0], &[2, 3]);
+    let expected0 = (1f64.exp() + 2f64.exp() + 3f64.exp()).ln();
+    let expected1 = 3f64.ln();
+    assert_close(
+        &values(&reduce_logsumexp(&x, Some(&[1]), false).unwrap()),
+        &[expected0, expected1],
+        1e-15,
+        "lse",
+    );
+    let all = (1f64.exp() + 2f64.exp() + 3f64.exp() + 3.0).ln();
+    assert_close(
+        &values(&reduce_logsumexp(&x, None, false).unwrap()),
+        &[all],
+        1e-15,
+        "lse all",
+    );
+    // Large and very negative values do not overflow or underflow.
+    let big = t64(&[1000.0, 1000.0, -1000.0, -1000.0], &[2, 2]);
+    let lse = values(&reduce_logsumexp(&big, Some(&[-1]), true).unwrap());
+    assert_close(
+        &lse,
+        &[1000.0 + 2f64.ln(), -1000.0 + 2f64.ln()],
+        1e-15,
+        "lse stable",
+    );
+    let g = grad_of(&|x| reduce_logsumexp(x, Some(&[1]), false), &big).unwrap();
+    assert_close(&values(&g), &[0.5; 4], 1e-15, "lse grad");
+    // Infinite entries: the shift is taken as 0 (TensorFlow).
+    let inf = t64(
+        &[f64::NEG_INFINITY, f64::NEG_INFINITY, f64::INFINITY, 0.0],
+        &[2, 2],
+    );
+    assert_eq!(
+        values(&reduce_logsumexp(&inf, Some(&[1]), false).unwrap()),
+        vec![f64::NEG_INFINITY, f64::INFINITY]
+    );
+    // Integers are rejected by name.
+    let i = Tensor::from_vec(vec![1i32, 2], &[2]).unwrap();
+    let err = reduce_logsumexp(&i, None, false).unwrap_err();
+    assert_eq!(
+        (err.kind, err.op.as_str()),
+        (ErrorKind::DType, "reduce_logsumexp")
+    );
+}
+
+#[test]
+fn logsumexp_gradient_is_softmax() {
+    let x = input();
+    let g = grad_of(&|x| reduce_logsumexp(x, Some(&[-1]), false), &x).unwrap();
+    assert_close(
+        &values(&g),
+        &values(&softmax(&x, -1).unwrap()),
+        1e-14,
+        "d lse = softmax",
+    );
+}
+
+// ---------------------------------------------------------------- norm
+
+#[test]
+fn vector_norms() {
+    let v = t64(&[3.0, -4.0], &[2]);
+    assert_eq!(
+        values(&norm(&v, NormOrd::Euclidean, None, false).unwrap()),
+        vec![5.0]
+    );
+    assert_eq!(
+        values(&norm(&v, NormOrd::P(2.0), None, false).unwrap()),
+        vec![5.0]
+    );
+    assert_eq!(
+        values(&norm(&v, NormOrd::One, None, false).unwrap()),
+        vec![7.0]
+    );
+    assert_eq!(
+        values(&norm(&v, NormOrd::P(1.0), None, false).unwrap()),
+        vec![7.0]
+    );
+    assert_eq!(
+        values(&norm(&v, NormOrd::Inf, None, false).unwrap()),
+        vec![4.0]
+    );
+    assert_eq!(
+        values(&norm(&v, NormOrd::P(f64::INFINITY), None, false).unwrap()),
+        vec![4.0]
+    );
+    assert_close(
+        &values(&norm(&v, NormOrd::P(3.0), None, false).unwrap()),
+        &[91f64.powf(1.0 / 3.0)],
+        1e-15,
+        "p=3",
+    );
+    assert_close(
+        &values(&norm(&v, NormOrd::P(0.5), None, false).unwrap()),
+        &[(3f64.sqrt() + 2.0).powi(2)],
+        1e-14,
+        "p=.5",
+    );
+    // axes None: the whole tensor is one vector (also a matrix), keepdims keeps the rank.
+    let m = t64(&[1.0, -2.0, 3.0, 4.0], &[2, 2]);
+    let n = norm(&m, NormOrd::Euclidean, None, true).unwrap();
+    assert_eq!(n.shape(), &[1, 1]);
+    assert_close(&values(&n), &[30f64.sqrt()], 1e-15, "fro");
+    // One axis: vector norms along it.
+    assert_close(
+        &values(&norm(&m, NormOrd::Euclidean, Some(&[1]), false).unwrap()),
+        &[5f64.sqrt(), 5.0],
+        1e-15,
+        "rows",
+    );
+    assert_eq!(
+        values(&norm(&m, NormOrd::One, Some(&[-2]), false).unwrap()),
+        vec![4.0, 6.0]
+    );
+    let inf = norm(&m, NormOrd::Inf, Some(&[0]), true).unwrap();
+    assert_eq!(
+        (inf.shape(), values(&inf)),
+        (&[1usize, 2][..], vec![3.0, 4.0])
+    );
+}
+
+#[test]
+fn matrix_norms_over_two_axes() {
+    // [[1, -2], [3, 4]]: column sums 4, 6; row sums 3, 7; Frobenius sqrt(30).
+    let m = t64(&[1.0, -2.0, 3.0, 4.0], &[2, 2]);
+    assert_eq!(
+        values(&norm(&m, NormOrd::One, Some(&[0, 1]), false).unwrap()),
+        vec![6.0]
+    );
+    assert_eq!(
+        values(&norm(&m, NormOrd::Inf, Some(&[0, 1]), false).unwrap()),
+        vec![7.0]
+    );
+    // Swapping the axes transposes the matrix.
+    assert_eq!(
+        values(&norm(&m, NormOrd::One, Some(&[1, 0]), false).unwrap()),
+        vec![7.0]
+    );
+    assert_eq!(
+        values(&norm(&m, NormOrd::Inf, Some(&[-1, -2]), false).unwrap()),
+        vec![6.0]
+    );
+    assert_close(
+        &values(&norm(&m, NormOrd::Euclidean, Some(&[0, 1]), false).unwrap()),
+        &[30f64.sqrt()],
+        1e-15,
+        "fro",
+    );
+    // Batched, keepdims.
+    let b = t64(&[1.0, -2.0, 3.0, 4.0, 0.0, 1.0, 1.0, 0.0], &[2, 2, 2]);
+    let n = norm(&b, NormOrd::One, Some(&[1, 2]), true).unwrap();
+    assert_eq!(
+        (n.shape(), values(&n)),
+        (&[2usize, 1, 1][..], vec![6.0, 1.0])
+    );
+    let err = norm(&m, NormOrd::P(3.0), Some(&[0, 1]), false).unwrap_err();
+    assert_eq!((err.kind, err.op.as_str()), (ErrorKind::Value, "norm"));
+    let err = norm(&m, NormOrd::One, Some(&[1, -1]), false).unwrap_err();
+    assert_eq!((err.kind, err.op.as_str()), (ErrorKind::Value, "norm"));
+    let err = norm(&b, NormOrd::One, Some(&[0, 1, 2]), false).unwrap_err();
+    assert_eq!((err.kind, err.op.as_str()), (ErrorKind::Value, "norm"));
+    for p in [0.0, -1.0, f64::NAN] {
+        assert_eq!(
+            norm(&m, NormOrd::P(p), None, false).unwrap_err().kind,
+            ErrorKind::Value,
+            "p = {p}"
+        );
+    }
+}
+
+#[test]
+fn gradcheck_norm() {
+    let x = input(); // positive and distinct: every norm is differentiable here
+    let signed = multiply(&x, &t64(&[1.0, -1.0, 1.0, -1.0], &[4])).unwrap();
+    for ord in [
+        NormOrd::Euclidean,
+        NormOrd::One,
+        NormOrd::Inf,
+        NormOrd::P(3.0),
+        NormOrd::P(1.5),
+    ] {
+        for axes in [
+            None,
+            Some(&[1isize][..]),
+            Some(&[-1][..]),
+            Some(&[0, 2][..]),
+            Some(&[-1, -3][..]),
+        ] {
+            if matches!(ord, NormOrd::P(_)) && axes.is_some_and(|a| a.len() == 2) {
+                continue;
+            }
+            for keepdims in [false, true] {
+                let f = |xs: &[Tensor]| norm(&xs[0], ord, axes, keepdims);
+                gradcheck(
+                    &f,
+                    std::slice::from_ref(&signed),
+                    true,
+                    Tolerance::default(),
+                )
+                .unwrap_or_else(|e| panic!("{ord:?}, axes {axes:?}, keepdims {keepdims}: {e}"));
+            }
+        }
+    }
+    // The Euclidean gradient is x / |x|.
+    let v = t64(&[3.0, -4.0], &[2]);
+    let g = grad_of(&|x| norm(x, NormOrd::Euclidean, None, false), &v).unwrap();
+    assert_close(&values(&g), &[0.6, -0.8], 1e-15, "d |x|");
+}
+
+#[test]
+fn integer_norms_follow_tensorflow() {
+    let i = Tensor::from_vec(vec![3i32, -4], &[2]).unwrap();
+    let one = norm(&i, NormOrd::One, None, false).unwrap();
+    assert_eq!((one.dtype(), values(&one)), (DType::I32, vec![7.0]));
+    assert_eq!(
+        values(&norm(&i, NormOrd::Inf, None, false).unwrap()),
+        vec![4.0]
+    );
+    let err = norm(&i, NormOrd::Euclidean, None, false).unwrap_err();
+    assert_eq!((err.kind, err.op.as_str()), (ErrorKind::DType, "norm"));
+}
+
+// ---------------------------------------------------------------- argmax / argmin
+
+#[test]
+fn argmax_and_argmin() {
+    let x = t64(&[1.0, 9.0, 9.0, 4.0, -2.0, 4.0], &[2, 3]);
+    let a = argmax(&x, 1).unwrap();
+    assert_eq!(a.dtype(), DType::I64);
+    assert_eq!(a.shape(), &[2]);
+    assert_eq!(values(&a), vec![1.0, 0.0]); // ties: the first index
+    assert_eq!(values(&argmin(&x, -1).unwrap()), vec![0.0, 1.0]);
+    assert_eq!(values(&argmax(&x, 0).unwrap()), vec![1.0, 0.0, 0.0]);
+    assert_eq!(values(&argmin(&x, -2).unwrap()), vec![0.0, 1.0, 1.0]);
+    let i = Tensor::from_vec(vec![3i32, 8, -1], &[3]).unwrap();
+    assert_eq!(values(&argmax(&i, 0).unwrap()), vec![1.0]);
+    assert_eq!(values(&argmin(&i, 0).unwrap()), vec![2.0]);
+    let nan = t64(&[1.0, f64::NAN, 5.0], &[3]);
+    assert_eq!(values(&argmax(&nan, 0).unwrap()), vec![1.0]);
+    assert_eq!(values(&argmin(&nan, 0).unwrap()), vec![1.0]);
+    let err = argmax(&t64(&[], &[2, 0]), 1).unwrap_err();
+    assert_eq!((err.kind, err.op.as_str()), (ErrorKind::Value, "argmax"));
+    // Not differentiable: no gradient flows.
+    let tape = Tape::new(false, true);
+    let y = {
+        let _r = tape.enter().unwrap();
+        tape.watch(&x);
+        argmax(&x, 1).unwrap()
+    };
+    assert!(tape
+        .gradient(&[y], &[(&x).into()], None, Unconnected::None)
+        .unwrap()[0]
+        .is_none());
+}
+
+// ---------------------------------------------------------------- softmax, log_softmax
+
+#[test]
+fn softmax_values_and_rows_sum_to_one() {
+    let x = t64(&[1.0, 2.0, 3.0, 0.0, 0.0, 0.0], &[2, 3]);
+    let z = 1f64.exp() + 2f64.exp() + 3f64.exp();
+    let expected = [
+        1f64.exp() / z,
+        2f64.exp() / z,
+        3f64.exp() / z,
+        1.0 / 3.0,
+        1.0 / 3.0,
+        1.0 / 3.0,
+    ];
+    let s = softmax(&x, -1).unwrap();
+    assert_close(&values(&s), &expected, 1e-15, "softmax");
+    let ls = log_softmax(&x, 1).unwrap();
+    assert_close(&values(&ls), &expected.map(f64::ln), 1e-15, "log_softmax");
+    for axis in [0, 1, 2, -1] {
+        let x = input();
+        let s = softmax(&x, axis).unwrap();
+        assert_eq!(s.shape(), x.shape());
+        let sums = values(&reduce_sum(&s, Some(&[axis]), false).unwrap());
+        assert_close(&sums, &vec![1.0; sums.len()], 1e-15, "rows sum to 1");
+        let from_log = values(&log_softmax(&x, axis).unwrap())
+            .into_iter()
+            .map(f64::exp)
+            .collect::<Vec<_>>();
+        assert_close(&from_log, &values(&s), 1e-15, "exp(log_softmax) = softmax");
+    }
+    // Stable for large logits; log_softmax keeps precision where softmax underflows.
+    let big = t64(&[1000.0, 1001.0, -1000.0], &[3]);
+    let s = values(&softmax(&big, 0).unwrap());
+    let e = 1f64.exp();
+    assert_close(
+        &s,
+        &[1.0 / (1.0 + e), e / (1.0 + e), 0.0],
+        1e-15,
+        "big softmax",
+    );
+    let ls = values(&log_softmax(&big, 0).unwrap());
+    let l = (-1f64).exp().ln_1p();
+    assert_close(&ls, &[-1.0 - l, -l, -2001.0 - l], 1e-15, "big log_softmax");
+    // float32 stays float32 and stable.
+    let s32 = softmax(&t32(&[100.0, 100.0], &[2]), 0).unwrap();
+    assert_eq!((s32.dtype(), values(&s32)), (DType::F32, vec![0.5, 0.5]));
+}
+
+#[test]
+fn softmax_gradients() {
+    let x = input();
+    for axis in [0, 1, -1, -2] {
+        let f = |xs: &[Tensor]| softmax(&xs[0], axis);
+        gradcheck(&f, std::slice::from_ref(&x), true, Tolerance::default())
+            .unwrap_or_else(|e| panic!("softmax axis {axis}: {e}"));
+        let f = |xs: &[Tensor]| log_softmax(&xs[0], axis);
+        gradcheck(&f, std::slice::from_ref(&x), true, Tolerance::default())
+            .unwrap_or_else(|e| panic!("log_softmax axis {axis}: {e}"));
+    }
+    // Hand check: d softmax_0 / dx = s0 (e0 - s).
+    let v = t64(&[0.5, -1.0, 2.0], &[3]);
+    let s = values(&softmax(&v, 0).unwrap());
+    let e0 = one_hot(3, 0, &[3]);
+    let g = grad_of(
+        &|x| reduce_sum(&multiply(&softmax(x, 0)?, &e0)?, None, false),
+        &v,
+    )
+    .unwrap();
+    assert_close(
+        &values(&g),
+        &[s[0] * (1.0 - s[0]), -s[0] * s[1], -s[0] * s[2]],
+        1e-15,
+        "d softmax",
+    );
+    // The gradient of a sum of a softmax is zero; of a sum of log_softmax, 1 - n * s.
+    let g = grad_of(&|x| log_softmax(x, 0), &v).unwrap();
+    assert_close(
+        &values(&g),
+        &[1.0 - 3.0 * s[0], 1.0 - 3.0 * s[1], 1.0 - 3.0 * s[2]],
+        1e-15,
+        "d log_softmax",
+    );
+}
+
+// ---------------------------------------------------------------- clip_by_norm
+
+#[test]
+fn clip_by_norm_values() {
+    // The TensorFlow guide's example, without the custom gradient around it.
+    let clipped = clip_by_norm(&Tensor::scalar(4.0f32), &Tensor::scalar(0.5f32), None).unwrap();
+    assert_eq!((clipped.dtype(), values(&clipped)), (DType::F32, vec![0.5]));
+    let v = t64(&[3.0, 4.0], &[2]);
+    assert_close(
+        &values(&clip_by_norm(&v, &s64(2.0), None).unwrap()),
+        &[1.2, 1.6],
+        1e-15,
+        "clipped",
+    );
+    assert_eq!(
+        values(&clip_by_norm(&v, &s64(5.0), None).unwrap()),
+        vec![3.0, 4.0]
+    );
+    assert_eq!(
+        values(&clip_by_norm(&v, &s64(10.0), None).unwrap()),
+        vec![3.0, 4.0]
+    );
+    // Per-row norms: [3, 4] is clipped to norm 1, [0.6, 0.8] has norm 1 already.
+    let m = t64(&[3.0, 4.0, 0.6, 0.8, 0.0, 0.0], &[3, 2]);
+    let c = clip_by_norm(&m, &s64(1.0), Some(&[1])).unwrap();
+    assert_close(&values(&c), &[0.6, 0.8, 0.6, 0.8, 0.0, 0.0], 1e-15, "rows");
+    // A zero tensor stays zero, and its gradient is finite (1 / clip_norm... = 1 here).
+    let zero = t64(&[0.0, 0.0], &[2]);
+    assert_eq!(
+        values(&clip_by_norm(&zero, &s64(1.0), None).unwrap()),
+        vec![0.0, 0.0]
+    );
+    let g = grad_of(&|x| clip_by_norm(x, &s64(1.0), None), &zero).unwrap();
+    assert_eq!(values(&g), vec![1.0, 1.0]);
+    // Above the threshold the gradient is clip * (I / n - x x^T / n^3); summed over outputs.
+    let g = grad_of(&|x| clip_by_norm(x, &s64(2.0), None), &v).unwrap();
+    let expected = [
+        2.0 * (1.0 / 5.0 - 3.0 * 7.0 / 125.0),
+        2.0 * (1.0 / 5.0 - 4.0 * 7.0 / 125.0),
+    ];
+    assert_close(&values(&g), &expected, 1e-15, "d clip");
+    // Errors name the op.
+    let err = clip_by_norm(&v, &Tensor::scalar(1.0f32), None).unwrap_err();
+    assert_eq!(
+        (err.kind, err.op.as_str()),
+        (ErrorKind::DType, "clip_by_norm")
+    );
+    let err = clip_by_norm(&v, &t64(&[1.0, 2.0, 3.0], &[3]), None).unwrap_err();
+    assert_eq!(
+        (err.kind, err.op.as_str()),
+        (ErrorKind::Shape, "clip_by_norm")
+    );
+}
+
+#[test]
+fn gradcheck_clip_by_norm() {
+    let x = multiply(&input(), &s64(2.0)).unwrap(); // norms of rows ~ 2, of the whole ~ 10
+    for axes in [
+        None,
+        Some(&[1isize][..]),
+        Some(&[-1][..]),
+        Some(&[0, 2][..]),
+    ] {
+        for clip in [0.5, 3.0, 100.0] {
+            let f = |xs: &[Tensor]| clip_by_norm(&xs[0], &xs[1], axes);
+            gradcheck(&f, &[x.clone(), s64(clip)], true, Tolerance::default())
+                .unwrap_or_else(|e| panic!("axes {axes:?}, clip {clip}: {e}"));
+        }
+    }
+}
+
+// ---------------------------------------------------------------- moments, batch_normalization
+
+#[test]
+fn moments_values() {
+    let x = m23();
+    let (mean, var) = moments(&x, &[0], false).unwrap();
+    assert_eq!(values(&mean), vec![2.5, 3.5, 4.5]);
+    assert_eq!(values(&var), vec![2.25, 2.25, 2.25]);
+    let (mean, var) = moments(&x, &[-1], true).unwrap();
+    assert_eq!(
+        (mean.shape(), var.shape()),
+        (&[2usize, 1][..], &[2usize, 1][..])
+    );
+    assert_eq!(values(&mean), vec![2.0, 5.0]);
+    assert_close(&values(&var), &[2.0 / 3.0, 2.0 / 3.0], 1e-15, "var");
+    let (mean, var) = moments(&x, &[0, 1], false).unwrap();
+    assert_eq!(mean.shape(), &[] as &[usize]);
+    assert_eq!(values(&mean), vec![3.5]);
+    assert_close(&values(&var), &[35.0 / 12.0], 1e-15, "var all");
+    assert_axis_error(moments(&x, &[2], false).map(|m| m.0), "moments", 2);
+}
+
+#[test]
+fn gradcheck_moments() {
+    let x = input();
+    for axes in [&[0isize][..], &[-1], &[0, 2], &[0, 1, 2]] {
+        for keepdims in [false, true] {
+            let mean = |xs: &[Tensor]| Ok(moments(&xs[0], axes, keepdims)?.0);
+            let var = |xs: &[Tensor]| Ok(moments(&xs[0], axes, keepdims)?.1);
+            gradcheck(&mean, std::slice::from_ref(&x), true, Tolerance::default()).unwrap();
+            gradcheck(&var, std::slice::from_ref(&x), true, Tolerance::default())
+                .unwrap_or_else(|e| panic!("variance, axes {axes:?}, keepdims {keepdims}: {e}"));
+        }
+    }
+    // The Hessian of the variance of n values is 2/n (I - 1/n): exact, unlike TensorFlow's
+    // stop_gradient(mean) formulation (which gives 2/n I).
+    let v = t64(&[1.0, 4.0, 2.0], &[3]);
+    let h = hessian(&|x| Ok(moments(x, &[0], false)?.1), &v);
+    let d = 2.0 / 3.0 * (1.0 - 1.0 / 3.0);
+    let o = -2.0 / 9.0;
+    assert_close(
+        &h,
+        &[d, o, o, o, d, o, o, o, d],
+        1e-14,
+        "hessian of the variance",
+    );
+}
+
+#[test]
+fn batch_normalization_values_and_gradients() {
+    let x = m23();
+    let (mean, var) = moments(&x, &[0], false).unwrap();
+    let offset = t64(&[0.0, 1.0, -1.0], &[3]);
+    let scale = t64(&[1.0, 2.0, 0.5], &[3]);
+    let eps = 1e-3;
+    let y = batch_normalization(&x, &mean, &var, Some(&offset), Some(&scale), eps).unwrap();
+    let sd = (2.25f64 + eps).sqrt();
+    let expected: Vec<f64> = (0..6)
+        .map(|i| {
+            let (xv, j) = (values(&x)[i], i % 3);
+            (xv - [2.5, 3.5, 4.5][j]) * [1.0, 2.0, 0.5][j] / sd + [0.0, 1.0, -1.0][j]
+        })
+        .collect();
+    assert_close(&values(&y), &expected, 1e-14, "batch_normalization");
+    let plain = batch_normalization(&x, &mean, &var, None, None, 0.0).unwrap();
+    assert_close(
+        &values(&plain),
+        &[-1.0, -1.0, -1.0, 1.0, 1.0, 1.0],
+        1e-15,
+        "no offset, no scale",
+    );
+    // Gradients with respect to every input, first and second order.
+    let f = |xs: &[Tensor]| {
+        batch_normalization(&xs[0], &xs[1], &xs[2], Some(&xs[3]), Some(&xs[4]), eps)
+    };
+    gradcheck(
+        &f,
+        &[
+            input(),
+            pseudo_random(&[4], 2),
+            pseudo_random(&[4], 3),
+            pseudo_random(&[4], 4),
+            pseudo_random(&[1, 4], 5),
+        ],
+        true,
+        Tolerance::default(),
+    )
+    .unwrap();
+    // Training-mode composite: normalise by the batch's own moments.
+    let g = |xs: &[Tensor]| {
+        let (m, v) = moments(&xs[0], &[0], true)?;
+        batch_normalization(&xs[0], &m, &v, Some(&xs[1]), Some(&xs[2]), eps)
+    };
+    gradcheck(
+        &g,
+        &[
+            pseudo_random(&[5, 3], 8),
+            pseudo_random(&[3], 9),
+            pseudo_random(&[3], 10),
+        ],
+        true,
+        Tolerance::default(),
+    )
+    .unwrap();
+    let err = batch_normalization(&x, &mean, &Tensor::scalar(1.0f32), None, None, eps).unwrap_err();
+    assert_eq!(
+        (err.kind, err.op.as_str()),
+        (ErrorKind::DType, "batch_normalization")
+    );
+    let err = batch_normalization(&x, &t64(&[1.0, 2.0], &[2]), &var, None, None, eps).unwrap_err();
+    assert_eq!(
+        (err.kind, err.op.as_str()),
+        (ErrorKind::Shape, "batch_normalization")
+    );
+}
+
+// ---------------------------------------------------------------- float32 against float64
+
+#[test]
+fn float32_matches_float64() {
+    let x64 = input();
+    let x32 = cast(&x64, DType::F32).unwrap();
+    type F = Box<dyn Fn(&Tensor) -> Result<Tensor>>;
+    let clip = |x: &Tensor| clip_by_norm(x, &cast(&s64(1.5), x.dtype())?, Some(&[-1]));
+    let fs: Vec<(&str, F)> = vec![
+        (
+            "reduce_sum",
+            Box::new(|x: &Tensor| reduce_sum(x, Some(&[1]), false)),
+        ),
+        (
+            "reduce_mean",
+            Box::new(|x: &Tensor| reduce_mean(x, Some(&[0, 2]), true)),
+        ),
+        (
+            "reduce_max",
+            Box::new(|x: &Tensor| reduce_max(x, Some(&[-1]), false)),
+        ),
+        (
+            "reduce_min",
+            Box::new(|x: &Tensor| reduce_min(x, None, false)),
+        ),
+        (
+            "reduce_prod",
+            Box::new(|x: &Tensor| reduce_prod(x, Some(&[2]), false)),
+        ),
+        (
+            "reduce_logsumexp",
+            Box::new(|x: &Tensor| reduce_logsumexp(x, Some(&[0, 1]), false)),
+        ),
+        (
+            "norm",
+            Box::new(|x: &Tensor| norm(x, NormOrd::Euclidean, Some(&[1]), false)),
+        ),
+        (
+            "norm p",
+            Box::new(|x: &Tensor| norm(x, NormOrd::P(3.0), None, false)),
+        ),
+        ("softmax", Box::new(|x: &Tensor| softmax(x, 1))),
+        ("log_softmax", Box::new(|x: &Tensor| log_softmax(x, -1))),
+        ("clip_by_norm", Box::new(clip)),
+        (
+            "moments",
+            Box::new(|x: &Tensor| Ok(moments(x, &[0, 1], false)?.1)),
+        ),
+    ];
+    for (name, f) in fs {
+        let (y64, y32) = (f(&x64).unwrap(), f(&x32).unwrap());
+        assert_eq!(y32.dtype(), DType::F32, "{name}");
+        assert_eq!(y32.shape(), y64.shape(), "{name}");
+        assert_close(&values(&y32), &values(&y64), 1e-5, name);
+        let w = pseudo_random(y64.shape(), 3);
+        let w32 = cast(&w, DType::F32).unwrap();
+        let (g64, g32) = (
+            grad_of(&|x| multiply(&f(x)?, &w), &x64).unwrap(),
+            grad_of(&|x| multiply(&f(x)?, &w32), &x32).unwrap(),
+        );
+        assert_eq!(g32.dtype(), DType::F32, "{name}");
+        assert_close(&values(&g32), &values(&g64), 1e-4, name);
+    }
+}
+
+// ---------------------------------------------------------------- errors
+
+#[test]
+fn out_of_range_axes_are_value_errors_naming_the_op_and_the_rank() {
+    let x = m23();
+    let ops: [(&str, Op); 6] = [
+        ("reduce_sum", reduce_sum),
+        ("reduce_mean", reduce_mean),
+        ("reduce_max", reduce_max),
+        ("reduce_min", reduce_min),
+        ("reduce_prod", reduce_prod),
+        ("reduce_logsumexp", reduce_logsumexp),
+    ];
+    for (name, op) in ops {
+        assert_axis_error(op(&x, Some(&[2]), false), name, 2);
+        assert_axis_error(op(&x, Some(&[0, -3]), true), name, 2);
+    }
+    assert_axis_error(norm(&x, NormOrd::Euclidean, Some(&[2]), false), "norm", 2);
+    assert_axis_error(norm(&x, NormOrd::One, Some(&[0, -3]), false), "norm", 2);
+    assert_axis_error(argmax(&x, 2), "argmax", 2);
+    assert_axis_error(argmin(&x, -3), "argmin", 2);
+    assert_axis_error(argmax(&s64(1.0), 0), "argmax", 0);
+    assert_axis_error(softmax(&x, 2), "softmax", 2);
+    assert_axis_error(log_softmax(&x, -3), "log_softmax", 2);
+    assert_axis_error(softmax(&s64(1.0), -1), "softmax", 0);
+    assert_axis_error(clip_by_norm(&x, &s64(1.0), Some(&[5])), "clip_by_norm", 2);
+    assert_axis_error(reduce_sum(&s64(1.0), Some(&[0]), false), "reduce_sum", 0);
+    // A scalar reduces over no axes.
+    assert_eq!(
+        values(&reduce_prod(&s64(3.0), None, false).unwrap()),
+        vec![3.0]
+    );
+}
+
+#[test]
+fn integer_inputs_to_float_only_ops_are_dtype_errors() {
+    let i = Tensor::from_vec(vec![1i32, 2], &[2]).unwrap();
+    for (name, r) in [
+        ("softmax", softmax(&i, 0)),
+        ("log_softmax", log_softmax(&i, 0)),
+        (
+            "clip_by_norm",
+            clip_by_norm(&i, &Tensor::scalar(1i32), None),
+        ),
+        (
+            "batch_normalization",
+            batch_normalization(&i, &i, &i, None, None, 0.0),
+        ),
+    ] {
+        let err = r.unwrap_err();
+        assert_eq!((err.kind, err.op.as_str()), (ErrorKind::DType, name));
+    }
+}
