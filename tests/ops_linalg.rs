@@ -608,6 +608,73 @@ fn einsum_errors_are_value_errors_naming_the_equation_or_shape_errors() {
     assert_eq!(e.kind, ErrorKind::DType);
 }
 
+#[test]
+fn diagonal_part_and_embed_are_inverse_and_differentiable() {
+    use rustape::ops::{diagonal_embed, diagonal_part};
+    // y[j, i] = x[i, j, j]
+    let x = rand64(&[2, 3, 3], 1);
+    let d = diagonal_part(&x, &[1, 0, 0]).unwrap();
+    assert_eq!(d.shape(), &[3, 2]);
+    let xv = x.to_f64_vec();
+    let want: Vec<f64> = (0..3)
+        .flat_map(|j| (0..2).map(move |i| (i, j)))
+        .map(|(i, j)| xv[i * 9 + j * 3 + j])
+        .collect();
+    assert_eq!(d.to_f64_vec(), want);
+    let e = diagonal_embed(&d, &[1, 0, 0], &[2, 3, 3]).unwrap();
+    assert_eq!(e.shape(), &[2, 3, 3]);
+    assert_eq!(diagonal_part(&e, &[1, 0, 0]).unwrap().to_f64_vec(), want);
+    assert_eq!(e.to_f64_vec().iter().filter(|&&v| v != 0.0).count(), 6);
+    check(&|xs: &[Tensor]| diagonal_part(&xs[0], &[1, 0, 0]), &[x]);
+    check(
+        &|xs: &[Tensor]| diagonal_embed(&xs[0], &[0, 1, 1], &[2, 3, 3]),
+        &[rand64(&[2, 3], 2)],
+    );
+    assert_eq!(
+        diagonal_part(&rand64(&[2, 3], 3), &[0, 0])
+            .unwrap_err()
+            .kind,
+        ErrorKind::Shape
+    );
+    assert_eq!(
+        diagonal_embed(&rand64(&[2], 3), &[0, 0], &[3, 3])
+            .unwrap_err()
+            .kind,
+        ErrorKind::Shape
+    );
+}
+
+#[test]
+fn matmul_gradients_with_empty_dimensions() {
+    // Inner dimension 0 (a zero product) and a batched left operand with no rows.
+    for (sa, sb) in [
+        (vec![2, 3, 0], vec![0, 4]),
+        (vec![2, 0, 3], vec![3, 4]),
+        (vec![0, 3], vec![2, 3, 4]),
+    ] {
+        let a = Tensor::zeros(&sa, DType::F64);
+        let b = Tensor::ones(&sb, DType::F64);
+        let tape = Tape::new(false, true);
+        let y = {
+            let _r = tape.enter().unwrap();
+            tape.watch(&a);
+            tape.watch(&b);
+            matmul(&a, &b, false, false).unwrap()
+        };
+        let g = tape
+            .gradient(&[y], &[(&a).into(), (&b).into()], None, Unconnected::Zero)
+            .unwrap();
+        assert_eq!(g[0].as_ref().unwrap().shape(), &sa[..]);
+        assert_eq!(g[1].as_ref().unwrap().shape(), &sb[..]);
+        assert!(g[1]
+            .as_ref()
+            .unwrap()
+            .to_f64_vec()
+            .iter()
+            .all(|&v| v == 0.0));
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // solve, inv
 // ---------------------------------------------------------------------------------------------

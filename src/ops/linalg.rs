@@ -382,8 +382,9 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
         // A batched `a` against an unbatched `b` (a dense layer on [batch, rows, features]):
         // fold the batch into the rows instead of a batched product followed by a sum.
         let gb = if !ta && sb.len() == 2 && sa.len() > 2 {
-            let a2 = reshape(a, &[-1, sa[sa.len() - 1] as isize])?;
-            let dy2 = reshape(dy, &[-1, dy.shape()[dy.ndim() - 1] as isize])?;
+            let rows = sa[..sa.len() - 1].iter().product::<usize>() as isize;
+            let a2 = reshape(a, &[rows, sa[sa.len() - 1] as isize])?;
+            let dy2 = reshape(dy, &[rows, dy.shape()[dy.ndim() - 1] as isize])?;
             if tb {
                 matmul(&dy2, &a2, true, false)?
             } else {
@@ -762,14 +763,16 @@ fn diagonal_shape(op: &str, shape: &[usize], axis_map: &[usize]) -> Result<Vec<u
         match out[j] {
             None => out[j] = Some(shape[i]),
             Some(d) if d == shape[i] => {}
-            Some(d) => return Err(Error::shape(
-                op,
-                format!(
+            Some(d) => {
+                return Err(Error::shape(
+                    op,
+                    format!(
                     "axes mapped to one diagonal must have equal sizes, got {d} and {} in shape {}",
                     shape[i],
                     fmt_shape(shape)
                 ),
-            )),
+                ))
+            }
         }
     }
     out.into_iter()
@@ -1075,7 +1078,7 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
         }
         None => None,
     };
-    for x in &operands[1..] {
+    for x in operands.iter().skip(1) {
         same_dtype(op, &operands[0], x)?;
     }
 
