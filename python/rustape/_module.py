@@ -1,0 +1,102 @@
+"""`rt.Module`, `rt.function`, `rt.TensorSpec`: enough of TensorFlow's names that programs
+using them run on rustape. rustape executes eagerly: `rt.function` returns the function
+unchanged (there is no graph to trace), `input_signature` is accepted and not enforced.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, List, Optional
+
+from . import _rustape as _rt
+
+__all__ = ["Module", "function", "TensorSpec"]
+
+
+def _camel_to_snake(name: str) -> str:
+    s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s).lower()
+
+
+class TensorSpec:
+    """Describes a tensor: `shape` (None for any), `dtype`, `name`."""
+
+    def __init__(self, shape: Any = None, dtype: Any = None, name: Optional[str] = None) -> None:
+        self.shape = None if shape is None else tuple(shape)
+        self.dtype = _rt.float32 if dtype is None else dtype
+        self.name = name
+
+    def is_compatible_with(self, value: Any) -> bool:
+        shape = tuple(getattr(value, "shape", ()))
+        if getattr(value, "dtype", self.dtype) != self.dtype:
+            return False
+        if self.shape is None:
+            return True
+        return len(shape) == len(self.shape) and all(a is None or a == b for a, b in zip(self.shape, shape))
+
+    def __repr__(self) -> str:
+        return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r}, name={self.name!r})"
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, TensorSpec) and (self.shape, self.name) == (other.shape, other.name) and self.dtype == other.dtype
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.name))
+
+
+def function(func: Optional[Callable] = None, input_signature: Any = None, autograph: bool = True,
+             jit_compile: Any = None, reduce_retracing: bool = False, **kwargs: Any) -> Any:
+    """`tf.function`: rustape runs eagerly, so this returns `func` itself (usable as
+    `@rt.function` or `@rt.function(input_signature=[...])`)."""
+    if func is None:
+        return lambda f: f
+    return func
+
+
+class Module:
+    """`tf.Module`: a named container whose `variables` / `trainable_variables` /
+    `submodules` are found by walking its attributes (lists, tuples and dicts included)."""
+
+    def __init__(self, name: Optional[str] = None) -> None:
+        self._name = name if name is not None else _camel_to_snake(type(self).__name__)
+
+    @property
+    def name(self) -> str:
+        return getattr(self, "_name", _camel_to_snake(type(self).__name__))
+
+    def _walk(self) -> List[Any]:
+        """Every object reachable from the attributes, depth first, each once."""
+        seen = {id(self)}
+        out: List[Any] = []
+        stack = [v for k, v in sorted(vars(self).items(), key=lambda kv: kv[0], reverse=True)]
+        while stack:
+            obj = stack.pop()
+            if id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            out.append(obj)
+            if isinstance(obj, dict):
+                stack.extend(obj[k] for k in sorted(obj, key=str, reverse=True))
+            elif isinstance(obj, (list, tuple)):
+                stack.extend(reversed(obj))
+            elif isinstance(obj, Module) or hasattr(obj, "trainable_variables"):
+                if isinstance(obj, Module):
+                    stack.extend(v for k, v in sorted(vars(obj).items(), key=lambda kv: kv[0], reverse=True))
+                else:
+                    stack.extend(reversed(list(getattr(obj, "variables", []))))
+        return out
+
+    @property
+    def variables(self) -> tuple:
+        return tuple(o for o in self._walk() if isinstance(o, _rt.Variable))
+
+    @property
+    def trainable_variables(self) -> tuple:
+        return tuple(v for v in self.variables if v.trainable)
+
+    @property
+    def non_trainable_variables(self) -> tuple:
+        return tuple(v for v in self.variables if not v.trainable)
+
+    @property
+    def submodules(self) -> tuple:
+        return tuple(o for o in self._walk() if isinstance(o, Module))

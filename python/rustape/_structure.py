@@ -1,0 +1,181 @@
+"""Nested structures, as `tf.nest` sees them.
+
+A structure is a list, a tuple, a namedtuple or a mapping (dict, OrderedDict, ...) whose
+elements are structures or leaves. Everything else is a leaf, `None` included; Tensors and
+Variables are leaves. Mappings are flattened in sorted-key order (as `tf.nest` does); packing
+gives back the mapping's own type and key order.
+"""
+from __future__ import annotations
+
+import collections as _collections
+import collections.abc as _abc
+from typing import Any, Callable, List
+
+__all__ = ["is_nested", "flatten", "flatten_up_to", "pack_sequence_as", "map_structure", "assert_same_structure"]
+
+
+def _is_namedtuple(x: Any) -> bool:
+    return isinstance(x, tuple) and hasattr(type(x), "_fields")
+
+
+def is_nested(x: Any) -> bool:
+    """True for a list, tuple or mapping (the containers `flatten` descends into)."""
+    return isinstance(x, (list, tuple, _abc.Mapping))
+
+
+def _sorted_keys(mapping: _abc.Mapping) -> list:
+    try:
+        return sorted(mapping)
+    except TypeError as e:
+        raise TypeError(f"nest only supports dicts with sortable keys, got keys {list(mapping)!r}") from e
+
+
+def _children(x: Any) -> list:
+    if isinstance(x, _abc.Mapping):
+        return [x[k] for k in _sorted_keys(x)]
+    return list(x)
+
+
+def flatten(structure: Any) -> List[Any]:
+    """The leaves of `structure`, depth first, mappings in sorted-key order.
+
+    A leaf on its own flattens to `[leaf]` (and `None` to `[None]`).
+    """
+    out: List[Any] = []
+    # Explicit stack of iterators: deep structures do not hit the recursion limit.
+    if not is_nested(structure):
+        return [structure]
+    stack = [iter(_children(structure))]
+    while stack:
+        try:
+            item = next(stack[-1])
+        except StopIteration:
+            stack.pop()
+            continue
+        if is_nested(item):
+            stack.append(iter(_children(item)))
+        else:
+            out.append(item)
+    return out
+
+
+def flatten_up_to(shallow: Any, deep: Any) -> List[Any]:
+    """`deep` flattened only as far as `shallow` nests: one item (itself possibly a structure)
+    per leaf of `shallow`. ValueError when `deep` does not nest like `shallow` down to there."""
+    out: List[Any] = []
+    stack = [(shallow, deep)]
+    while stack:
+        s, d = stack.pop()
+        if not is_nested(s):
+            out.append(d)
+            continue
+        if isinstance(s, _abc.Mapping):
+            if not isinstance(d, _abc.Mapping) or set(s) != set(d):
+                raise ValueError(f"flatten_up_to: expected a mapping with keys {sorted(s)}, got {d!r}")
+            keys = _sorted_keys(s)
+            stack.extend((s[k], d[k]) for k in reversed(keys))
+        else:
+            if not isinstance(d, (list, tuple)) or len(d) != len(s):
+                raise ValueError(f"flatten_up_to: expected a sequence of length {len(s)}, got {d!r}")
+            stack.extend(reversed(list(zip(s, d))))
+    return out
+
+
+def _count_leaves(structure: Any) -> int:
+    return len(flatten(structure))
+
+
+def _rebuild(like: Any, values: list) -> Any:
+    """A container of `like`'s type holding `values` (given in flatten order)."""
+    if isinstance(like, _abc.Mapping):
+        by_key = dict(zip(_sorted_keys(like), values))
+        items = [(k, by_key[k]) for k in like]
+        if isinstance(like, _collections.defaultdict):
+            result = type(like)(like.default_factory)
+            result.update(items)
+            return result
+        try:
+            return type(like)(items)
+        except TypeError:
+            return dict(items)
+    if _is_namedtuple(like):
+        return type(like)(*values)
+    if isinstance(like, tuple):
+        try:
+            return type(like)(values)
+        except TypeError:
+            return tuple(values)
+    if isinstance(like, list):
+        if type(like) is list:
+            return list(values)
+        try:
+            return type(like)(values)
+        except TypeError:
+            return list(values)
+    raise TypeError(f"not a structure: {type(like).__name__}")
+
+
+def pack_sequence_as(structure: Any, flat_sequence: Any) -> Any:
+    """`flat_sequence` arranged like `structure` (the inverse of `flatten`)."""
+    flat = list(flat_sequence)
+    if not is_nested(structure):
+        if len(flat) != 1:
+            raise ValueError(
+                f"pack_sequence_as: the structure is a single leaf but {len(flat)} values were given"
+            )
+        return flat[0]
+    expected = _count_leaves(structure)
+    if expected != len(flat):
+        raise ValueError(
+            f"pack_sequence_as: the structure has {expected} leaves but {len(flat)} values were given"
+        )
+    pos = 0
+
+    # Explicit stack: each frame is (container, children, index, packed values so far).
+    root_children = _children(structure)
+    stack = [(structure, root_children, 0, [])]
+    while True:
+        container, children, i, packed = stack[-1]
+        if i == len(children):
+            stack.pop()
+            built = _rebuild(container, packed)
+            if not stack:
+                return built
+            parent = stack[-1]
+            parent[3].append(built)
+            stack[-1] = (parent[0], parent[1], parent[2] + 1, parent[3])
+            continue
+        child = children[i]
+        if is_nested(child):
+            stack.append((child, _children(child), 0, []))
+        else:
+            packed.append(flat[pos])
+            pos += 1
+            stack[-1] = (container, children, i + 1, packed)
+
+
+def map_structure(func: Callable, *structures: Any) -> Any:
+    """`func` applied to the leaves of the structures (which must share one structure)."""
+    if not structures:
+        raise ValueError("map_structure needs at least one structure")
+    for other in structures[1:]:
+        assert_same_structure(structures[0], other)
+    flats = [flatten(s) for s in structures]
+    return pack_sequence_as(structures[0], [func(*leaves) for leaves in zip(*flats)])
+
+
+def _shape_signature(structure: Any) -> Any:
+    """A hashable description of the nesting (container kinds and sizes), leaves as '.'."""
+    if not is_nested(structure):
+        return "."
+    if isinstance(structure, _abc.Mapping):
+        keys = _sorted_keys(structure)
+        return ("map", tuple(keys), tuple(_shape_signature(structure[k]) for k in keys))
+    kind = "seq"
+    return (kind, tuple(_shape_signature(c) for c in structure))
+
+
+def assert_same_structure(a: Any, b: Any) -> None:
+    """ValueError unless `a` and `b` nest the same way (container types may differ)."""
+    if _shape_signature(a) != _shape_signature(b):
+        raise ValueError(f"The two structures don't have the same nested structure: {a!r} and {b!r}")

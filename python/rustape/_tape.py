@@ -1,0 +1,380 @@
+"""`rt.GradientTape`: TensorFlow's tape protocol over the Rust engine's `Tape`.
+
+What lives here is what must be Python: the `with` protocol, nested structures of targets and
+sources, argument checking with TensorFlow's errors and warnings. Recording, the backward
+sweep and the jacobians are the engine's (`rustape._rustape.Tape`).
+"""
+from __future__ import annotations
+
+import contextlib
+import enum
+import warnings
+from typing import Any, Iterator, Optional
+
+from . import _rustape as _rt
+from ._structure import flatten, flatten_up_to, is_nested, pack_sequence_as
+
+__all__ = ["GradientTape", "UnconnectedGradients"]
+
+
+class UnconnectedGradients(enum.Enum):
+    """What `gradient` / `jacobian` give for a source the target does not depend on.
+
+    `NONE` (the default) gives `None`; `ZERO` gives zeros of the source's shape and dtype.
+    The strings `'none'` and `'zero'` are accepted wherever a value of this enum is.
+    """
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+def _unconnected_value(value: Any) -> str:
+    if isinstance(value, UnconnectedGradients):
+        return value.value
+    if isinstance(value, str):
+        try:
+            return UnconnectedGradients(value.lower()).value
+        except ValueError:
+            pass
+    raise ValueError(
+        f"Unknown value for unconnected_gradients: {value!r}; expected "
+        "rt.UnconnectedGradients.NONE, rt.UnconnectedGradients.ZERO, 'none' or 'zero'"
+    )
+
+
+def _get(obj: Any, name: str) -> Any:
+    """An attribute of the extension object that may be a property or a method."""
+    value = getattr(obj, name)
+    return value() if callable(value) else value
+
+
+def _is_tensor(x: Any) -> bool:
+    return isinstance(x, _rt.Tensor)
+
+
+def _is_variable(x: Any) -> bool:
+    return isinstance(x, _rt.Variable)
+
+
+_FLOATING = tuple(
+    getattr(_rt, name) for name in ("float16", "bfloat16", "float32", "float64", "complex64", "complex128")
+    if hasattr(_rt, name)
+)
+
+
+def _is_floating(dtype: Any) -> bool:
+    return any(dtype == d for d in _FLOATING)
+
+
+def _dtype_name(dtype: Any) -> str:
+    name = getattr(dtype, "name", None)
+    if isinstance(name, str):
+        return name
+    text = repr(dtype)
+    return text.split(".", 1)[1] if "." in text else text
+
+
+def _type_name(x: Any) -> str:
+    t = type(x)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+class GradientTape:
+    """Records operations for automatic differentiation (`tf.GradientTape`).
+
+    Operations run inside the `with` block are recorded when at least one of their inputs is
+    watched: tensors passed to `watch`, trainable variables read inside the block (unless
+    `watch_accessed_variables=False`), and the outputs of recorded operations.
+
+    Args:
+      persistent: allow more than one call to `gradient` / `jacobian` / `batch_jacobian`.
+        A non-persistent tape frees what it recorded as its one gradient is computed.
+      watch_accessed_variables: watch every trainable variable read while recording.
+    """
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
+        self._persistent = bool(persistent)
+        self._watch_accessed_variables = bool(watch_accessed_variables)
+        self._tape = _rt.Tape(persistent=self._persistent, watch_accessed_variables=self._watch_accessed_variables)
+        # True between __enter__ and __exit__ (the Rust tape knows too; this mirrors TF's flag).
+        self._recording = False
+
+    # -- the recording context -------------------------------------------------------------
+    def __enter__(self) -> "GradientTape":
+        """Enters a context inside which operations are recorded on this tape."""
+        self._tape.push()
+        self._recording = True
+        return self
+
+    def __exit__(self, typ, value, traceback) -> bool:
+        """Exits the recording context; always leaves the tape stack consistent."""
+        self._recording = False
+        self._tape.exit()
+        return False  # never swallow the exception
+
+    @property
+    def persistent(self) -> bool:
+        return self._persistent
+
+    @property
+    def watch_accessed_variables(self) -> bool:
+        return self._watch_accessed_variables
+
+    def _is_recording(self) -> bool:
+        return bool(_get(self._tape, "is_recording"))
+
+    # -- watching ----------------------------------------------------------------------------
+    def watch(self, tensor: Any) -> None:
+        """Ensures that `tensor` (a Tensor, a Variable, or a nested structure of them) is traced.
+
+        Raises:
+          ValueError: if it encounters something that is not a Tensor or a Variable.
+        """
+        for t in flatten(tensor):
+            if not (_is_tensor(t) or _is_variable(t)):
+                raise ValueError(
+                    f"Passed in object of type {_type_name(t)}, not rt.Tensor or rt.Variable "
+                    "(GradientTape.watch)"
+                )
+            if not _is_floating(t.dtype):
+                warnings.warn(
+                    "The dtype of the watched tensor must be floating (e.g. tf.float32), "
+                    f"got tf.{_dtype_name(t.dtype)}",
+                    UserWarning,
+                    stacklevel=2,
+                )
+            self._tape.watch(t)
+
+    def watched_variables(self) -> tuple:
+        """The variables watched by this tape, in order of first watch."""
+        return tuple(self._tape.watched_variables())
+
+    @contextlib.contextmanager
+    def stop_recording(self) -> Iterator[None]:
+        """Temporarily stops recording operations on this tape.
+
+        Raises:
+          RuntimeError: if the tape is not currently recording.
+        """
+        if not self._is_recording():
+            raise RuntimeError(
+                "GradientTape.stop_recording: the tape is not recording (stop_recording is only "
+                "valid inside the tape's `with` block, and does not nest)"
+            )
+        self._tape.pause_recording()
+        try:
+            yield
+        finally:
+            self._tape.resume_recording()
+
+    def reset(self) -> None:
+        """Clears all information stored in this tape (it keeps recording if it was).
+
+        Equivalent to exiting and re-entering the tape context manager with a new tape.
+        """
+        self._tape.reset()
+
+    # -- gradients ---------------------------------------------------------------------------
+    def _before_backward(self, method: str) -> None:
+        """TensorFlow's rule for a backward pass called inside the tape's own context (not
+        inside `stop_recording`, where the tape is not recording)."""
+        if not self._is_recording():
+            return
+        if self._persistent:
+            warnings.warn(
+                f"Calling GradientTape.{method} on a persistent tape inside its context is "
+                "significantly less efficient than calling it outside the context (it causes the "
+                "gradient ops to be recorded on the tape, leading to increased CPU and memory "
+                f"usage). Only call GradientTape.{method} inside the context if you actually want "
+                "to trace the gradient in order to compute higher order derivatives.",
+                UserWarning,
+                stacklevel=3,
+            )
+        else:
+            # A non-persistent tape is used up by this call: it stops recording, as in TF.
+            self._recording = False
+            self._tape.exit()
+
+    @staticmethod
+    def _flat_sources(sources: Any, method: str) -> list:
+        flat = flatten(sources)
+        for i, s in enumerate(flat):
+            if not (_is_tensor(s) or _is_variable(s)):
+                where = "" if len(flat) == 1 else f" (at position {i} of the flattened sources)"
+                raise TypeError(
+                    f"GradientTape.{method}: sources must be Tensors or Variables, got "
+                    f"{_type_name(s)}{where}"
+                )
+        return flat
+
+    @staticmethod
+    def _as_target(t: Any, method: str) -> Any:
+        if _is_variable(t):
+            raise ValueError(
+                f"GradientTape.{method} is not supported for variable targets; differentiate "
+                "a tensor computed from it instead, e.g. use variable.value() as the target"
+            )
+        if _is_tensor(t):
+            return t
+        if t is None:
+            raise ValueError(f"GradientTape.{method}: a target is None")
+        return _rt.convert_to_tensor(t)
+
+    def gradient(
+        self,
+        target: Any,
+        sources: Any,
+        output_gradients: Any = None,
+        unconnected_gradients: Any = UnconnectedGradients.NONE,
+    ) -> Any:
+        """The gradient of `target` with respect to `sources`, computed from what was recorded.
+
+        Args:
+          target: a Tensor or a nested structure of Tensors. A non-scalar target is summed.
+          sources: a Tensor, a Variable, or a nested structure of them.
+          output_gradients: one gradient per (flattened) target to seed the backward pass, or
+            None for ones.
+          unconnected_gradients: `rt.UnconnectedGradients.NONE` / `'none'` or `ZERO` / `'zero'`.
+
+        Returns:
+          The gradients, nested like `sources`; None (or zeros) where unconnected.
+
+        Raises:
+          RuntimeError: called twice on a non-persistent tape.
+          ValueError: the target is a Variable, or `unconnected_gradients` is unknown.
+        """
+        unconnected = _unconnected_value(unconnected_gradients)
+        flat_targets = [self._as_target(t, "gradient") for t in flatten(target)]
+        flat_sources = self._flat_sources(sources, "gradient")
+        flat_output_gradients = None
+        if output_gradients is not None:
+            flat_output_gradients = _flat_output_gradients(target, output_gradients, len(flat_targets))
+            if len(flat_output_gradients) != len(flat_targets):
+                raise ValueError(
+                    "GradientTape.gradient: output_gradients must have one entry per target: "
+                    f"{len(flat_targets)} targets, {len(flat_output_gradients)} output_gradients"
+                )
+            flat_output_gradients = [
+                _as_gradient_seed(g, t) for g, t in zip(flat_output_gradients, flat_targets)
+            ]
+        self._before_backward("gradient")
+        grads = self._tape.gradient(flat_targets, flat_sources, flat_output_gradients, unconnected)
+        return pack_sequence_as(sources, list(grads))
+
+    def jacobian(
+        self,
+        target: Any,
+        sources: Any,
+        unconnected_gradients: Any = UnconnectedGradients.NONE,
+        parallel_iterations: Optional[int] = None,
+        experimental_use_pfor: bool = True,
+    ) -> Any:
+        """The Jacobian of `target` with respect to each source: shape `target.shape + source.shape`.
+
+        Args:
+          target: a single Tensor.
+          sources: a Tensor, a Variable, or a nested structure of them.
+          unconnected_gradients: as in `gradient`.
+          parallel_iterations: how many rows are computed at once (bounds memory).
+          experimental_use_pfor: False uses a plain sequential loop (same numbers).
+
+        Returns:
+          The Jacobians, nested like `sources`.
+        """
+        unconnected = _unconnected_value(unconnected_gradients)
+        target = self._as_target(target, "jacobian")
+        flat_sources = self._flat_sources(sources, "jacobian")
+        self._before_backward("jacobian")
+        jacobians = self._tape.jacobian(
+            target, flat_sources, unconnected, parallel_iterations, experimental_use_pfor
+        )
+        return pack_sequence_as(sources, list(jacobians))
+
+    def batch_jacobian(
+        self,
+        target: Any,
+        source: Any,
+        unconnected_gradients: Any = UnconnectedGradients.NONE,
+        parallel_iterations: Optional[int] = None,
+        experimental_use_pfor: bool = True,
+    ) -> Any:
+        """Per-example Jacobians: target `[b, y...]`, source `[b, x...]` give `[b, y..., x...]`.
+
+        `target[i, ...]` must depend only on `source[i, ...]`.
+
+        Raises:
+          ValueError: if the first dimensions of target and source differ.
+        """
+        unconnected = _unconnected_value(unconnected_gradients)
+        target = self._as_target(target, "batch_jacobian")
+        (source,) = self._flat_sources([source], "batch_jacobian")
+        self._before_backward("batch_jacobian")
+        return self._tape.batch_jacobian(
+            target, source, unconnected, parallel_iterations, experimental_use_pfor
+        )
+
+    def hessian(
+        self,
+        target: Any,
+        sources: Any,
+        unconnected_gradients: Any = UnconnectedGradients.NONE,
+    ) -> Any:
+        """The Hessian of a one-element `target` with respect to each source, without nesting a
+        second tape: shape `source.shape + source.shape` per source, nested like `sources`.
+
+        (Beyond `tf.GradientTape`, which needs two nested tapes and `jacobian` for this.)
+        """
+        if not hasattr(self._tape, "hessian"):
+            raise NotImplementedError("GradientTape.hessian: this build of rustape._rustape has no Tape.hessian")
+        unconnected = _unconnected_value(unconnected_gradients)
+        target = self._as_target(target, "hessian")
+        flat_sources = self._flat_sources(sources, "hessian")
+        self._before_backward("hessian")
+        hessians = self._tape.hessian(target, flat_sources, unconnected)
+        return pack_sequence_as(sources, list(hessians))
+
+    # -- introspection -----------------------------------------------------------------------
+    def __len__(self) -> int:
+        """The number of operations recorded."""
+        return len(self._tape)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of tensor data this tape keeps alive for its backward pass."""
+        return int(_get(self._tape, "nbytes"))
+
+    def summary(self) -> str:
+        """A text listing of the recorded operations."""
+        return self._tape.summary()
+
+    def to_dot(self) -> str:
+        """The recorded graph in Graphviz DOT."""
+        return self._tape.to_dot()
+
+    def __repr__(self) -> str:
+        state = "recording" if self._recording else "not recording"
+        return f"<rt.GradientTape persistent={self._persistent} {state}, {len(self)} ops>"
+
+
+def _flat_output_gradients(target: Any, output_gradients: Any, n_targets: int) -> list:
+    """One seed per flattened target. A seed may itself be a (nested) list of numbers, so
+    the structure is matched against the target's rather than flattened blindly."""
+    if not is_nested(target):
+        if isinstance(output_gradients, (list, tuple)) and len(output_gradients) == 1:
+            return [output_gradients[0]]
+        return [output_gradients]
+    try:
+        return flatten_up_to(target, output_gradients)
+    except ValueError:
+        pass
+    if isinstance(output_gradients, (list, tuple)) and len(output_gradients) == n_targets:
+        return list(output_gradients)  # a flat list, one per flattened target
+    return flatten(output_gradients)
+
+
+def _as_gradient_seed(g: Any, target: Any) -> Any:
+    if g is None or _is_tensor(g):
+        return g
+    if _is_variable(g):
+        return g.value()
+    return _rt.convert_to_tensor(g, dtype=target.dtype)
