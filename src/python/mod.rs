@@ -1,0 +1,38 @@
+//! The extension module `rustape._rustape` (PyO3 glue only; built with the `python` feature).
+//!
+//! - `tensor.rs`: `Tensor` and `Variable` (operators, indexing, NumPy interop);
+//! - `convert.rs`: Python values to tensors and back, in one place;
+//! - `dtype.rs`: `DType` and the dtype attributes;
+//! - `tape.rs`: `Tape`, custom gradients, gradcheck, the thread's tape switches;
+//! - `ops.rs`, `ops_shape.rs`: the op functions;
+//! - `error.rs`: engine errors, Python exceptions and panics.
+//!
+//! Every exposed function runs its body in [`error::guard`], so no Rust panic reaches Python.
+mod convert;
+mod dtype;
+mod error;
+mod index;
+mod ops;
+mod ops_shape;
+mod tape;
+mod tensor;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+#[pyo3(name = "_rustape")]
+fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<tensor::PyTensor>()?;
+    m.add_class::<tensor::PyVariable>()?;
+    m.add_class::<dtype::PyDType>()?;
+    for d in dtype::ALL {
+        m.add(d.name(), dtype::dtype_object(py, d)?)?;
+    }
+    m.add_function(wrap_pyfunction!(dtype::as_dtype, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    tape::register(m)?;
+    ops::register(m)?;
+    ops_shape::register(m)?;
+    Ok(())
+}

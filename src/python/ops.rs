@@ -1,0 +1,556 @@
+//! Op functions, part one: conversion, elementwise math, reductions, nn.
+//!
+//! Signatures follow TensorFlow (`rt.reduce_sum(input_tensor, axis=None, keepdims=False)`);
+//! every function accepts and ignores `name=None`. Arguments where a tensor goes take anything
+//! [`to_tensor`] converts; a binary op's Python operand takes the dtype of its tensor operand.
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use super::convert::{convert_all, convert_pair, tensorish, to_tensor};
+use super::dtype::{parse_dtype, parse_optional_dtype};
+use super::error::{guard, type_error, value_error};
+use super::tensor::{binary, PyTensor};
+use crate::dtype::DType;
+use crate::ops::{self, NormOrd};
+use crate::tensor::{Data, Tensor};
+
+pub type Obj<'a, 'py> = &'a Bound<'py, PyAny>;
+pub type OptObj<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
+
+#[inline]
+pub fn tensor(obj: Obj) -> PyResult<Tensor> {
+    to_tensor(obj, None)
+}
+
+#[inline]
+pub fn wrap(t: crate::Result<Tensor>) -> PyResult<PyTensor> {
+    Ok(PyTensor::new(t?))
+}
+
+/// Integers from an int, a list/tuple of ints, or an integer array/tensor (any shape,
+/// flattened).
+pub fn ints(obj: Obj, what: &str) -> PyResult<Vec<i64>> {
+    if let Ok(v) = obj.extract::<i64>() {
+        return Ok(vec![v]);
+    }
+    let t = tensor(obj)?;
+    match t.data() {
+        Data::I32(a) => Ok(a.iter().map(|&v| v as i64).collect()),
+        Data::I64(a) => Ok(a.iter().copied().collect()),
+        _ if t.size() == 0 => Ok(Vec::new()),
+        _ => Err(type_error(
+            what,
+            format!("expected integers, got a {} value", t.dtype()),
+        )),
+    }
+}
+
+/// An `axis=` argument: None (all axes), an int, or a list/tuple/tensor of ints.
+pub fn axes(obj: OptObj, what: &str) -> PyResult<Option<Vec<isize>>> {
+    match obj {
+        None => Ok(None),
+        Some(o) if o.is_none() => Ok(None),
+        Some(o) => Ok(Some(
+            ints(o, what)?.into_iter().map(|v| v as isize).collect(),
+        )),
+    }
+}
+
+/// One axis.
+pub fn axis(obj: Obj, what: &str) -> PyResult<isize> {
+    match ints(obj, what)?.as_slice() {
+        [a] => Ok(*a as isize),
+        other => Err(value_error(
+            what,
+            format!("axis must be a single integer, got {other:?}"),
+        )),
+    }
+}
+
+/// A shape argument: an int, a list/tuple of ints, or a 1-d integer tensor/array.
+pub fn shape(obj: Obj, what: &str) -> PyResult<Vec<usize>> {
+    ints(obj, what)?
+        .into_iter()
+        .map(|d| {
+            usize::try_from(d)
+                .map_err(|_| value_error(what, format!("dimensions must be >= 0, got {d}")))
+        })
+        .collect()
+}
+
+/// A Python number (or one-element tensor) as f64.
+pub fn number(obj: Obj, what: &str) -> PyResult<f64> {
+    if let Ok(v) = obj.extract::<f64>() {
+        return Ok(v);
+    }
+    let t = tensor(obj)?;
+    t.item()
+        .map_err(|_| value_error(what, "expected a number or a one-element tensor"))
+}
+
+// ---------------------------------------------------------------------------------------
+// Conversion
+
+/// `value` as a tensor of `dtype` (when given): Python and NumPy values are converted to it
+/// where TensorFlow allows; a tensor of another dtype is a TypeError.
+pub fn convert_with_dtype(value: Obj, dtype: Option<DType>) -> PyResult<Tensor> {
+    let t = to_tensor(value, dtype)?;
+    match dtype {
+        Some(d) if t.dtype() != d => Err(type_error(
+            "constant",
+            format!(
+                "Expected tensor with dtype {d}, but got dtype {} (use rt.cast to convert)",
+                t.dtype()
+            ),
+        )),
+        _ => Ok(t),
+    }
+}
+
+/// `rt.constant(value, dtype=None, shape=None)`: `shape` reshapes the value, or broadcasts a
+/// one-element value (as `tf.constant`).
+#[pyfunction]
+#[pyo3(signature = (value, dtype=None, shape=None, name=None))]
+pub fn constant(value: Obj, dtype: OptObj, shape: OptObj, name: OptObj) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| {
+        let t = convert_with_dtype(value, parse_optional_dtype(dtype)?)?;
+        let Some(shape) = shape.filter(|s| !s.is_none()) else {
+            return Ok(PyTensor::new(t));
+        };
+        let dims = self::shape(shape, "constant")?;
+        let wanted: usize = dims.iter().product();
+        let t = if t.size() == wanted {
+            let dims: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
+            ops::reshape(&t, &dims)?
+        } else if t.size() == 1 {
+            ops::broadcast_to(&ops::reshape(&t, &[])?, &dims)?
+        } else {
+            return Err(type_error(
+                "constant",
+                format!(
+                    "Eager execution of tf.constant with unsupported shape. Value has {} elements, \
+                     shape is {dims:?} with {wanted} elements",
+                    t.size()
+                ),
+            ));
+        };
+        Ok(PyTensor::new(t))
+    })
+}
+
+/// `rt.convert_to_tensor(value, dtype=None, dtype_hint=None)`.
+#[pyfunction]
+#[pyo3(signature = (value, dtype=None, dtype_hint=None, name=None))]
+pub fn convert_to_tensor(
+    value: Obj,
+    dtype: OptObj,
+    dtype_hint: OptObj,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| {
+        if let Some(d) = parse_optional_dtype(dtype)? {
+            let t = to_tensor(value, Some(d))?;
+            if t.dtype() != d {
+                return Err(value_error(
+                    "convert_to_tensor",
+                    format!(
+                        "Tensor conversion requested dtype {d} for Tensor with dtype {}",
+                        t.dtype()
+                    ),
+                ));
+            }
+            return Ok(PyTensor::new(t));
+        }
+        if let Some(h) = parse_optional_dtype(dtype_hint)? {
+            if tensorish(value).is_none() {
+                if let Ok(t) = to_tensor(value, Some(h)) {
+                    return Ok(PyTensor::new(t));
+                }
+            }
+        }
+        Ok(PyTensor::new(tensor(value)?))
+    })
+}
+
+#[pyfunction]
+#[pyo3(signature = (x, dtype, name=None))]
+pub fn cast(x: Obj, dtype: Obj, name: OptObj) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| wrap(ops::cast(&tensor(x)?, parse_dtype(dtype)?)))
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, name=None))]
+pub fn stop_gradient(input: Obj, name: OptObj) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| Ok(PyTensor::new(ops::stop_gradient(&tensor(input)?))))
+}
+
+// ---------------------------------------------------------------------------------------
+// Elementwise
+
+macro_rules! unary {
+    ($($name:ident($arg:ident)),* $(,)?) => {$(
+        #[pyfunction]
+        #[pyo3(signature = ($arg, name=None))]
+        pub fn $name($arg: Obj, name: OptObj) -> PyResult<PyTensor> {
+            let _ = name;
+            guard(|| wrap(ops::$name(&tensor($arg)?)))
+        }
+    )*};
+}
+
+macro_rules! binary {
+    ($($name:ident),* $(,)?) => {$(
+        #[pyfunction]
+        #[pyo3(signature = (x, y, name=None))]
+        pub fn $name(x: Obj, y: Obj, name: OptObj) -> PyResult<PyTensor> {
+            let _ = name;
+            binary(x, y, ops::$name)
+        }
+    )*};
+}
+
+unary!(
+    negative(x),
+    abs(x),
+    sign(x),
+    sqrt(x),
+    square(x),
+    exp(x),
+    log(x),
+    log1p(x),
+    sin(x),
+    cos(x),
+    tan(x),
+    tanh(x),
+    sigmoid(x),
+    relu(features),
+    elu(features),
+    softplus(features),
+    round(x),
+    floor(x),
+    logical_not(x),
+);
+
+binary!(
+    add,
+    subtract,
+    multiply,
+    divide,
+    pow,
+    maximum,
+    minimum,
+    floordiv,
+    floormod,
+    equal,
+    not_equal,
+    less,
+    less_equal,
+    greater,
+    greater_equal,
+    logical_and,
+    logical_or,
+);
+
+/// `rt.where(condition, x, y)`: `x` where `condition`, else `y` (broadcasting). Without `x`
+/// and `y`: the coordinates of the true elements, int64 `[n, ndim]` (as `tf.where`).
+#[pyfunction(name = "where")]
+#[pyo3(signature = (condition, x=None, y=None, name=None))]
+pub fn where_(condition: Obj, x: OptObj, y: OptObj, name: OptObj) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| {
+        let cond = to_tensor(condition, Some(DType::Bool))?;
+        match (x.filter(|o| !o.is_none()), y.filter(|o| !o.is_none())) {
+            (Some(x), Some(y)) => {
+                let (x, y) = convert_pair(x, y)?;
+                wrap(ops::where_(&cond, &x, &y))
+            }
+            (None, None) => wrap(ops::where_indices(&cond)),
+            _ => Err(value_error(
+                "where",
+                "x and y must both be given, or neither",
+            )),
+        }
+    })
+}
+
+/// `rt.clip_by_value(t, clip_value_min, clip_value_max)`.
+#[pyfunction]
+#[pyo3(signature = (t, clip_value_min, clip_value_max, name=None))]
+pub fn clip_by_value(
+    t: Obj,
+    clip_value_min: Obj,
+    clip_value_max: Obj,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| {
+        let all = convert_all(
+            &[t.clone(), clip_value_min.clone(), clip_value_max.clone()],
+            None,
+        )?;
+        wrap(ops::clip_by_value(&all[0], &all[1], &all[2]))
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Reductions
+
+macro_rules! reduction {
+    ($($name:ident),* $(,)?) => {$(
+        #[pyfunction]
+        #[pyo3(signature = (input_tensor, axis=None, keepdims=false, name=None))]
+        pub fn $name(input_tensor: Obj, axis: OptObj, keepdims: bool, name: OptObj) -> PyResult<PyTensor> {
+            let _ = name;
+            guard(|| {
+                let axes = axes(axis, stringify!($name))?;
+                wrap(ops::$name(&tensor(input_tensor)?, axes.as_deref(), keepdims))
+            })
+        }
+    )*};
+}
+
+reduction!(
+    reduce_sum,
+    reduce_mean,
+    reduce_max,
+    reduce_min,
+    reduce_prod,
+    reduce_logsumexp
+);
+
+fn arg_extremum(
+    f: fn(&Tensor, isize) -> crate::Result<Tensor>,
+    input: Obj,
+    axis: OptObj,
+    output_type: OptObj,
+) -> PyResult<PyTensor> {
+    guard(|| {
+        let ax = match axis.filter(|a| !a.is_none()) {
+            Some(a) => self::axis(a, "argmax")?,
+            None => 0,
+        };
+        let out = f(&tensor(input)?, ax)?;
+        match parse_optional_dtype(output_type)? {
+            Some(d) if d != out.dtype() => wrap(ops::cast(&out, d)),
+            _ => Ok(PyTensor::new(out)),
+        }
+    })
+}
+
+/// `rt.argmax(input, axis=None, output_type=rt.int64)` (axis None is 0, as in TensorFlow).
+#[pyfunction]
+#[pyo3(signature = (input, axis=None, output_type=None, name=None))]
+pub fn argmax(input: Obj, axis: OptObj, output_type: OptObj, name: OptObj) -> PyResult<PyTensor> {
+    let _ = name;
+    arg_extremum(ops::argmax, input, axis, output_type)
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, axis=None, output_type=None, name=None))]
+pub fn argmin(input: Obj, axis: OptObj, output_type: OptObj, name: OptObj) -> PyResult<PyTensor> {
+    let _ = name;
+    arg_extremum(ops::argmin, input, axis, output_type)
+}
+
+/// `rt.norm(tensor, ord='euclidean', axis=None, keepdims=False)`.
+#[pyfunction]
+#[pyo3(signature = (tensor, ord=None, axis=None, keepdims=false, name=None))]
+pub fn norm(
+    tensor: Obj,
+    ord: OptObj,
+    axis: OptObj,
+    keepdims: bool,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| {
+        let ord = match ord.filter(|o| !o.is_none()) {
+            None => NormOrd::Euclidean,
+            Some(o) => match o.extract::<String>() {
+                Ok(s) if s == "euclidean" || s == "fro" => NormOrd::Euclidean,
+                Ok(s) => {
+                    return Err(value_error(
+                        "norm",
+                        format!("ord must be 'euclidean', 'fro', or a positive number, got {s:?}"),
+                    ))
+                }
+                Err(_) => NormOrd::P(number(o, "norm")?),
+            },
+        };
+        let axes = axes(axis, "norm")?;
+        wrap(ops::norm(
+            &self::tensor(tensor)?,
+            ord,
+            axes.as_deref(),
+            keepdims,
+        ))
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// nn
+
+#[pyfunction]
+#[pyo3(signature = (logits, axis=None, name=None))]
+pub fn softmax(logits: Obj, axis: OptObj, name: OptObj) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| {
+        let ax = match axis.filter(|a| !a.is_none()) {
+            Some(a) => self::axis(a, "softmax")?,
+            None => -1,
+        };
+        wrap(ops::softmax(&tensor(logits)?, ax))
+    })
+}
+
+#[pyfunction]
+#[pyo3(signature = (logits, axis=None, name=None))]
+pub fn log_softmax(logits: Obj, axis: OptObj, name: OptObj) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| {
+        let ax = match axis.filter(|a| !a.is_none()) {
+            Some(a) => self::axis(a, "log_softmax")?,
+            None => -1,
+        };
+        wrap(ops::log_softmax(&tensor(logits)?, ax))
+    })
+}
+
+/// `rt.clip_by_norm(t, clip_norm, axes=None)`.
+#[pyfunction]
+#[pyo3(signature = (t, clip_norm, axes=None, name=None))]
+pub fn clip_by_norm(t: Obj, clip_norm: Obj, axes: OptObj, name: OptObj) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| {
+        let (t, c) = convert_pair(t, clip_norm)?;
+        let axes = self::axes(axes, "clip_by_norm")?;
+        wrap(ops::clip_by_norm(&t, &c, axes.as_deref()))
+    })
+}
+
+/// `rt.moments(x, axes, keepdims=False)`: `(mean, variance)`.
+#[pyfunction]
+#[pyo3(signature = (x, axes, shift=None, keepdims=false, name=None))]
+pub fn moments<'py>(
+    py: Python<'py>,
+    x: Obj,
+    axes: Obj,
+    shift: OptObj,
+    keepdims: bool,
+    name: OptObj,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let _ = (name, shift);
+    guard(|| {
+        let axes: Vec<isize> = ints(axes, "moments")?
+            .into_iter()
+            .map(|a| a as isize)
+            .collect();
+        let (mean, variance) = ops::moments(&tensor(x)?, &axes, keepdims)?;
+        PyTuple::new(py, [PyTensor::new(mean), PyTensor::new(variance)])
+    })
+}
+
+/// `rt.batch_normalization(x, mean, variance, offset, scale, variance_epsilon)`.
+#[pyfunction]
+#[pyo3(signature = (x, mean, variance, offset, scale, variance_epsilon, name=None))]
+pub fn batch_normalization(
+    x: Obj,
+    mean: Obj,
+    variance: Obj,
+    offset: OptObj,
+    scale: OptObj,
+    variance_epsilon: Obj,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| {
+        let x = tensor(x)?;
+        let hint = Some(x.dtype());
+        let optional = |o: OptObj| -> PyResult<Option<Tensor>> {
+            match o.filter(|o| !o.is_none()) {
+                Some(o) => to_tensor(o, hint).map(Some),
+                None => Ok(None),
+            }
+        };
+        let (mean, variance) = (to_tensor(mean, hint)?, to_tensor(variance, hint)?);
+        let (offset, scale) = (optional(offset)?, optional(scale)?);
+        let eps = number(variance_epsilon, "batch_normalization")?;
+        wrap(ops::batch_normalization(
+            &x,
+            &mean,
+            &variance,
+            offset.as_ref(),
+            scale.as_ref(),
+            eps,
+        ))
+    })
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    macro_rules! add {
+        ($($f:ident),* $(,)?) => {$( m.add_function(wrap_pyfunction!($f, m)?)?; )*};
+    }
+    add!(
+        constant,
+        convert_to_tensor,
+        cast,
+        stop_gradient,
+        negative,
+        abs,
+        sign,
+        sqrt,
+        square,
+        exp,
+        log,
+        log1p,
+        sin,
+        cos,
+        tan,
+        tanh,
+        sigmoid,
+        relu,
+        elu,
+        softplus,
+        round,
+        floor,
+        logical_not,
+        add,
+        subtract,
+        multiply,
+        divide,
+        pow,
+        maximum,
+        minimum,
+        floordiv,
+        floormod,
+        equal,
+        not_equal,
+        less,
+        less_equal,
+        greater,
+        greater_equal,
+        logical_and,
+        logical_or,
+        where_,
+        clip_by_value,
+        reduce_sum,
+        reduce_mean,
+        reduce_max,
+        reduce_min,
+        reduce_prod,
+        reduce_logsumexp,
+        argmax,
+        argmin,
+        norm,
+        softmax,
+        log_softmax,
+        clip_by_norm,
+        moments,
+        batch_normalization,
+    );
+    Ok(())
+}

@@ -1,0 +1,467 @@
+//! `Tape` (the engine's tape; the `with` protocol lives in the Python package), custom
+//! gradients, gradcheck and the thread's tape switches.
+//!
+//! Every backward or Jacobian pass runs with the GIL released (`py.detach`); a custom
+//! gradient's VJP re-attaches to call its Python function.
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+use rustc_hash::FxHashSet;
+
+use super::convert::{items, short_repr, to_tensor};
+use super::error::{guard, internal_error, park, type_error, value_error};
+use super::tensor::{register_variable, wrap_variable, PyTensor, PyVariable};
+use crate::error::Result;
+use crate::tape::{self, Source, Tape, Unconnected};
+use crate::tensor::Tensor;
+use crate::testing::{self, Tolerance};
+use crate::variable;
+
+#[pyclass(frozen, name = "Tape", module = "rustape._rustape")]
+pub struct PyTape {
+    tape: Tape,
+}
+
+/// A gradient source: a `Tensor`, or a `Variable` (the sum over its recorded reads).
+fn source(obj: &Bound<'_, PyAny>, method: &str) -> PyResult<Source> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        return Ok(Source::Tensor(t.get().t.clone()));
+    }
+    if let Ok(v) = obj.cast::<PyVariable>() {
+        register_variable(v);
+        return Ok(Source::Variable(v.get().v.clone()));
+    }
+    Err(type_error(
+        &format!("GradientTape.{method}"),
+        format!(
+            "sources must be Tensors or Variables, got {}",
+            short_repr(obj)
+        ),
+    ))
+}
+
+fn sources(objs: &Bound<'_, PyAny>, method: &str) -> PyResult<Vec<Source>> {
+    items(objs)?.iter().map(|o| source(o, method)).collect()
+}
+
+/// `'none'` (the default) or `'zero'` (any case), or an enum member whose `.value` is one.
+fn unconnected(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Unconnected> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(Unconnected::None);
+    };
+    let text: String = match obj.extract::<String>() {
+        Ok(s) => s,
+        Err(_) => obj.getattr("value")?.extract()?,
+    };
+    match text.to_ascii_lowercase().as_str() {
+        "none" => Ok(Unconnected::None),
+        "zero" => Ok(Unconnected::Zero),
+        _ => Err(value_error(
+            "GradientTape.gradient",
+            format!("unconnected_gradients must be 'none' or 'zero', got {text:?}"),
+        )),
+    }
+}
+
+fn wrap_all(grads: Vec<Option<Tensor>>) -> Vec<Option<PyTensor>> {
+    grads.into_iter().map(|g| g.map(PyTensor::new)).collect()
+}
+
+#[pymethods]
+impl PyTape {
+    #[new]
+    #[pyo3(signature = (persistent=false, watch_accessed_variables=true))]
+    fn py_new(persistent: bool, watch_accessed_variables: bool) -> PyTape {
+        PyTape {
+            tape: Tape::new(persistent, watch_accessed_variables),
+        }
+    }
+    /// Enters the recording context on this thread (`__enter__`).
+    fn push(&self) -> PyResult<()> {
+        guard(|| Ok(self.tape.push()?))
+    }
+    /// Leaves the recording context (`__exit__`).
+    fn exit(&self) -> PyResult<()> {
+        guard(|| {
+            self.tape.exit();
+            Ok(())
+        })
+    }
+    /// Watches one Tensor or Variable.
+    fn watch(&self, x: &Bound<'_, PyAny>) -> PyResult<()> {
+        guard(|| {
+            if let Ok(t) = x.cast::<PyTensor>() {
+                self.tape.watch(&t.get().t);
+            } else if let Ok(v) = x.cast::<PyVariable>() {
+                register_variable(v);
+                self.tape.watch_variable(&v.get().v);
+            } else {
+                return Err(PyValueError::new_err(format!(
+                    "watch expects a Tensor or Variable, got {} of type {}",
+                    short_repr(x),
+                    x.get_type().name()?
+                )));
+            }
+            Ok(())
+        })
+    }
+    /// The variables watched, in order of first watch (the user's own objects).
+    fn watched_variables<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyVariable>>> {
+        guard(|| {
+            self.tape
+                .watched_variables()
+                .into_iter()
+                .map(|v| wrap_variable(py, v))
+                .collect()
+        })
+    }
+    /// Stops recording until `resume_recording` (RuntimeError if not recording).
+    fn pause_recording(&self) -> PyResult<()> {
+        guard(|| Ok(self.tape.pause_recording()?))
+    }
+    fn resume_recording(&self) -> PyResult<()> {
+        guard(|| {
+            self.tape.resume_recording();
+            Ok(())
+        })
+    }
+    /// Forgets everything recorded and watched; keeps recording if it was.
+    fn reset(&self) -> PyResult<()> {
+        guard(|| {
+            self.tape.reset();
+            Ok(())
+        })
+    }
+    /// The gradient of the targets (summed) with respect to each source: a list with a Tensor
+    /// or None per source.
+    #[pyo3(signature = (targets, sources, output_gradients=None, unconnected=None))]
+    fn gradient(
+        &self,
+        py: Python<'_>,
+        targets: &Bound<'_, PyAny>,
+        sources: &Bound<'_, PyAny>,
+        output_gradients: Option<&Bound<'_, PyAny>>,
+        unconnected: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<Option<PyTensor>>> {
+        guard(|| {
+            let targets: Vec<Tensor> = items(targets)?
+                .iter()
+                .map(|t| to_tensor(t, None))
+                .collect::<PyResult<_>>()?;
+            let srcs = self::sources(sources, "gradient")?;
+            let seeds: Option<Vec<Option<Tensor>>> = match output_gradients {
+                Some(og) if !og.is_none() => {
+                    let given = items(og)?;
+                    Some(
+                        given
+                            .iter()
+                            .enumerate()
+                            .map(|(i, g)| {
+                                if g.is_none() {
+                                    return Ok(None);
+                                }
+                                to_tensor(g, targets.get(i).map(Tensor::dtype)).map(Some)
+                            })
+                            .collect::<PyResult<_>>()?,
+                    )
+                }
+                _ => None,
+            };
+            let mode = self::unconnected(unconnected)?;
+            let tape = self.tape.clone();
+            let grads =
+                py.detach(move || tape.gradient(&targets, &srcs, seeds.as_deref(), mode))?;
+            Ok(wrap_all(grads))
+        })
+    }
+    /// `target.shape + source.shape` per source (None where unconnected).
+    /// `parallel_iterations` and `experimental_use_pfor` are accepted; the numbers are the same.
+    #[pyo3(signature = (target, sources, unconnected=None, parallel_iterations=None, experimental_use_pfor=true))]
+    fn jacobian(
+        &self,
+        py: Python<'_>,
+        target: &Bound<'_, PyAny>,
+        sources: &Bound<'_, PyAny>,
+        unconnected: Option<&Bound<'_, PyAny>>,
+        parallel_iterations: Option<usize>,
+        experimental_use_pfor: bool,
+    ) -> PyResult<Vec<Option<PyTensor>>> {
+        let _ = (parallel_iterations, experimental_use_pfor);
+        guard(|| {
+            let target = to_tensor(target, None)?;
+            let srcs = self::sources(sources, "jacobian")?;
+            let mode = self::unconnected(unconnected)?;
+            let tape = self.tape.clone();
+            let jac = py.detach(move || tape.jacobian(&target, &srcs, mode))?;
+            Ok(wrap_all(jac))
+        })
+    }
+    /// Target `[b, y...]`, source `[b, x...]`: `[b, y..., x...]` (None where unconnected).
+    #[pyo3(signature = (target, source, unconnected=None, parallel_iterations=None, experimental_use_pfor=true))]
+    fn batch_jacobian(
+        &self,
+        py: Python<'_>,
+        target: &Bound<'_, PyAny>,
+        source: &Bound<'_, PyAny>,
+        unconnected: Option<&Bound<'_, PyAny>>,
+        parallel_iterations: Option<usize>,
+        experimental_use_pfor: bool,
+    ) -> PyResult<Option<PyTensor>> {
+        let _ = (parallel_iterations, experimental_use_pfor);
+        guard(|| {
+            let target = to_tensor(target, None)?;
+            let src = self::source(source, "batch_jacobian")?;
+            let mode = self::unconnected(unconnected)?;
+            let tape = self.tape.clone();
+            let jac = py.detach(move || tape.batch_jacobian(&target, &src, mode))?;
+            Ok(jac.map(PyTensor::new))
+        })
+    }
+    /// For a one-element target, `d2 target / d source^2` per source, of shape
+    /// `source.shape + source.shape` (no second tape needed).
+    #[pyo3(signature = (target, sources, unconnected=None))]
+    fn hessian(
+        &self,
+        py: Python<'_>,
+        target: &Bound<'_, PyAny>,
+        sources: &Bound<'_, PyAny>,
+        unconnected: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<Option<PyTensor>>> {
+        guard(|| {
+            let target = to_tensor(target, None)?;
+            let srcs = self::sources(sources, "hessian")?;
+            let mode = self::unconnected(unconnected)?;
+            let tape = self.tape.clone();
+            let h = py.detach(move || tape.hessian(&target, &srcs, mode))?;
+            Ok(wrap_all(h))
+        })
+    }
+    /// Recorded ops.
+    fn __len__(&self) -> usize {
+        self.tape.len()
+    }
+    /// Bytes of tensor data the tape keeps alive.
+    #[getter]
+    fn nbytes(&self) -> usize {
+        self.tape.nbytes()
+    }
+    fn summary(&self) -> String {
+        self.tape.summary()
+    }
+    /// The recorded graph in Graphviz DOT.
+    fn to_dot(&self) -> String {
+        self.tape.to_dot()
+    }
+    #[getter]
+    fn is_recording(&self) -> bool {
+        self.tape.is_recording()
+    }
+    #[getter]
+    fn persistent(&self) -> bool {
+        self.tape.persistent()
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "<rt.Tape persistent={} recording={} ops={}>",
+            self.tape.persistent(),
+            self.tape.is_recording(),
+            self.tape.len()
+        )
+    }
+}
+
+/// Op names live as long as the nodes that carry them: each distinct name is leaked once.
+fn intern(name: &str) -> &'static str {
+    static NAMES: Mutex<Option<FxHashSet<&'static str>>> = Mutex::new(None);
+    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    let set = names.get_or_insert_with(FxHashSet::default);
+    if let Some(&known) = set.get(name) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(name.to_string().into_boxed_str());
+    set.insert(leaked);
+    leaked
+}
+
+/// The input gradients `grad_fn` returned, checked against the inputs.
+fn input_grads(
+    name: &str,
+    result: &Bound<'_, PyAny>,
+    inputs: &[(Vec<usize>, crate::DType)],
+) -> PyResult<Vec<Option<Tensor>>> {
+    let op = format!("custom_gradient '{name}'");
+    let given = if result.is_none() {
+        vec![result.clone(); inputs.len()]
+    } else if inputs.len() == 1 && super::convert::tensorish(result).is_some() {
+        vec![result.clone()]
+    } else {
+        items(result)?
+    };
+    if given.len() != inputs.len() {
+        return Err(value_error(
+            &op,
+            format!(
+                "the gradient function returned {} gradients for {} inputs",
+                given.len(),
+                inputs.len()
+            ),
+        ));
+    }
+    given
+        .iter()
+        .zip(inputs)
+        .enumerate()
+        .map(|(i, (g, (shape, dtype)))| {
+            if g.is_none() {
+                return Ok(None);
+            }
+            let g = to_tensor(g, Some(*dtype))?;
+            if g.dtype() != *dtype {
+                return Err(type_error(
+                    &op,
+                    format!(
+                        "gradient {i} has dtype {} but input {i} has dtype {dtype}",
+                        g.dtype()
+                    ),
+                ));
+            }
+            if g.shape() != shape.as_slice() {
+                return Err(value_error(
+                    &op,
+                    format!(
+                        "gradient {i} has shape {} but input {i} has shape {}",
+                        super::tensor::fmt_tuple(g.shape()),
+                        super::tensor::fmt_tuple(shape)
+                    ),
+                ));
+            }
+            Ok(Some(g))
+        })
+        .collect()
+}
+
+/// Records `outputs` as computed from `inputs` by an op whose VJP is the Python callable
+/// `grad_fn(list of output gradients or None) -> list of input gradients (Tensor or None)`.
+/// Returns the outputs as the tapes know them (fresh aliases). An exception raised by
+/// `grad_fn` comes out of `gradient()` as itself.
+#[pyfunction]
+pub fn record_custom_gradient(
+    name: &str,
+    inputs: &Bound<'_, PyAny>,
+    outputs: &Bound<'_, PyAny>,
+    grad_fn: Py<PyAny>,
+) -> PyResult<Vec<PyTensor>> {
+    guard(|| {
+        let inputs: Vec<Tensor> = items(inputs)?
+            .iter()
+            .map(|t| to_tensor(t, None))
+            .collect::<PyResult<_>>()?;
+        let outputs: Vec<Tensor> = items(outputs)?
+            .iter()
+            .map(|t| to_tensor(t, None))
+            .collect::<PyResult<_>>()?;
+        let name = intern(name);
+        let meta: Vec<(Vec<usize>, crate::DType)> = inputs
+            .iter()
+            .map(|t| (t.shape().to_vec(), t.dtype()))
+            .collect();
+        let vjp = Arc::new(
+            move |_saved: &[Tensor], grads: &[Option<Tensor>]| -> Result<Vec<Option<Tensor>>> {
+                Python::attach(|py| {
+                    let call = || -> PyResult<Vec<Option<Tensor>>> {
+                        let dys =
+                            PyList::new(py, grads.iter().map(|g| g.clone().map(PyTensor::new)))?;
+                        let result = grad_fn.bind(py).call1((dys,))?;
+                        input_grads(name, &result, &meta)
+                    };
+                    match catch_unwind(AssertUnwindSafe(call)) {
+                        Ok(Ok(grads)) => Ok(grads),
+                        Ok(Err(err)) => Err(park(err, name)),
+                        Err(payload) => Err(park(internal_error(&*payload), name)),
+                    }
+                })
+            },
+        );
+        let recorded = tape::record_custom(name, &inputs, &outputs, vjp);
+        Ok(recorded.into_iter().map(PyTensor::new).collect())
+    })
+}
+
+/// Checks `f`'s first (and second) order gradients at float64 `inputs` against finite
+/// differences. `f` receives a list of Tensors and returns a Tensor. Returns True, or raises
+/// ValueError with the first mismatch.
+#[pyfunction]
+#[pyo3(signature = (f, inputs, second_order=true, eps=1e-6, atol=1e-6, rtol=1e-5))]
+pub fn gradcheck(
+    py: Python<'_>,
+    f: &Bound<'_, PyAny>,
+    inputs: &Bound<'_, PyAny>,
+    second_order: bool,
+    eps: f64,
+    atol: f64,
+    rtol: f64,
+) -> PyResult<bool> {
+    guard(|| {
+        let inputs: Vec<Tensor> = items(inputs)?
+            .iter()
+            .map(|t| to_tensor(t, None))
+            .collect::<PyResult<_>>()?;
+        let func = |xs: &[Tensor]| -> Result<Tensor> {
+            let args = PyList::new(py, xs.iter().cloned().map(PyTensor::new))
+                .map_err(|e| park(e, "gradcheck"))?;
+            let out = f.call1((args,)).map_err(|e| park(e, "gradcheck"))?;
+            to_tensor(&out, None).map_err(|e| park(e, "gradcheck"))
+        };
+        testing::gradcheck(&func, &inputs, second_order, Tolerance { eps, atol, rtol })?;
+        Ok(true)
+    })
+}
+
+/// Stops every tape on this thread until `resume_all_tapes` (nests).
+#[pyfunction]
+pub fn pause_all_tapes() {
+    tape::pause_all_tapes();
+}
+
+#[pyfunction]
+pub fn resume_all_tapes() {
+    tape::resume_all_tapes();
+}
+
+/// True when some tape on this thread is recording.
+#[pyfunction]
+pub fn any_tape_recording() -> bool {
+    tape::any_tape_recording()
+}
+
+/// Starts collecting the variables read on this thread (scopes nest).
+#[pyfunction]
+pub fn begin_variable_watch() {
+    variable::begin_variable_watch();
+}
+
+/// The variables read since the matching `begin_variable_watch`, in order of first read.
+#[pyfunction]
+pub fn end_variable_watch(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyVariable>>> {
+    guard(|| {
+        variable::end_variable_watch()
+            .into_iter()
+            .map(|v| wrap_variable(py, v))
+            .collect()
+    })
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyTape>()?;
+    m.add_function(wrap_pyfunction!(record_custom_gradient, m)?)?;
+    m.add_function(wrap_pyfunction!(gradcheck, m)?)?;
+    m.add_function(wrap_pyfunction!(pause_all_tapes, m)?)?;
+    m.add_function(wrap_pyfunction!(resume_all_tapes, m)?)?;
+    m.add_function(wrap_pyfunction!(any_tape_recording, m)?)?;
+    m.add_function(wrap_pyfunction!(begin_variable_watch, m)?)?;
+    m.add_function(wrap_pyfunction!(end_variable_watch, m)?)?;
+    Ok(())
+}
