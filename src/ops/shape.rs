@@ -343,7 +343,9 @@ pub fn unstack(x: &Tensor, axis: isize) -> Result<Vec<Tensor>> {
     });
     let refs: Vec<&Tensor> = outputs.iter().collect();
     if !refs.is_empty() {
-        record_multi(op, &[x], &refs, &[], vjp);
+        // Unstacking axis 0 makes each batch row an output of its own.
+        let mixes = if axis == 0 { crate::tape::mixes_input(0) } else { 0 };
+        record_multi(op, &[x], &refs, &[], mixes, vjp);
     }
     Ok(outputs)
 }

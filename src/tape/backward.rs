@@ -29,6 +29,7 @@ pub(crate) struct Step {
     pub outputs: SmallVec<[TensorId; 1]>,
     pub saved: SmallVec<[Tensor; 2]>,
     pub vjp: Arc<Vjp>,
+    pub mixes_rows: u8,
 }
 
 /// The nodes of one backward pass, last recorded first. Read-only once built, so one plan
@@ -77,6 +78,7 @@ pub(crate) fn plan(
                 outputs: node.outputs.clone(),
                 saved: if release { std::mem::take(&mut node.saved) } else { node.saved.clone() },
                 vjp: node.vjp.clone(),
+                mixes_rows: node.mixes_rows,
             }
         })
         .collect();

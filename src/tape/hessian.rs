@@ -40,6 +40,7 @@ impl Tape {
                     outputs: step.outputs.clone(),
                     saved: step.saved.clone(),
                     vjp: step.vjp.clone(),
+                    mixes_rows: step.mixes_rows,
                 });
                 for id in &step.outputs {
                     copy.tracked.insert(*id, Origin::Node(index));

@@ -57,6 +57,7 @@ impl Tape {
         }
         let release = self.take_use("batch_jacobian")?;
         let plan = plan(&mut self.lock(), &[target.id()], &[source.id()], release);
+        check_rows_stay_apart(op, &plan)?;
         let batch = t_shape[0];
         let row_size: usize = t_shape[1..].iter().product();
         let seeds = |j: usize| {
@@ -68,6 +69,28 @@ impl Tape {
         shape.extend(&s_shape[1..]);
         finish(source, per_row.remove(0), &shape, 1, unconnected)
     }
+}
+
+/// batch_jacobian assumes row `i` of the target depends only on row `i` of the source. Refuse,
+/// naming the op, when a recorded op between them mixes rows: the numbers would mean nothing.
+fn check_rows_stay_apart(op: &str, plan: &Plan) -> Result<()> {
+    for step in &plan.steps {
+        let mixing = step.inputs.iter().enumerate().find(|(k, id)| {
+            step.mixes_rows & crate::tape::mixes_input(*k) != 0 && plan.connected.contains(id)
+        });
+        if mixing.is_some() {
+            return Err(Error::value(
+                op,
+                format!(
+                    "row i of the target does not depend only on row i of the source: the op '{}' \
+                     between them mixes batch rows (for example a reduction over axis 0, or batch \
+                     normalization in training mode). Use jacobian() instead.",
+                    step.op
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Runs one sweep per row, returning for each source its row gradients (`None` where a row got

@@ -20,7 +20,7 @@ use crate::tensor::{Tensor, TensorId};
 use crate::variable::Variable;
 
 pub use backward::Unconnected;
-pub(crate) use record::{record, record_multi};
+pub(crate) use record::{mixes_input, record, record_multi, record_rows};
 pub use record::record_custom;
 
 /// A VJP: given the tensors the op saved and the gradient flowing into each of its outputs
@@ -35,6 +35,8 @@ pub(crate) struct Node {
     /// Dropped once the VJP has run on a non-persistent tape.
     pub saved: SmallVec<[Tensor; 2]>,
     pub vjp: Arc<Vjp>,
+    /// Which inputs' batch rows the op mixes (see `record::mixes_input`).
+    pub mixes_rows: u8,
 }
 
 /// Where a tracked id comes from: watched by the user, or produced by node `i`.

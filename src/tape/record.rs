@@ -12,11 +12,29 @@ use crate::variable::Variable;
 /// Records a single-output op. `vjp(saved, dy)` returns one gradient per input.
 ///
 /// `saved` is only cloned (and the VJP only boxed) when some tape actually records the op.
-pub(crate) fn record<F>(
+pub(crate) fn record<F>(op: &'static str, inputs: &[&Tensor], output: &Tensor, saved: &[&Tensor], vjp: F)
+where
+    F: Fn(&[Tensor], &Tensor) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
+{
+    record_rows(op, inputs, output, saved, 0, vjp)
+}
+
+/// Bit `k` of a `mixes_rows` mask: the output's row `i` (index `i` on axis 0) may depend on
+/// rows other than `i` of input `k` (a reduction over axis 0, a transpose that moves axis 0,
+/// the contracted side of a matmul, ...). `batch_jacobian` refuses a path through such an
+/// input. Inputs past the eighth share the last bit.
+pub(crate) fn mixes_input(k: usize) -> u8 {
+    1 << k.min(7)
+}
+
+/// `record` for an op that mixes the batch rows of the inputs in `mixes_rows` (see
+/// [`mixes_input`]).
+pub(crate) fn record_rows<F>(
     op: &'static str,
     inputs: &[&Tensor],
     output: &Tensor,
     saved: &[&Tensor],
+    mixes_rows: u8,
     vjp: F,
 ) where
     F: Fn(&[Tensor], &Tensor) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
@@ -25,7 +43,7 @@ pub(crate) fn record<F>(
         return;
     }
     let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(|t| t.id()).collect();
-    record_ids(op, &ids, &[output.id()], saved, move || {
+    record_ids(op, &ids, &[output.id()], saved, mixes_rows, move || {
         Arc::new(move |saved: &[Tensor], grads: &[Option<Tensor>]| match grads.first() {
             Some(Some(dy)) => vjp(saved, dy),
             _ => Ok(Vec::new()),
@@ -39,6 +57,7 @@ pub(crate) fn record_multi(
     inputs: &[&Tensor],
     outputs: &[&Tensor],
     saved: &[&Tensor],
+    mixes_rows: u8,
     vjp: Arc<Vjp>,
 ) {
     if !outputs.iter().any(|t| t.is_differentiable()) || !any_tape_active() {
@@ -46,7 +65,7 @@ pub(crate) fn record_multi(
     }
     let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(|t| t.id()).collect();
     let out_ids: SmallVec<[TensorId; 2]> = outputs.iter().map(|t| t.id()).collect();
-    record_ids(op, &ids, &out_ids, saved, move || vjp);
+    record_ids(op, &ids, &out_ids, saved, mixes_rows, move || vjp);
 }
 
 fn record_ids(
@@ -54,6 +73,7 @@ fn record_ids(
     inputs: &[TensorId],
     outputs: &[TensorId],
     saved: &[&Tensor],
+    mixes_rows: u8,
     make_vjp: impl FnOnce() -> Arc<Vjp>,
 ) {
     with_active(|tapes| {
@@ -78,6 +98,7 @@ fn record_ids(
                 outputs: outputs.iter().copied().collect(),
                 saved: saved.clone(),
                 vjp: vjp.clone(),
+                mixes_rows,
             });
             for id in outputs {
                 state.tracked.insert(*id, Origin::Node(index));
@@ -108,7 +129,7 @@ pub(crate) fn read_variable(variable: &Variable, value: Tensor) -> Tensor {
         return value;
     }
     let read = value.alias();
-    record_ids("ReadVariable", &[variable.id()], &[read.id()], &[], || {
+    record_ids("ReadVariable", &[variable.id()], &[read.id()], &[], 0, || {
         Arc::new(|_: &[Tensor], grads: &[Option<Tensor>]| Ok(vec![grads.first().cloned().flatten()]))
             as Arc<Vjp>
     });
@@ -122,6 +143,7 @@ pub fn record_custom(name: &'static str, inputs: &[Tensor], outputs: &[Tensor], 
     let outputs: Vec<Tensor> = outputs.iter().map(Tensor::alias).collect();
     let input_refs: Vec<&Tensor> = inputs.iter().collect();
     let output_refs: Vec<&Tensor> = outputs.iter().collect();
-    record_multi(name, &input_refs, &output_refs, &[], vjp);
+    // What a user's function does to batch rows is unknown: not reported as mixing.
+    record_multi(name, &input_refs, &output_refs, &[], 0, vjp);
     outputs
 }
