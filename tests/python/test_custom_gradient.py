@@ -259,3 +259,67 @@ def test_exception_in_grad_fn_propagates():
         y = bad_grad(x)
     with pytest.raises(KeyError):
         tape.gradient(y, x)
+
+
+def test_custom_gradient_inside_a_custom_gradient():
+    # TF's pattern for a fused op with its own second derivative: grad_fn calls another
+    # custom_gradient function, whose own grad_fn gives the second order.
+    calls = []
+
+    @rt.custom_gradient
+    def cube(x):
+        def first_order(dy):
+            @rt.custom_gradient
+            def three_x_squared(x_):
+                def second_order(ddy):
+                    calls.append("second")
+                    return ddy * 6.0 * x_
+                return 3.0 * x_ * x_, second_order
+            calls.append("first")
+            return dy * three_x_squared(x)
+        return x * x * x, first_order
+
+    x = rt.constant(2.0)
+    with rt.GradientTape() as outer:
+        outer.watch(x)
+        with rt.GradientTape() as inner:
+            inner.watch(x)
+            y = cube(x)
+        dy = inner.gradient(y, x)
+    d2y = outer.gradient(dy, x)
+    assert (y.numpy(), dy.numpy(), d2y.numpy()) == (8.0, 12.0, 12.0)
+    assert calls == ["first", "second"]
+
+
+def test_keyword_arguments_are_passed_through():
+    @rt.custom_gradient
+    def scaled(x, scale=1.0):
+        def grad(dy):
+            return dy * scale
+        return x * scale, grad
+
+    x = rt.constant(2.0)
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = scaled(x, scale=4.0)
+    assert y.numpy() == 8.0
+    assert tape.gradient(y, x).numpy() == 4.0
+
+
+def test_persistent_tape_calls_grad_fn_each_time():
+    calls = []
+
+    @rt.custom_gradient
+    def f(x):
+        def grad(dy):
+            calls.append(1)
+            return dy * 2.0
+        return x * 1.0, grad
+
+    x = rt.constant(1.0)
+    with rt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = f(x)
+    assert tape.gradient(y, x).numpy() == 2.0
+    assert tape.gradient(y, x).numpy() == 2.0
+    assert len(calls) == 2
