@@ -55,11 +55,11 @@ _OPS = [
 ]
 _ops_exported = _export(globals(), _OPS)
 
-from ._tape import GradientTape, UnconnectedGradients  # noqa: E402
-from .custom_gradient import custom_gradient  # noqa: E402
-from ._module import Module, TensorSpec, function  # noqa: E402
+from ._tape import GradientTape, UnconnectedGradients  # noqa: E402,F401
+from .custom_gradient import custom_gradient  # noqa: E402,F401
+from ._module import Module, TensorSpec, function  # noqa: E402,F401
 from . import _structure  # noqa: E402,F401
-from . import contrib, keras, layers, linalg, math, nest, nn, random, saved_model, test  # noqa: E402
+from . import contrib, keras, layers, linalg, math, nest, nn, random, saved_model, test  # noqa: E402,F401
 
 try:  # the engine's version when it says one; the package's otherwise
     __version__ = str(_rustape.__version__)

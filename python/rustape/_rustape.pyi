@@ -1,5 +1,5 @@
 """Type stubs for the Rust extension `rustape._rustape` (PyO3, src/python/)."""
-from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple, Union, overload
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 

@@ -9,7 +9,7 @@ is right at first order but not itself differentiable is caught.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as _np
 

@@ -172,7 +172,6 @@ def test_batch_normalization_update_is_not_recorded(seeded):
     bn(x)  # build
     with rt.GradientTape(persistent=True) as tape:
         tape.watch(x)
-        before = len(tape)
         y = bn(x, training=True)
     grads = tape.gradient(y, [bn.moving_mean, bn.moving_variance])
     assert grads == [None, None]
