@@ -1,0 +1,142 @@
+//! Generalised diagonals, for einsum's repeated labels: `diagonal_part` walks several axes
+//! together, `diagonal_embed` puts values back on such a diagonal (each is the other's VJP).
+use ndarray::{ArcArray, ArrayD, IxDyn};
+
+use crate::dispatch;
+use crate::error::{fmt_shape, Error, Result};
+use crate::ops::shape_of;
+use crate::tape::record;
+use crate::tensor::{Element, Tensor};
+
+/// Validates `axis_map` (input axis -> output axis, onto `0..k`) for `shape`, returning the
+/// output shape.
+fn diagonal_shape(op: &str, shape: &[usize], axis_map: &[usize]) -> Result<Vec<usize>> {
+    if axis_map.len() != shape.len() {
+        return Err(Error::value(
+            op,
+            format!(
+                "axis map {axis_map:?} does not match a tensor of shape {}",
+                fmt_shape(shape)
+            ),
+        ));
+    }
+    let k = axis_map.iter().map(|&j| j + 1).max().unwrap_or(0);
+    let mut out: Vec<Option<usize>> = vec![None; k];
+    for (i, &j) in axis_map.iter().enumerate() {
+        match out[j] {
+            None => out[j] = Some(shape[i]),
+            Some(d) if d == shape[i] => {}
+            Some(d) => {
+                return Err(Error::shape(
+                    op,
+                    format!(
+                    "axes mapped to one diagonal must have equal sizes, got {d} and {} in shape {}",
+                    shape[i],
+                    fmt_shape(shape)
+                ),
+                ))
+            }
+        }
+    }
+    out.into_iter()
+        .map(|d| {
+            d.ok_or_else(|| Error::value(op, format!("axis map {axis_map:?} skips an output axis")))
+        })
+        .collect()
+}
+
+/// Row-major offsets into a standard-layout array of `full` shape, for every index of the
+/// `diag` shape (row-major), where diagonal axis `j` steps every full axis mapped to it.
+fn diagonal_offsets(full: &[usize], axis_map: &[usize], diag: &[usize]) -> Vec<usize> {
+    let mut full_strides = vec![0usize; full.len()];
+    let mut acc = 1;
+    for i in (0..full.len()).rev() {
+        full_strides[i] = acc;
+        acc *= full[i];
+    }
+    let mut steps = vec![0usize; diag.len()];
+    for (i, &j) in axis_map.iter().enumerate() {
+        steps[j] += full_strides[i];
+    }
+    let count: usize = diag.iter().product();
+    let mut out = Vec::with_capacity(count);
+    let mut index = vec![0usize; diag.len()];
+    let mut offset = 0usize;
+    for _ in 0..count {
+        out.push(offset);
+        for d in (0..diag.len()).rev() {
+            index[d] += 1;
+            offset += steps[d];
+            if index[d] < diag[d] {
+                break;
+            }
+            offset -= steps[d] * diag[d];
+            index[d] = 0;
+        }
+    }
+    out
+}
+
+/// The generalised diagonal: axis `i` of `x` becomes axis `axis_map[i]` of the result; axes
+/// mapped to the same output axis are walked together (`[1, 0, 0]` on `[i, j, j]`-labelled
+/// `x` gives `y[j, i] = x[i, j, j]`). Its gradient embeds back into zeros
+/// ([`diagonal_embed`]).
+pub fn diagonal_part(x: &Tensor, axis_map: &[usize]) -> Result<Tensor> {
+    let op = "diagonal_part";
+    let diag = diagonal_shape(op, x.shape(), axis_map)?;
+    let offsets = diagonal_offsets(x.shape(), axis_map, &diag);
+    fn take<T: Element>(a: &ArcArray<T, IxDyn>, offsets: &[usize], diag: &[usize]) -> ArrayD<T> {
+        let standard = a.as_standard_layout();
+        let values: Vec<T> = match standard.as_slice() {
+            Some(s) => offsets.iter().map(|&o| s[o]).collect(),
+            None => unreachable!("a standard-layout array is contiguous"),
+        };
+        match ArrayD::from_shape_vec(IxDyn(diag), values) {
+            Ok(v) => v,
+            Err(_) => unreachable!("one value per index"),
+        }
+    }
+    let y = Tensor::new(dispatch!(all x.data(), |a| take(a, &offsets, &diag)));
+    let full = shape_of(x);
+    let map = axis_map.to_vec();
+    record(op, &[x], &y, &[], move |_, dy| {
+        Ok(vec![Some(diagonal_embed(dy, &map, &full)?)])
+    });
+    Ok(y)
+}
+
+/// The inverse of [`diagonal_part`]: a tensor of shape `shape`, zero except on the diagonal,
+/// which holds `x`. Its gradient is the diagonal part.
+pub fn diagonal_embed(x: &Tensor, axis_map: &[usize], shape: &[usize]) -> Result<Tensor> {
+    let op = "diagonal_embed";
+    let diag = diagonal_shape(op, shape, axis_map)?;
+    if diag != x.shape() {
+        return Err(Error::shape(
+            op,
+            format!(
+                "the diagonal of shape {} under axis map {axis_map:?} is {}, got a tensor of shape {}",
+                fmt_shape(shape),
+                fmt_shape(&diag),
+                fmt_shape(x.shape())
+            ),
+        ));
+    }
+    let offsets = diagonal_offsets(shape, axis_map, &diag);
+    fn put<T: Element>(a: &ArcArray<T, IxDyn>, offsets: &[usize], shape: &[usize]) -> ArrayD<T> {
+        let total: usize = shape.iter().product();
+        let mut values = vec![T::default(); total];
+        for (&o, &v) in offsets.iter().zip(a.iter()) {
+            values[o] = v;
+        }
+        match ArrayD::from_shape_vec(IxDyn(shape), values) {
+            Ok(v) => v,
+            Err(_) => unreachable!("one value per index"),
+        }
+    }
+    let y = Tensor::new(dispatch!(all x.data(), |a| put(a, &offsets, shape)));
+    let map = axis_map.to_vec();
+    record(op, &[x], &y, &[], move |_, dy| {
+        Ok(vec![Some(diagonal_part(dy, &map)?)])
+    });
+    Ok(y)
+}

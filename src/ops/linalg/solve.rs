@@ -1,0 +1,286 @@
+//! `solve`, `solve_adjoint` and `inv` (LU factorisation with partial pivoting, batched), and
+//! `eye`.
+use ndarray::{ArcArray, ArrayD, IxDyn};
+use rayon::prelude::*;
+
+use super::matmul;
+use crate::dtype::{DType, Float};
+use crate::error::{fmt_shape, Error, Result};
+use crate::ops::{broadcast_shapes, negative, shape_of, sum_to_shape};
+use crate::tape::record;
+use crate::tensor::{Element, Tensor};
+use crate::{dispatch, dispatch2};
+
+/// Identity matrices `batch_shape + [num_rows, num_columns]` (columns default to rows).
+pub fn eye(
+    num_rows: usize,
+    num_columns: Option<usize>,
+    batch_shape: &[usize],
+    dtype: DType,
+) -> Tensor {
+    let cols = num_columns.unwrap_or(num_rows);
+    let mut shape = batch_shape.to_vec();
+    shape.extend([num_rows, cols]);
+    fn build<T: Element>(shape: &[usize], rows: usize, cols: usize) -> Tensor {
+        let (zero, one) = (T::from_f64(0.0), T::from_f64(1.0));
+        let per = rows * cols;
+        let total: usize = shape.iter().product();
+        let values: Vec<T> = (0..total)
+            .map(|i| {
+                let r = i % per;
+                if r / cols == r % cols {
+                    one
+                } else {
+                    zero
+                }
+            })
+            .collect();
+        match ArrayD::from_shape_vec(IxDyn(shape), values) {
+            Ok(a) => Tensor::from_array(a),
+            Err(_) => unreachable!("the length is the product of the shape"),
+        }
+    }
+    match dtype {
+        DType::F32 => build::<f32>(&shape, num_rows, cols),
+        DType::F64 => build::<f64>(&shape, num_rows, cols),
+        DType::I32 => build::<i32>(&shape, num_rows, cols),
+        DType::I64 => build::<i64>(&shape, num_rows, cols),
+        DType::Bool => build::<bool>(&shape, num_rows, cols),
+    }
+}
+
+/// LU factorisation with partial pivoting of the row-major `n x n` matrix in `lu`, in place.
+/// Returns the row permutation, or `None` when a pivot is exactly zero (singular matrix, the
+/// test TensorFlow and LAPACK make).
+fn lu_factor<T: Float>(lu: &mut [T], n: usize) -> Option<Vec<usize>> {
+    let mut perm: Vec<usize> = (0..n).collect();
+    for col in 0..n {
+        let mut best = col;
+        let mut best_abs = lu[col * n + col].abs();
+        for r in col + 1..n {
+            let v = lu[r * n + col].abs();
+            if v > best_abs {
+                best = r;
+                best_abs = v;
+            }
+        }
+        if best_abs == T::zero() || best_abs.is_nan() {
+            return None;
+        }
+        if best != col {
+            for j in 0..n {
+                lu.swap(col * n + j, best * n + j);
+            }
+            perm.swap(col, best);
+        }
+        let pivot = lu[col * n + col];
+        for r in col + 1..n {
+            let factor = lu[r * n + col] / pivot;
+            lu[r * n + col] = factor;
+            if factor != T::zero() {
+                for j in col + 1..n {
+                    let u = lu[col * n + j];
+                    lu[r * n + j] = lu[r * n + j] - factor * u;
+                }
+            }
+        }
+    }
+    Some(perm)
+}
+
+/// Solves `LU x = P b` for the `n x k` row-major right-hand side `b`, writing `x` to `out`.
+fn lu_solve<T: Float>(lu: &[T], perm: &[usize], n: usize, k: usize, b: &[T], out: &mut [T]) {
+    for (i, &p) in perm.iter().enumerate() {
+        out[i * k..(i + 1) * k].copy_from_slice(&b[p * k..(p + 1) * k]);
+    }
+    for i in 0..n {
+        for r in 0..i {
+            let l = lu[i * n + r];
+            if l != T::zero() {
+                for j in 0..k {
+                    out[i * k + j] = out[i * k + j] - l * out[r * k + j];
+                }
+            }
+        }
+    }
+    for i in (0..n).rev() {
+        for r in i + 1..n {
+            let u = lu[i * n + r];
+            if u != T::zero() {
+                for j in 0..k {
+                    out[i * k + j] = out[i * k + j] - u * out[r * k + j];
+                }
+            }
+        }
+        let d = lu[i * n + i];
+        for j in 0..k {
+            out[i * k + j] = out[i * k + j] / d;
+        }
+    }
+}
+
+fn not_invertible(op: &str, shape: &[usize], index: usize) -> Error {
+    Error::value(
+        op,
+        format!(
+            "matrix is not invertible (matrix {index} of the batch of shape {} has a zero pivot in \
+             its LU factorisation)",
+            fmt_shape(shape)
+        ),
+    )
+}
+
+/// The batch of `a` broadcast to `batch + [r, c]`, row-major, each matrix transposed if asked.
+fn batched_values<T: Element>(a: &ArcArray<T, IxDyn>, batch: &[usize], transposed: bool) -> Vec<T> {
+    let nd = a.ndim();
+    let (r, c) = (a.shape()[nd - 2], a.shape()[nd - 1]);
+    let mut shape = batch.to_vec();
+    shape.extend([r, c]);
+    let view = match a.broadcast(IxDyn(&shape)) {
+        Some(v) => v,
+        None => unreachable!("batch shapes were validated"),
+    };
+    if !transposed {
+        return view.iter().copied().collect();
+    }
+    let mut perm: Vec<usize> = (0..shape.len()).collect();
+    perm.swap(shape.len() - 2, shape.len() - 1);
+    view.permuted_axes(IxDyn(&perm)).iter().copied().collect()
+}
+
+fn solve_kernel<T: Float + Element>(
+    op: &str,
+    a: &ArcArray<T, IxDyn>,
+    b: &ArcArray<T, IxDyn>,
+    adjoint: bool,
+    batch: &[usize],
+    full_a_shape: &[usize],
+) -> Result<ArrayD<T>> {
+    let n = a.shape()[a.ndim() - 1];
+    let k = b.shape()[b.ndim() - 1];
+    let av = batched_values(a, batch, adjoint);
+    let bv = batched_values(b, batch, false);
+    let count: usize = batch.iter().product();
+    let mut out = vec![T::zero(); count * n * k];
+    if n > 0 {
+        let work = |(i, dst): (usize, &mut [T])| -> Result<()> {
+            let mut lu = av[i * n * n..(i + 1) * n * n].to_vec();
+            let perm = lu_factor(&mut lu, n).ok_or_else(|| not_invertible(op, full_a_shape, i))?;
+            if k > 0 {
+                lu_solve(&lu, &perm, n, k, &bv[i * n * k..(i + 1) * n * k], dst);
+            }
+            Ok(())
+        };
+        if count > 1 && count * n * n * (n + k) >= 1 << 20 {
+            out.par_chunks_mut((n * k).max(1))
+                .enumerate()
+                .try_for_each(work)?;
+        } else if k > 0 {
+            out.chunks_mut(n * k).enumerate().try_for_each(work)?;
+        } else {
+            // Nothing to solve for, but a singular matrix is still an error.
+            (0..count).try_for_each(|i| work((i, &mut [])))?;
+        }
+    }
+    let mut shape = batch.to_vec();
+    shape.extend([n, k]);
+    match ArrayD::from_shape_vec(IxDyn(&shape), out) {
+        Ok(array) => Ok(array),
+        Err(_) => unreachable!("the output holds batch * n * k elements"),
+    }
+}
+
+/// Validates a square `[..., M, M]` matrix operand.
+fn check_square(op: &str, matrix: &Tensor) -> Result<usize> {
+    let s = matrix.shape();
+    if s.len() < 2 || s[s.len() - 1] != s[s.len() - 2] {
+        return Err(Error::shape(
+            op,
+            format!(
+                "matrix must have shape [..., M, M] (square), got {}",
+                fmt_shape(s)
+            ),
+        ));
+    }
+    Ok(s[s.len() - 1])
+}
+
+/// Solves `matrix @ x = rhs` for `x`: `matrix` `[..., M, M]`, `rhs` `[..., M, K]`, the batch
+/// axes broadcast. A singular matrix is a ValueError ("matrix is not invertible").
+pub fn solve(matrix: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+    solve_adjoint(matrix, rhs, false)
+}
+
+/// [`solve`] with TensorFlow's `adjoint` flag: solves `matrix^T @ x = rhs` when `adjoint`.
+pub fn solve_adjoint(matrix: &Tensor, rhs: &Tensor, adjoint: bool) -> Result<Tensor> {
+    let op = "solve";
+    let m = check_square(op, matrix)?;
+    let (sa, sb) = (matrix.shape(), rhs.shape());
+    if sb.len() < 2 || sb[sb.len() - 2] != m {
+        return Err(Error::shape(
+            op,
+            format!(
+                "rhs must have shape [..., {m}, K] to match matrix of shape {}, got {}",
+                fmt_shape(sa),
+                fmt_shape(sb)
+            ),
+        ));
+    }
+    let batch = broadcast_shapes(op, &sa[..sa.len() - 2], &sb[..sb.len() - 2]).map_err(|_| {
+        Error::shape(
+            op,
+            format!(
+                "batch dimensions of matrix {} and rhs {} do not broadcast",
+                fmt_shape(sa),
+                fmt_shape(sb)
+            ),
+        )
+    })?;
+    let full: Vec<usize> = sa.to_vec();
+    let y = Tensor::new(
+        dispatch2!(float matrix.data(), rhs.data(), op, |a, b| solve_kernel(
+        op, a, b, adjoint, &batch, &full
+    )?),
+    );
+    let (sa, sb) = (shape_of(matrix), shape_of(rhs));
+    record(op, &[matrix, rhs], &y, &[matrix, &y], move |s, dy| {
+        let (a, x) = (&s[0], &s[1]);
+        // TensorFlow's MatrixSolve gradient: grhs = A^-T dy, gA = -grhs x^T (or -x grhs^T).
+        let grhs = solve_adjoint(a, dy, !adjoint)?;
+        let ga = if adjoint {
+            matmul(x, &grhs, false, true)?
+        } else {
+            matmul(&grhs, x, false, true)?
+        };
+        Ok(vec![
+            Some(sum_to_shape(&negative(&ga)?, &sa)?),
+            Some(sum_to_shape(&grhs, &sb)?),
+        ])
+    });
+    Ok(y)
+}
+
+/// The `m x m` identity in `like`'s element type.
+fn identity_like<T: Element>(_like: &ArcArray<T, IxDyn>, m: usize) -> ArcArray<T, IxDyn> {
+    let (zero, one) = (T::from_f64(0.0), T::from_f64(1.0));
+    ArcArray::from_shape_fn(IxDyn(&[m, m]), |i| if i[0] == i[1] { one } else { zero })
+}
+
+/// The inverse of each `[..., M, M]` matrix. A singular matrix is a ValueError.
+pub fn inv(matrix: &Tensor) -> Result<Tensor> {
+    let op = "inv";
+    let m = check_square(op, matrix)?;
+    let batch = matrix.shape()[..matrix.ndim() - 2].to_vec();
+    let full = matrix.shape().to_vec();
+    let y = Tensor::new(dispatch!(float matrix.data(), op, |a| {
+        let identity = identity_like(a, m);
+        solve_kernel(op, a, &identity, false, &batch, &full)?
+    }));
+    record(op, &[matrix], &y, &[&y], |s, dy| {
+        // d(A^-1) = -A^-1 dA A^-1, so gA = -Y^T dy Y^T.
+        let yinv = &s[0];
+        let g = matmul(&matmul(yinv, dy, true, false)?, yinv, false, true)?;
+        Ok(vec![Some(negative(&g)?)])
+    });
+    Ok(y)
+}

@@ -1,0 +1,134 @@
+//! Helpers shared by the `linalg_*` test files (each includes this with `mod linalg_common;`):
+//! deterministic inputs, a tolerance comparison, a reference matmul, and gradcheck.
+#![allow(dead_code)] // each test file uses its own subset
+
+use rustape::ops::{self, eye};
+use rustape::testing::{gradcheck, pseudo_random, Tolerance};
+use rustape::{DType, Tensor};
+
+pub fn t64(values: &[f64], shape: &[usize]) -> Tensor {
+    Tensor::from_vec(values.to_vec(), shape).unwrap()
+}
+
+/// Deterministic values in [-1, 1) of `shape`.
+pub fn rand64(shape: &[usize], seed: u64) -> Tensor {
+    let v: Vec<f64> = pseudo_random(shape, seed)
+        .to_f64_vec()
+        .iter()
+        .map(|x| 2.0 * (x - 1.0))
+        .collect();
+    t64(&v, shape)
+}
+
+/// A well-conditioned matrix batch: random plus `n` on the diagonal.
+pub fn well_conditioned(batch: &[usize], n: usize, seed: u64) -> Tensor {
+    let mut shape = batch.to_vec();
+    shape.extend([n, n]);
+    ops::add(
+        &rand64(&shape, seed),
+        &ops::multiply(&eye(n, None, &[], DType::F64), &Tensor::scalar(n as f64)).unwrap(),
+    )
+    .unwrap()
+}
+
+pub fn assert_close(got: &[f64], want: &[f64], tol: f64) {
+    assert_eq!(got.len(), want.len(), "lengths differ");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (g - w).abs() <= tol * (1.0 + w.abs()),
+            "element {i}: got {g}, want {w}"
+        );
+    }
+}
+
+/// Row-major strides of `shape`.
+pub fn strides(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * shape[i + 1];
+    }
+    s
+}
+
+/// The multi-index of flat position `flat` in `shape`.
+pub fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
+    let mut idx = vec![0; shape.len()];
+    for i in (0..shape.len()).rev() {
+        idx[i] = flat % shape[i];
+        flat /= shape[i];
+    }
+    idx
+}
+
+/// Reference batched matmul with broadcasting: a triple loop per batch element.
+pub fn naive_matmul(
+    a: &[f64],
+    sa: &[usize],
+    b: &[f64],
+    sb: &[usize],
+    ta: bool,
+    tb: bool,
+) -> (Vec<f64>, Vec<usize>) {
+    let (na, nb) = (sa.len() - 2, sb.len() - 2);
+    let nbatch = na.max(nb);
+    let dim = |s: &[usize], lead: usize, d: usize| {
+        if d < nbatch - lead {
+            1
+        } else {
+            s[d - (nbatch - lead)]
+        }
+    };
+    let batch: Vec<usize> = (0..nbatch)
+        .map(|d| dim(sa, na, d).max(dim(sb, nb, d)))
+        .collect();
+    let (m, k) = if ta {
+        (sa[na + 1], sa[na])
+    } else {
+        (sa[na], sa[na + 1])
+    };
+    let n = if tb { sb[nb] } else { sb[nb + 1] };
+    let (sta, stb) = (strides(sa), strides(sb));
+    let count: usize = batch.iter().product();
+    let mut out = Vec::with_capacity(count * m * n);
+    for bi in 0..count {
+        let idx = unravel(bi, &batch);
+        let base = |s: &[usize], st: &[usize], lead: usize| -> usize {
+            (0..lead)
+                .map(|d| {
+                    if s[d] == 1 {
+                        0
+                    } else {
+                        idx[d + nbatch - lead] * st[d]
+                    }
+                })
+                .sum()
+        };
+        let (oa, ob) = (base(sa, &sta, na), base(sb, &stb, nb));
+        for i in 0..m {
+            for j in 0..n {
+                let mut acc = 0.0;
+                for p in 0..k {
+                    let av = if ta {
+                        a[oa + p * sta[na] + i]
+                    } else {
+                        a[oa + i * sta[na] + p]
+                    };
+                    let bv = if tb {
+                        b[ob + j * stb[nb] + p]
+                    } else {
+                        b[ob + p * stb[nb] + j]
+                    };
+                    acc += av * bv;
+                }
+                out.push(acc);
+            }
+        }
+    }
+    let mut shape = batch;
+    shape.extend([m, n]);
+    (out, shape)
+}
+
+pub fn check(f: &dyn Fn(&[Tensor]) -> rustape::Result<Tensor>, inputs: &[Tensor]) {
+    gradcheck(f, inputs, true, Tolerance::default()).unwrap();
+}
