@@ -9,6 +9,7 @@
 //! - broadcasting VJPs reduce with [`sum_to_shape`].
 mod creation;
 mod elementwise;
+mod indexing;
 mod linalg;
 mod nn;
 mod random;
@@ -17,6 +18,7 @@ mod shape;
 
 pub use creation::*;
 pub use elementwise::*;
+pub use indexing::*;
 pub use linalg::*;
 pub use nn::*;
 pub use random::*;
