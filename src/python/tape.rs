@@ -240,36 +240,39 @@ impl PyTape {
         })
     }
     /// Recorded ops.
-    fn __len__(&self) -> usize {
-        self.tape.len()
+    fn __len__(&self) -> PyResult<usize> {
+        guard(|| Ok(self.tape.len()))
     }
     /// Bytes of tensor data the tape keeps alive.
     #[getter]
-    fn nbytes(&self) -> usize {
-        self.tape.nbytes()
+    fn nbytes(&self) -> PyResult<usize> {
+        guard(|| Ok(self.tape.nbytes()))
     }
-    fn summary(&self) -> String {
-        self.tape.summary()
+    /// One line per recorded op.
+    fn summary(&self) -> PyResult<String> {
+        guard(|| Ok(self.tape.summary()))
     }
     /// The recorded graph in Graphviz DOT.
-    fn to_dot(&self) -> String {
-        self.tape.to_dot()
+    fn to_dot(&self) -> PyResult<String> {
+        guard(|| Ok(self.tape.to_dot()))
     }
     #[getter]
-    fn is_recording(&self) -> bool {
-        self.tape.is_recording()
+    fn is_recording(&self) -> PyResult<bool> {
+        guard(|| Ok(self.tape.is_recording()))
     }
     #[getter]
-    fn persistent(&self) -> bool {
-        self.tape.persistent()
+    fn persistent(&self) -> PyResult<bool> {
+        guard(|| Ok(self.tape.persistent()))
     }
-    fn __repr__(&self) -> String {
-        format!(
-            "<rt.Tape persistent={} recording={} ops={}>",
-            self.tape.persistent(),
-            self.tape.is_recording(),
-            self.tape.len()
-        )
+    fn __repr__(&self) -> PyResult<String> {
+        guard(|| {
+            Ok(format!(
+                "<rt.Tape persistent={} recording={} ops={}>",
+                self.tape.persistent(),
+                self.tape.is_recording(),
+                self.tape.len()
+            ))
+        })
     }
 }
 
@@ -422,25 +425,34 @@ pub fn gradcheck(
 
 /// Stops every tape on this thread until `resume_all_tapes` (nests).
 #[pyfunction]
-pub fn pause_all_tapes() {
-    tape::pause_all_tapes();
+pub fn pause_all_tapes() -> PyResult<()> {
+    guard(|| {
+        tape::pause_all_tapes();
+        Ok(())
+    })
 }
 
 #[pyfunction]
-pub fn resume_all_tapes() {
-    tape::resume_all_tapes();
+pub fn resume_all_tapes() -> PyResult<()> {
+    guard(|| {
+        tape::resume_all_tapes();
+        Ok(())
+    })
 }
 
 /// True when some tape on this thread is recording.
 #[pyfunction]
-pub fn any_tape_recording() -> bool {
-    tape::any_tape_recording()
+pub fn any_tape_recording() -> PyResult<bool> {
+    guard(|| Ok(tape::any_tape_recording()))
 }
 
 /// Starts collecting the variables read on this thread (scopes nest).
 #[pyfunction]
-pub fn begin_variable_watch() {
-    variable::begin_variable_watch();
+pub fn begin_variable_watch() -> PyResult<()> {
+    guard(|| {
+        variable::begin_variable_watch();
+        Ok(())
+    })
 }
 
 /// The variables read since the matching `begin_variable_watch`, in order of first read.

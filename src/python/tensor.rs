@@ -270,15 +270,15 @@ macro_rules! tensor_protocol {
             }
             #[getter]
             fn shape<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-                PyTuple::new(slf.py(), <$cls>::peek(slf).shape())
+                guard(|| PyTuple::new(slf.py(), <$cls>::peek(slf).shape()))
             }
             #[getter]
             fn dtype<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyDType>> {
-                dtype_object(slf.py(), <$cls>::peek(slf).dtype())
+                guard(|| dtype_object(slf.py(), <$cls>::peek(slf).dtype()))
             }
             #[getter]
-            fn ndim(slf: &Bound<'_, Self>) -> usize {
-                <$cls>::peek(slf).ndim()
+            fn ndim(slf: &Bound<'_, Self>) -> PyResult<usize> {
+                guard(|| Ok(<$cls>::peek(slf).ndim()))
             }
             /// The engine's id (a tensor's, or a variable's handle).
             #[getter]
@@ -324,6 +324,16 @@ macro_rules! tensor_protocol {
                     }
                 })
             }
+            /// `f"{loss:.4f}"`: NumPy's formatting of the value; `""` is `str()`.
+            fn __format__(slf: &Bound<'_, Self>, spec: &str) -> PyResult<String> {
+                guard(|| {
+                    if spec.is_empty() {
+                        return Ok(slf.str()?.to_string());
+                    }
+                    let value = to_numpy(slf.py(), &<$cls>::peek(slf))?;
+                    value.call_method1("__format__", (spec,))?.extract()
+                })
+            }
             fn __float__(slf: &Bound<'_, Self>) -> PyResult<f64> {
                 guard(|| python_scalar(slf.py(), &<$cls>::peek(slf))?.extract::<f64>())
             }
@@ -361,10 +371,10 @@ macro_rules! tensor_protocol {
                 })
             }
             fn __len__(slf: &Bound<'_, Self>) -> PyResult<usize> {
-                match <$cls>::peek(slf).shape().first() {
+                guard(|| match <$cls>::peek(slf).shape().first() {
                     Some(&n) => Ok(n),
                     None => Err(PyTypeError::new_err("len() of a 0-d tensor (a scalar has no len())")),
-                }
+                })
             }
             /// The rows along the first axis (differentiable, through `unstack`).
             fn __iter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
@@ -388,7 +398,11 @@ macro_rules! tensor_protocol {
                     "unhashable: == on tensors and variables is elementwise; use id(x) or x._id as a key",
                 ))
             }
-            fn __richcmp__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {
+            fn __richcmp__(
+                slf: &Bound<'_, Self>,
+                other: &Bound<'_, PyAny>,
+                op: CompareOp,
+            ) -> PyResult<Py<PyAny>> {
                 comparison(slf.as_any(), other, op)
             }
 
@@ -428,15 +442,23 @@ macro_rules! tensor_protocol {
             fn __rmod__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
                 binary(other, slf.as_any(), ops::floormod)
             }
-            fn __pow__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+            fn __pow__(
+                slf: &Bound<'_, Self>,
+                other: &Bound<'_, PyAny>,
+                modulo: Option<&Bound<'_, PyAny>>,
+            ) -> PyResult<PyTensor> {
                 if modulo.is_some_and(|m| !m.is_none()) {
-                    return Err(PyTypeError::new_err("pow() with a modulo is not supported for tensors"));
+                    return Err(PyTypeError::new_err("pow() with a modulo is not supported"));
                 }
                 binary(slf.as_any(), other, ops::pow)
             }
-            fn __rpow__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+            fn __rpow__(
+                slf: &Bound<'_, Self>,
+                other: &Bound<'_, PyAny>,
+                modulo: Option<&Bound<'_, PyAny>>,
+            ) -> PyResult<PyTensor> {
                 if modulo.is_some_and(|m| !m.is_none()) {
-                    return Err(PyTypeError::new_err("pow() with a modulo is not supported for tensors"));
+                    return Err(PyTypeError::new_err("pow() with a modulo is not supported"));
                 }
                 binary(other, slf.as_any(), ops::pow)
             }
@@ -464,8 +486,8 @@ macro_rules! tensor_protocol {
             fn __neg__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
                 guard(|| Ok(PyTensor::new(ops::negative(&<$cls>::operand(slf))?)))
             }
-            fn __pos__(slf: &Bound<'_, Self>) -> PyTensor {
-                PyTensor::new(<$cls>::operand(slf))
+            fn __pos__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+                guard(|| Ok(PyTensor::new(<$cls>::operand(slf))))
             }
             fn __abs__(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
                 guard(|| Ok(PyTensor::new(ops::abs(&<$cls>::operand(slf))?)))
@@ -498,10 +520,14 @@ tensor_protocol!(PyTensor {
         })
     }
     /// Pickles as `constant(values)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
-        let py = slf.py();
-        let constant = py.import("rustape._rustape")?.getattr("constant")?;
-        Ok((constant, (to_numpy_copy(py, &slf.get().t),)))
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
+        guard(|| {
+            let py = slf.py();
+            let constant = py.import("rustape._rustape")?.getattr("constant")?;
+            Ok((constant, (to_numpy_copy(py, &slf.get().t),)))
+        })
     }
     /// Tensors are immutable: a copy is the tensor itself.
     fn __copy__(slf: &Bound<'_, Self>) -> Py<PyTensor> {
@@ -512,10 +538,28 @@ tensor_protocol!(PyTensor {
     }
 });
 
+/// `assign`, `assign_add`, `assign_sub`: `value` takes the variable's dtype where it can.
+fn update<'py>(
+    slf: &Bound<'py, PyVariable>,
+    value: &Bound<'py, PyAny>,
+    f: fn(&Variable, &Tensor) -> Result<()>,
+) -> PyResult<Bound<'py, PyVariable>> {
+    guard(|| {
+        let v = &slf.get().v;
+        f(v, &to_tensor(value, Some(v.dtype()))?)?;
+        Ok(slf.clone())
+    })
+}
+
 tensor_protocol!(PyVariable {
     #[new]
     #[pyo3(signature = (initial_value, trainable=true, name=None, dtype=None))]
-    fn py_new(initial_value: &Bound<'_, PyAny>, trainable: bool, name: Option<String>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyVariable> {
+    fn py_new(
+        initial_value: &Bound<'_, PyAny>,
+        trainable: bool,
+        name: Option<String>,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyVariable> {
         guard(|| {
             let dtype = parse_optional_dtype(dtype)?;
             // TensorFlow also takes a callable that returns the initial value.
@@ -525,7 +569,8 @@ tensor_protocol!(PyVariable {
                 initial_value.clone()
             };
             let t = super::ops::convert_with_dtype(&value, dtype)?;
-            Ok(PyVariable { v: Variable::new(t, trainable, name.as_deref()), registered: AtomicBool::new(false) })
+            let v = Variable::new(t, trainable, name.as_deref());
+            Ok(PyVariable { v, registered: AtomicBool::new(false) })
         })
     }
     #[getter]
@@ -537,39 +582,46 @@ tensor_protocol!(PyVariable {
         self.v.name().to_string()
     }
     /// A read of the current value (recorded on the active tapes).
-    fn value(slf: &Bound<'_, Self>) -> PyTensor {
-        PyTensor::new(read_variable(slf))
+    fn value(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        guard(|| Ok(PyTensor::new(read_variable(slf))))
     }
-    fn read_value(slf: &Bound<'_, Self>) -> PyTensor {
-        PyTensor::new(read_variable(slf))
+    fn read_value(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
+        guard(|| Ok(PyTensor::new(read_variable(slf))))
     }
-    /// Replaces the value in place (never recorded); returns the variable.
+    /// Replaces the value in place (never recorded); returns the variable. `use_locking`,
+    /// `name` and `read_value` are accepted for TensorFlow's signature.
     #[pyo3(signature = (value, use_locking=None, name=None, read_value=true))]
-    fn assign<'py>(slf: &Bound<'py, Self>, value: &Bound<'py, PyAny>, use_locking: Option<&Bound<'py, PyAny>>, name: Option<&Bound<'py, PyAny>>, read_value: bool) -> PyResult<Bound<'py, Self>> {
+    fn assign<'py>(
+        slf: &Bound<'py, Self>,
+        value: &Bound<'py, PyAny>,
+        use_locking: Option<&Bound<'py, PyAny>>,
+        name: Option<&Bound<'py, PyAny>>,
+        read_value: bool,
+    ) -> PyResult<Bound<'py, Self>> {
         let _ = (use_locking, name, read_value);
-        guard(|| {
-            let v = &slf.get().v;
-            v.assign(&to_tensor(value, Some(v.dtype()))?)?;
-            Ok(slf.clone())
-        })
+        update(slf, value, Variable::assign)
     }
     #[pyo3(signature = (delta, use_locking=None, name=None, read_value=true))]
-    fn assign_add<'py>(slf: &Bound<'py, Self>, delta: &Bound<'py, PyAny>, use_locking: Option<&Bound<'py, PyAny>>, name: Option<&Bound<'py, PyAny>>, read_value: bool) -> PyResult<Bound<'py, Self>> {
+    fn assign_add<'py>(
+        slf: &Bound<'py, Self>,
+        delta: &Bound<'py, PyAny>,
+        use_locking: Option<&Bound<'py, PyAny>>,
+        name: Option<&Bound<'py, PyAny>>,
+        read_value: bool,
+    ) -> PyResult<Bound<'py, Self>> {
         let _ = (use_locking, name, read_value);
-        guard(|| {
-            let v = &slf.get().v;
-            v.assign_add(&to_tensor(delta, Some(v.dtype()))?)?;
-            Ok(slf.clone())
-        })
+        update(slf, delta, Variable::assign_add)
     }
     #[pyo3(signature = (delta, use_locking=None, name=None, read_value=true))]
-    fn assign_sub<'py>(slf: &Bound<'py, Self>, delta: &Bound<'py, PyAny>, use_locking: Option<&Bound<'py, PyAny>>, name: Option<&Bound<'py, PyAny>>, read_value: bool) -> PyResult<Bound<'py, Self>> {
+    fn assign_sub<'py>(
+        slf: &Bound<'py, Self>,
+        delta: &Bound<'py, PyAny>,
+        use_locking: Option<&Bound<'py, PyAny>>,
+        name: Option<&Bound<'py, PyAny>>,
+        read_value: bool,
+    ) -> PyResult<Bound<'py, Self>> {
         let _ = (use_locking, name, read_value);
-        guard(|| {
-            let v = &slf.get().v;
-            v.assign_sub(&to_tensor(delta, Some(v.dtype()))?)?;
-            Ok(slf.clone())
-        })
+        update(slf, delta, Variable::assign_sub)
     }
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
         guard(|| {
