@@ -15,7 +15,7 @@ use crate::dispatch;
 use crate::dispatch2;
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::record;
+use crate::tape::{mixes_input, record, record_rows};
 use crate::tensor::{Data, Element, Tensor};
 
 // ---------------------------------------------------------------------------------------------
@@ -240,6 +240,18 @@ fn unary_vjp(
     Ok(y)
 }
 
+/// The row-mixing mask (see `crate::tape::mixes_input`) of a broadcasting op whose result has
+/// `out_shape`. Input `k` keeps the batch rows when its axis 0 lines up with the result's (the
+/// same rank, the same leading size); an input broadcast along axis 0 (fewer dimensions, or a
+/// leading 1 stretched) reaches every row of the result.
+pub(crate) fn broadcast_mixes(inputs: &[&Tensor], out_shape: &[usize]) -> u8 {
+    inputs
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.ndim() != out_shape.len() || t.shape().first() != out_shape.first())
+        .fold(0, |mask, (k, _)| mask | mixes_input(k))
+}
+
 /// A binary op's input gradients, each summed back over the axes its operand was broadcast along.
 fn unbroadcast(da: &Tensor, a: &[usize], db: &Tensor, b: &[usize]) -> Result<Vec<Option<Tensor>>> {
     Ok(vec![Some(sum_to_shape(da, a)?), Some(sum_to_shape(db, b)?)])
@@ -272,7 +284,8 @@ fn scale(t: &Tensor, c: f64) -> Result<Tensor> {
 pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = zip!(num "add", a, b, |p, q| Arith::add(p, q));
     let (sa, sb) = (shape_of(a), shape_of(b));
-    record("add", &[a, b], &y, &[], move |_, dy| {
+    let rows = broadcast_mixes(&[a, b], y.shape());
+    record_rows("add", &[a, b], &y, &[], rows, move |_, dy| {
         unbroadcast(dy, &sa, dy, &sb)
     });
     Ok(y)
@@ -282,7 +295,8 @@ pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 pub fn subtract(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = zip!(num "subtract", a, b, |p, q| Arith::sub(p, q));
     let (sa, sb) = (shape_of(a), shape_of(b));
-    record("subtract", &[a, b], &y, &[], move |_, dy| {
+    let rows = broadcast_mixes(&[a, b], y.shape());
+    record_rows("subtract", &[a, b], &y, &[], rows, move |_, dy| {
         unbroadcast(dy, &sa, &negative(dy)?, &sb)
     });
     Ok(y)
@@ -291,7 +305,8 @@ pub fn subtract(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// `a * b`, broadcasting.
 pub fn multiply(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = zip!(num "multiply", a, b, |p, q| Arith::mul(p, q));
-    record("multiply", &[a, b], &y, &[a, b], |s, dy| {
+    let rows = broadcast_mixes(&[a, b], y.shape());
+    record_rows("multiply", &[a, b], &y, &[a, b], rows, |s, dy| {
         let (a, b) = (&s[0], &s[1]);
         unbroadcast(&multiply(dy, b)?, a.shape(), &multiply(dy, a)?, b.shape())
     });
@@ -308,7 +323,8 @@ pub fn divide(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         return divide(&cast(a, DType::F64)?, &cast(b, DType::F64)?);
     }
     let y = zip!(float "divide", a, b, |p, q| p / q);
-    record("divide", &[a, b], &y, &[a, b], |s, dy| {
+    let rows = broadcast_mixes(&[a, b], y.shape());
+    record_rows("divide", &[a, b], &y, &[a, b], rows, |s, dy| {
         let (a, b) = (&s[0], &s[1]);
         let da = divide(dy, b)?;
         // d(a/b)/db = -a / b^2, written as -(dy/b) * (a/b) to stay in range.
@@ -330,7 +346,8 @@ pub fn floordiv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 pub fn floormod(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     validate_division("floormod", a, b)?;
     let y = zip!(num "floormod", a, b, |p, q| Arith::floormod(p, q));
-    record("floormod", &[a, b], &y, &[a, b], |s, dy| {
+    let rows = broadcast_mixes(&[a, b], y.shape());
+    record_rows("floormod", &[a, b], &y, &[a, b], rows, |s, dy| {
         let (a, b) = (&s[0], &s[1]);
         let db = negative(&multiply(dy, &floordiv(a, b)?)?)?;
         unbroadcast(dy, a.shape(), &db, b.shape())
@@ -353,7 +370,8 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         ));
     }
     let y = zip!(num op, a, b, |p, q| Arith::pow(p, q));
-    record(op, &[a, b], &y, &[a, b, &y], |s, dy| {
+    let rows = broadcast_mixes(&[a, b], y.shape());
+    record_rows(op, &[a, b], &y, &[a, b, &y], rows, |s, dy| {
         let (a, b, y) = (&s[0], &s[1], &s[2]);
         let da = multiply(&multiply(dy, b)?, &pow(a, &plus(b, -1.0)?)?)?;
         let positive = greater(a, &scalar_like(0.0, a))?;
@@ -389,7 +407,8 @@ fn record_extremum(
     y: &Tensor,
     a_wins: fn(&Tensor, &Tensor) -> Result<Tensor>,
 ) {
-    record(op, &[a, b], y, &[a, b], move |s, dy| {
+    let rows = broadcast_mixes(&[a, b], y.shape());
+    record_rows(op, &[a, b], y, &[a, b], rows, move |s, dy| {
         let (a, b) = (&s[0], &s[1]);
         let mask = a_wins(a, b)?;
         let da = masked(&mask, dy)?;
@@ -614,7 +633,8 @@ pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
     }
     let out = Tensor::new(dispatch2!(all x.data(), y.data(), op, |p, q| select(c, p, q, &shape)));
     let (sx, sy) = (shape_of(x), shape_of(y));
-    record(op, &[cond, x, y], &out, &[cond], move |s, dy| {
+    let rows = broadcast_mixes(&[cond, x, y], out.shape());
+    record_rows(op, &[cond, x, y], &out, &[cond], rows, move |s, dy| {
         let zero = scalar_like(0.0, dy);
         let to_x = where_(&s[0], dy, &zero)?;
         let to_y = where_(&s[0], &zero, dy)?;

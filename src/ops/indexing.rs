@@ -8,7 +8,7 @@ use super::shape::{reshape_array, standard};
 use super::{normalize_axis, shape_of};
 use crate::dispatch;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::record;
+use crate::tape::{mixes_input, record_rows};
 use crate::tensor::{Data, Element, Tensor};
 
 /// The integer indices of a gather or scatter as i64, checked against `dim`.
@@ -146,10 +146,20 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: isize, batch_dims: usize)
     }
     let y = Tensor::new(dispatch!(all params.data(), |a| kernel(a, &idx, g, &out_shape)));
     let params_shape = shape_of(params);
-    record(op, &[params, indices], &y, &[indices], move |s, dy| {
-        let dx = scatter_add_to(dy, &s[0], axis as isize, batch_dims, &params_shape)?;
-        Ok(vec![Some(dx), None])
-    });
+    // Gathering along axis 0 moves batch rows (batch_dims >= 1 forces axis >= 1). Integer
+    // indices have no gradient, so only params is declared.
+    let rows = if axis == 0 { mixes_input(0) } else { 0 };
+    record_rows(
+        op,
+        &[params, indices],
+        &y,
+        &[indices],
+        rows,
+        move |s, dy| {
+            let dx = scatter_add_to(dy, &s[0], axis as isize, batch_dims, &params_shape)?;
+            Ok(vec![Some(dx), None])
+        },
+    );
     Ok(y)
 }
 
@@ -210,12 +220,20 @@ pub fn scatter_add_to(
         }
     }
     let y = Tensor::new(dispatch!(num updates.data(), op, |a| kernel(a, &idx, g, shape)));
-    record(op, &[updates, indices], &y, &[indices], move |s, dy| {
-        Ok(vec![
-            Some(gather(dy, &s[0], axis as isize, batch_dims)?),
-            None,
-        ])
-    });
+    let rows = if axis == 0 { mixes_input(0) } else { 0 };
+    record_rows(
+        op,
+        &[updates, indices],
+        &y,
+        &[indices],
+        rows,
+        move |s, dy| {
+            Ok(vec![
+                Some(gather(dy, &s[0], axis as isize, batch_dims)?),
+                None,
+            ])
+        },
+    );
     Ok(y)
 }
 
@@ -428,6 +446,38 @@ fn plan_slice(op: &str, shape: &[usize], items: &[SliceItem]) -> Result<SlicePla
     Ok(plan)
 }
 
+/// The row-mixing mask of a strided slice (or of its gradient): the batch rows stay apart only
+/// when axis 0 is taken whole, in order (full range, step 1), and stays the result's first axis
+/// (no new axis or index in front of it).
+fn slice_mixes(shape: &[usize], items: &[SliceItem], plan: &SlicePlan) -> u8 {
+    let consuming = items
+        .iter()
+        .filter(|i| matches!(i, SliceItem::Index(_) | SliceItem::Range { .. }))
+        .count();
+    let mut keeps = !shape.is_empty();
+    for item in items {
+        match item {
+            // An ellipsis that stands for at least one axis starts with axis 0, whole.
+            SliceItem::Ellipsis if consuming < shape.len() => break,
+            SliceItem::Ellipsis => {}
+            SliceItem::NewAxis | SliceItem::Index(_) => {
+                keeps = false;
+                break;
+            }
+            SliceItem::Range { .. } => {
+                let first = plan.slices[0];
+                keeps = first.start == 0 && first.step == 1 && plan.lens[0] == shape[0];
+                break;
+            }
+        }
+    }
+    if keeps {
+        0
+    } else {
+        mixes_input(0)
+    }
+}
+
 /// `x[items]` with NumPy semantics (`__getitem__`): indices drop their axis, ranges keep it,
 /// `NewAxis` inserts one, `Ellipsis` stands for the axes not named. An `Index` out of range,
 /// a zero step, two ellipses or more indices than axes are Value errors.
@@ -442,8 +492,9 @@ pub fn strided_slice(x: &Tensor, items: &[SliceItem]) -> Result<Tensor> {
         reshape_array(&picked, &plan.out_shape)
     }));
     let input_shape = shape_of(x);
+    let rows = slice_mixes(x.shape(), items, &plan);
     let items = items.to_vec();
-    record(op, &[x], &y, &[], move |_, dy| {
+    record_rows(op, &[x], &y, &[], rows, move |_, dy| {
         Ok(vec![Some(strided_slice_grad(dy, &input_shape, &items)?)])
     });
     Ok(y)
@@ -493,8 +544,9 @@ pub fn strided_slice_grad(
         return Ok(dy.clone());
     }
     let y = place(dy, input_shape, &plan, 0.0)?;
+    let rows = slice_mixes(input_shape, items, &plan);
     let items = items.to_vec();
-    record(op, &[dy], &y, &[], move |_, g| {
+    record_rows(op, &[dy], &y, &[], rows, move |_, g| {
         Ok(vec![Some(strided_slice(g, &items)?)])
     });
     Ok(y)

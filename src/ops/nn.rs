@@ -8,7 +8,7 @@ use super::{
 use crate::dispatch;
 use crate::dtype::Float;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::record;
+use crate::tape::{mixes_input, record_rows};
 use crate::tensor::{mismatch, unsupported, Tensor};
 
 /// Softmax (or log-softmax) of every lane along `axis`, with the lane's maximum subtracted first.
@@ -28,12 +28,22 @@ fn softmax_kernel<T: Float>(a: &ArcArray<T, IxDyn>, axis: usize, log: bool) -> A
     out
 }
 
+/// The row-mixing mask of a softmax along `axis` (normalised): along axis 0 every batch row
+/// enters every other row's normaliser.
+fn lane_mixes(axis: usize) -> u8 {
+    if axis == 0 {
+        mixes_input(0)
+    } else {
+        0
+    }
+}
+
 /// `exp(x) / sum(exp(x), axis)`, computed stably (the maximum along `axis` is subtracted first).
 pub fn softmax(x: &Tensor, axis: isize) -> Result<Tensor> {
     let op = "softmax";
     let ax = normalize_axis(op, axis, x.ndim())?;
     let y = Tensor::new(dispatch!(float x.data(), op, |a| softmax_kernel(a, ax, false)));
-    record(op, &[x], &y, &[&y], move |s, dy| {
+    record_rows(op, &[x], &y, &[&y], lane_mixes(ax), move |s, dy| {
         // (dy - sum(dy * y)) * y
         let y = &s[0];
         let dot = reduce_sum(&multiply(dy, y)?, Some(&[ax as isize]), true)?;
@@ -47,7 +57,7 @@ pub fn log_softmax(x: &Tensor, axis: isize) -> Result<Tensor> {
     let op = "log_softmax";
     let ax = normalize_axis(op, axis, x.ndim())?;
     let y = Tensor::new(dispatch!(float x.data(), op, |a| softmax_kernel(a, ax, true)));
-    record(op, &[x], &y, &[&y], move |s, dy| {
+    record_rows(op, &[x], &y, &[&y], lane_mixes(ax), move |s, dy| {
         // dy - exp(y) * sum(dy)
         let total = reduce_sum(dy, Some(&[ax as isize]), true)?;
         Ok(vec![Some(subtract(dy, &multiply(&exp(&s[0])?, &total)?)?)])

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::dispatch;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::record;
+use crate::tape::{mixes_input, record_rows};
 use crate::tensor::{unsupported, Data, Element, Tensor};
 
 /// The shape of a reduction's result with the reduced axes kept as 1.
@@ -47,6 +47,16 @@ fn finish_shape(
         return Ok(reduced);
     }
     reshape(&reduced, &kept_shape(input_shape, axes))
+}
+
+/// The row-mixing mask of a reduction over `axes` (normalised): reducing axis 0 folds the batch
+/// rows together.
+fn reduction_mixes(axes: &[usize]) -> u8 {
+    if axes.contains(&0) {
+        mixes_input(0)
+    } else {
+        0
+    }
 }
 
 fn as_isize(axes: &[usize]) -> Vec<isize> {
@@ -164,7 +174,7 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
     let y = Tensor::new(dispatch!(num x.data(), op, |a| sum_kernel(a, &axes)));
     let in_shape = shape_of(x);
     let kept_axes = axes.clone();
-    record(op, &[x], &y, &[], move |_, dy| {
+    record_rows(op, &[x], &y, &[], reduction_mixes(&axes), move |_, dy| {
         Ok(vec![Some(unreduce(dy, &in_shape, &kept_axes)?)])
     });
     finish_shape(y, x.shape(), &axes, keepdims)
@@ -179,7 +189,7 @@ pub fn reduce_mean(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result
     let in_shape = shape_of(x);
     let count: usize = axes.iter().map(|&ax| x.shape()[ax]).product();
     let kept_axes = axes.clone();
-    record(op, &[x], &y, &[], move |_, dy| {
+    record_rows(op, &[x], &y, &[], reduction_mixes(&axes), move |_, dy| {
         let g = divide(dy, &scalar_like(count as f64, dy))?;
         Ok(vec![Some(unreduce(&g, &in_shape, &kept_axes)?)])
     });
@@ -206,7 +216,8 @@ fn extremum(
     let axes = normalize_axes(op, axes, x.ndim())?;
     let y = Tensor::new(dispatch!(num x.data(), op, |a| extremum_kernel(a, &axes, max)));
     let kept_axes = axes.clone();
-    record(op, &[x], &y, &[x, &y], move |s, dy| {
+    let rows = reduction_mixes(&axes);
+    record_rows(op, &[x], &y, &[x, &y], rows, move |s, dy| {
         let (x, y) = (&s[0], &s[1]);
         let kept = kept_shape(x.shape(), &kept_axes);
         // indicators / count * dy: TensorFlow's _MaxOrMinGrad.
@@ -227,7 +238,8 @@ pub fn reduce_prod(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result
     let axes = normalize_axes(op, axes, x.ndim())?;
     let y = Tensor::new(dispatch!(num x.data(), op, |a| prod_kernel(a, &axes)));
     let kept_axes = axes.clone();
-    record(op, &[x], &y, &[x, &y], move |s, dy| {
+    let rows = reduction_mixes(&axes);
+    record_rows(op, &[x], &y, &[x, &y], rows, move |s, dy| {
         let (x, y) = (&s[0], &s[1]);
         let others = product_of_others(x, y, &kept_axes)?;
         Ok(vec![Some(multiply(

@@ -8,10 +8,10 @@ use std::sync::Arc;
 use ndarray::{ArcArray, Axis, IxDyn, Slice};
 
 use super::indexing::{gather, place, strided_slice, SliceItem, SlicePlan};
-use super::{normalize_axes, normalize_axis, reduce_sum, shape_of, sum_to_shape};
+use super::{broadcast_mixes, normalize_axes, normalize_axis, reduce_sum, shape_of, sum_to_shape};
 use crate::dispatch;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::{record, record_multi, Vjp};
+use crate::tape::{mixes_input, record_multi, record_rows, Vjp};
 use crate::tensor::{Element, Tensor};
 
 /// A row-major reshape that shares storage when the layout allows.
@@ -63,6 +63,15 @@ fn resolve_shape(op: &str, from: &[usize], dims: &[isize]) -> Result<Vec<usize>>
     Ok(out)
 }
 
+/// `mixes_input(0)` when `mixes`, else 0: the mask of a one-input op.
+fn mixes_if(mixes: bool) -> u8 {
+    if mixes {
+        mixes_input(0)
+    } else {
+        0
+    }
+}
+
 /// Reshape to `dims` (one `-1` is inferred).
 pub fn reshape(x: &Tensor, dims: &[isize]) -> Result<Tensor> {
     let shape = resolve_shape("reshape", x.shape(), dims)?;
@@ -71,7 +80,10 @@ pub fn reshape(x: &Tensor, dims: &[isize]) -> Result<Tensor> {
     }
     let y = Tensor::new(dispatch!(all x.data(), |a| reshape_array(a, &shape)));
     let back: Vec<isize> = x.shape().iter().map(|&d| d as isize).collect();
-    record("reshape", &[x], &y, &[], move |_, dy| {
+    // Row-major order keeps each batch row's elements together when axis 0 keeps its size.
+    let keeps_rows = !shape.is_empty() && x.ndim() > 0 && shape[0] == x.shape()[0];
+    let rows = mixes_if(!keeps_rows);
+    record_rows("reshape", &[x], &y, &[], rows, move |_, dy| {
         Ok(vec![Some(reshape(dy, &back)?)])
     });
     Ok(y)
@@ -102,7 +114,8 @@ pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
         }),
     );
     let in_shape = shape_of(x);
-    record("broadcast_to", &[x], &y, &[], move |_, dy| {
+    let rows = broadcast_mixes(&[x], shape);
+    record_rows("broadcast_to", &[x], &y, &[], rows, move |_, dy| {
         Ok(vec![Some(sum_to_shape(dy, &in_shape)?)])
     });
     Ok(y)
@@ -132,7 +145,8 @@ pub fn slice_axis(x: &Tensor, axis: usize, start: usize, end: usize) -> Result<T
         dispatch!(all x.data(), |a| a.slice_axis(Axis(axis), Slice::from(start..end)).to_owned()),
     );
     let len = x.shape()[axis];
-    record(op, &[x], &y, &[], move |_, dy| {
+    let rows = mixes_if(axis == 0 && (start, end) != (0, len));
+    record_rows(op, &[x], &y, &[], rows, move |_, dy| {
         Ok(vec![Some(pad_axis(dy, axis, start, len - end)?)])
     });
     Ok(y)
@@ -206,7 +220,13 @@ pub fn concat(values: &[Tensor], axis: isize) -> Result<Tensor> {
     let y = Tensor::new(dispatch!(all first.data(), |a| join(a, values, axis)));
     let sizes: Vec<usize> = values.iter().map(|v| v.shape()[axis]).collect();
     let inputs: Vec<&Tensor> = values.iter().collect();
-    record(op, &inputs, &y, &[], move |_, dy| {
+    // Joined along axis 0, the parts' rows become other rows of the result.
+    let rows = if axis == 0 {
+        (0..inputs.len()).fold(0, |mask, k| mask | mixes_input(k))
+    } else {
+        0
+    };
+    record_rows(op, &inputs, &y, &[], rows, move |_, dy| {
         let mut start = 0;
         sizes
             .iter()
@@ -315,7 +335,7 @@ pub fn transpose(x: &Tensor, perm: Option<&[usize]>) -> Result<Tensor> {
     for (i, &a) in perm.iter().enumerate() {
         inverse[a] = i;
     }
-    record(op, &[x], &y, &[], move |_, dy| {
+    record_rows(op, &[x], &y, &[], mixes_if(perm[0] != 0), move |_, dy| {
         Ok(vec![Some(transpose(dy, Some(&inverse))?)])
     });
     Ok(y)
@@ -348,12 +368,7 @@ pub fn unstack(x: &Tensor, axis: isize) -> Result<Vec<Tensor>> {
     let refs: Vec<&Tensor> = outputs.iter().collect();
     if !refs.is_empty() {
         // Unstacking axis 0 makes each batch row an output of its own.
-        let mixes = if axis == 0 {
-            crate::tape::mixes_input(0)
-        } else {
-            0
-        };
-        record_multi(op, &[x], &refs, &[], mixes, vjp);
+        record_multi(op, &[x], &refs, &[], mixes_if(axis == 0), vjp);
     }
     Ok(outputs)
 }
@@ -434,7 +449,8 @@ pub fn pad(
                     step: 1,
                 })
                 .collect();
-            record(op, &[x], &y, &[], move |_, dy| {
+            let rows = mixes_if(paddings[0] != (0, 0));
+            record_rows(op, &[x], &y, &[], rows, move |_, dy| {
                 Ok(vec![Some(strided_slice(dy, &items)?)])
             });
             Ok(y)
@@ -509,7 +525,8 @@ pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
     let y = Tensor::new(dispatch!(all x.data(), |a| kernel(a, &lifted, &spread, &out_shape)));
     let spread = dims_of(&spread);
     let repeat_axes: Vec<isize> = (0..multiples.len()).map(|i| 2 * i as isize).collect();
-    record(op, &[x], &y, &[], move |_, dy| {
+    let rows = mixes_if(multiples[0] != 1);
+    record_rows(op, &[x], &y, &[], rows, move |_, dy| {
         let g = reduce_sum(&reshape(dy, &spread)?, Some(&repeat_axes), false)?;
         Ok(vec![Some(g)])
     });
