@@ -22,7 +22,7 @@ use numpy::{
 };
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PySequence, PyTuple, PyType};
+use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 
 use super::dtype::{numpy, numpy_type_name, SUPPORTED};
 use super::error::{type_error, value_error};
@@ -140,21 +140,28 @@ pub fn convert_all(objs: &[Bound<'_, PyAny>], hint: Option<DType>) -> PyResult<V
     objs.iter().map(|o| to_tensor(o, hint)).collect()
 }
 
-/// The items of a Python list/tuple (or any sequence) argument; a single `Tensor` or
-/// `Variable` is a list of one.
+/// The items of a list argument: a list, a tuple or any other iterable but a string; a single
+/// `Tensor` or `Variable` is a list of one.
 pub fn items<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    if let Ok(l) = obj.cast::<PyList>() {
+        return Ok(l.iter().collect());
+    }
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        return Ok(t.iter().collect());
+    }
     if obj.is_instance_of::<PyTensor>() || obj.is_instance_of::<PyVariable>() {
         return Ok(vec![obj.clone()]);
     }
-    obj.cast::<PySequence>()
-        .map_err(|_| {
-            type_error(
-                OP,
-                format!("expected a list or tuple, got {}", short_repr(obj)),
-            )
-        })?
-        .try_iter()?
-        .collect()
+    let not_a_list = || {
+        type_error(
+            OP,
+            format!("expected a list or tuple, got {}", short_repr(obj)),
+        )
+    };
+    if obj.is_instance_of::<PyString>() {
+        return Err(not_a_list());
+    }
+    obj.try_iter().map_err(|_| not_a_list())?.collect()
 }
 
 static NP_GENERIC: PyOnceLock<Py<PyType>> = PyOnceLock::new();
