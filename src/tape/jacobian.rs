@@ -74,7 +74,8 @@ impl Tape {
 /// batch_jacobian assumes row `i` of the target depends only on row `i` of the source. Refuse,
 /// naming the op, when a recorded op between them mixes rows: the numbers would mean nothing.
 fn check_rows_stay_apart(op: &str, plan: &Plan) -> Result<()> {
-    for step in &plan.steps {
+    // Steps run last-recorded first; the earliest mixing op is the cause worth naming.
+    for step in plan.steps.iter().rev() {
         let mixing = step.inputs.iter().enumerate().find(|(k, id)| {
             step.mixes_rows & crate::tape::mixes_input(*k) != 0 && plan.connected.contains(id)
         });
