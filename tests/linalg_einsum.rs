@@ -71,6 +71,15 @@ const EINSUM_CASES: &[(&str, &[&[usize]])] = &[
     ("iij,jk->ik", &[&[3, 3, 2], &[2, 4]]),
     ("abc,cd,bd->a", &[&[2, 3, 4], &[4, 5], &[3, 5]]),
     ("bij,jk->bki", &[&[2, 3, 4], &[4, 2]]),
+    // The output's first label kept on axis 0 (see einsum's doc): only on the right operand,
+    // on both with nothing else free, not on axis 0 of an operand, with batch labels besides.
+    ("ij,bi->bj", &[&[3, 4], &[2, 3]]),
+    ("bi,bi->b", &[&[2, 3], &[2, 3]]),
+    ("bxy,by->bx", &[&[2, 3, 4], &[2, 4]]),
+    ("ibj,jb->bi", &[&[3, 2, 4], &[4, 2]]),
+    ("bxi,xij->bxj", &[&[2, 3, 4], &[3, 4, 2]]),
+    ("xbi,bxi->bx", &[&[3, 2, 4], &[2, 3, 4]]),
+    ("bii,bij,jk->bk", &[&[2, 3, 3], &[2, 3, 4], &[4, 2]]),
 ];
 
 #[test]

@@ -5,7 +5,7 @@ use ndarray::{ArcArray, ArrayD, IxDyn};
 use crate::dispatch;
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops::shape_of;
-use crate::tape::record;
+use crate::tape::{mixes_input, record_rows};
 use crate::tensor::{Element, Tensor};
 
 /// Validates `axis_map` (input axis -> output axis, onto `0..k`) for `shape`, returning the
@@ -77,6 +77,18 @@ fn diagonal_offsets(full: &[usize], axis_map: &[usize], diag: &[usize]) -> Vec<u
     out
 }
 
+/// Row mixing of `diagonal_part` and `diagonal_embed` (for `batch_jacobian`): the full tensor's
+/// axis 0 walks diagonal axis `axis_map[0]`. When that is diagonal axis 0, row `i` of either
+/// side meets only row `i` of the other, even when other axes walk with it (`y[i] = x[i, i]`
+/// reads row `i` of `x`); any other map carries each row along another axis (`[1, 0]` is a
+/// transpose), so every row of the result meets every row of the input.
+fn diagonal_rows(axis_map: &[usize]) -> u8 {
+    match axis_map.first() {
+        Some(&j) if j != 0 => mixes_input(0),
+        _ => 0,
+    }
+}
+
 /// The generalised diagonal: axis `i` of `x` becomes axis `axis_map[i]` of the result; axes
 /// mapped to the same output axis are walked together (`[1, 0, 0]` on `[i, j, j]`-labelled
 /// `x` gives `y[j, i] = x[i, j, j]`). Its gradient embeds back into zeros
@@ -99,7 +111,7 @@ pub fn diagonal_part(x: &Tensor, axis_map: &[usize]) -> Result<Tensor> {
     let y = Tensor::new(dispatch!(all x.data(), |a| take(a, &offsets, &diag)));
     let full = shape_of(x);
     let map = axis_map.to_vec();
-    record(op, &[x], &y, &[], move |_, dy| {
+    record_rows(op, &[x], &y, &[], diagonal_rows(axis_map), move |_, dy| {
         Ok(vec![Some(diagonal_embed(dy, &map, &full)?)])
     });
     Ok(y)
@@ -135,7 +147,7 @@ pub fn diagonal_embed(x: &Tensor, axis_map: &[usize], shape: &[usize]) -> Result
     }
     let y = Tensor::new(dispatch!(all x.data(), |a| put(a, &offsets, shape)));
     let map = axis_map.to_vec();
-    record(op, &[x], &y, &[], move |_, dy| {
+    record_rows(op, &[x], &y, &[], diagonal_rows(axis_map), move |_, dy| {
         Ok(vec![Some(diagonal_part(dy, &map)?)])
     });
     Ok(y)

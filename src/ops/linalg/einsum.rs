@@ -74,15 +74,23 @@ fn term_labels(equation: &str, term: &Term, shape: &[usize], index: usize) -> Re
     Ok(labels)
 }
 
-/// Contracts two operands over their shared labels not in `keep`, with one batched matmul.
+/// Contracts two operands over their shared labels not in `keep`, with one (batched) matmul.
+///
+/// `row` is the output's first label, if any: the result keeps it on axis 0 (see [`einsum`]).
 fn contract(
     a: &Tensor,
     la: &[Label],
     b: &Tensor,
     lb: &[Label],
     keep: &[Label],
+    row: Option<Label>,
     size: &dyn Fn(Label) -> usize,
 ) -> Result<(Tensor, Vec<Label>)> {
+    // The product's leading axes come from `a`: when only `b` has the row label, swap them.
+    let ((a, la), (b, lb)) = match row {
+        Some(r) if lb.contains(&r) && !la.contains(&r) => ((b, lb), (a, la)),
+        _ => ((a, la), (b, lb)),
+    };
     // Labels of one side that neither the other side nor anything later needs: sum them now.
     let lonely = |x: &Tensor, own: &[Label], other: &[Label]| -> Result<(Tensor, Vec<Label>)> {
         let axes: Vec<isize> = (0..own.len())
@@ -102,54 +110,79 @@ fn contract(
     let (a, la) = lonely(a, la, lb)?;
     let (b, lb) = lonely(b, lb, &la)?;
     let (a, la, b, lb) = (&a, &la[..], &b, &lb[..]);
+    // The row label (now in `a` if anywhere) gets an axis of its own in front of everything:
+    // a batch axis of the matmul that `a`, and `b` if it has the label too, keep unflattened.
+    let rows: Vec<Label> = row.filter(|r| la.contains(r)).into_iter().collect();
     let batch: Vec<Label> = la
         .iter()
         .copied()
-        .filter(|l| lb.contains(l) && keep.contains(l))
+        .filter(|l| lb.contains(l) && keep.contains(l) && !rows.contains(l))
         .collect();
     let summed: Vec<Label> = la
         .iter()
         .copied()
         .filter(|l| lb.contains(l) && !keep.contains(l))
         .collect();
-    let a_only: Vec<Label> = la.iter().copied().filter(|l| !lb.contains(l)).collect();
+    let a_only: Vec<Label> = la
+        .iter()
+        .copied()
+        .filter(|l| !lb.contains(l) && !rows.contains(l))
+        .collect();
     let b_only: Vec<Label> = lb.iter().copied().filter(|l| !la.contains(l)).collect();
     let position = |labels: &[Label], l: &Label| labels.iter().position(|x| x == l).unwrap_or(0);
     let product = |ls: &[Label]| ls.iter().map(|&l| size(l)).product::<usize>() as isize;
-    let nb = product(&batch);
 
-    // Arrange each operand as [batch, free, summed] or [batch, summed, free], whichever is
-    // already its layout (then no transpose), and tell matmul which through its flags.
+    // Arrange each operand as [rows, batch, free, summed] or [rows, batch, summed, free],
+    // whichever is already its layout (then no transpose), and tell matmul which through its
+    // flags. The rows axis is there when the operand has the row label; the batch axis (all
+    // batch labels in one) when there are batch labels; so a plain product stays rank 2.
     let arrange = |x: &Tensor,
                    labels: &[Label],
                    free: &[Label],
                    summed_first: bool|
      -> Result<(Tensor, bool)> {
-        let order_plain: Vec<Label> = batch.iter().chain(free).chain(&summed).copied().collect();
-        let order_flipped: Vec<Label> = batch.iter().chain(&summed).chain(free).copied().collect();
-        let flipped = if order_flipped == labels {
-            true
-        } else if order_plain == labels {
-            false
-        } else {
-            summed_first
+        let lead: Vec<Label> = rows
+            .iter()
+            .filter(|r| labels.contains(r))
+            .chain(&batch)
+            .copied()
+            .collect();
+        let order = |first: &[Label], second: &[Label]| -> Vec<Label> {
+            lead.iter().chain(first).chain(second).copied().collect()
+        };
+        let (order_plain, order_flipped) = (order(free, &summed), order(&summed, free));
+        let flipped = match (order_plain == labels, order_flipped == labels) {
+            (true, false) => false,
+            (false, true) => true,
+            // Both (nothing free or nothing summed: either reads the same) or neither (a
+            // transpose either way).
+            _ => summed_first,
         };
         let order = if flipped { order_flipped } else { order_plain };
         let perm: Vec<usize> = order.iter().map(|l| position(labels, l)).collect();
         let x = transpose(x, Some(&perm))?;
-        let dims = if flipped {
-            [nb, product(&summed), product(free)]
+        let mut dims: Vec<isize> = rows
+            .iter()
+            .filter(|r| labels.contains(r))
+            .map(|&r| size(r) as isize)
+            .collect();
+        if !batch.is_empty() {
+            dims.push(product(&batch));
+        }
+        if flipped {
+            dims.extend([product(&summed), product(free)]);
         } else {
-            [nb, product(free), product(&summed)]
-        };
+            dims.extend([product(free), product(&summed)]);
+        }
         Ok((reshape(&x, &dims)?, flipped))
     };
     let (a3, a_flipped) = arrange(a, la, &a_only, false)?;
     let (b3, b_flipped) = arrange(b, lb, &b_only, true)?;
-    // a3 is [nb, M, K] (flipped: [nb, K, M]); b3 is [nb, K, N] when flipped, else [nb, N, K].
+    // a3 is [.., M, K] (flipped: [.., K, M]); b3 is [.., K, N] when flipped, else [.., N, K].
     let product3 = matmul(&a3, &b3, a_flipped, !b_flipped)?;
-    let labels: Vec<Label> = batch
+    let labels: Vec<Label> = rows
         .iter()
+        .chain(&batch)
         .chain(&a_only)
         .chain(&b_only)
         .copied()
@@ -162,6 +195,16 @@ fn contract(
 /// (diagonal), `"ii->"` (trace), `"bxby->bxy"`, `"i,i->"`, `"ij->ji"`, any number of operands,
 /// `...` for broadcast axes, and the implicit form without `->` (output: the labels used once,
 /// in alphabetical order). Built from differentiable ops, so gradients of any order follow.
+///
+/// Batch rows (`batch_jacobian`): einsum records as the ops it is built from, each declaring
+/// its own row mixing, rather than as one node (whose VJP would need a second einsum engine).
+/// For that to judge einsum fairly, every intermediate keeps the output's first label on
+/// axis 0 at its own size: an operand that has it there only meets diagonals that leave axis
+/// 0 in place, sums over other axes, transposes that fix axis 0, reshapes that keep its size,
+/// and matmuls where it is a batch axis (see `contract`), none of which mixes rows. So
+/// `bi,ij->bj`, `bij,bjk->bik` or `bxy,by->bx` pass, while an operand without that label on
+/// axis 0 (`ib,ij->bj`, or `W` in `bi,ij->bj`) goes through a transpose, a reduction over
+/// axis 0 or the mixing side of a matmul, and is refused.
 pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
     let op = "einsum";
     let bad = |why: String| Error::value(op, format!("invalid equation '{equation}': {why}"));
@@ -354,7 +397,15 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
         for (_, later) in &rest[j + 1..] {
             keep.extend(later.iter().copied());
         }
-        let (t, l) = contract(&acc, &acc_labels, x, lx, &keep, &size_of)?;
+        let (t, l) = contract(
+            &acc,
+            &acc_labels,
+            x,
+            lx,
+            &keep,
+            output.first().copied(),
+            &size_of,
+        )?;
         acc = t;
         acc_labels = l;
     }

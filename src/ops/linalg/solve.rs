@@ -3,11 +3,11 @@
 use ndarray::{ArcArray, ArrayD, IxDyn};
 use rayon::prelude::*;
 
-use super::matmul;
+use super::{batch_axis_rows, matmul};
 use crate::dtype::{DType, Float};
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops::{broadcast_shapes, negative, shape_of, sum_to_shape};
-use crate::tape::record;
+use crate::tape::{mixes_input, record_rows};
 use crate::tensor::{Element, Tensor};
 use crate::{dispatch, dispatch2};
 
@@ -242,21 +242,37 @@ pub fn solve_adjoint(matrix: &Tensor, rhs: &Tensor, adjoint: bool) -> Result<Ten
         op, a, b, adjoint, &batch, &full
     )?),
     );
+    // Row mixing: a single system couples all rows of both operands (every unknown depends on
+    // every equation); a batch of systems keeps each batch element apart.
+    let mixes = match batch.first() {
+        Some(&rows) => {
+            let rank = batch.len() + 2;
+            batch_axis_rows(0, sa, rank, rows) | batch_axis_rows(1, sb, rank, rows)
+        }
+        None => mixes_input(0) | mixes_input(1),
+    };
     let (sa, sb) = (shape_of(matrix), shape_of(rhs));
-    record(op, &[matrix, rhs], &y, &[matrix, &y], move |s, dy| {
-        let (a, x) = (&s[0], &s[1]);
-        // TensorFlow's MatrixSolve gradient: grhs = A^-T dy, gA = -grhs x^T (or -x grhs^T).
-        let grhs = solve_adjoint(a, dy, !adjoint)?;
-        let ga = if adjoint {
-            matmul(x, &grhs, false, true)?
-        } else {
-            matmul(&grhs, x, false, true)?
-        };
-        Ok(vec![
-            Some(sum_to_shape(&negative(&ga)?, &sa)?),
-            Some(sum_to_shape(&grhs, &sb)?),
-        ])
-    });
+    record_rows(
+        op,
+        &[matrix, rhs],
+        &y,
+        &[matrix, &y],
+        mixes,
+        move |s, dy| {
+            let (a, x) = (&s[0], &s[1]);
+            // TensorFlow's MatrixSolve gradient: grhs = A^-T dy, gA = -grhs x^T (or -x grhs^T).
+            let grhs = solve_adjoint(a, dy, !adjoint)?;
+            let ga = if adjoint {
+                matmul(x, &grhs, false, true)?
+            } else {
+                matmul(&grhs, x, false, true)?
+            };
+            Ok(vec![
+                Some(sum_to_shape(&negative(&ga)?, &sa)?),
+                Some(sum_to_shape(&grhs, &sb)?),
+            ])
+        },
+    );
     Ok(y)
 }
 
@@ -276,7 +292,10 @@ pub fn inv(matrix: &Tensor) -> Result<Tensor> {
         let identity = identity_like(a, m);
         solve_kernel(op, a, &identity, false, &batch, &full)?
     }));
-    record(op, &[matrix], &y, &[&y], |s, dy| {
+    // Row mixing: every entry of a single inverse depends on every row of the matrix; a batch
+    // of inverses keeps each batch element apart.
+    let mixes = if batch.is_empty() { mixes_input(0) } else { 0 };
+    record_rows(op, &[matrix], &y, &[&y], mixes, |s, dy| {
         // d(A^-1) = -A^-1 dA A^-1, so gA = -Y^T dy Y^T.
         let yinv = &s[0];
         let g = matmul(&matmul(yinv, dy, true, false)?, yinv, false, true)?;
