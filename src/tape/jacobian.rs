@@ -72,26 +72,34 @@ impl Tape {
 }
 
 /// batch_jacobian assumes row `i` of the target depends only on row `i` of the source. Refuse,
-/// naming the op, when a recorded op between them mixes rows: the numbers would mean nothing.
+/// naming the ops, when recorded ops between them mix rows: the numbers would mean nothing.
 fn check_rows_stay_apart(op: &str, plan: &Plan) -> Result<()> {
-    // Steps run last-recorded first; the earliest mixing op is the cause worth naming.
+    let mut mixing: Vec<&str> = Vec::new();
+    // Steps run last-recorded first; list the earliest (the cause) first.
     for step in plan.steps.iter().rev() {
-        let mixing = step.inputs.iter().enumerate().find(|(k, id)| {
-            step.mixes_rows & crate::tape::mixes_input(*k) != 0 && plan.connected.contains(id)
+        let mixes = step.inputs.iter().enumerate().any(|(k, id)| {
+            step.mixes_rows & crate::tape::mixes_input(k) != 0 && plan.connected.contains(id)
         });
-        if mixing.is_some() {
-            return Err(Error::value(
-                op,
-                format!(
-                    "row i of the target does not depend only on row i of the source: the op '{}' \
-                     between them mixes batch rows (for example a reduction over axis 0, or batch \
-                     normalization in training mode). Use jacobian() instead.",
-                    step.op
-                ),
-            ));
+        if mixes && !mixing.contains(&step.op) {
+            mixing.push(step.op);
         }
     }
-    Ok(())
+    if mixing.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<String> = mixing.iter().map(|n| format!("'{n}'")).collect();
+    let culprits = match names.len() {
+        1 => format!("the op {} between them mixes", names[0]),
+        _ => format!("the ops {} between them mix", names.join(" then ")),
+    };
+    Err(Error::value(
+        op,
+        format!(
+            "row i of the target does not depend only on row i of the source: {culprits} batch \
+             rows (for example a reduction over axis 0, or batch normalization in training mode). \
+             Use jacobian() instead."
+        ),
+    ))
 }
 
 /// Runs one sweep per row, returning for each source its row gradients (`None` where a row got
