@@ -15,6 +15,7 @@ use super::convert::{items, short_repr, to_tensor};
 use super::error::{guard, internal_error, park, type_error, value_error};
 use super::tensor::{register_variable, wrap_variable, PyTensor, PyVariable};
 use crate::error::Result;
+use crate::tape::JacobianOptions;
 use crate::tape::{self, Source, Tape, Unconnected};
 use crate::tensor::Tensor;
 use crate::testing::{self, Tolerance};
@@ -178,7 +179,8 @@ impl PyTape {
         })
     }
     /// `target.shape + source.shape` per source (None where unconnected).
-    /// `parallel_iterations` and `experimental_use_pfor` are accepted; the numbers are the same.
+    /// `parallel_iterations` bounds the rows in flight; `experimental_use_pfor=False` runs them one
+    /// by one. The numbers are the same either way.
     #[pyo3(signature = (target, sources, unconnected=None, parallel_iterations=None, experimental_use_pfor=true))]
     fn jacobian(
         &self,
@@ -189,13 +191,13 @@ impl PyTape {
         parallel_iterations: Option<usize>,
         experimental_use_pfor: bool,
     ) -> PyResult<Vec<Option<PyTensor>>> {
-        let _ = (parallel_iterations, experimental_use_pfor);
+        let options = JacobianOptions { parallel_iterations, experimental_use_pfor };
         guard(|| {
             let target = to_tensor(target, None)?;
             let srcs = self::sources(sources, "jacobian")?;
             let mode = self::unconnected(unconnected)?;
             let tape = self.tape.clone();
-            let jac = py.detach(move || tape.jacobian(&target, &srcs, mode))?;
+            let jac = py.detach(move || tape.jacobian_with(&target, &srcs, mode, options))?;
             Ok(wrap_all(jac))
         })
     }
@@ -210,13 +212,13 @@ impl PyTape {
         parallel_iterations: Option<usize>,
         experimental_use_pfor: bool,
     ) -> PyResult<Option<PyTensor>> {
-        let _ = (parallel_iterations, experimental_use_pfor);
+        let options = JacobianOptions { parallel_iterations, experimental_use_pfor };
         guard(|| {
             let target = to_tensor(target, None)?;
             let src = self::source(source, "batch_jacobian")?;
             let mode = self::unconnected(unconnected)?;
             let tape = self.tape.clone();
-            let jac = py.detach(move || tape.batch_jacobian(&target, &src, mode))?;
+            let jac = py.detach(move || tape.batch_jacobian_with(&target, &src, mode, options))?;
             Ok(jac.map(PyTensor::new))
         })
     }

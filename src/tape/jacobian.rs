@@ -2,6 +2,7 @@
 //!
 //! Rows are stacked with rustape's own ops, so a Jacobian computed while an outer tape records
 //! is itself recorded (Jacobians of Jacobians, Hessians).
+use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
 use super::backward::{plan, sweep, Plan, Unconnected};
@@ -9,6 +10,21 @@ use super::{Source, Tape};
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops;
 use crate::tensor::{Tensor, TensorId};
+
+/// How the rows of a Jacobian are run. The numbers are the same whichever is chosen.
+#[derive(Clone, Copy, Debug)]
+pub struct JacobianOptions {
+    /// At most this many rows in flight at once (bounds memory). `None`: one per rayon thread.
+    pub parallel_iterations: Option<usize>,
+    /// `false` asks for the plain sequential loop.
+    pub experimental_use_pfor: bool,
+}
+
+impl Default for JacobianOptions {
+    fn default() -> JacobianOptions {
+        JacobianOptions { parallel_iterations: None, experimental_use_pfor: true }
+    }
+}
 
 impl Tape {
     /// `target.shape + source.shape` per source.
@@ -18,11 +34,22 @@ impl Tape {
         sources: &[Source],
         unconnected: Unconnected,
     ) -> Result<Vec<Option<Tensor>>> {
+        self.jacobian_with(target, sources, unconnected, JacobianOptions::default())
+    }
+
+    /// [`Tape::jacobian`] with control over how rows run.
+    pub fn jacobian_with(
+        &self,
+        target: &Tensor,
+        sources: &[Source],
+        unconnected: Unconnected,
+        options: JacobianOptions,
+    ) -> Result<Vec<Option<Tensor>>> {
         let release = self.take_use("jacobian")?;
         let source_ids: Vec<TensorId> = sources.iter().map(Source::id).collect();
         let plan = plan(&mut self.lock(), &[target.id()], &source_ids, release);
         let rows = target.size();
-        let per_row = run_rows(&plan, target, &source_ids, rows, |i| one_hot(target, &[i]))?;
+        let per_row = run_rows(&plan, target, &source_ids, rows, |i| one_hot(target, &[i]), options)?;
         sources
             .iter()
             .zip(per_row)
@@ -41,6 +68,17 @@ impl Tape {
         target: &Tensor,
         source: &Source,
         unconnected: Unconnected,
+    ) -> Result<Option<Tensor>> {
+        self.batch_jacobian_with(target, source, unconnected, JacobianOptions::default())
+    }
+
+    /// [`Tape::batch_jacobian`] with control over how rows run.
+    pub fn batch_jacobian_with(
+        &self,
+        target: &Tensor,
+        source: &Source,
+        unconnected: Unconnected,
+        options: JacobianOptions,
     ) -> Result<Option<Tensor>> {
         let op = "GradientTape.batch_jacobian";
         let (t_shape, s_shape) = (target.shape().to_vec(), source.shape());
@@ -64,7 +102,7 @@ impl Tape {
             let hot: Vec<usize> = (0..batch).map(|b| b * row_size + j).collect();
             one_hot(target, &hot)
         };
-        let mut per_row = run_rows(&plan, target, &[source.id()], row_size, seeds)?;
+        let mut per_row = run_rows(&plan, target, &[source.id()], row_size, seeds, options)?;
         let mut shape = t_shape.clone();
         shape.extend(&s_shape[1..]);
         finish(source, per_row.remove(0), &shape, 1, unconnected)
@@ -103,20 +141,42 @@ fn check_rows_stay_apart(op: &str, plan: &Plan) -> Result<()> {
 }
 
 /// Runs one sweep per row, returning for each source its row gradients (`None` where a row got
-/// none).
+/// none). Rows are independent VJPs over the read-only plan, so they run on rayon's threads,
+/// unless a tape on this thread is recording (then the rows must run here to be recorded) or
+/// the caller asked for the sequential loop.
 fn run_rows(
     plan: &Plan,
     target: &Tensor,
     source_ids: &[TensorId],
     rows: usize,
-    seed: impl Fn(usize) -> Result<Tensor>,
+    seed: impl Fn(usize) -> Result<Tensor> + Sync,
+    options: JacobianOptions,
 ) -> Result<Vec<Vec<Option<Tensor>>>> {
     let keep: FxHashSet<TensorId> = source_ids.iter().copied().collect();
-    let mut per_source = vec![Vec::with_capacity(rows); source_ids.len()];
-    for i in 0..rows {
+    let one_row = |i: usize| -> Result<Vec<Option<Tensor>>> {
         let mut grads = sweep(&plan.steps, &plan.connected, vec![(target.id(), seed(i)?)], &keep)?;
-        for (k, id) in source_ids.iter().enumerate() {
-            per_source[k].push(grads.remove(id));
+        Ok(source_ids.iter().map(|id| grads.remove(id)).collect())
+    };
+    let threads = rayon::current_num_threads();
+    let in_flight = options.parallel_iterations.unwrap_or(threads).clamp(1, threads);
+    let sequential = !options.experimental_use_pfor || in_flight == 1 || rows < 2 || crate::tape::any_tape_recording();
+    let by_row: Vec<Vec<Option<Tensor>>> = if sequential {
+        (0..rows).map(one_row).collect::<Result<_>>()?
+    } else if in_flight == threads {
+        // Each worker runs one sweep at a time: at most `threads` rows are in flight.
+        (0..rows).into_par_iter().map(one_row).collect::<Result<_>>()?
+    } else {
+        let mut out = Vec::with_capacity(rows);
+        for start in (0..rows).step_by(in_flight) {
+            let wave: Vec<_> = (start..(start + in_flight).min(rows)).into_par_iter().map(one_row).collect::<Result<_>>()?;
+            out.extend(wave);
+        }
+        out
+    };
+    let mut per_source = vec![Vec::with_capacity(rows); source_ids.len()];
+    for row in by_row {
+        for (k, grad) in row.into_iter().enumerate() {
+            per_source[k].push(grad);
         }
     }
     Ok(per_source)

@@ -20,6 +20,7 @@ use crate::tensor::{Tensor, TensorId};
 use crate::variable::Variable;
 
 pub use backward::Unconnected;
+pub use jacobian::JacobianOptions;
 pub(crate) use record::{mixes_input, record, record_multi, record_rows};
 pub use record::record_custom;
 

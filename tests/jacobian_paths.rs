@@ -1,0 +1,94 @@
+//! Every way of running Jacobian rows gives the same numbers, and they are right.
+use rustape::ops::{elu, matmul, reduce_sum, tanh};
+use rustape::testing::{numeric_gradient, pseudo_random};
+use rustape::{JacobianOptions, Source, Tape, Tensor, Unconnected};
+
+fn model(x: &Tensor, w: &Tensor) -> Tensor {
+    tanh(&matmul(w, x, false, false).unwrap()).unwrap()
+}
+
+fn jacobian_with(options: JacobianOptions) -> (Tensor, Tensor) {
+    let x = pseudo_random(&[6, 1], 3);
+    let w = pseudo_random(&[5, 6], 4);
+    let tape = Tape::new(false, true);
+    let y = {
+        let _r = tape.enter().unwrap();
+        tape.watch(&x);
+        tape.watch(&w);
+        model(&x, &w)
+    };
+    let mut j = tape.jacobian_with(&y, &[Source::from(&x), Source::from(&w)], Unconnected::None, options).unwrap();
+    (j.remove(0).unwrap(), j.remove(0).unwrap())
+}
+
+#[test]
+fn sequential_parallel_and_chunked_rows_agree_exactly() {
+    let sequential = jacobian_with(JacobianOptions { parallel_iterations: None, experimental_use_pfor: false });
+    for parallel_iterations in [None, Some(1), Some(2), Some(3), Some(64)] {
+        let other = jacobian_with(JacobianOptions { parallel_iterations, experimental_use_pfor: true });
+        assert_eq!(other.0.to_f64_vec(), sequential.0.to_f64_vec(), "{parallel_iterations:?}");
+        assert_eq!(other.1.to_f64_vec(), sequential.1.to_f64_vec(), "{parallel_iterations:?}");
+    }
+    assert_eq!(sequential.0.shape(), &[5, 1, 6, 1]);
+    assert_eq!(sequential.1.shape(), &[5, 1, 5, 6]);
+}
+
+#[test]
+fn jacobian_rows_match_finite_differences() {
+    let (jx, _) = jacobian_with(JacobianOptions::default());
+    let x = pseudo_random(&[6, 1], 3);
+    let w = pseudo_random(&[5, 6], 4);
+    let jx = jx.to_f64_vec();
+    for row in 0..5 {
+        let loss = |xs: &[Tensor]| {
+            let y = model(&xs[0], &w);
+            let pick = Tensor::from_vec((0..5).map(|i| if i == row { 1.0 } else { 0.0 }).collect(), &[5, 1])?;
+            reduce_sum(&rustape::ops::multiply(&y, &pick)?, None, false)
+        };
+        let numeric = numeric_gradient(&loss, &[x.clone()], 1e-6).unwrap().remove(0);
+        for (k, n) in numeric.iter().enumerate() {
+            assert!((jx[row * 6 + k] - n).abs() < 1e-8, "row {row} col {k}: {} vs {n}", jx[row * 6 + k]);
+        }
+    }
+}
+
+#[test]
+fn batch_jacobian_paths_agree() {
+    let x = pseudo_random(&[7, 5], 8);
+    let l1 = pseudo_random(&[5, 4], 9);
+    let run = |options| {
+        let tape = Tape::new(false, true);
+        let y = {
+            let _r = tape.enter().unwrap();
+            tape.watch(&x);
+            elu(&matmul(&x, &l1, false, false).unwrap()).unwrap()
+        };
+        tape.batch_jacobian_with(&y, &Source::from(&x), Unconnected::None, options).unwrap().unwrap()
+    };
+    let sequential = run(JacobianOptions { parallel_iterations: None, experimental_use_pfor: false });
+    let parallel = run(JacobianOptions::default());
+    assert_eq!(parallel.shape(), &[7, 4, 5]);
+    assert_eq!(parallel.to_f64_vec(), sequential.to_f64_vec());
+}
+
+#[test]
+fn jacobian_under_an_outer_tape_is_recorded() {
+    // d/dx of sum(jacobian(x*x*x)) = d/dx sum(diag(3x^2)) = 6x.
+    let x = Tensor::from_vec(vec![1.0f64, 2.0, -1.5], &[3]).unwrap();
+    let outer = Tape::new(false, true);
+    let total = {
+        let _o = outer.enter().unwrap();
+        outer.watch(&x);
+        let inner = Tape::new(false, true);
+        let y = {
+            let _i = inner.enter().unwrap();
+            inner.watch(&x);
+            let x2 = rustape::ops::multiply(&x, &x).unwrap();
+            rustape::ops::multiply(&x2, &x).unwrap()
+        };
+        let j = inner.jacobian(&y, &[Source::from(&x)], Unconnected::None).unwrap().remove(0).unwrap();
+        reduce_sum(&j, None, false).unwrap()
+    };
+    let g = outer.gradient(&[total], &[Source::from(&x)], None, Unconnected::None).unwrap().remove(0).unwrap();
+    assert_eq!(g.to_f64_vec(), vec![6.0, 12.0, -9.0]);
+}
