@@ -63,6 +63,9 @@ _FLOATING = tuple(
 
 
 def _is_floating(dtype: Any) -> bool:
+    flag = getattr(dtype, "is_floating", None)
+    if isinstance(flag, bool):
+        return flag
     return any(dtype == d for d in _FLOATING)
 
 
