@@ -15,12 +15,24 @@ fn main() -> Result<()> {
             inner.watch(&x);
             ops::multiply(&x, &x)?
         };
-        inner.gradient(&[y], &[Source::from(&x)], None, Unconnected::None)?.remove(0)
+        inner
+            .gradient(&[y], &[Source::from(&x)], None, Unconnected::None)?
+            .remove(0)
     };
     let dy_dx = dy_dx.expect("y depends on x");
-    let d2y_dx2 = outer.gradient(&[dy_dx.clone()], &[Source::from(&x)], None, Unconnected::None)?.remove(0);
+    let d2y_dx2 = outer
+        .gradient(
+            std::slice::from_ref(&dy_dx),
+            &[Source::from(&x)],
+            None,
+            Unconnected::None,
+        )?
+        .remove(0);
     println!("dy/dx   = {} (TensorFlow documents 6.0)", dy_dx.item()?);
-    println!("d2y/dx2 = {} (TensorFlow documents 2.0)", d2y_dx2.expect("connected").item()?);
+    println!(
+        "d2y/dx2 = {} (TensorFlow documents 2.0)",
+        d2y_dx2.expect("connected").item()?
+    );
 
     // A persistent tape: z = y * y, dz/dx = 4 x^3 = 108.
     let tape = Tape::new(true, true);
@@ -31,8 +43,12 @@ fn main() -> Result<()> {
         let z = ops::multiply(&y, &y)?;
         (y, z)
     };
-    let dz_dx = tape.gradient(&[z], &[Source::from(&x)], None, Unconnected::None)?.remove(0);
-    let dy_dx = tape.gradient(&[y], &[Source::from(&x)], None, Unconnected::None)?.remove(0);
+    let dz_dx = tape
+        .gradient(&[z], &[Source::from(&x)], None, Unconnected::None)?
+        .remove(0);
+    let dy_dx = tape
+        .gradient(&[y], &[Source::from(&x)], None, Unconnected::None)?
+        .remove(0);
     println!("dz/dx   = {} (108.0)", dz_dx.expect("connected").item()?);
     println!("dy/dx   = {} (6.0)", dy_dx.expect("connected").item()?);
     Ok(())

@@ -26,7 +26,11 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
     pub fn new(kind: ErrorKind, op: impl Into<String>, message: impl Into<String>) -> Error {
-        Error { kind, op: op.into(), message: message.into() }
+        Error {
+            kind,
+            op: op.into(),
+            message: message.into(),
+        }
     }
     pub fn shape(op: impl Into<String>, message: impl Into<String>) -> Error {
         Error::new(ErrorKind::Shape, op, message)

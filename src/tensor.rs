@@ -76,7 +76,11 @@ element!(f32, F32, DType::F32, |v| v as f32, |self| self as f64);
 element!(f64, F64, DType::F64, |v| v, |self| self);
 element!(i32, I32, DType::I32, |v| v as i32, |self| self as f64);
 element!(i64, I64, DType::I64, |v| v as i64, |self| self as f64);
-element!(bool, Bool, DType::Bool, |v| v != 0.0, |self| if self { 1.0 } else { 0.0 });
+element!(bool, Bool, DType::Bool, |v| v != 0.0, |self| if self {
+    1.0
+} else {
+    0.0
+});
 
 /// Runs a kernel on the typed array inside a `Data`, for the dtypes a class admits:
 /// `dispatch!(float data, "op", |a| expr)` (float32, float64), `num` (floats and ints), `all`.
@@ -88,7 +92,13 @@ macro_rules! dispatch {
         match $data {
             $crate::tensor::Data::F32($a) => $crate::tensor::Data::from($body),
             $crate::tensor::Data::F64($a) => $crate::tensor::Data::from($body),
-            other => return Err($crate::tensor::unsupported($op, other.dtype(), "a floating")),
+            other => {
+                return Err($crate::tensor::unsupported(
+                    $op,
+                    other.dtype(),
+                    "a floating",
+                ))
+            }
         }
     };
     (num $data:expr, $op:expr, |$a:ident| $body:expr) => {
@@ -189,7 +199,10 @@ struct Inner {
 
 impl Tensor {
     pub fn new(data: Data) -> Tensor {
-        Tensor(Arc::new(Inner { id: fresh_id(), data }))
+        Tensor(Arc::new(Inner {
+            id: fresh_id(),
+            data,
+        }))
     }
     pub fn from_array<T: Element>(array: ArrayD<T>) -> Tensor {
         Tensor::new(T::into_data(array.into_shared()))

@@ -16,7 +16,11 @@ pub struct Tolerance {
 
 impl Default for Tolerance {
     fn default() -> Tolerance {
-        Tolerance { eps: 1e-6, atol: 1e-6, rtol: 1e-5 }
+        Tolerance {
+            eps: 1e-6,
+            atol: 1e-6,
+            rtol: 1e-5,
+        }
     }
 }
 
@@ -28,32 +32,62 @@ pub type Function<'a> = &'a dyn Fn(&[Tensor]) -> Result<Tensor>;
 pub fn gradcheck(f: Function, inputs: &[Tensor], second_order: bool, tol: Tolerance) -> Result<()> {
     for (i, x) in inputs.iter().enumerate() {
         if x.dtype() != DType::F64 {
-            return Err(Error::dtype("gradcheck", format!("input {i} must be float64 for finite differences, got {}", x.dtype())));
+            return Err(Error::dtype(
+                "gradcheck",
+                format!(
+                    "input {i} must be float64 for finite differences, got {}",
+                    x.dtype()
+                ),
+            ));
         }
     }
     let output_shape = f(inputs)?.shape().to_vec();
     let weights = pseudo_random(&output_shape, 17);
     // L(x) = sum(f(x) * w): a scalar whose gradient exercises every output element differently.
-    let loss = |xs: &[Tensor]| -> Result<Tensor> { ops::reduce_sum(&ops::multiply(&f(xs)?, &weights)?, None, false) };
-    compare("first order", &loss, &|xs: &[Tensor]| analytic_gradient(&loss, xs), inputs, tol)?;
+    let loss = |xs: &[Tensor]| -> Result<Tensor> {
+        ops::reduce_sum(&ops::multiply(&f(xs)?, &weights)?, None, false)
+    };
+    compare(
+        "first order",
+        &loss,
+        &|xs: &[Tensor]| analytic_gradient(&loss, xs),
+        inputs,
+        tol,
+    )?;
     if second_order {
-        let directions: Vec<Tensor> = inputs.iter().enumerate().map(|(i, x)| pseudo_random(x.shape(), 31 + i as u64)).collect();
+        let directions: Vec<Tensor> = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| pseudo_random(x.shape(), 31 + i as u64))
+            .collect();
         // G(x) = sum_i <dL/dx_i, v_i>, computed with tapes, then differentiated again.
         let projected = |xs: &[Tensor]| -> Result<Tensor> {
             let grads = analytic_gradient(&loss, xs)?;
             let mut total = Tensor::scalar(0.0f64);
             for (g, v) in grads.iter().zip(&directions) {
-                total = ops::add(&total, &ops::reduce_sum(&ops::multiply(g, v)?, None, false)?)?;
+                total = ops::add(
+                    &total,
+                    &ops::reduce_sum(&ops::multiply(g, v)?, None, false)?,
+                )?;
             }
             Ok(total)
         };
-        compare("second order", &projected, &|xs: &[Tensor]| analytic_gradient(&projected, xs), inputs, tol)?;
+        compare(
+            "second order",
+            &projected,
+            &|xs: &[Tensor]| analytic_gradient(&projected, xs),
+            inputs,
+            tol,
+        )?;
     }
     Ok(())
 }
 
 /// The gradient of scalar `loss` at `xs`, zeros where unconnected.
-pub fn analytic_gradient(loss: &dyn Fn(&[Tensor]) -> Result<Tensor>, xs: &[Tensor]) -> Result<Vec<Tensor>> {
+pub fn analytic_gradient(
+    loss: &dyn Fn(&[Tensor]) -> Result<Tensor>,
+    xs: &[Tensor],
+) -> Result<Vec<Tensor>> {
     let tape = Tape::new(false, true);
     let y = {
         let _recording = tape.enter()?;
@@ -62,11 +96,19 @@ pub fn analytic_gradient(loss: &dyn Fn(&[Tensor]) -> Result<Tensor>, xs: &[Tenso
     };
     let sources: Vec<Source> = xs.iter().map(Source::from).collect();
     let grads = tape.gradient(&[y], &sources, None, Unconnected::Zero)?;
-    Ok(grads.into_iter().zip(xs).map(|(g, x)| g.unwrap_or_else(|| x.zeros_like())).collect())
+    Ok(grads
+        .into_iter()
+        .zip(xs)
+        .map(|(g, x)| g.unwrap_or_else(|| x.zeros_like()))
+        .collect())
 }
 
 /// The central-difference gradient of scalar `loss` at `xs`.
-pub fn numeric_gradient(loss: &dyn Fn(&[Tensor]) -> Result<Tensor>, xs: &[Tensor], eps: f64) -> Result<Vec<Vec<f64>>> {
+pub fn numeric_gradient(
+    loss: &dyn Fn(&[Tensor]) -> Result<Tensor>,
+    xs: &[Tensor],
+    eps: f64,
+) -> Result<Vec<Vec<f64>>> {
     let mut out = Vec::with_capacity(xs.len());
     for i in 0..xs.len() {
         let base = xs[i].to_f64_vec();
@@ -97,9 +139,18 @@ fn compare(
     let analytic = analytic(inputs)?;
     for (i, (a, n)) in analytic.iter().zip(&numeric).enumerate() {
         if a.shape() != inputs[i].shape() {
-            return Err(Error::shape("gradcheck", format!("{what}: gradient of input {i} has shape {:?}, the input {:?}", a.shape(), inputs[i].shape())));
+            return Err(Error::shape(
+                "gradcheck",
+                format!(
+                    "{what}: gradient of input {i} has shape {:?}, the input {:?}",
+                    a.shape(),
+                    inputs[i].shape()
+                ),
+            ));
         }
         for (j, (a, n)) in a.to_f64_vec().iter().zip(n).enumerate() {
+            // Written negated so that a NaN on either side fails the check.
+            #[allow(clippy::neg_cmp_op_on_partial_ord)]
             if !((a - n).abs() <= tol.atol + tol.rtol * n.abs()) {
                 return Err(Error::value(
                     "gradcheck",

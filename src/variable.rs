@@ -50,7 +50,12 @@ impl Variable {
             },
         };
         // A variable never shares an id with the tensor it was made from.
-        Variable(Arc::new(Inner { id: fresh_id(), value: RwLock::new(initial_value.alias()), trainable, name }))
+        Variable(Arc::new(Inner {
+            id: fresh_id(),
+            value: RwLock::new(initial_value.alias()),
+            trainable,
+            name,
+        }))
     }
     pub fn id(&self) -> TensorId {
         self.0.id
@@ -63,7 +68,11 @@ impl Variable {
     }
     /// The current value without recording a read (printing, `numpy()`, shapes).
     pub fn peek(&self) -> Tensor {
-        self.0.value.read().unwrap_or_else(|p| p.into_inner()).clone()
+        self.0
+            .value
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
     pub fn shape(&self) -> Vec<usize> {
         self.peek().shape().to_vec()

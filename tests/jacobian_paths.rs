@@ -17,17 +17,38 @@ fn jacobian_with(options: JacobianOptions) -> (Tensor, Tensor) {
         tape.watch(&w);
         model(&x, &w)
     };
-    let mut j = tape.jacobian_with(&y, &[Source::from(&x), Source::from(&w)], Unconnected::None, options).unwrap();
+    let mut j = tape
+        .jacobian_with(
+            &y,
+            &[Source::from(&x), Source::from(&w)],
+            Unconnected::None,
+            options,
+        )
+        .unwrap();
     (j.remove(0).unwrap(), j.remove(0).unwrap())
 }
 
 #[test]
 fn sequential_parallel_and_chunked_rows_agree_exactly() {
-    let sequential = jacobian_with(JacobianOptions { parallel_iterations: None, experimental_use_pfor: false });
+    let sequential = jacobian_with(JacobianOptions {
+        parallel_iterations: None,
+        experimental_use_pfor: false,
+    });
     for parallel_iterations in [None, Some(1), Some(2), Some(3), Some(64)] {
-        let other = jacobian_with(JacobianOptions { parallel_iterations, experimental_use_pfor: true });
-        assert_eq!(other.0.to_f64_vec(), sequential.0.to_f64_vec(), "{parallel_iterations:?}");
-        assert_eq!(other.1.to_f64_vec(), sequential.1.to_f64_vec(), "{parallel_iterations:?}");
+        let other = jacobian_with(JacobianOptions {
+            parallel_iterations,
+            experimental_use_pfor: true,
+        });
+        assert_eq!(
+            other.0.to_f64_vec(),
+            sequential.0.to_f64_vec(),
+            "{parallel_iterations:?}"
+        );
+        assert_eq!(
+            other.1.to_f64_vec(),
+            sequential.1.to_f64_vec(),
+            "{parallel_iterations:?}"
+        );
     }
     assert_eq!(sequential.0.shape(), &[5, 1, 6, 1]);
     assert_eq!(sequential.1.shape(), &[5, 1, 5, 6]);
@@ -42,12 +63,21 @@ fn jacobian_rows_match_finite_differences() {
     for row in 0..5 {
         let loss = |xs: &[Tensor]| {
             let y = model(&xs[0], &w);
-            let pick = Tensor::from_vec((0..5).map(|i| if i == row { 1.0 } else { 0.0 }).collect(), &[5, 1])?;
+            let pick = Tensor::from_vec(
+                (0..5).map(|i| if i == row { 1.0 } else { 0.0 }).collect(),
+                &[5, 1],
+            )?;
             reduce_sum(&rustape::ops::multiply(&y, &pick)?, None, false)
         };
-        let numeric = numeric_gradient(&loss, &[x.clone()], 1e-6).unwrap().remove(0);
+        let numeric = numeric_gradient(&loss, std::slice::from_ref(&x), 1e-6)
+            .unwrap()
+            .remove(0);
         for (k, n) in numeric.iter().enumerate() {
-            assert!((jx[row * 6 + k] - n).abs() < 1e-8, "row {row} col {k}: {} vs {n}", jx[row * 6 + k]);
+            assert!(
+                (jx[row * 6 + k] - n).abs() < 1e-8,
+                "row {row} col {k}: {} vs {n}",
+                jx[row * 6 + k]
+            );
         }
     }
 }
@@ -63,9 +93,14 @@ fn batch_jacobian_paths_agree() {
             tape.watch(&x);
             elu(&matmul(&x, &l1, false, false).unwrap()).unwrap()
         };
-        tape.batch_jacobian_with(&y, &Source::from(&x), Unconnected::None, options).unwrap().unwrap()
+        tape.batch_jacobian_with(&y, &Source::from(&x), Unconnected::None, options)
+            .unwrap()
+            .unwrap()
     };
-    let sequential = run(JacobianOptions { parallel_iterations: None, experimental_use_pfor: false });
+    let sequential = run(JacobianOptions {
+        parallel_iterations: None,
+        experimental_use_pfor: false,
+    });
     let parallel = run(JacobianOptions::default());
     assert_eq!(parallel.shape(), &[7, 4, 5]);
     assert_eq!(parallel.to_f64_vec(), sequential.to_f64_vec());
@@ -86,9 +121,17 @@ fn jacobian_under_an_outer_tape_is_recorded() {
             let x2 = rustape::ops::multiply(&x, &x).unwrap();
             rustape::ops::multiply(&x2, &x).unwrap()
         };
-        let j = inner.jacobian(&y, &[Source::from(&x)], Unconnected::None).unwrap().remove(0).unwrap();
+        let j = inner
+            .jacobian(&y, &[Source::from(&x)], Unconnected::None)
+            .unwrap()
+            .remove(0)
+            .unwrap();
         reduce_sum(&j, None, false).unwrap()
     };
-    let g = outer.gradient(&[total], &[Source::from(&x)], None, Unconnected::None).unwrap().remove(0).unwrap();
+    let g = outer
+        .gradient(&[total], &[Source::from(&x)], None, Unconnected::None)
+        .unwrap()
+        .remove(0)
+        .unwrap();
     assert_eq!(g.to_f64_vec(), vec![6.0, 12.0, -9.0]);
 }

@@ -4,7 +4,15 @@ use rustape::testing::{gradcheck, Tolerance};
 use rustape::{ErrorKind, Source, Tape, Tensor, Unconnected, Variable};
 
 fn grad1(tape: &Tape, y: &Tensor, x: impl Into<Source>) -> Option<Tensor> {
-    tape.gradient(&[y.clone()], &[x.into()], None, Unconnected::None).unwrap().pop().unwrap()
+    tape.gradient(
+        std::slice::from_ref(y),
+        &[x.into()],
+        None,
+        Unconnected::None,
+    )
+    .unwrap()
+    .pop()
+    .unwrap()
 }
 
 fn value(t: &Option<Tensor>) -> Vec<f64> {
@@ -67,7 +75,9 @@ fn non_persistent_tape_refuses_a_second_gradient() {
         multiply(&x, &x).unwrap()
     };
     grad1(&g, &y, &x);
-    let err = g.gradient(&[y], &[(&x).into()], None, Unconnected::None).unwrap_err();
+    let err = g
+        .gradient(&[y], &[(&x).into()], None, Unconnected::None)
+        .unwrap_err();
     assert_eq!(err.kind, ErrorKind::Tape);
 }
 
@@ -97,7 +107,9 @@ fn unwatched_and_unconnected_sources() {
         sin(&x).unwrap()
     };
     assert!(grad1(&tape, &y, &other).is_none());
-    let zero = tape.gradient(&[y], &[(&other).into()], None, Unconnected::Zero).unwrap();
+    let zero = tape
+        .gradient(&[y], &[(&other).into()], None, Unconnected::Zero)
+        .unwrap();
     assert_eq!(value(&zero[0]), vec![0.0]);
 }
 
@@ -110,7 +122,12 @@ fn jacobian_and_batch_jacobian_match_the_docs() {
         g.watch(&x);
         multiply(&x, &x).unwrap()
     };
-    let j = g.jacobian(&y, &[(&x).into()], Unconnected::None).unwrap().pop().unwrap().unwrap();
+    let j = g
+        .jacobian(&y, &[(&x).into()], Unconnected::None)
+        .unwrap()
+        .pop()
+        .unwrap()
+        .unwrap();
     assert_eq!(j.shape(), &[2, 2]);
     assert_eq!(j.to_f64_vec(), vec![2.0, 0.0, 0.0, 4.0]);
 
@@ -121,9 +138,15 @@ fn jacobian_and_batch_jacobian_match_the_docs() {
         g.watch(&x);
         multiply(&x, &x).unwrap()
     };
-    let bj = g.batch_jacobian(&y, &(&x).into(), Unconnected::None).unwrap().unwrap();
+    let bj = g
+        .batch_jacobian(&y, &(&x).into(), Unconnected::None)
+        .unwrap()
+        .unwrap();
     assert_eq!(bj.shape(), &[2, 2, 2]);
-    assert_eq!(bj.to_f64_vec(), vec![2.0, 0.0, 0.0, 4.0, 6.0, 0.0, 0.0, 8.0]);
+    assert_eq!(
+        bj.to_f64_vec(),
+        vec![2.0, 0.0, 0.0, 4.0, 6.0, 0.0, 0.0, 8.0]
+    );
 }
 
 #[test]
@@ -170,7 +193,9 @@ fn stop_recording_pauses_only_inside_the_block_and_errors_outside() {
         };
         add(&x_sq, &y_sq).unwrap()
     };
-    let g = t.gradient(&[z], &[(&x).into(), (&y).into()], None, Unconnected::None).unwrap();
+    let g = t
+        .gradient(&[z], &[(&x).into(), (&y).into()], None, Unconnected::None)
+        .unwrap();
     assert_eq!(value(&g[0]), vec![4.0]);
     assert!(g[1].is_none());
 }
@@ -187,7 +212,9 @@ fn reset_forgets_what_was_recorded() {
         assert!(t.is_empty());
         add(&multiply(&x.value(), &x.value()).unwrap(), &y_sq).unwrap()
     };
-    let g = t.gradient(&[z], &[(&x).into(), (&y).into()], None, Unconnected::None).unwrap();
+    let g = t
+        .gradient(&[z], &[(&x).into(), (&y).into()], None, Unconnected::None)
+        .unwrap();
     assert_eq!(value(&g[0]), vec![4.0]);
     assert!(g[1].is_none());
 }
@@ -250,12 +277,25 @@ fn output_gradients_seed_the_sweep_and_are_checked() {
         multiply(&x, &x).unwrap()
     };
     let seed = Tensor::from_vec(vec![10.0f64, 100.0], &[2]).unwrap();
-    let g = t.gradient(&[y.clone()], &[(&x).into()], Some(&[Some(seed)]), Unconnected::None).unwrap();
+    let g = t
+        .gradient(
+            std::slice::from_ref(&y),
+            &[(&x).into()],
+            Some(&[Some(seed)]),
+            Unconnected::None,
+        )
+        .unwrap();
     assert_eq!(value(&g[0]), vec![20.0, 400.0]);
     let bad = Tensor::from_vec(vec![1.0f64, 2.0, 3.0], &[3]).unwrap();
-    let err = t.gradient(&[y], &[(&x).into()], Some(&[Some(bad)]), Unconnected::None).unwrap_err();
+    let err = t
+        .gradient(&[y], &[(&x).into()], Some(&[Some(bad)]), Unconnected::None)
+        .unwrap_err();
     assert_eq!(err.kind, ErrorKind::Shape);
-    assert!(err.message.contains("[3]") && err.message.contains("[2]"), "{}", err.message);
+    assert!(
+        err.message.contains("[3]") && err.message.contains("[2]"),
+        "{}",
+        err.message
+    );
 }
 
 #[test]
@@ -300,16 +340,31 @@ fn hessian_without_nesting_tapes() {
         let _r = t.enter().unwrap();
         t.watch(&x);
         t.watch(&w);
-        reduce_sum(&multiply(&multiply(&sin(&x).unwrap(), &x).unwrap(), &w).unwrap(), None, false).unwrap()
+        reduce_sum(
+            &multiply(&multiply(&sin(&x).unwrap(), &x).unwrap(), &w).unwrap(),
+            None,
+            false,
+        )
+        .unwrap()
     };
-    let h = t.hessian(&f, &[(&x).into(), (&w).into()], Unconnected::None).unwrap();
+    let h = t
+        .hessian(&f, &[(&x).into(), (&w).into()], Unconnected::None)
+        .unwrap();
     let hx = h[0].as_ref().unwrap();
     assert_eq!(hx.shape(), &[3, 3]);
     let got = hx.to_f64_vec();
     for i in 0..3 {
         for j in 0..3 {
-            let want = if i == j { [1.5, 0.5, -2.0][i] * (2.0 * xs[i].cos() - xs[i] * xs[i].sin()) } else { 0.0 };
-            assert!((got[i * 3 + j] - want).abs() < 1e-12, "H[{i},{j}] = {} want {want}", got[i * 3 + j]);
+            let want = if i == j {
+                [1.5, 0.5, -2.0][i] * (2.0 * xs[i].cos() - xs[i] * xs[i].sin())
+            } else {
+                0.0
+            };
+            assert!(
+                (got[i * 3 + j] - want).abs() < 1e-12,
+                "H[{i},{j}] = {} want {want}",
+                got[i * 3 + j]
+            );
         }
     }
     assert_eq!(h[1].as_ref().unwrap().to_f64_vec(), vec![0.0; 9]);

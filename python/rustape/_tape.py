@@ -20,12 +20,15 @@ __all__ = ["GradientTape", "UnconnectedGradients"]
 class UnconnectedGradients(enum.Enum):
     """What `gradient` / `jacobian` give for a source the target does not depend on.
 
-    `NONE` (the default) gives `None`; `ZERO` gives zeros of the source's shape and dtype.
-    The strings `'none'` and `'zero'` are accepted wherever a value of this enum is.
+    `NONE` (the default) gives `None`; `ZERO` gives zeros of the source's shape and dtype;
+    `RAISE` (beyond TensorFlow) raises a ValueError that says why the source is disconnected:
+    not watched, an integer dtype, behind `stop_gradient`, or read outside the tape.
+    The strings `'none'`, `'zero'` and `'raise'` are accepted wherever a value of this enum is.
     """
 
     NONE = "none"
     ZERO = "zero"
+    RAISE = "raise"
 
 
 def _unconnected_value(value: Any) -> str:
@@ -38,7 +41,7 @@ def _unconnected_value(value: Any) -> str:
             pass
     raise ValueError(
         f"Unknown value for unconnected_gradients: {value!r}; expected "
-        "rt.UnconnectedGradients.NONE, rt.UnconnectedGradients.ZERO, 'none' or 'zero'"
+        "rt.UnconnectedGradients.NONE, .ZERO, .RAISE, 'none', 'zero' or 'raise'"
     )
 
 

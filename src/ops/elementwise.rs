@@ -776,9 +776,12 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
     Ok(y)
 }
 
-/// The same values with no gradient flowing back through them.
+/// The same values with no gradient flowing back through them. Recorded (with a VJP that
+/// passes nothing) so that `unconnected_gradients='raise'` can name it as the reason.
 pub fn stop_gradient(x: &Tensor) -> Tensor {
-    x.alias()
+    let y = x.alias();
+    record("stop_gradient", &[x], &y, &[], |_, _| Ok(vec![None]));
+    y
 }
 
 /// `value` as a 0-d tensor of `like`'s dtype (a Python number meeting a tensor).

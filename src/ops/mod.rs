@@ -48,8 +48,16 @@ pub fn broadcast_shapes(op: &str, a: &[usize], b: &[usize]) -> Result<Vec<usize>
     let n = a.len().max(b.len());
     let mut out = vec![0; n];
     for i in 0..n {
-        let da = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
-        let db = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+        let da = if i + a.len() >= n {
+            a[i + a.len() - n]
+        } else {
+            1
+        };
+        let db = if i + b.len() >= n {
+            b[i + b.len() - n]
+        } else {
+            1
+        };
         out[i] = match (da, db) {
             (x, y) if x == y => x,
             (1, y) => y,
@@ -107,10 +115,18 @@ pub fn normalize_axis(op: &str, axis: isize, ndim: usize) -> Result<usize> {
     if axis < -n || axis >= n {
         return Err(Error::value(
             op,
-            format!("axis {axis} is out of range for a tensor of rank {ndim} (valid: {} to {})", -n, n - 1),
+            format!(
+                "axis {axis} is out of range for a tensor of rank {ndim} (valid: {} to {})",
+                -n,
+                n - 1
+            ),
         ));
     }
-    Ok(if axis < 0 { (axis + n) as usize } else { axis as usize })
+    Ok(if axis < 0 {
+        (axis + n) as usize
+    } else {
+        axis as usize
+    })
 }
 
 /// Normalised, sorted, de-duplicated axes; `None` means every axis.

@@ -60,9 +60,10 @@ fn unconnected(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Unconnected> {
     match text.to_ascii_lowercase().as_str() {
         "none" => Ok(Unconnected::None),
         "zero" => Ok(Unconnected::Zero),
+        "raise" => Ok(Unconnected::Raise),
         _ => Err(value_error(
             "GradientTape.gradient",
-            format!("unconnected_gradients must be 'none' or 'zero', got {text:?}"),
+            format!("unconnected_gradients must be 'none', 'zero' or 'raise', got {text:?}"),
         )),
     }
 }
@@ -191,7 +192,10 @@ impl PyTape {
         parallel_iterations: Option<usize>,
         experimental_use_pfor: bool,
     ) -> PyResult<Vec<Option<PyTensor>>> {
-        let options = JacobianOptions { parallel_iterations, experimental_use_pfor };
+        let options = JacobianOptions {
+            parallel_iterations,
+            experimental_use_pfor,
+        };
         guard(|| {
             let target = to_tensor(target, None)?;
             let srcs = self::sources(sources, "jacobian")?;
@@ -212,7 +216,10 @@ impl PyTape {
         parallel_iterations: Option<usize>,
         experimental_use_pfor: bool,
     ) -> PyResult<Option<PyTensor>> {
-        let options = JacobianOptions { parallel_iterations, experimental_use_pfor };
+        let options = JacobianOptions {
+            parallel_iterations,
+            experimental_use_pfor,
+        };
         guard(|| {
             let target = to_tensor(target, None)?;
             let src = self::source(source, "batch_jacobian")?;

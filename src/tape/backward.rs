@@ -8,6 +8,7 @@ use std::sync::Arc;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
+use super::diagnose::{diagnose, Diagnosis};
 use super::{Origin, Source, Tape, TapeState, Vjp};
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops;
@@ -20,6 +21,9 @@ pub enum Unconnected {
     None,
     /// Zeros of the source's shape and dtype.
     Zero,
+    /// A ValueError saying why the source is disconnected (not watched, integer dtype, behind
+    /// `stop_gradient`, read outside the tape).
+    Raise,
 }
 
 /// One node's work in a sweep, cloned (or, on a non-persistent tape, moved) out of the arena.
@@ -38,6 +42,8 @@ pub(crate) struct Plan {
     pub steps: Vec<Step>,
     /// Ids that depend on a source: only these receive gradients.
     pub connected: FxHashSet<TensorId>,
+    /// The sources this tape tracked (watched, or read while it watched them).
+    pub tracked_sources: FxHashSet<TensorId>,
 }
 
 pub(crate) fn plan(
@@ -67,6 +73,11 @@ pub(crate) fn plan(
             live.push(i);
         }
     }
+    let tracked_sources = sources
+        .iter()
+        .copied()
+        .filter(|id| state.tracked.contains_key(id))
+        .collect();
     let steps = live
         .into_iter()
         .rev()
@@ -76,7 +87,11 @@ pub(crate) fn plan(
                 op: node.op,
                 inputs: node.inputs.clone(),
                 outputs: node.outputs.clone(),
-                saved: if release { std::mem::take(&mut node.saved) } else { node.saved.clone() },
+                saved: if release {
+                    std::mem::take(&mut node.saved)
+                } else {
+                    node.saved.clone()
+                },
                 vjp: node.vjp.clone(),
                 mixes_rows: node.mixes_rows,
             }
@@ -86,7 +101,11 @@ pub(crate) fn plan(
         state.nodes.clear();
         state.tracked.clear();
     }
-    Plan { steps, connected }
+    Plan {
+        steps,
+        connected,
+        tracked_sources,
+    }
 }
 
 /// Runs the VJPs of `steps` (last recorded first) from `seeds`, returning the gradient of every
@@ -106,13 +125,22 @@ pub(crate) fn sweep<S: Borrow<Step>>(
         let out_grads: SmallVec<[Option<Tensor>; 1]> = step
             .outputs
             .iter()
-            .map(|id| if keep.contains(id) { grads.get(id).cloned() } else { grads.remove(id) })
+            .map(|id| {
+                if keep.contains(id) {
+                    grads.get(id).cloned()
+                } else {
+                    grads.remove(id)
+                }
+            })
             .collect();
         if out_grads.iter().all(Option::is_none) {
             continue;
         }
         let in_grads = (step.vjp)(&step.saved, &out_grads).map_err(|e| Error {
-            message: format!("{} (while computing the gradient of {})", e.message, step.op),
+            message: format!(
+                "{} (while computing the gradient of {})",
+                e.message, step.op
+            ),
             ..e
         })?;
         for (id, grad) in step.inputs.iter().zip(in_grads) {
@@ -141,19 +169,34 @@ pub(crate) fn collect(
     sources: &[Source],
     grads: &mut FxHashMap<TensorId, Tensor>,
     unconnected: Unconnected,
-) -> Vec<Option<Tensor>> {
+    diagnosis: Option<&Diagnosis>,
+) -> Result<Vec<Option<Tensor>>> {
     sources
         .iter()
-        .map(|s| {
-            if !s.dtype().is_float() {
-                return None;
-            }
-            grads.get(&s.id()).cloned().or_else(|| match unconnected {
-                Unconnected::None => None,
-                Unconnected::Zero => Some(Tensor::zeros(&s.shape(), s.dtype())),
-            })
+        .enumerate()
+        .map(|(i, s)| match grads.get(&s.id()) {
+            Some(g) if s.dtype().is_float() => Ok(Some(g.clone())),
+            _ => unconnected_value(s, &s.shape(), unconnected, diagnosis, "gradient", i),
         })
         .collect()
+}
+
+/// What a source with no gradient gets: `None`, zeros of `shape`, or the diagnosis as an error.
+pub(crate) fn unconnected_value(
+    source: &Source,
+    shape: &[usize],
+    unconnected: Unconnected,
+    diagnosis: Option<&Diagnosis>,
+    method: &str,
+    index: usize,
+) -> Result<Option<Tensor>> {
+    match (unconnected, diagnosis) {
+        (Unconnected::Raise, Some(d)) => Err(d.error(method, index, source)),
+        (Unconnected::Zero, _) if source.dtype().is_float() => {
+            Ok(Some(Tensor::zeros(shape, source.dtype())))
+        }
+        _ => Ok(None),
+    }
 }
 
 impl Tape {
@@ -172,9 +215,10 @@ impl Tape {
         let target_ids: Vec<TensorId> = targets.iter().map(Tensor::id).collect();
         let source_ids: Vec<TensorId> = sources.iter().map(Source::id).collect();
         let plan = plan(&mut self.lock(), &target_ids, &source_ids, release);
+        let diagnosis = (unconnected == Unconnected::Raise).then(|| diagnose(&plan));
         let keep: FxHashSet<TensorId> = source_ids.iter().copied().collect();
         let mut grads = sweep(plan.steps, &plan.connected, seeds, &keep)?;
-        Ok(collect(sources, &mut grads, unconnected))
+        collect(sources, &mut grads, unconnected, diagnosis.as_ref())
     }
 }
 

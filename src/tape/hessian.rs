@@ -7,7 +7,8 @@
 //! forward values they saved, which is exactly what two nested tapes would have recorded.
 use rustc_hash::FxHashSet;
 
-use super::backward::{plan, sweep, Unconnected};
+use super::backward::{plan, sweep, unconnected_value, Unconnected};
+use super::diagnose::diagnose;
 use super::{Node, Origin, Source, Tape};
 use crate::error::{fmt_shape, Error, Result};
 use crate::tensor::{Tensor, TensorId};
@@ -15,16 +16,25 @@ use crate::tensor::{Tensor, TensorId};
 impl Tape {
     /// The Hessian of a one-element `target` with respect to each source: for source `k`, the
     /// block `d2 target / d source_k^2` of shape `source_k.shape + source_k.shape`.
-    pub fn hessian(&self, target: &Tensor, sources: &[Source], unconnected: Unconnected) -> Result<Vec<Option<Tensor>>> {
+    pub fn hessian(
+        &self,
+        target: &Tensor,
+        sources: &[Source],
+        unconnected: Unconnected,
+    ) -> Result<Vec<Option<Tensor>>> {
         if target.size() != 1 {
             return Err(Error::value(
                 "GradientTape.hessian",
-                format!("the target must have one element, got shape {}", fmt_shape(target.shape())),
+                format!(
+                    "the target must have one element, got shape {}",
+                    fmt_shape(target.shape())
+                ),
             ));
         }
         let release = self.take_use("hessian")?;
         let source_ids: Vec<TensorId> = sources.iter().map(Source::id).collect();
         let forward = plan(&mut self.lock(), &[target.id()], &source_ids, release);
+        let diagnosis = diagnose(&forward);
 
         let second = Tape::new(true, false);
         {
@@ -50,21 +60,31 @@ impl Tape {
         let keep: FxHashSet<TensorId> = source_ids.iter().copied().collect();
         let mut grads = {
             let _recording = second.enter()?;
-            sweep(&forward.steps, &forward.connected, vec![(target.id(), target.ones_like())], &keep)?
+            sweep(
+                &forward.steps,
+                &forward.connected,
+                vec![(target.id(), target.ones_like())],
+                &keep,
+            )?
         };
         sources
             .iter()
-            .map(|source| match grads.remove(&source.id()) {
-                Some(g) => Ok(second.jacobian(&g, std::slice::from_ref(source), unconnected)?.remove(0).or_else(|| {
-                    // The gradient does not depend on the source: the Hessian block is zero.
-                    Some(Tensor::zeros(&[source.shape(), source.shape()].concat(), source.dtype()))
-                })),
-                None => Ok(match unconnected {
-                    Unconnected::Zero if source.dtype().is_float() => {
-                        Some(Tensor::zeros(&[source.shape(), source.shape()].concat(), source.dtype()))
-                    }
-                    _ => None,
-                }),
+            .enumerate()
+            .map(|(i, source)| match grads.remove(&source.id()) {
+                Some(g) => Ok(second
+                    .jacobian(&g, std::slice::from_ref(source), unconnected)?
+                    .remove(0)
+                    .or_else(|| {
+                        // The gradient does not depend on the source: the Hessian block is zero.
+                        Some(Tensor::zeros(
+                            &[source.shape(), source.shape()].concat(),
+                            source.dtype(),
+                        ))
+                    })),
+                None => {
+                    let shape = [source.shape(), source.shape()].concat();
+                    unconnected_value(source, &shape, unconnected, Some(&diagnosis), "hessian", i)
+                }
             })
             .collect()
     }

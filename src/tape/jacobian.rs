@@ -5,7 +5,8 @@
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
-use super::backward::{plan, sweep, Plan, Unconnected};
+use super::backward::{plan, sweep, unconnected_value, Plan, Unconnected};
+use super::diagnose::diagnose;
 use super::{Source, Tape};
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops;
@@ -22,7 +23,10 @@ pub struct JacobianOptions {
 
 impl Default for JacobianOptions {
     fn default() -> JacobianOptions {
-        JacobianOptions { parallel_iterations: None, experimental_use_pfor: true }
+        JacobianOptions {
+            parallel_iterations: None,
+            experimental_use_pfor: true,
+        }
     }
 }
 
@@ -48,15 +52,27 @@ impl Tape {
         let release = self.take_use("jacobian")?;
         let source_ids: Vec<TensorId> = sources.iter().map(Source::id).collect();
         let plan = plan(&mut self.lock(), &[target.id()], &source_ids, release);
+        let diagnosis = diagnose(&plan);
         let rows = target.size();
-        let per_row = run_rows(&plan, target, &source_ids, rows, |i| one_hot(target, &[i]), options)?;
+        let per_row = run_rows(
+            &plan,
+            target,
+            &source_ids,
+            rows,
+            |i| one_hot(target, &[i]),
+            options,
+        )?;
         sources
             .iter()
             .zip(per_row)
-            .map(|(source, rows_of_source)| {
+            .enumerate()
+            .map(|(i, (source, rows_of_source))| {
                 let mut shape = target.shape().to_vec();
                 shape.extend(source.shape());
-                finish(source, rows_of_source, &shape, 0, unconnected)
+                let missing = || {
+                    unconnected_value(source, &shape, unconnected, Some(&diagnosis), "jacobian", i)
+                };
+                finish(source, rows_of_source, &shape, 0, missing)
             })
             .collect()
     }
@@ -96,6 +112,7 @@ impl Tape {
         let release = self.take_use("batch_jacobian")?;
         let plan = plan(&mut self.lock(), &[target.id()], &[source.id()], release);
         check_rows_stay_apart(op, &plan)?;
+        let diagnosis = diagnose(&plan);
         let batch = t_shape[0];
         let row_size: usize = t_shape[1..].iter().product();
         let seeds = |j: usize| {
@@ -105,7 +122,17 @@ impl Tape {
         let mut per_row = run_rows(&plan, target, &[source.id()], row_size, seeds, options)?;
         let mut shape = t_shape.clone();
         shape.extend(&s_shape[1..]);
-        finish(source, per_row.remove(0), &shape, 1, unconnected)
+        let missing = || {
+            unconnected_value(
+                source,
+                &shape,
+                unconnected,
+                Some(&diagnosis),
+                "batch_jacobian",
+                0,
+            )
+        };
+        finish(source, per_row.remove(0), &shape, 1, missing)
     }
 }
 
@@ -154,21 +181,38 @@ fn run_rows(
 ) -> Result<Vec<Vec<Option<Tensor>>>> {
     let keep: FxHashSet<TensorId> = source_ids.iter().copied().collect();
     let one_row = |i: usize| -> Result<Vec<Option<Tensor>>> {
-        let mut grads = sweep(&plan.steps, &plan.connected, vec![(target.id(), seed(i)?)], &keep)?;
+        let mut grads = sweep(
+            &plan.steps,
+            &plan.connected,
+            vec![(target.id(), seed(i)?)],
+            &keep,
+        )?;
         Ok(source_ids.iter().map(|id| grads.remove(id)).collect())
     };
     let threads = rayon::current_num_threads();
-    let in_flight = options.parallel_iterations.unwrap_or(threads).clamp(1, threads);
-    let sequential = !options.experimental_use_pfor || in_flight == 1 || rows < 2 || crate::tape::any_tape_recording();
+    let in_flight = options
+        .parallel_iterations
+        .unwrap_or(threads)
+        .clamp(1, threads);
+    let sequential = !options.experimental_use_pfor
+        || in_flight == 1
+        || rows < 2
+        || crate::tape::any_tape_recording();
     let by_row: Vec<Vec<Option<Tensor>>> = if sequential {
         (0..rows).map(one_row).collect::<Result<_>>()?
     } else if in_flight == threads {
         // Each worker runs one sweep at a time: at most `threads` rows are in flight.
-        (0..rows).into_par_iter().map(one_row).collect::<Result<_>>()?
+        (0..rows)
+            .into_par_iter()
+            .map(one_row)
+            .collect::<Result<_>>()?
     } else {
         let mut out = Vec::with_capacity(rows);
         for start in (0..rows).step_by(in_flight) {
-            let wave: Vec<_> = (start..(start + in_flight).min(rows)).into_par_iter().map(one_row).collect::<Result<_>>()?;
+            let wave: Vec<_> = (start..(start + in_flight).min(rows))
+                .into_par_iter()
+                .map(one_row)
+                .collect::<Result<_>>()?;
             out.extend(wave);
         }
         out
@@ -182,19 +226,17 @@ fn run_rows(
     Ok(per_source)
 }
 
-/// Stacks a source's rows on `axis` and gives them `shape`; `None` when no row was connected.
+/// Stacks a source's rows on `axis` and gives them `shape`; `missing()` when no row was
+/// connected.
 fn finish(
     source: &Source,
     rows: Vec<Option<Tensor>>,
     shape: &[usize],
     axis: isize,
-    unconnected: Unconnected,
+    missing: impl FnOnce() -> Result<Option<Tensor>>,
 ) -> Result<Option<Tensor>> {
     if !source.dtype().is_float() || rows.iter().all(Option::is_none) {
-        return Ok(match unconnected {
-            Unconnected::Zero if source.dtype().is_float() => Some(Tensor::zeros(shape, source.dtype())),
-            _ => None,
-        });
+        return missing();
     }
     let row_shape = source.shape();
     let rows: Vec<Tensor> = rows

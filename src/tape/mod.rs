@@ -4,6 +4,7 @@
 //! backward sweep (backward.rs) walks it downwards. The tape knows nothing about individual
 //! ops: a node is a name, input and output ids, the tensors its VJP saved, and the VJP.
 mod backward;
+mod diagnose;
 mod hessian;
 mod jacobian;
 pub(crate) mod record;
@@ -21,8 +22,8 @@ use crate::variable::Variable;
 
 pub use backward::Unconnected;
 pub use jacobian::JacobianOptions;
-pub(crate) use record::{mixes_input, record, record_multi, record_rows};
 pub use record::record_custom;
+pub(crate) use record::{mixes_input, record, record_multi, record_rows};
 
 /// A VJP: given the tensors the op saved and the gradient flowing into each of its outputs
 /// (`None` where nothing flows), the gradient for each input (`None` where there is none).
@@ -203,7 +204,9 @@ impl Tape {
     pub(crate) fn lock(&self) -> MutexGuard<'_, TapeState> {
         // A panic while holding the lock cannot leave the state half-written in a way that
         // matters more than refusing all later use, so recover the guard.
-        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     pub fn same_as(&self, other: &Tape) -> bool {
@@ -286,7 +289,10 @@ impl Tape {
 
     /// Watches a tensor: ops that use it are recorded from now on.
     pub fn watch(&self, tensor: &Tensor) {
-        self.lock().tracked.entry(tensor.id()).or_insert(Origin::Watched);
+        self.lock()
+            .tracked
+            .entry(tensor.id())
+            .or_insert(Origin::Watched);
     }
 
     /// Watches a variable: every read of it from now on is recorded and differentiable.
@@ -341,7 +347,12 @@ impl Tape {
             state.tracked.len()
         );
         for (i, n) in state.nodes.iter().enumerate() {
-            out.push_str(&format!("{i:>6}  {:<20} {:?} -> {:?}\n", n.op, &n.inputs[..], &n.outputs[..]));
+            out.push_str(&format!(
+                "{i:>6}  {:<20} {:?} -> {:?}\n",
+                n.op,
+                &n.inputs[..],
+                &n.outputs[..]
+            ));
         }
         out
     }
@@ -352,7 +363,9 @@ impl Tape {
         let mut out = String::from("digraph tape {\n  rankdir=LR;\n");
         for (id, origin) in &state.tracked {
             if *origin == Origin::Watched {
-                out.push_str(&format!("  t{id} [label=\"watched {id}\", shape=ellipse, style=bold];\n"));
+                out.push_str(&format!(
+                    "  t{id} [label=\"watched {id}\", shape=ellipse, style=bold];\n"
+                ));
             }
         }
         for (i, n) in state.nodes.iter().enumerate() {
@@ -361,7 +374,9 @@ impl Tape {
                 out.push_str(&format!("  t{id} -> op{i};\n"));
             }
             for id in &n.outputs {
-                out.push_str(&format!("  t{id} [label=\"{id}\", shape=ellipse];\n  op{i} -> t{id};\n"));
+                out.push_str(&format!(
+                    "  t{id} [label=\"{id}\", shape=ellipse];\n  op{i} -> t{id};\n"
+                ));
             }
         }
         out.push_str("}\n");
@@ -387,9 +402,12 @@ impl Tape {
 }
 
 pub(crate) fn watch_variable_locked(state: &mut TapeState, variable: &Variable) {
-    if state.tracked.insert(variable.id(), Origin::Watched).is_none() {
-        state.watched_variables.push(variable.clone());
-    } else if !state.watched_variables.iter().any(|v| v.id() == variable.id()) {
+    // A variable's id is never an op's output, so first insertion is first watch.
+    if state
+        .tracked
+        .insert(variable.id(), Origin::Watched)
+        .is_none()
+    {
         state.watched_variables.push(variable.clone());
     }
 }

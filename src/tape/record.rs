@@ -12,8 +12,13 @@ use crate::variable::Variable;
 /// Records a single-output op. `vjp(saved, dy)` returns one gradient per input.
 ///
 /// `saved` is only cloned (and the VJP only boxed) when some tape actually records the op.
-pub(crate) fn record<F>(op: &'static str, inputs: &[&Tensor], output: &Tensor, saved: &[&Tensor], vjp: F)
-where
+pub(crate) fn record<F>(
+    op: &'static str,
+    inputs: &[&Tensor],
+    output: &Tensor,
+    saved: &[&Tensor],
+    vjp: F,
+) where
     F: Fn(&[Tensor], &Tensor) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
 {
     record_rows(op, inputs, output, saved, 0, vjp)
@@ -44,10 +49,12 @@ pub(crate) fn record_rows<F>(
     }
     let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(|t| t.id()).collect();
     record_ids(op, &ids, &[output.id()], saved, mixes_rows, move || {
-        Arc::new(move |saved: &[Tensor], grads: &[Option<Tensor>]| match grads.first() {
-            Some(Some(dy)) => vjp(saved, dy),
-            _ => Ok(Vec::new()),
-        }) as Arc<Vjp>
+        Arc::new(
+            move |saved: &[Tensor], grads: &[Option<Tensor>]| match grads.first() {
+                Some(Some(dy)) => vjp(saved, dy),
+                _ => Ok(Vec::new()),
+            },
+        ) as Arc<Vjp>
     });
 }
 
@@ -129,17 +136,30 @@ pub(crate) fn read_variable(variable: &Variable, value: Tensor) -> Tensor {
         return value;
     }
     let read = value.alias();
-    record_ids("ReadVariable", &[variable.id()], &[read.id()], &[], 0, || {
-        Arc::new(|_: &[Tensor], grads: &[Option<Tensor>]| Ok(vec![grads.first().cloned().flatten()]))
-            as Arc<Vjp>
-    });
+    record_ids(
+        "ReadVariable",
+        &[variable.id()],
+        &[read.id()],
+        &[],
+        0,
+        || {
+            Arc::new(|_: &[Tensor], grads: &[Option<Tensor>]| {
+                Ok(vec![grads.first().cloned().flatten()])
+            }) as Arc<Vjp>
+        },
+    );
     read
 }
 
 /// A user-defined op (`custom_gradient`): `outputs` were computed from `inputs` by code the
 /// tapes did not record; returns fresh aliases of the outputs whose gradient is `vjp`.
 /// Aliases matter: a custom op may return one of its inputs unchanged.
-pub fn record_custom(name: &'static str, inputs: &[Tensor], outputs: &[Tensor], vjp: Arc<Vjp>) -> Vec<Tensor> {
+pub fn record_custom(
+    name: &'static str,
+    inputs: &[Tensor],
+    outputs: &[Tensor],
+    vjp: Arc<Vjp>,
+) -> Vec<Tensor> {
     let outputs: Vec<Tensor> = outputs.iter().map(Tensor::alias).collect();
     let input_refs: Vec<&Tensor> = inputs.iter().collect();
     let output_refs: Vec<&Tensor> = outputs.iter().collect();
