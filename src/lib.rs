@@ -25,6 +25,6 @@ mod python;
 
 pub use dtype::DType;
 pub use error::{Error, ErrorKind, Result};
-pub use tape::{JacobianOptions, Source, Tape, Unconnected};
+pub use tape::{JacobianOptions, JacobianStrategy, Source, Tape, Unconnected};
 pub use tensor::{Data, Tensor, TensorId};
 pub use variable::Variable;

@@ -1,7 +1,7 @@
 //! Every way of running Jacobian rows gives the same numbers, and they are right.
 use rustape::ops::{elu, matmul, reduce_sum, tanh};
 use rustape::testing::{numeric_gradient, pseudo_random};
-use rustape::{JacobianOptions, Source, Tape, Tensor, Unconnected};
+use rustape::{JacobianOptions, JacobianStrategy, Source, Tape, Tensor, Unconnected};
 
 fn model(x: &Tensor, w: &Tensor) -> Tensor {
     tanh(&matmul(w, x, false, false).unwrap()).unwrap()
@@ -28,27 +28,54 @@ fn jacobian_with(options: JacobianOptions) -> (Tensor, Tensor) {
     (j.remove(0).unwrap(), j.remove(0).unwrap())
 }
 
+fn options(strategy: JacobianStrategy, parallel_iterations: Option<usize>) -> JacobianOptions {
+    JacobianOptions {
+        parallel_iterations,
+        strategy,
+    }
+}
+
+/// Row paths give the very same numbers; a vectorised sweep may add in another order (its
+/// matmuls have other shapes), so it agrees to float64 rounding.
+fn assert_agree(a: &Tensor, b: &Tensor, what: &str) {
+    assert_eq!(a.shape(), b.shape(), "{what}");
+    for (x, y) in a.to_f64_vec().iter().zip(b.to_f64_vec()) {
+        assert!(
+            (x - y).abs() <= 1e-12 * (1.0 + y.abs()),
+            "{what}: {x} vs {y}"
+        );
+    }
+}
+
 #[test]
-fn sequential_parallel_and_chunked_rows_agree_exactly() {
-    let sequential = jacobian_with(JacobianOptions {
-        parallel_iterations: None,
-        experimental_use_pfor: false,
-    });
+fn every_strategy_and_block_size_agrees() {
+    use JacobianStrategy::*;
+    let sequential = jacobian_with(options(Sequential, None));
     for parallel_iterations in [None, Some(1), Some(2), Some(3), Some(64)] {
-        let other = jacobian_with(JacobianOptions {
-            parallel_iterations,
-            experimental_use_pfor: true,
-        });
+        let rows = jacobian_with(options(ParallelRows, parallel_iterations));
         assert_eq!(
-            other.0.to_f64_vec(),
+            rows.0.to_f64_vec(),
             sequential.0.to_f64_vec(),
             "{parallel_iterations:?}"
         );
         assert_eq!(
-            other.1.to_f64_vec(),
+            rows.1.to_f64_vec(),
             sequential.1.to_f64_vec(),
             "{parallel_iterations:?}"
         );
+        for strategy in [Auto, Vectorized] {
+            let other = jacobian_with(options(strategy, parallel_iterations));
+            assert_agree(
+                &other.0,
+                &sequential.0,
+                &format!("{strategy:?} {parallel_iterations:?}"),
+            );
+            assert_agree(
+                &other.1,
+                &sequential.1,
+                &format!("{strategy:?} {parallel_iterations:?}"),
+            );
+        }
     }
     assert_eq!(sequential.0.shape(), &[5, 1, 6, 1]);
     assert_eq!(sequential.1.shape(), &[5, 1, 5, 6]);
@@ -97,10 +124,11 @@ fn batch_jacobian_paths_agree() {
             .unwrap()
             .unwrap()
     };
-    let sequential = run(JacobianOptions {
-        parallel_iterations: None,
-        experimental_use_pfor: false,
-    });
+    let sequential = run(options(JacobianStrategy::Sequential, None));
+    for strategy in [JacobianStrategy::ParallelRows, JacobianStrategy::Vectorized] {
+        let other = run(options(strategy, Some(3)));
+        assert_agree(&other, &sequential, &format!("{strategy:?}"));
+    }
     let parallel = run(JacobianOptions::default());
     assert_eq!(parallel.shape(), &[7, 4, 5]);
     assert_eq!(parallel.to_f64_vec(), sequential.to_f64_vec());

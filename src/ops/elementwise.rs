@@ -10,12 +10,12 @@
 //! `round`, `floor`, comparisons and logic are not recorded (their gradient is None).
 use ndarray::{ArcArray, ArrayD, IxDyn, Zip};
 
-use super::{broadcast_shapes, same_dtype, scalar_like, shape_of, sum_to_shape, zip_map};
+use super::{broadcast_shapes, same_dtype, scalar_like, shape_of, sum_to_batched_shape, zip_map};
 use crate::dispatch;
 use crate::dispatch2;
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::{mixes_input, record, record_rows};
+use crate::tape::{mixes_input, record_batched};
 use crate::tensor::{Data, Element, Tensor};
 
 // ---------------------------------------------------------------------------------------------
@@ -234,7 +234,8 @@ fn unary_vjp(
         Saves::Input => x,
         Saves::Output => &y,
     };
-    record(op, &[x], &y, &[saved], move |s, dy| {
+    // `vjp` scales `dy` elementwise, so batched cotangents pass through it unchanged.
+    record_batched(op, &[x], &y, &[saved], 0, true, move |s, dy, _batch| {
         Ok(vec![Some(vjp(&s[0], dy)?)])
     });
     Ok(y)
@@ -252,9 +253,19 @@ pub(crate) fn broadcast_mixes(inputs: &[&Tensor], out_shape: &[usize]) -> u8 {
         .fold(0, |mask, (k, _)| mask | mixes_input(k))
 }
 
-/// A binary op's input gradients, each summed back over the axes its operand was broadcast along.
-fn unbroadcast(da: &Tensor, a: &[usize], db: &Tensor, b: &[usize]) -> Result<Vec<Option<Tensor>>> {
-    Ok(vec![Some(sum_to_shape(da, a)?), Some(sum_to_shape(db, b)?)])
+/// A binary op's input gradients, each summed back over the axes its operand was broadcast along
+/// (keeping `batch` leading axes of a vectorised Jacobian).
+fn unbroadcast(
+    batch: usize,
+    da: &Tensor,
+    a: &[usize],
+    db: &Tensor,
+    b: &[usize],
+) -> Result<Vec<Option<Tensor>>> {
+    Ok(vec![
+        Some(sum_to_batched_shape(da, batch, a)?),
+        Some(sum_to_batched_shape(db, batch, b)?),
+    ])
 }
 
 /// `dy` where `mask` holds, else zero.
@@ -285,8 +296,8 @@ pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = zip!(num "add", a, b, |p, q| Arith::add(p, q));
     let (sa, sb) = (shape_of(a), shape_of(b));
     let rows = broadcast_mixes(&[a, b], y.shape());
-    record_rows("add", &[a, b], &y, &[], rows, move |_, dy| {
-        unbroadcast(dy, &sa, dy, &sb)
+    record_batched("add", &[a, b], &y, &[], rows, true, move |_, dy, batch| {
+        unbroadcast(batch, dy, &sa, dy, &sb)
     });
     Ok(y)
 }
@@ -296,9 +307,15 @@ pub fn subtract(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = zip!(num "subtract", a, b, |p, q| Arith::sub(p, q));
     let (sa, sb) = (shape_of(a), shape_of(b));
     let rows = broadcast_mixes(&[a, b], y.shape());
-    record_rows("subtract", &[a, b], &y, &[], rows, move |_, dy| {
-        unbroadcast(dy, &sa, &negative(dy)?, &sb)
-    });
+    record_batched(
+        "subtract",
+        &[a, b],
+        &y,
+        &[],
+        rows,
+        true,
+        move |_, dy, batch| unbroadcast(batch, dy, &sa, &negative(dy)?, &sb),
+    );
     Ok(y)
 }
 
@@ -306,10 +323,24 @@ pub fn subtract(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 pub fn multiply(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = zip!(num "multiply", a, b, |p, q| Arith::mul(p, q));
     let rows = broadcast_mixes(&[a, b], y.shape());
-    record_rows("multiply", &[a, b], &y, &[a, b], rows, |s, dy| {
-        let (a, b) = (&s[0], &s[1]);
-        unbroadcast(&multiply(dy, b)?, a.shape(), &multiply(dy, a)?, b.shape())
-    });
+    record_batched(
+        "multiply",
+        &[a, b],
+        &y,
+        &[a, b],
+        rows,
+        true,
+        |s, dy, batch| {
+            let (a, b) = (&s[0], &s[1]);
+            unbroadcast(
+                batch,
+                &multiply(dy, b)?,
+                a.shape(),
+                &multiply(dy, a)?,
+                b.shape(),
+            )
+        },
+    );
     Ok(y)
 }
 
@@ -324,13 +355,21 @@ pub fn divide(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     }
     let y = zip!(float "divide", a, b, |p, q| p / q);
     let rows = broadcast_mixes(&[a, b], y.shape());
-    record_rows("divide", &[a, b], &y, &[a, b], rows, |s, dy| {
-        let (a, b) = (&s[0], &s[1]);
-        let da = divide(dy, b)?;
-        // d(a/b)/db = -a / b^2, written as -(dy/b) * (a/b) to stay in range.
-        let db = negative(&multiply(&da, &divide(a, b)?)?)?;
-        unbroadcast(&da, a.shape(), &db, b.shape())
-    });
+    record_batched(
+        "divide",
+        &[a, b],
+        &y,
+        &[a, b],
+        rows,
+        true,
+        |s, dy, batch| {
+            let (a, b) = (&s[0], &s[1]);
+            let da = divide(dy, b)?;
+            // d(a/b)/db = -a / b^2, written as -(dy/b) * (a/b) to stay in range.
+            let db = negative(&multiply(&da, &divide(a, b)?)?)?;
+            unbroadcast(batch, &da, a.shape(), &db, b.shape())
+        },
+    );
     Ok(y)
 }
 
@@ -347,11 +386,19 @@ pub fn floormod(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     validate_division("floormod", a, b)?;
     let y = zip!(num "floormod", a, b, |p, q| Arith::floormod(p, q));
     let rows = broadcast_mixes(&[a, b], y.shape());
-    record_rows("floormod", &[a, b], &y, &[a, b], rows, |s, dy| {
-        let (a, b) = (&s[0], &s[1]);
-        let db = negative(&multiply(dy, &floordiv(a, b)?)?)?;
-        unbroadcast(dy, a.shape(), &db, b.shape())
-    });
+    record_batched(
+        "floormod",
+        &[a, b],
+        &y,
+        &[a, b],
+        rows,
+        true,
+        |s, dy, batch| {
+            let (a, b) = (&s[0], &s[1]);
+            let db = negative(&multiply(dy, &floordiv(a, b)?)?)?;
+            unbroadcast(batch, dy, a.shape(), &db, b.shape())
+        },
+    );
     Ok(y)
 }
 
@@ -371,14 +418,14 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     }
     let y = zip!(num op, a, b, |p, q| Arith::pow(p, q));
     let rows = broadcast_mixes(&[a, b], y.shape());
-    record_rows(op, &[a, b], &y, &[a, b, &y], rows, |s, dy| {
+    record_batched(op, &[a, b], &y, &[a, b, &y], rows, true, |s, dy, batch| {
         let (a, b, y) = (&s[0], &s[1], &s[2]);
         let da = multiply(&multiply(dy, b)?, &pow(a, &plus(b, -1.0)?)?)?;
         let positive = greater(a, &scalar_like(0.0, a))?;
         let safe_a = where_(&positive, a, &scalar_like(1.0, a))?;
         let log_a = masked(&positive, &log(&safe_a)?)?;
         let db = multiply(&multiply(dy, y)?, &log_a)?;
-        unbroadcast(&da, a.shape(), &db, b.shape())
+        unbroadcast(batch, &da, a.shape(), &db, b.shape())
     });
     Ok(y)
 }
@@ -408,12 +455,12 @@ fn record_extremum(
     a_wins: fn(&Tensor, &Tensor) -> Result<Tensor>,
 ) {
     let rows = broadcast_mixes(&[a, b], y.shape());
-    record_rows(op, &[a, b], y, &[a, b], rows, move |s, dy| {
+    record_batched(op, &[a, b], y, &[a, b], rows, true, move |s, dy, batch| {
         let (a, b) = (&s[0], &s[1]);
         let mask = a_wins(a, b)?;
         let da = masked(&mask, dy)?;
         let db = masked(&logical_not(&mask)?, dy)?;
-        unbroadcast(&da, a.shape(), &db, b.shape())
+        unbroadcast(batch, &da, a.shape(), &db, b.shape())
     });
 }
 
@@ -445,7 +492,7 @@ pub fn clip_by_value(t: &Tensor, lo: &Tensor, hi: &Tensor) -> Result<Tensor> {
 /// `-x`.
 pub fn negative(x: &Tensor) -> Result<Tensor> {
     let y = map_num!(x, "negative", |v| Arith::neg(v));
-    record("negative", &[x], &y, &[], |_, dy| {
+    record_batched("negative", &[x], &y, &[], 0, true, |_, dy, _batch| {
         Ok(vec![Some(negative(dy)?)])
     });
     Ok(y)
@@ -460,7 +507,7 @@ pub fn abs(x: &Tensor) -> Result<Tensor> {
 /// -1, 0 or 1 by the sign of `x`; NaN stays NaN. Its gradient is zero (TensorFlow's).
 pub fn sign(x: &Tensor) -> Result<Tensor> {
     let y = map_num!(x, "sign", |v| Arith::sign(v));
-    record("sign", &[x], &y, &[], |_, dy| {
+    record_batched("sign", &[x], &y, &[], 0, true, |_, dy, _batch| {
         Ok(vec![Some(dy.zeros_like())])
     });
     Ok(y)
@@ -634,16 +681,24 @@ pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
     let out = Tensor::new(dispatch2!(all x.data(), y.data(), op, |p, q| select(c, p, q, &shape)));
     let (sx, sy) = (shape_of(x), shape_of(y));
     let rows = broadcast_mixes(&[cond, x, y], out.shape());
-    record_rows(op, &[cond, x, y], &out, &[cond], rows, move |s, dy| {
-        let zero = scalar_like(0.0, dy);
-        let to_x = where_(&s[0], dy, &zero)?;
-        let to_y = where_(&s[0], &zero, dy)?;
-        Ok(vec![
-            None,
-            Some(sum_to_shape(&to_x, &sx)?),
-            Some(sum_to_shape(&to_y, &sy)?),
-        ])
-    });
+    record_batched(
+        op,
+        &[cond, x, y],
+        &out,
+        &[cond],
+        rows,
+        true,
+        move |s, dy, batch| {
+            let zero = scalar_like(0.0, dy);
+            let to_x = where_(&s[0], dy, &zero)?;
+            let to_y = where_(&s[0], &zero, dy)?;
+            Ok(vec![
+                None,
+                Some(sum_to_batched_shape(&to_x, batch, &sx)?),
+                Some(sum_to_batched_shape(&to_y, batch, &sy)?),
+            ])
+        },
+    );
     Ok(out)
 }
 
@@ -769,7 +824,7 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
     let y = Tensor::new(data);
     let from = x.dtype();
     if from.is_float() {
-        record("cast", &[x], &y, &[], move |_, dy| {
+        record_batched("cast", &[x], &y, &[], 0, true, move |_, dy, _batch| {
             Ok(vec![Some(cast(dy, from)?)])
         });
     }
@@ -780,7 +835,9 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
 /// passes nothing) so that `unconnected_gradients='raise'` can name it as the reason.
 pub fn stop_gradient(x: &Tensor) -> Tensor {
     let y = x.alias();
-    record("stop_gradient", &[x], &y, &[], |_, _| Ok(vec![None]));
+    record_batched("stop_gradient", &[x], &y, &[], 0, true, |_, _, _| {
+        Ok(vec![None])
+    });
     y
 }
 

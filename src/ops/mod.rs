@@ -79,17 +79,33 @@ pub fn broadcast_shapes(op: &str, a: &[usize], b: &[usize]) -> Result<Vec<usize>
 
 /// Sums `grad` over the axes that broadcasting added or stretched, back to `shape`.
 pub fn sum_to_shape(grad: &Tensor, shape: &[usize]) -> Result<Tensor> {
-    if grad.shape() == shape {
+    sum_to_batched_shape(grad, 0, shape)
+}
+
+/// [`sum_to_shape`] for a cotangent with `batch` leading batch axes (see `tape::Vjp`): the
+/// batch axes are kept, the broadcast axes after them are summed, giving `[batch.., shape]`.
+pub fn sum_to_batched_shape(grad: &Tensor, batch: usize, shape: &[usize]) -> Result<Tensor> {
+    let logical = &grad.shape()[batch.min(grad.ndim())..];
+    if logical == shape {
         return Ok(grad.clone());
     }
-    let lead = grad.ndim() - shape.len();
-    let axes: Vec<isize> = (0..grad.ndim())
+    let lead = batch + logical.len().saturating_sub(shape.len());
+    let axes: Vec<isize> = (batch..grad.ndim())
         .filter(|&i| i < lead || (shape[i - lead] == 1 && grad.shape()[i] != 1))
         .map(|i| i as isize)
         .collect();
     let summed = reduce_sum(grad, Some(&axes), true)?;
-    let dims: Vec<isize> = shape.iter().map(|&d| d as isize).collect();
-    reshape(&summed, &dims)
+    reshape(&summed, &batched_dims(grad, batch, shape))
+}
+
+/// `dy`'s `batch` leading axes followed by `shape`, as reshape dims: how a VJP restores a shape
+/// while keeping the batch axes of a vectorised Jacobian.
+pub fn batched_dims(dy: &Tensor, batch: usize, shape: &[usize]) -> Vec<isize> {
+    dy.shape()[..batch]
+        .iter()
+        .chain(shape)
+        .map(|&d| d as isize)
+        .collect()
 }
 
 /// `f` applied elementwise to `a` and `b` broadcast to `shape` (already validated).

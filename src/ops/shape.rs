@@ -355,20 +355,22 @@ pub fn unstack(x: &Tensor, axis: isize) -> Result<Vec<Tensor>> {
     let mut part_shape = x.shape().to_vec();
     part_shape.remove(axis);
     let dtype = x.dtype();
-    let vjp: Arc<Vjp> = Arc::new(move |_: &[Tensor], grads: &[Option<Tensor>]| {
-        let parts: Vec<Tensor> = grads
-            .iter()
-            .map(|g| {
-                g.clone()
-                    .unwrap_or_else(|| Tensor::zeros(&part_shape, dtype))
-            })
-            .collect();
-        Ok(vec![Some(stack(&parts, axis as isize)?)])
-    });
+    let vjp: Arc<Vjp> = Arc::new(
+        move |_: &[Tensor], grads: &[Option<Tensor>], _batch: usize| {
+            let parts: Vec<Tensor> = grads
+                .iter()
+                .map(|g| {
+                    g.clone()
+                        .unwrap_or_else(|| Tensor::zeros(&part_shape, dtype))
+                })
+                .collect();
+            Ok(vec![Some(stack(&parts, axis as isize)?)])
+        },
+    );
     let refs: Vec<&Tensor> = outputs.iter().collect();
     if !refs.is_empty() {
         // Unstacking axis 0 makes each batch row an output of its own.
-        record_multi(op, &[x], &refs, &[], mixes_if(axis == 0), vjp);
+        record_multi(op, &[x], &refs, &[], mixes_if(axis == 0), false, vjp);
     }
     Ok(outputs)
 }

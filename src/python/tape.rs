@@ -192,10 +192,7 @@ impl PyTape {
         parallel_iterations: Option<usize>,
         experimental_use_pfor: bool,
     ) -> PyResult<Vec<Option<PyTensor>>> {
-        let options = JacobianOptions {
-            parallel_iterations,
-            experimental_use_pfor,
-        };
+        let options = JacobianOptions::from_tf(parallel_iterations, experimental_use_pfor);
         guard(|| {
             let target = to_tensor(target, None)?;
             let srcs = self::sources(sources, "jacobian")?;
@@ -216,10 +213,7 @@ impl PyTape {
         parallel_iterations: Option<usize>,
         experimental_use_pfor: bool,
     ) -> PyResult<Option<PyTensor>> {
-        let options = JacobianOptions {
-            parallel_iterations,
-            experimental_use_pfor,
-        };
+        let options = JacobianOptions::from_tf(parallel_iterations, experimental_use_pfor);
         guard(|| {
             let target = to_tensor(target, None)?;
             let src = self::source(source, "batch_jacobian")?;
@@ -381,7 +375,10 @@ pub fn record_custom_gradient(
             .map(|t| (t.shape().to_vec(), t.dtype()))
             .collect();
         let vjp = Arc::new(
-            move |_saved: &[Tensor], grads: &[Option<Tensor>]| -> Result<Vec<Option<Tensor>>> {
+            move |_saved: &[Tensor],
+                  grads: &[Option<Tensor>],
+                  _batch: usize|
+                  -> Result<Vec<Option<Tensor>>> {
                 Python::attach(|py| {
                     let call = || -> PyResult<Vec<Option<Tensor>>> {
                         let dys =

@@ -34,6 +34,7 @@ pub(crate) struct Step {
     pub saved: SmallVec<[Tensor; 2]>,
     pub vjp: Arc<Vjp>,
     pub mixes_rows: u8,
+    pub batchable: bool,
 }
 
 /// The nodes of one backward pass, last recorded first. Read-only once built, so one plan
@@ -94,6 +95,7 @@ pub(crate) fn plan(
                 },
                 vjp: node.vjp.clone(),
                 mixes_rows: node.mixes_rows,
+                batchable: node.batchable,
             }
         })
         .collect();
@@ -109,12 +111,14 @@ pub(crate) fn plan(
 }
 
 /// Runs the VJPs of `steps` (last recorded first) from `seeds`, returning the gradient of every
-/// id in `keep` that received one. Intermediate gradients are dropped once used.
+/// id in `keep` that received one. Intermediate gradients are dropped once used. `batch` is the
+/// number of leading axes the seeds carry beyond their targets' shapes (see [`Vjp`]).
 pub(crate) fn sweep<S: Borrow<Step>>(
     steps: impl IntoIterator<Item = S>,
     connected: &FxHashSet<TensorId>,
     seeds: Vec<(TensorId, Tensor)>,
     keep: &FxHashSet<TensorId>,
+    batch: usize,
 ) -> Result<FxHashMap<TensorId, Tensor>> {
     let mut grads: FxHashMap<TensorId, Tensor> = FxHashMap::default();
     for (id, seed) in seeds {
@@ -136,7 +140,7 @@ pub(crate) fn sweep<S: Borrow<Step>>(
         if out_grads.iter().all(Option::is_none) {
             continue;
         }
-        let in_grads = (step.vjp)(&step.saved, &out_grads).map_err(|e| Error {
+        let in_grads = (step.vjp)(&step.saved, &out_grads, batch).map_err(|e| Error {
             message: format!(
                 "{} (while computing the gradient of {})",
                 e.message, step.op
@@ -217,7 +221,7 @@ impl Tape {
         let plan = plan(&mut self.lock(), &target_ids, &source_ids, release);
         let diagnosis = (unconnected == Unconnected::Raise).then(|| diagnose(&plan));
         let keep: FxHashSet<TensorId> = source_ids.iter().copied().collect();
-        let mut grads = sweep(plan.steps, &plan.connected, seeds, &keep)?;
+        let mut grads = sweep(plan.steps, &plan.connected, seeds, &keep, 0)?;
         collect(sources, &mut grads, unconnected, diagnosis.as_ref())
     }
 }

@@ -51,6 +51,7 @@ impl Tape {
                     saved: step.saved.clone(),
                     vjp: step.vjp.clone(),
                     mixes_rows: step.mixes_rows,
+                    batchable: step.batchable,
                 });
                 for id in &step.outputs {
                     copy.tracked.insert(*id, Origin::Node(index));
@@ -65,6 +66,7 @@ impl Tape {
                 &forward.connected,
                 vec![(target.id(), target.ones_like())],
                 &keep,
+                0,
             )?
         };
         sources

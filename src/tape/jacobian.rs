@@ -1,34 +1,13 @@
-//! Jacobians: every row is an independent VJP over one read-only plan of the tape.
-//!
-//! Rows are stacked with rustape's own ops, so a Jacobian computed while an outer tape records
-//! is itself recorded (Jacobians of Jacobians, Hessians).
-use rayon::prelude::*;
-use rustc_hash::FxHashSet;
-
-use super::backward::{plan, sweep, unconnected_value, Plan, Unconnected};
+//! Jacobians: every row is an independent VJP over one read-only plan of the tape (see
+//! rows.rs for how rows run). Rows are stacked and shaped with rustape's own ops, so a Jacobian
+//! computed while an outer tape records is itself recorded (Jacobians of Jacobians, Hessians).
+use super::backward::{plan, unconnected_value, Plan, Unconnected};
 use super::diagnose::diagnose;
+use super::rows::{self, dims, JacobianOptions};
 use super::{Source, Tape};
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops;
-use crate::tensor::{Tensor, TensorId};
-
-/// How the rows of a Jacobian are run. The numbers are the same whichever is chosen.
-#[derive(Clone, Copy, Debug)]
-pub struct JacobianOptions {
-    /// At most this many rows in flight at once (bounds memory). `None`: one per rayon thread.
-    pub parallel_iterations: Option<usize>,
-    /// `false` asks for the plain sequential loop.
-    pub experimental_use_pfor: bool,
-}
-
-impl Default for JacobianOptions {
-    fn default() -> JacobianOptions {
-        JacobianOptions {
-            parallel_iterations: None,
-            experimental_use_pfor: true,
-        }
-    }
-}
+use crate::tensor::Tensor;
 
 impl Tape {
     /// `target.shape + source.shape` per source.
@@ -50,35 +29,33 @@ impl Tape {
         options: JacobianOptions,
     ) -> Result<Vec<Option<Tensor>>> {
         let release = self.take_use("jacobian")?;
-        let source_ids: Vec<TensorId> = sources.iter().map(Source::id).collect();
+        let source_ids: Vec<_> = sources.iter().map(Source::id).collect();
         let plan = plan(&mut self.lock(), &[target.id()], &source_ids, release);
         let diagnosis = diagnose(&plan);
-        let rows = target.size();
-        let per_row = run_rows(
-            &plan,
-            target,
-            &source_ids,
-            rows,
-            |i| one_hot(target, &[i]),
-            options,
-        )?;
+        let stacked = rows::run(&plan, target, sources, target.size(), &|r| vec![r], options)?;
         sources
             .iter()
-            .zip(per_row)
+            .zip(stacked)
             .enumerate()
-            .map(|(i, (source, rows_of_source))| {
-                let mut shape = target.shape().to_vec();
-                shape.extend(source.shape());
-                let missing = || {
-                    unconnected_value(source, &shape, unconnected, Some(&diagnosis), "jacobian", i)
-                };
-                finish(source, rows_of_source, &shape, 0, missing)
+            .map(|(i, (source, stacked))| {
+                let shape = [target.shape().to_vec(), source.shape()].concat();
+                match stacked {
+                    Some(rows) => ops::reshape(&rows, &dims(&shape)).map(Some),
+                    None => unconnected_value(
+                        source,
+                        &shape,
+                        unconnected,
+                        Some(&diagnosis),
+                        "jacobian",
+                        i,
+                    ),
+                }
             })
             .collect()
     }
 
-    /// Target `[b, y...]`, source `[b, x...]`: result `[b, y..., x...]`, one sweep per element
-    /// of `y` seeding that element on every batch row at once.
+    /// Target `[b, y...]`, source `[b, x...]`: result `[b, y..., x...]`, one row per element of
+    /// `y`, seeded on every batch row at once.
     pub fn batch_jacobian(
         &self,
         target: &Tensor,
@@ -115,24 +92,32 @@ impl Tape {
         let diagnosis = diagnose(&plan);
         let batch = t_shape[0];
         let row_size: usize = t_shape[1..].iter().product();
-        let seeds = |j: usize| {
-            let hot: Vec<usize> = (0..batch).map(|b| b * row_size + j).collect();
-            one_hot(target, &hot)
-        };
-        let mut per_row = run_rows(&plan, target, &[source.id()], row_size, seeds, options)?;
-        let mut shape = t_shape.clone();
-        shape.extend(&s_shape[1..]);
-        let missing = || {
-            unconnected_value(
+        let hot = |j: usize| (0..batch).map(|b| b * row_size + j).collect();
+        let stacked = rows::run(
+            &plan,
+            target,
+            std::slice::from_ref(source),
+            row_size,
+            &hot,
+            options,
+        )?;
+        let shape = [t_shape.clone(), s_shape[1..].to_vec()].concat();
+        match stacked.into_iter().next().flatten() {
+            // [y, b, x..] -> [b, y, x..] -> [b, y.., x..]
+            Some(rows) => {
+                let mut perm: Vec<usize> = (0..rows.ndim()).collect();
+                perm.swap(0, 1);
+                ops::reshape(&ops::transpose(&rows, Some(&perm))?, &dims(&shape)).map(Some)
+            }
+            None => unconnected_value(
                 source,
                 &shape,
                 unconnected,
                 Some(&diagnosis),
                 "batch_jacobian",
                 0,
-            )
-        };
-        finish(source, per_row.remove(0), &shape, 1, missing)
+            ),
+        }
     }
 }
 
@@ -165,98 +150,4 @@ fn check_rows_stay_apart(op: &str, plan: &Plan) -> Result<()> {
              Use jacobian() instead."
         ),
     ))
-}
-
-/// Runs one sweep per row, returning for each source its row gradients (`None` where a row got
-/// none). Rows are independent VJPs over the read-only plan, so they run on rayon's threads,
-/// unless a tape on this thread is recording (then the rows must run here to be recorded) or
-/// the caller asked for the sequential loop.
-fn run_rows(
-    plan: &Plan,
-    target: &Tensor,
-    source_ids: &[TensorId],
-    rows: usize,
-    seed: impl Fn(usize) -> Result<Tensor> + Sync,
-    options: JacobianOptions,
-) -> Result<Vec<Vec<Option<Tensor>>>> {
-    let keep: FxHashSet<TensorId> = source_ids.iter().copied().collect();
-    let one_row = |i: usize| -> Result<Vec<Option<Tensor>>> {
-        let mut grads = sweep(
-            &plan.steps,
-            &plan.connected,
-            vec![(target.id(), seed(i)?)],
-            &keep,
-        )?;
-        Ok(source_ids.iter().map(|id| grads.remove(id)).collect())
-    };
-    let threads = rayon::current_num_threads();
-    let in_flight = options
-        .parallel_iterations
-        .unwrap_or(threads)
-        .clamp(1, threads);
-    let sequential = !options.experimental_use_pfor
-        || in_flight == 1
-        || rows < 2
-        || crate::tape::any_tape_recording();
-    let by_row: Vec<Vec<Option<Tensor>>> = if sequential {
-        (0..rows).map(one_row).collect::<Result<_>>()?
-    } else if in_flight == threads {
-        // Each worker runs one sweep at a time: at most `threads` rows are in flight.
-        (0..rows)
-            .into_par_iter()
-            .map(one_row)
-            .collect::<Result<_>>()?
-    } else {
-        let mut out = Vec::with_capacity(rows);
-        for start in (0..rows).step_by(in_flight) {
-            let wave: Vec<_> = (start..(start + in_flight).min(rows))
-                .into_par_iter()
-                .map(one_row)
-                .collect::<Result<_>>()?;
-            out.extend(wave);
-        }
-        out
-    };
-    let mut per_source = vec![Vec::with_capacity(rows); source_ids.len()];
-    for row in by_row {
-        for (k, grad) in row.into_iter().enumerate() {
-            per_source[k].push(grad);
-        }
-    }
-    Ok(per_source)
-}
-
-/// Stacks a source's rows on `axis` and gives them `shape`; `missing()` when no row was
-/// connected.
-fn finish(
-    source: &Source,
-    rows: Vec<Option<Tensor>>,
-    shape: &[usize],
-    axis: isize,
-    missing: impl FnOnce() -> Result<Option<Tensor>>,
-) -> Result<Option<Tensor>> {
-    if !source.dtype().is_float() || rows.iter().all(Option::is_none) {
-        return missing();
-    }
-    let row_shape = source.shape();
-    let rows: Vec<Tensor> = rows
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|| Tensor::zeros(&row_shape, source.dtype())))
-        .collect();
-    if rows.is_empty() {
-        return Ok(Some(Tensor::zeros(shape, source.dtype())));
-    }
-    let stacked = ops::stack(&rows, axis)?;
-    let dims: Vec<isize> = shape.iter().map(|&d| d as isize).collect();
-    Ok(Some(ops::reshape(&stacked, &dims)?))
-}
-
-/// A tensor shaped like `like`, one at the flat positions `hot`, zero elsewhere.
-fn one_hot(like: &Tensor, hot: &[usize]) -> Result<Tensor> {
-    let mut values = vec![0.0; like.size()];
-    for &i in hot {
-        values[i] = 1.0;
-    }
-    let data = Tensor::from_vec(values, like.shape())?;
-    crate::ops::cast(&data, like.dtype())
 }

@@ -8,6 +8,7 @@ mod diagnose;
 mod hessian;
 mod jacobian;
 pub(crate) mod record;
+mod rows;
 
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -21,14 +22,20 @@ use crate::tensor::{Tensor, TensorId};
 use crate::variable::Variable;
 
 pub use backward::Unconnected;
-pub use jacobian::JacobianOptions;
 pub use record::record_custom;
-pub(crate) use record::{mixes_input, record, record_multi, record_rows};
+pub(crate) use record::{mixes_input, record, record_batched, record_multi, record_rows};
+pub use rows::{JacobianOptions, JacobianStrategy};
 
 /// A VJP: given the tensors the op saved and the gradient flowing into each of its outputs
 /// (`None` where nothing flows), the gradient for each input (`None` where there is none).
 /// It is written with rustape's own ops, so an outer tape records it (higher orders).
-pub type Vjp = dyn Fn(&[Tensor], &[Option<Tensor>]) -> Result<Vec<Option<Tensor>>> + Send + Sync;
+///
+/// The last argument is the batch rank: how many leading axes the cotangents carry beyond the
+/// op's output shape (0 in a plain gradient; 1 in a vectorised Jacobian, where that axis stacks
+/// the seeds of many rows). The input gradients carry the same leading axes. Only ops recorded
+/// as batchable are ever called with a batch rank above 0.
+pub type Vjp =
+    dyn Fn(&[Tensor], &[Option<Tensor>], usize) -> Result<Vec<Option<Tensor>>> + Send + Sync;
 
 pub(crate) struct Node {
     pub op: &'static str,
@@ -39,6 +46,8 @@ pub(crate) struct Node {
     pub vjp: Arc<Vjp>,
     /// Which inputs' batch rows the op mixes (see `record::mixes_input`).
     pub mixes_rows: u8,
+    /// The VJP accepts cotangents with leading batch axes (a vectorised Jacobian may use it).
+    pub batchable: bool,
 }
 
 /// Where a tracked id comes from: watched by the user, or produced by node `i`.

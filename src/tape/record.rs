@@ -44,18 +44,53 @@ pub(crate) fn record_rows<F>(
 ) where
     F: Fn(&[Tensor], &Tensor) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
 {
+    record_batched(
+        op,
+        inputs,
+        output,
+        saved,
+        mixes_rows,
+        false,
+        move |saved, dy, _batch| vjp(saved, dy),
+    );
+}
+
+/// Records a single-output op whose VJP `vjp(saved, dy, batch)` handles `batch` leading axes on
+/// `dy` when `batchable` (see [`Vjp`]): a vectorised Jacobian then runs it once for many rows.
+pub(crate) fn record_batched<F>(
+    op: &'static str,
+    inputs: &[&Tensor],
+    output: &Tensor,
+    saved: &[&Tensor],
+    mixes_rows: u8,
+    batchable: bool,
+    vjp: F,
+) where
+    F: Fn(&[Tensor], &Tensor, usize) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
+{
     if !output.is_differentiable() || !any_tape_active() {
         return;
     }
     let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(|t| t.id()).collect();
-    record_ids(op, &ids, &[output.id()], saved, mixes_rows, move || {
+    let kind = NodeKind {
+        mixes_rows,
+        batchable,
+    };
+    record_ids(op, &ids, &[output.id()], saved, kind, move || {
         Arc::new(
-            move |saved: &[Tensor], grads: &[Option<Tensor>]| match grads.first() {
-                Some(Some(dy)) => vjp(saved, dy),
+            move |saved: &[Tensor], grads: &[Option<Tensor>], batch: usize| match grads.first() {
+                Some(Some(dy)) => vjp(saved, dy, batch),
                 _ => Ok(Vec::new()),
             },
         ) as Arc<Vjp>
     });
+}
+
+/// What the engine knows of a node besides its VJP.
+#[derive(Clone, Copy)]
+struct NodeKind {
+    mixes_rows: u8,
+    batchable: bool,
 }
 
 /// Records an op with several outputs (or whose VJP wants to see which outputs got gradients).
@@ -65,6 +100,7 @@ pub(crate) fn record_multi(
     outputs: &[&Tensor],
     saved: &[&Tensor],
     mixes_rows: u8,
+    batchable: bool,
     vjp: Arc<Vjp>,
 ) {
     if !outputs.iter().any(|t| t.is_differentiable()) || !any_tape_active() {
@@ -72,7 +108,17 @@ pub(crate) fn record_multi(
     }
     let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(|t| t.id()).collect();
     let out_ids: SmallVec<[TensorId; 2]> = outputs.iter().map(|t| t.id()).collect();
-    record_ids(op, &ids, &out_ids, saved, mixes_rows, move || vjp);
+    record_ids(
+        op,
+        &ids,
+        &out_ids,
+        saved,
+        NodeKind {
+            mixes_rows,
+            batchable,
+        },
+        move || vjp,
+    );
 }
 
 fn record_ids(
@@ -80,7 +126,7 @@ fn record_ids(
     inputs: &[TensorId],
     outputs: &[TensorId],
     saved: &[&Tensor],
-    mixes_rows: u8,
+    kind: NodeKind,
     make_vjp: impl FnOnce() -> Arc<Vjp>,
 ) {
     with_active(|tapes| {
@@ -105,7 +151,8 @@ fn record_ids(
                 outputs: outputs.iter().copied().collect(),
                 saved: saved.clone(),
                 vjp: vjp.clone(),
-                mixes_rows,
+                mixes_rows: kind.mixes_rows,
+                batchable: kind.batchable,
             });
             for id in outputs {
                 state.tracked.insert(*id, Origin::Node(index));
@@ -136,14 +183,19 @@ pub(crate) fn read_variable(variable: &Variable, value: Tensor) -> Tensor {
         return value;
     }
     let read = value.alias();
+    // The identity's VJP passes any cotangent through, batched or not.
+    let identity = NodeKind {
+        mixes_rows: 0,
+        batchable: true,
+    };
     record_ids(
         "ReadVariable",
         &[variable.id()],
         &[read.id()],
         &[],
-        0,
+        identity,
         || {
-            Arc::new(|_: &[Tensor], grads: &[Option<Tensor>]| {
+            Arc::new(|_: &[Tensor], grads: &[Option<Tensor>], _batch: usize| {
                 Ok(vec![grads.first().cloned().flatten()])
             }) as Arc<Vjp>
         },
@@ -163,7 +215,8 @@ pub fn record_custom(
     let outputs: Vec<Tensor> = outputs.iter().map(Tensor::alias).collect();
     let input_refs: Vec<&Tensor> = inputs.iter().collect();
     let output_refs: Vec<&Tensor> = outputs.iter().collect();
-    // What a user's function does to batch rows is unknown: not reported as mixing.
-    record_multi(name, &input_refs, &output_refs, &[], 0, vjp);
+    // What a user's function does to batch rows is unknown: not reported as mixing. Its VJP
+    // takes unbatched cotangents only.
+    record_multi(name, &input_refs, &output_refs, &[], 0, false, vjp);
     outputs
 }
