@@ -8,7 +8,7 @@ use super::{
 use crate::dispatch;
 use crate::dtype::Float;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::{mixes_input, record_rows};
+use crate::tape::{mixes_input, record_batched};
 use crate::tensor::{mismatch, unsupported, Tensor};
 
 /// Softmax (or log-softmax) of every lane along `axis`, with the lane's maximum subtracted first.
@@ -43,12 +43,20 @@ pub fn softmax(x: &Tensor, axis: isize) -> Result<Tensor> {
     let op = "softmax";
     let ax = normalize_axis(op, axis, x.ndim())?;
     let y = Tensor::new(dispatch!(float x.data(), op, |a| softmax_kernel(a, ax, false)));
-    record_rows(op, &[x], &y, &[&y], lane_mixes(ax), move |s, dy| {
-        // (dy - sum(dy * y)) * y
-        let y = &s[0];
-        let dot = reduce_sum(&multiply(dy, y)?, Some(&[ax as isize]), true)?;
-        Ok(vec![Some(multiply(&subtract(dy, &dot)?, y)?)])
-    });
+    record_batched(
+        op,
+        &[x],
+        &y,
+        &[&y],
+        lane_mixes(ax),
+        true,
+        move |s, dy, batch| {
+            // (dy - sum(dy * y)) * y; `dy`'s softmax axis is `ax` after its `batch` leading axes.
+            let y = &s[0];
+            let dot = reduce_sum(&multiply(dy, y)?, Some(&[(ax + batch) as isize]), true)?;
+            Ok(vec![Some(multiply(&subtract(dy, &dot)?, y)?)])
+        },
+    );
     Ok(y)
 }
 
@@ -57,11 +65,19 @@ pub fn log_softmax(x: &Tensor, axis: isize) -> Result<Tensor> {
     let op = "log_softmax";
     let ax = normalize_axis(op, axis, x.ndim())?;
     let y = Tensor::new(dispatch!(float x.data(), op, |a| softmax_kernel(a, ax, true)));
-    record_rows(op, &[x], &y, &[&y], lane_mixes(ax), move |s, dy| {
-        // dy - exp(y) * sum(dy)
-        let total = reduce_sum(dy, Some(&[ax as isize]), true)?;
-        Ok(vec![Some(subtract(dy, &multiply(&exp(&s[0])?, &total)?)?)])
-    });
+    record_batched(
+        op,
+        &[x],
+        &y,
+        &[&y],
+        lane_mixes(ax),
+        true,
+        move |s, dy, batch| {
+            // dy - exp(y) * sum(dy), the sum along `ax` after `dy`'s `batch` leading axes.
+            let total = reduce_sum(dy, Some(&[(ax + batch) as isize]), true)?;
+            Ok(vec![Some(subtract(dy, &multiply(&exp(&s[0])?, &total)?)?)])
+        },
+    );
     Ok(y)
 }
 

@@ -5,21 +5,29 @@
 use ndarray::{ArcArray, ArrayD, Axis, IxDyn};
 
 use super::{
-    add, broadcast_to, cast, divide, equal, exp, log, multiply, normalize_axes, normalize_axis,
-    pow, reshape, scalar_like, shape_of, sqrt, stop_gradient, where_,
+    add, batched_dims, broadcast_to, cast, divide, equal, exp, log, multiply, normalize_axes,
+    normalize_axis, pow, reshape, scalar_like, shape_of, sqrt, stop_gradient, where_,
 };
 use crate::dispatch;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::{mixes_input, record_rows};
+use crate::tape::{mixes_input, record_batched};
 use crate::tensor::{unsupported, Data, Element, Tensor};
 
-/// The shape of a reduction's result with the reduced axes kept as 1.
-pub(crate) fn kept_shape(shape: &[usize], axes: &[usize]) -> Vec<isize> {
-    shape
+/// The shape of a reduction's result with the reduced axes kept as 1, after the `batch` leading
+/// axes of `like` (see `crate::tape::Vjp`; `batch` is 0 outside a vectorised Jacobian): how a
+/// VJP lines a cotangent up with the reduction's input.
+pub(crate) fn kept_shape(
+    like: &Tensor,
+    batch: usize,
+    shape: &[usize],
+    axes: &[usize],
+) -> Vec<isize> {
+    let kept: Vec<usize> = shape
         .iter()
         .enumerate()
-        .map(|(i, &d)| if axes.contains(&i) { 1 } else { d as isize })
-        .collect()
+        .map(|(i, &d)| if axes.contains(&i) { 1 } else { d })
+        .collect();
+    batched_dims(like, batch, &kept)
 }
 
 /// The shape of a reduction's result without the reduced axes.
@@ -32,9 +40,23 @@ fn reduced_shape(shape: &[usize], axes: &[usize]) -> Vec<isize> {
         .collect()
 }
 
-/// Reshapes a reduction's result to `keepdims` form and broadcasts it back over the input.
-pub(crate) fn unreduce(g: &Tensor, input_shape: &[usize], axes: &[usize]) -> Result<Tensor> {
-    broadcast_to(&reshape(g, &kept_shape(input_shape, axes))?, input_shape)
+/// Reshapes a reduction's (cotangent) result to `keepdims` form and broadcasts it back over the
+/// input, keeping `g`'s `batch` leading axes: `[batch.., input_shape..]`.
+pub(crate) fn unreduce(
+    g: &Tensor,
+    batch: usize,
+    input_shape: &[usize],
+    axes: &[usize],
+) -> Result<Tensor> {
+    let target: Vec<usize> = g.shape()[..batch]
+        .iter()
+        .chain(input_shape)
+        .copied()
+        .collect();
+    broadcast_to(
+        &reshape(g, &kept_shape(g, batch, input_shape, axes))?,
+        &target,
+    )
 }
 
 fn finish_shape(
@@ -46,7 +68,7 @@ fn finish_shape(
     if !keepdims {
         return Ok(reduced);
     }
-    reshape(&reduced, &kept_shape(input_shape, axes))
+    reshape(&reduced, &kept_shape(&reduced, 0, input_shape, axes))
 }
 
 /// The row-mixing mask of a reduction over `axes` (normalised): reducing axis 0 folds the batch
@@ -174,9 +196,15 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
     let y = Tensor::new(dispatch!(num x.data(), op, |a| sum_kernel(a, &axes)));
     let in_shape = shape_of(x);
     let kept_axes = axes.clone();
-    record_rows(op, &[x], &y, &[], reduction_mixes(&axes), move |_, dy| {
-        Ok(vec![Some(unreduce(dy, &in_shape, &kept_axes)?)])
-    });
+    record_batched(
+        op,
+        &[x],
+        &y,
+        &[],
+        reduction_mixes(&axes),
+        true,
+        move |_, dy, batch| Ok(vec![Some(unreduce(dy, batch, &in_shape, &kept_axes)?)]),
+    );
     finish_shape(y, x.shape(), &axes, keepdims)
 }
 
@@ -189,10 +217,18 @@ pub fn reduce_mean(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result
     let in_shape = shape_of(x);
     let count: usize = axes.iter().map(|&ax| x.shape()[ax]).product();
     let kept_axes = axes.clone();
-    record_rows(op, &[x], &y, &[], reduction_mixes(&axes), move |_, dy| {
-        let g = divide(dy, &scalar_like(count as f64, dy))?;
-        Ok(vec![Some(unreduce(&g, &in_shape, &kept_axes)?)])
-    });
+    record_batched(
+        op,
+        &[x],
+        &y,
+        &[],
+        reduction_mixes(&axes),
+        true,
+        move |_, dy, batch| {
+            let g = divide(dy, &scalar_like(count as f64, dy))?;
+            Ok(vec![Some(unreduce(&g, batch, &in_shape, &kept_axes)?)])
+        },
+    );
     finish_shape(y, x.shape(), &axes, keepdims)
 }
 
@@ -217,16 +253,17 @@ fn extremum(
     let y = Tensor::new(dispatch!(num x.data(), op, |a| extremum_kernel(a, &axes, max)));
     let kept_axes = axes.clone();
     let rows = reduction_mixes(&axes);
-    record_rows(op, &[x], &y, &[x, &y], rows, move |s, dy| {
+    record_batched(op, &[x], &y, &[x, &y], rows, true, move |s, dy, batch| {
         let (x, y) = (&s[0], &s[1]);
-        let kept = kept_shape(x.shape(), &kept_axes);
-        // indicators / count * dy: TensorFlow's _MaxOrMinGrad.
-        let indicators = cast(&equal(x, &reshape(y, &kept)?)?, x.dtype())?;
+        // indicators / count * dy: TensorFlow's _MaxOrMinGrad. The saved tensors have no batch
+        // axes; `dy` reshaped to `[batch.., kept..]` broadcasts against them from the right.
+        let indicators = cast(
+            &equal(x, &reshape(y, &kept_shape(y, 0, x.shape(), &kept_axes))?)?,
+            x.dtype(),
+        )?;
         let count = reduce_sum(&indicators, Some(&as_isize(&kept_axes)), true)?;
-        Ok(vec![Some(multiply(
-            &divide(&indicators, &count)?,
-            &reshape(dy, &kept)?,
-        )?)])
+        let dy = reshape(dy, &kept_shape(dy, batch, x.shape(), &kept_axes))?;
+        Ok(vec![Some(multiply(&divide(&indicators, &count)?, &dy)?)])
     });
     finish_shape(y, x.shape(), &axes, keepdims)
 }
@@ -239,11 +276,13 @@ pub fn reduce_prod(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result
     let y = Tensor::new(dispatch!(num x.data(), op, |a| prod_kernel(a, &axes)));
     let kept_axes = axes.clone();
     let rows = reduction_mixes(&axes);
-    record_rows(op, &[x], &y, &[x, &y], rows, move |s, dy| {
+    record_batched(op, &[x], &y, &[x, &y], rows, true, move |s, dy, batch| {
         let (x, y) = (&s[0], &s[1]);
+        // `others` is built from the saved (unbatched) tensors only, zeros or not; the batched
+        // cotangent broadcasts over it.
         let others = product_of_others(x, y, &kept_axes)?;
         Ok(vec![Some(multiply(
-            &unreduce(dy, x.shape(), &kept_axes)?,
+            &unreduce(dy, batch, x.shape(), &kept_axes)?,
             &others,
         )?)])
     });
@@ -267,7 +306,7 @@ fn product_of_others(x: &Tensor, y: &Tensor, axes: &[usize]) -> Result<Tensor> {
     };
     let (ranks, most) = zero_ranks(&zeros, axes);
     if most == 0 {
-        return divide(&unreduce(y, x.shape(), axes)?, x);
+        return divide(&unreduce(y, 0, x.shape(), axes)?, x);
     }
     let axes_i = as_isize(axes);
     let z = Tensor::from_array(zeros);
@@ -321,7 +360,7 @@ pub fn reduce_logsumexp(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> R
         dispatch!(float x.data(), op, |a| extremum_kernel(a, &axes, true)
         .mapv(|v| if v.is_finite() { v } else { 0.0 })),
     );
-    let shift = stop_gradient(&reshape(&shift, &kept_shape(x.shape(), &axes))?);
+    let shift = stop_gradient(&reshape(&shift, &kept_shape(x, 0, x.shape(), &axes))?);
     let sum = reduce_sum(&exp(&super::subtract(x, &shift)?)?, Some(&axes_i), keepdims)?;
     let shift = if keepdims {
         shift
