@@ -4,11 +4,11 @@
 //! Every kernel returns a standard-layout (row-major, contiguous) array.
 use ndarray::{ArcArray, ArrayD, IxDyn, Slice};
 
-use super::shape::{reshape_array, standard};
+use super::shape::{broadcast_to, reshape_array, standard};
 use super::{normalize_axis, shape_of};
 use crate::dispatch;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::{mixes_input, record_rows};
+use crate::tape::{mixes_input, record_batched};
 use crate::tensor::{Data, Element, Tensor};
 
 /// The integer indices of a gather or scatter as i64, checked against `dim`.
@@ -111,6 +111,25 @@ fn gather_layout(
     Ok((axis, dims, out_shape))
 }
 
+/// `indices` and `batch_dims` for the gather or scatter in a VJP whose cotangent `dy` carries
+/// `batch` leading axes (see `crate::tape::Vjp`). The op's `axis` moves to `axis + batch`.
+/// With `batch_dims > 0` the gather batch axes of `dy` come after the cotangent's, where
+/// `batch_dims` would not find them: the indices are broadcast over the cotangent's axes,
+/// which then count as gather batch axes too (`batch_dims + batch`).
+fn batched_indices(
+    indices: &Tensor,
+    dy: &Tensor,
+    batch: usize,
+    batch_dims: usize,
+) -> Result<(Tensor, usize)> {
+    if batch == 0 || batch_dims == 0 {
+        return Ok((indices.clone(), batch_dims));
+    }
+    let lead = &dy.shape()[..batch];
+    let shape: Vec<usize> = lead.iter().chain(indices.shape()).copied().collect();
+    Ok((broadcast_to(indices, &shape)?, batch_dims + batch))
+}
+
 /// Slices of `params` along `axis` picked by `indices` (int32 or int64, any shape), as
 /// `tf.gather(params, indices, axis=axis, batch_dims=batch_dims)`: the result has shape
 /// `params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]`. An index
@@ -149,14 +168,21 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: isize, batch_dims: usize)
     // Gathering along axis 0 moves batch rows (batch_dims >= 1 forces axis >= 1). Integer
     // indices have no gradient, so only params is declared.
     let rows = if axis == 0 { mixes_input(0) } else { 0 };
-    record_rows(
+    record_batched(
         op,
         &[params, indices],
         &y,
         &[indices],
         rows,
-        move |s, dy| {
-            let dx = scatter_add_to(dy, &s[0], axis as isize, batch_dims, &params_shape)?;
+        true,
+        move |s, dy, batch| {
+            let (indices, batch_dims) = batched_indices(&s[0], dy, batch, batch_dims)?;
+            let shape: Vec<usize> = dy.shape()[..batch]
+                .iter()
+                .chain(&params_shape)
+                .copied()
+                .collect();
+            let dx = scatter_add_to(dy, &indices, (axis + batch) as isize, batch_dims, &shape)?;
             Ok(vec![Some(dx), None])
         },
     );
@@ -221,17 +247,17 @@ pub fn scatter_add_to(
     }
     let y = Tensor::new(dispatch!(num updates.data(), op, |a| kernel(a, &idx, g, shape)));
     let rows = if axis == 0 { mixes_input(0) } else { 0 };
-    record_rows(
+    record_batched(
         op,
         &[updates, indices],
         &y,
         &[indices],
         rows,
-        move |s, dy| {
-            Ok(vec![
-                Some(gather(dy, &s[0], axis as isize, batch_dims)?),
-                None,
-            ])
+        true,
+        move |s, dy, batch| {
+            let (indices, batch_dims) = batched_indices(&s[0], dy, batch, batch_dims)?;
+            let du = gather(dy, &indices, (axis + batch) as isize, batch_dims)?;
+            Ok(vec![Some(du), None])
         },
     );
     Ok(y)
@@ -272,6 +298,14 @@ impl SliceItem {
             step: 1,
         }
     }
+}
+
+/// `items` for a cotangent with `batch` leading axes: full ranges over those axes first (an
+/// ellipsis in `items` then stands for the same axes of the op's own shape).
+pub(super) fn batched_items(batch: usize, items: &[SliceItem]) -> Vec<SliceItem> {
+    std::iter::repeat_n(SliceItem::all(), batch)
+        .chain(items.iter().copied())
+        .collect()
 }
 
 /// A strided slice resolved against an input shape.
@@ -494,8 +528,14 @@ pub fn strided_slice(x: &Tensor, items: &[SliceItem]) -> Result<Tensor> {
     let input_shape = shape_of(x);
     let rows = slice_mixes(x.shape(), items, &plan);
     let items = items.to_vec();
-    record_rows(op, &[x], &y, &[], rows, move |_, dy| {
-        Ok(vec![Some(strided_slice_grad(dy, &input_shape, &items)?)])
+    record_batched(op, &[x], &y, &[], rows, true, move |_, dy, batch| {
+        let shape: Vec<usize> = dy.shape()[..batch]
+            .iter()
+            .chain(&input_shape)
+            .copied()
+            .collect();
+        let dx = strided_slice_grad(dy, &shape, &batched_items(batch, &items))?;
+        Ok(vec![Some(dx)])
     });
     Ok(y)
 }
@@ -546,8 +586,8 @@ pub fn strided_slice_grad(
     let y = place(dy, input_shape, &plan, 0.0)?;
     let rows = slice_mixes(input_shape, items, &plan);
     let items = items.to_vec();
-    record_rows(op, &[dy], &y, &[], rows, move |_, g| {
-        Ok(vec![Some(strided_slice(g, &items)?)])
+    record_batched(op, &[dy], &y, &[], rows, true, move |_, g, batch| {
+        Ok(vec![Some(strided_slice(g, &batched_items(batch, &items))?)])
     });
     Ok(y)
 }

@@ -7,11 +7,14 @@ use std::sync::Arc;
 
 use ndarray::{ArcArray, Axis, IxDyn, Slice};
 
-use super::indexing::{gather, place, strided_slice, SliceItem, SlicePlan};
-use super::{broadcast_mixes, normalize_axes, normalize_axis, reduce_sum, shape_of, sum_to_shape};
+use super::indexing::{batched_items, gather, place, strided_slice, SliceItem, SlicePlan};
+use super::{
+    batched_dims, broadcast_mixes, normalize_axes, normalize_axis, reduce_sum, shape_of,
+    sum_to_batched_shape,
+};
 use crate::dispatch;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::{mixes_input, record_multi, record_rows, Vjp};
+use crate::tape::{mixes_input, record_batched, record_multi, Vjp};
 use crate::tensor::{Element, Tensor};
 
 /// A row-major reshape that shares storage when the layout allows.
@@ -79,12 +82,12 @@ pub fn reshape(x: &Tensor, dims: &[isize]) -> Result<Tensor> {
         return Ok(x.clone());
     }
     let y = Tensor::new(dispatch!(all x.data(), |a| reshape_array(a, &shape)));
-    let back: Vec<isize> = x.shape().iter().map(|&d| d as isize).collect();
+    let back = shape_of(x);
     // Row-major order keeps each batch row's elements together when axis 0 keeps its size.
     let keeps_rows = !shape.is_empty() && x.ndim() > 0 && shape[0] == x.shape()[0];
     let rows = mixes_if(!keeps_rows);
-    record_rows("reshape", &[x], &y, &[], rows, move |_, dy| {
-        Ok(vec![Some(reshape(dy, &back)?)])
+    record_batched("reshape", &[x], &y, &[], rows, true, move |_, dy, batch| {
+        Ok(vec![Some(reshape(dy, &batched_dims(dy, batch, &back))?)])
     });
     Ok(y)
 }
@@ -115,9 +118,15 @@ pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
     );
     let in_shape = shape_of(x);
     let rows = broadcast_mixes(&[x], shape);
-    record_rows("broadcast_to", &[x], &y, &[], rows, move |_, dy| {
-        Ok(vec![Some(sum_to_shape(dy, &in_shape)?)])
-    });
+    record_batched(
+        "broadcast_to",
+        &[x],
+        &y,
+        &[],
+        rows,
+        true,
+        move |_, dy, batch| Ok(vec![Some(sum_to_batched_shape(dy, batch, &in_shape)?)]),
+    );
     Ok(y)
 }
 
@@ -146,8 +155,8 @@ pub fn slice_axis(x: &Tensor, axis: usize, start: usize, end: usize) -> Result<T
     );
     let len = x.shape()[axis];
     let rows = mixes_if(axis == 0 && (start, end) != (0, len));
-    record_rows(op, &[x], &y, &[], rows, move |_, dy| {
-        Ok(vec![Some(pad_axis(dy, axis, start, len - end)?)])
+    record_batched(op, &[x], &y, &[], rows, true, move |_, dy, batch| {
+        Ok(vec![Some(pad_axis(dy, axis + batch, start, len - end)?)])
     });
     Ok(y)
 }
@@ -226,12 +235,12 @@ pub fn concat(values: &[Tensor], axis: isize) -> Result<Tensor> {
     } else {
         0
     };
-    record_rows(op, &inputs, &y, &[], rows, move |_, dy| {
+    record_batched(op, &inputs, &y, &[], rows, true, move |_, dy, batch| {
         let mut start = 0;
         sizes
             .iter()
             .map(|&n| {
-                let part = slice_axis(dy, axis, start, start + n);
+                let part = slice_axis(dy, axis + batch, start, start + n);
                 start += n;
                 part.map(Some)
             })
@@ -264,11 +273,6 @@ pub fn stack(values: &[Tensor], axis: isize) -> Result<Tensor> {
         .map(|v| expand_dims(v, axis))
         .collect::<Result<Vec<_>>>()?;
     concat(&expanded, axis)
-}
-
-/// `shape` as the `isize` dims [`reshape`] takes.
-fn dims_of(shape: &[usize]) -> Vec<isize> {
-    shape.iter().map(|&d| d as isize).collect()
 }
 
 /// A copy of `view` in standard layout.
@@ -335,9 +339,21 @@ pub fn transpose(x: &Tensor, perm: Option<&[usize]>) -> Result<Tensor> {
     for (i, &a) in perm.iter().enumerate() {
         inverse[a] = i;
     }
-    record_rows(op, &[x], &y, &[], mixes_if(perm[0] != 0), move |_, dy| {
-        Ok(vec![Some(transpose(dy, Some(&inverse))?)])
-    });
+    record_batched(
+        op,
+        &[x],
+        &y,
+        &[],
+        mixes_if(perm[0] != 0),
+        true,
+        move |_, dy, batch| {
+            // The batch axes stay in front; the op's own axes follow them.
+            let perm: Vec<usize> = (0..batch)
+                .chain(inverse.iter().map(|&a| a + batch))
+                .collect();
+            Ok(vec![Some(transpose(dy, Some(&perm))?)])
+        },
+    );
     Ok(y)
 }
 
@@ -356,21 +372,29 @@ pub fn unstack(x: &Tensor, axis: isize) -> Result<Vec<Tensor>> {
     part_shape.remove(axis);
     let dtype = x.dtype();
     let vjp: Arc<Vjp> = Arc::new(
-        move |_: &[Tensor], grads: &[Option<Tensor>], _batch: usize| {
+        move |_: &[Tensor], grads: &[Option<Tensor>], batch: usize| {
+            // Outputs that got no gradient count as zeros, with the batch axes of those that did.
+            let lead = grads
+                .iter()
+                .flatten()
+                .next()
+                .map(|g| g.shape()[..batch].to_vec())
+                .unwrap_or_default();
+            let zeros_shape = [lead, part_shape.clone()].concat();
             let parts: Vec<Tensor> = grads
                 .iter()
                 .map(|g| {
                     g.clone()
-                        .unwrap_or_else(|| Tensor::zeros(&part_shape, dtype))
+                        .unwrap_or_else(|| Tensor::zeros(&zeros_shape, dtype))
                 })
                 .collect();
-            Ok(vec![Some(stack(&parts, axis as isize)?)])
+            Ok(vec![Some(stack(&parts, (axis + batch) as isize)?)])
         },
     );
     let refs: Vec<&Tensor> = outputs.iter().collect();
     if !refs.is_empty() {
         // Unstacking axis 0 makes each batch row an output of its own.
-        record_multi(op, &[x], &refs, &[], mixes_if(axis == 0), false, vjp);
+        record_multi(op, &[x], &refs, &[], mixes_if(axis == 0), true, vjp);
     }
     Ok(outputs)
 }
@@ -452,8 +476,12 @@ pub fn pad(
                 })
                 .collect();
             let rows = mixes_if(paddings[0] != (0, 0));
-            record_rows(op, &[x], &y, &[], rows, move |_, dy| {
-                Ok(vec![Some(strided_slice(dy, &items)?)])
+            record_batched(op, &[x], &y, &[], rows, true, move |_, dy, batch| {
+                // The batch axes whole, then the unpadded region of each axis.
+                Ok(vec![Some(strided_slice(
+                    dy,
+                    &batched_items(batch, &items),
+                )?)])
             });
             Ok(y)
         }
@@ -525,12 +553,24 @@ pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
         reshape_array(&tiled, out)
     }
     let y = Tensor::new(dispatch!(all x.data(), |a| kernel(a, &lifted, &spread, &out_shape)));
-    let spread = dims_of(&spread);
-    let repeat_axes: Vec<isize> = (0..multiples.len()).map(|i| 2 * i as isize).collect();
     let rows = mixes_if(multiples[0] != 1);
-    record_rows(op, &[x], &y, &[], rows, move |_, dy| {
-        let g = reduce_sum(&reshape(dy, &spread)?, Some(&repeat_axes), false)?;
-        Ok(vec![Some(g)])
+    // The gradient reads dy as [m0, d0, m1, d1, ...] and sums the repeats. Axes repeated once
+    // get no repeat axis: an untiled axis 0 then stays axis 0 through the reshape and the sum,
+    // which an outer tape's batch_jacobian sees as keeping the rows apart.
+    let mut folded = Vec::with_capacity(2 * multiples.len());
+    let mut repeats = Vec::with_capacity(multiples.len());
+    for (&d, &m) in x.shape().iter().zip(multiples) {
+        if m != 1 {
+            repeats.push(folded.len());
+            folded.push(m);
+        }
+        folded.push(d);
+    }
+    record_batched(op, &[x], &y, &[], rows, true, move |_, dy, batch| {
+        // The batch axes stay in front of [m0, d0, ...].
+        let axes: Vec<isize> = repeats.iter().map(|&a| (a + batch) as isize).collect();
+        let spread = reshape(dy, &batched_dims(dy, batch, &folded))?;
+        Ok(vec![Some(reduce_sum(&spread, Some(&axes), false)?)])
     });
     Ok(y)
 }
