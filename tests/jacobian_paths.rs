@@ -163,3 +163,30 @@ fn jacobian_under_an_outer_tape_is_recorded() {
         .unwrap();
     assert_eq!(g.to_f64_vec(), vec![6.0, 12.0, -9.0]);
 }
+
+#[test]
+fn an_empty_target_gives_an_empty_jacobian_on_every_path() {
+    use JacobianStrategy::*;
+    let x = pseudo_random(&[3, 2], 5);
+    for strategy in [Auto, Vectorized, ParallelRows, Sequential] {
+        let tape = Tape::new(false, true);
+        let y = {
+            let _r = tape.enter().unwrap();
+            tape.watch(&x);
+            rustape::ops::slice_axis(&tanh(&x).unwrap(), 1, 2, 2).unwrap()
+        };
+        let j = tape
+            .jacobian_with(
+                &y,
+                &[Source::from(&x)],
+                Unconnected::None,
+                options(strategy, None),
+            )
+            .unwrap();
+        assert_eq!(
+            j[0].as_ref().unwrap().shape(),
+            &[3, 0, 3, 2],
+            "{strategy:?}"
+        );
+    }
+}

@@ -77,6 +77,11 @@ pub(crate) fn run(
     options: JacobianOptions,
 ) -> Result<Vec<Option<Tensor>>> {
     use JacobianStrategy::*;
+    if rows == 0 {
+        // An empty target: every path gives the same empty Jacobian.
+        let empty = |s: &Source| Some(Tensor::zeros(&[vec![0], s.shape()].concat(), s.dtype()));
+        return Ok(sources.iter().map(empty).collect());
+    }
     let unbatchable = plan.steps.iter().find(|s| !s.batchable).map(|s| s.op);
     if let (Vectorized, Some(op)) = (options.strategy, unbatchable) {
         return Err(Error::value(
