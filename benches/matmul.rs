@@ -111,6 +111,107 @@ fn bench_matmul(c: &mut Criterion) {
         })
     });
     group.finish();
+
+    // A shared 2-D left operand against a batched right one: the VJP of `W @ x` in a vectorised
+    // Jacobian (`W^T @ dy`, dy `[rows, 256, 1]`), and wider right operands.
+    let mut group = c.benchmark_group("matmul_shared_left");
+    let w64 = Tensor::from_vec(
+        values(256, 3).iter().map(|&v| v as f64).collect(),
+        &[256, 256],
+    )
+    .unwrap();
+    for n in [1usize, 2, 4, 8, 64] {
+        let dy: Vec<f64> = (0..256 * 256 * n)
+            .map(|i| ((i * 7919) % 1000) as f64 / 1000.0 - 0.5)
+            .collect();
+        let dy = Tensor::from_vec(dy, &[256, 256, n]).unwrap();
+        for ta in [false, true] {
+            let name = format!("f64 256x256{} @ 256x256x{n}", if ta { "^T" } else { "" });
+            group.bench_function(name, |bench| {
+                bench.iter(|| {
+                    rustape::ops::matmul(black_box(&w64), black_box(&dy), ta, false).unwrap()
+                })
+            });
+        }
+    }
+    let w32 = Tensor::from_vec(values(256, 3), &[256, 256]).unwrap();
+    let dy32 = Tensor::ones(&[256, 256, 1], rustape::DType::F32);
+    group.bench_function("f32 256x256 @ 256x256x1", |bench| {
+        bench
+            .iter(|| rustape::ops::matmul(black_box(&w32), black_box(&dy32), false, false).unwrap())
+    });
+    group.finish();
+
+    // A batched left operand against a shared right one: the VJP `dy^T @ a` of `a^T @ b`
+    // (transposed batch: one GEMM per row), and `dy @ x^T` of `W @ x` (the gradient for W of
+    // every row, [256, 256, 1] @ [1, 256]: one tall GEMM).
+    let mut group = c.benchmark_group("matmul_shared_right");
+    for n in [1usize, 2, 8, 64] {
+        let dy: Vec<f64> = (0..256 * 256 * n)
+            .map(|i| ((i * 7919) % 1000) as f64 / 1000.0 - 0.5)
+            .collect();
+        let dy = Tensor::from_vec(dy, &[256, 256, n]).unwrap();
+        group.bench_function(format!("f64 (256x256x{n})^T @ 256x256"), |bench| {
+            bench.iter(|| {
+                rustape::ops::matmul(black_box(&dy), black_box(&w64), true, false).unwrap()
+            })
+        });
+    }
+    let dy = Tensor::from_vec(
+        (0..256 * 256)
+            .map(|i| (i % 97) as f64 / 97.0)
+            .collect::<Vec<_>>(),
+        &[256, 256, 1],
+    )
+    .unwrap();
+    let x = Tensor::from_vec(
+        (0..256).map(|i| i as f64 / 256.0).collect::<Vec<_>>(),
+        &[256, 1],
+    )
+    .unwrap();
+    group.bench_function("f64 256x256x1 @ (256x1)^T", |bench| {
+        bench.iter(|| rustape::ops::matmul(black_box(&dy), black_box(&x), false, true).unwrap())
+    });
+    group.finish();
+
+    // End to end: the Jacobian of tanh(W @ x) (W 256x256, x 256x1) with respect to x, and to W,
+    // by the default strategy (vectorised: one sweep for all rows, as every op on the path is
+    // batchable) and by rows on rayon's threads.
+    let mut group = c.benchmark_group("jacobian_tanh_matvec");
+    group.sample_size(20);
+    let x = Tensor::from_vec(
+        (0..256)
+            .map(|i| (i as f64 / 256.0) - 0.5)
+            .collect::<Vec<_>>(),
+        &[256, 1],
+    )
+    .unwrap();
+    let w = rustape::ops::multiply(&w64, &Tensor::scalar(0.1f64)).unwrap();
+    for (name, source) in [("x", &x), ("W", &w)] {
+        for strategy in [
+            rustape::JacobianStrategy::Auto,
+            rustape::JacobianStrategy::ParallelRows,
+        ] {
+            group.bench_function(format!("f64 256x256 d/d{name} {strategy:?}"), |bench| {
+                bench.iter(|| {
+                    let tape = rustape::Tape::new(false, true);
+                    let y = {
+                        let _r = tape.enter().unwrap();
+                        tape.watch(source);
+                        rustape::ops::tanh(&rustape::ops::matmul(&w, &x, false, false).unwrap())
+                            .unwrap()
+                    };
+                    let options = rustape::JacobianOptions {
+                        parallel_iterations: None,
+                        strategy,
+                    };
+                    tape.jacobian_with(&y, &[source.into()], rustape::Unconnected::Zero, options)
+                        .unwrap()
+                })
+            });
+        }
+    }
+    group.finish();
 }
 
 criterion_group!(benches, bench_matmul);

@@ -5,7 +5,7 @@ use ndarray::{ArcArray, ArrayD, IxDyn};
 use crate::dispatch;
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops::shape_of;
-use crate::tape::{mixes_input, record_rows};
+use crate::tape::{mixes_input, record_batched};
 use crate::tensor::{Element, Tensor};
 
 /// Validates `axis_map` (input axis -> output axis, onto `0..k`) for `shape`, returning the
@@ -89,6 +89,21 @@ fn diagonal_rows(axis_map: &[usize]) -> u8 {
     }
 }
 
+/// `axis_map` and the full `shape` for a cotangent `dy` with `batch` leading batch axes (see
+/// `crate::tape::Vjp`): each batch axis maps to itself, in front of the diagonal's axes.
+fn batched_map(
+    dy: &Tensor,
+    batch: usize,
+    axis_map: &[usize],
+    shape: &[usize],
+) -> (Vec<usize>, Vec<usize>) {
+    let map = (0..batch)
+        .chain(axis_map.iter().map(|&j| j + batch))
+        .collect();
+    let full = dy.shape()[..batch].iter().chain(shape).copied().collect();
+    (map, full)
+}
+
 /// The generalised diagonal: axis `i` of `x` becomes axis `axis_map[i]` of the result; axes
 /// mapped to the same output axis are walked together (`[1, 0, 0]` on `[i, j, j]`-labelled
 /// `x` gives `y[j, i] = x[i, j, j]`). Its gradient embeds back into zeros
@@ -111,9 +126,18 @@ pub fn diagonal_part(x: &Tensor, axis_map: &[usize]) -> Result<Tensor> {
     let y = Tensor::new(dispatch!(all x.data(), |a| take(a, &offsets, &diag)));
     let full = shape_of(x);
     let map = axis_map.to_vec();
-    record_rows(op, &[x], &y, &[], diagonal_rows(axis_map), move |_, dy| {
-        Ok(vec![Some(diagonal_embed(dy, &map, &full)?)])
-    });
+    record_batched(
+        op,
+        &[x],
+        &y,
+        &[],
+        diagonal_rows(axis_map),
+        true,
+        move |_, dy, batch| {
+            let (map, full) = batched_map(dy, batch, &map, &full);
+            Ok(vec![Some(diagonal_embed(dy, &map, &full)?)])
+        },
+    );
     Ok(y)
 }
 
@@ -147,8 +171,18 @@ pub fn diagonal_embed(x: &Tensor, axis_map: &[usize], shape: &[usize]) -> Result
     }
     let y = Tensor::new(dispatch!(all x.data(), |a| put(a, &offsets, shape)));
     let map = axis_map.to_vec();
-    record_rows(op, &[x], &y, &[], diagonal_rows(axis_map), move |_, dy| {
-        Ok(vec![Some(diagonal_part(dy, &map)?)])
-    });
+    let full = shape.to_vec();
+    record_batched(
+        op,
+        &[x],
+        &y,
+        &[],
+        diagonal_rows(axis_map),
+        true,
+        move |_, dy, batch| {
+            let (map, _) = batched_map(dy, batch, &map, &full);
+            Ok(vec![Some(diagonal_part(dy, &map)?)])
+        },
+    );
     Ok(y)
 }

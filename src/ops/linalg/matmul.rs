@@ -10,13 +10,26 @@ use rayon::prelude::*;
 use super::batch_axis_rows;
 use crate::dispatch2;
 use crate::error::{fmt_shape, Error, Result};
-use crate::ops::{broadcast_shapes, expand_dims, reshape, same_dtype, shape_of, sum_to_shape};
-use crate::tape::{mixes_input, record_rows};
+use crate::ops::{
+    batched_dims, broadcast_shapes, expand_dims, reshape, same_dtype, shape_of,
+    sum_to_batched_shape,
+};
+use crate::tape::{mixes_input, record_batched};
 use crate::tensor::{Element, Tensor};
 
 /// Multiply-adds above which one GEMM runs on rayon's pool (measured in benches/matmul.rs:
 /// below it the threads cost more than they save).
 const PARALLEL_GEMM_WORK: usize = 96 * 96 * 96;
+
+/// A shared operand against a batch that cannot be read as one matrix: at most this many GEMMs
+/// over the whole batch (one per output column, through strided writes), else one GEMM per
+/// batch element. Measured in benches/matmul.rs (256x256 against [256, 256, n], float64): n = 2
+/// and 4 run 1.4-2.9x faster sliced, n = 8 and 64 faster per batch element.
+const MAX_COLUMN_SLICES: usize = 4;
+
+/// As [`MAX_COLUMN_SLICES`] for one GEMM per output row (contiguous writes): (256x256xm)^T @
+/// 256x256 runs faster sliced up to m = 8, slower at m = 64.
+const MAX_ROW_SLICES: usize = 8;
 
 /// The sizes of a (batched) matmul, after transposition.
 struct MatmulDims {
@@ -75,11 +88,13 @@ fn matmul_dims(op: &str, a: &[usize], b: &[usize], ta: bool, tb: bool) -> Result
 
 /// Element types the matmul kernel handles.
 trait MatElem: Element {
-    /// `dst[m x n] = lhs[m x k] @ rhs[k x n]`; `dst` rows are contiguous with stride `dst_rs`.
+    /// `dst[m x n] = lhs[m x k] @ rhs[k x n]`, every operand read or written through its own
+    /// row and column strides.
     ///
     /// # Safety
     /// Every pointer, offset by its strides over the given sizes, stays inside its allocation;
-    /// `dst` is valid for writes and aliases neither operand.
+    /// `dst` is valid for writes, aliases neither operand, and no two of its `(i, j)` share an
+    /// element.
     #[allow(clippy::too_many_arguments)]
     unsafe fn matmul_into(
         m: usize,
@@ -87,6 +102,7 @@ trait MatElem: Element {
         k: usize,
         dst: *mut Self,
         dst_rs: isize,
+        dst_cs: isize,
         lhs: *const Self,
         lhs_rs: isize,
         lhs_cs: isize,
@@ -106,6 +122,7 @@ macro_rules! gemm_elem {
                 k: usize,
                 dst: *mut $t,
                 dst_rs: isize,
+                dst_cs: isize,
                 lhs: *const $t,
                 lhs_rs: isize,
                 lhs_cs: isize,
@@ -126,7 +143,7 @@ macro_rules! gemm_elem {
                         n,
                         k,
                         dst,
-                        1,
+                        dst_cs,
                         dst_rs,
                         false,
                         lhs,
@@ -159,6 +176,7 @@ macro_rules! int_elem {
                 k: usize,
                 dst: *mut $t,
                 dst_rs: isize,
+                dst_cs: isize,
                 lhs: *const $t,
                 lhs_rs: isize,
                 lhs_cs: isize,
@@ -169,14 +187,14 @@ macro_rules! int_elem {
             ) {
                 for i in 0..m as isize {
                     let row = unsafe { dst.offset(i * dst_rs) };
-                    for j in 0..n {
-                        unsafe { *row.add(j) = 0 };
+                    for j in 0..n as isize {
+                        unsafe { *row.offset(j * dst_cs) = 0 };
                     }
                     for p in 0..k as isize {
                         let a = unsafe { *lhs.offset(i * lhs_rs + p * lhs_cs) };
                         for j in 0..n as isize {
                             unsafe {
-                                let d = row.offset(j);
+                                let d = row.offset(j * dst_cs);
                                 *d = (*d).wrapping_add(
                                     a.wrapping_mul(*rhs.offset(p * rhs_rs + j * rhs_cs)),
                                 );
@@ -192,8 +210,13 @@ int_elem!(i32);
 int_elem!(i64);
 
 /// A raw pointer that may cross into rayon's threads (each thread writes its own rows).
-#[derive(Clone, Copy)]
 struct SendPtr<T>(*const T);
+impl<T> Clone for SendPtr<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for SendPtr<T> {}
 unsafe impl<T> Send for SendPtr<T> {}
 unsafe impl<T> Sync for SendPtr<T> {}
 
@@ -251,6 +274,64 @@ fn matrix_strides<T>(a: &ArcArray<T, IxDyn>, transposed: bool) -> (isize, isize)
     }
 }
 
+/// One operand of a batched product: matrix `b` starts at `base + offsets[b]`, its element
+/// `(i, j)` is `i * rs + j * cs` further.
+struct Operand<T> {
+    base: SendPtr<T>,
+    offsets: Vec<isize>,
+    rs: isize,
+    cs: isize,
+}
+
+impl<T> Operand<T> {
+    /// The same matrix for every batch index (a 2-D operand, or one broadcast over the batch).
+    fn shared(&self) -> bool {
+        self.offsets.iter().all(|&o| o == self.offsets[0])
+    }
+
+    /// The distance between consecutive batch matrices, when it is one distance throughout
+    /// (any batch that is not partly broadcast).
+    fn batch_step(&self) -> Option<isize> {
+        let step = match self.offsets.as_slice() {
+            [first, second, ..] => second - first,
+            _ => 0,
+        };
+        let first = self.offsets[0];
+        let uniform = self
+            .offsets
+            .iter()
+            .enumerate()
+            .all(|(b, &o)| o == first + b as isize * step);
+        uniform.then_some(step)
+    }
+
+    /// The stride that walks the batch index and a matrix axis (`len` long, `stride` apart)
+    /// together as one axis of `count * len` (index `b * len + i`), when the batch matrices
+    /// follow each other that way (matrix `b + 1` starts where row `len` of matrix `b` would).
+    fn fold(&self, len: usize, stride: isize) -> Option<isize> {
+        if self.offsets.len() == 1 {
+            return Some(stride);
+        }
+        let step = self.batch_step()?;
+        match len {
+            1 => Some(step),
+            _ if step == len as isize * stride => Some(stride),
+            _ => None,
+        }
+    }
+
+    /// The start of matrix `b`'s element `(i, j)`.
+    ///
+    /// # Safety
+    /// `(i, j)` is inside the matrix (validated sizes).
+    unsafe fn at(&self, b: usize, i: usize, j: usize) -> *const T {
+        unsafe {
+            self.base
+                .at(self.offsets[b] + i as isize * self.rs + j as isize * self.cs)
+        }
+    }
+}
+
 fn matmul_kernel<T: MatElem>(
     a: &ArcArray<T, IxDyn>,
     b: &ArcArray<T, IxDyn>,
@@ -264,90 +345,186 @@ fn matmul_kernel<T: MatElem>(
     if !out.is_empty() && k > 0 {
         let (a_rs, a_cs) = matrix_strides(a, ta);
         let (b_rs, b_cs) = matrix_strides(b, tb);
-        let na = a.ndim() - 2;
-        let nb = b.ndim() - 2;
-        let off_a = batch_offsets(&a.shape()[..na], &a.strides()[..na], &d.batch);
-        let off_b = batch_offsets(&b.shape()[..nb], &b.strides()[..nb], &d.batch);
-        let (pa, pb) = (SendPtr(a.as_ptr()), SendPtr(b.as_ptr()));
-        let dst_rs = n as isize;
-        // A shared right operand and left matrices that follow each other row after row (a
-        // dense layer on [batch, rows, features]) make one tall GEMM.
-        let fused = count > 1
-            && off_b.iter().all(|&o| o == 0)
-            && off_a
-                .iter()
-                .enumerate()
-                .all(|(i, &o)| o == i as isize * m as isize * a_rs);
-        let work = m * n * k;
-        if fused || count == 1 {
-            let rows = if fused { count * m } else { m };
-            // SAFETY: offsets and strides come from the arrays' own layouts over validated sizes.
-            unsafe {
-                T::matmul_into(
-                    rows,
-                    n,
-                    k,
-                    out.as_mut_ptr(),
-                    dst_rs,
-                    pa.at(off_a[0]),
-                    a_rs,
-                    a_cs,
-                    pb.at(off_b[0]),
-                    b_rs,
-                    b_cs,
-                    rows * n * k >= PARALLEL_GEMM_WORK,
-                )
-            };
-        } else if work >= PARALLEL_GEMM_WORK {
-            for (i, chunk) in out.chunks_mut(m * n).enumerate() {
-                // SAFETY: as above; each batch writes its own chunk.
-                unsafe {
-                    T::matmul_into(
-                        m,
-                        n,
-                        k,
-                        chunk.as_mut_ptr(),
-                        dst_rs,
-                        pa.at(off_a[i]),
-                        a_rs,
-                        a_cs,
-                        pb.at(off_b[i]),
-                        b_rs,
-                        b_cs,
-                        true,
-                    )
-                };
-            }
-        } else {
-            let run = |(i, chunk): (usize, &mut [T])| {
-                // SAFETY: as above; each batch writes its own chunk.
-                unsafe {
-                    T::matmul_into(
-                        m,
-                        n,
-                        k,
-                        chunk.as_mut_ptr(),
-                        dst_rs,
-                        pa.at(off_a[i]),
-                        a_rs,
-                        a_cs,
-                        pb.at(off_b[i]),
-                        b_rs,
-                        b_cs,
-                        false,
-                    )
-                }
-            };
-            if count * work >= PARALLEL_GEMM_WORK {
-                out.par_chunks_mut(m * n).enumerate().for_each(run);
-            } else {
-                out.chunks_mut(m * n).enumerate().for_each(run);
-            }
+        let (na, nb) = (a.ndim() - 2, b.ndim() - 2);
+        let lhs = Operand {
+            base: SendPtr(a.as_ptr()),
+            offsets: batch_offsets(&a.shape()[..na], &a.strides()[..na], &d.batch),
+            rs: a_rs,
+            cs: a_cs,
+        };
+        let rhs = Operand {
+            base: SendPtr(b.as_ptr()),
+            offsets: batch_offsets(&b.shape()[..nb], &b.strides()[..nb], &d.batch),
+            rs: b_rs,
+            cs: b_cs,
+        };
+        let product = Product {
+            dst: out.as_mut_ptr(),
+            lhs: &lhs,
+            rhs: &rhs,
+            m,
+            n,
+            k,
+        };
+        let done =
+            ((count == 1 || rhs.shared()) && product.tall()) || (lhs.shared() && product.wide());
+        if !done {
+            product.per_batch();
         }
     }
     match ArrayD::from_shape_vec(IxDyn(&d.out_shape()), out) {
         Ok(array) => array,
         Err(_) => unreachable!("the output holds batch * m * n elements"),
+    }
+}
+
+/// A batched product being computed into `dst` (`[count, m, n]`, row-major).
+struct Product<'a, T> {
+    dst: *mut T,
+    lhs: &'a Operand<T>,
+    rhs: &'a Operand<T>,
+    m: usize,
+    n: usize,
+    k: usize,
+}
+
+impl<T: MatElem> Product<'_, T> {
+    fn count(&self) -> usize {
+        self.lhs.offsets.len()
+    }
+
+    /// One GEMM `dst[rows x cols] = lhs[rows x k] @ rhs[k x cols]`, each given by its first
+    /// element and strides.
+    ///
+    /// # Safety
+    /// As for [`MatElem::matmul_into`].
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn gemm(
+        &self,
+        rows: usize,
+        cols: usize,
+        dst: (*mut T, isize, isize),
+        lhs: (*const T, isize, isize),
+        rhs: (*const T, isize, isize),
+    ) {
+        let parallel = rows * cols * self.k >= PARALLEL_GEMM_WORK;
+        unsafe {
+            T::matmul_into(
+                rows, cols, self.k, dst.0, dst.1, dst.2, lhs.0, lhs.1, lhs.2, rhs.0, rhs.1, rhs.2,
+                parallel,
+            )
+        }
+    }
+
+    /// A right operand shared by the whole batch (a dense layer on `[batch, rows, features]`,
+    /// the VJP `dy @ b^T` of a vectorised Jacobian, or a single product): the left matrices
+    /// stacked make one tall matrix, the product one GEMM of `count * m` rows. Left matrices
+    /// that do not follow each other row after row (a transposed batch) make `m` GEMMs of
+    /// `count` rows instead, for small `m` ([`MAX_ROW_SLICES`]): GEMM `i` takes row `i` of every
+    /// matrix (one stride apart) and writes row `i` of every output matrix. False (nothing
+    /// done) when neither applies.
+    fn tall(&self) -> bool {
+        let (lhs, rhs, m, n) = (self.lhs, self.rhs, self.m, self.n);
+        let count = self.count();
+        // SAFETY (every GEMM below): offsets and strides come from the arrays' own layouts over
+        // validated sizes; `dst` holds `count * m * n` elements, each written once.
+        let right = (unsafe { rhs.at(0, 0, 0) }, rhs.rs, rhs.cs);
+        if let Some(rs) = lhs.fold(m, lhs.rs) {
+            let left = (unsafe { lhs.at(0, 0, 0) }, rs, lhs.cs);
+            unsafe { self.gemm(count * m, n, (self.dst, n as isize, 1), left, right) };
+            return true;
+        }
+        match lhs.batch_step() {
+            Some(step) if m <= count.min(MAX_ROW_SLICES) => {
+                for i in 0..m {
+                    let left = (unsafe { lhs.at(0, i, 0) }, step, lhs.cs);
+                    let dst = (unsafe { self.dst.add(i * n) }, (m * n) as isize, 1);
+                    unsafe { self.gemm(count, n, dst, left, right) };
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// A left operand shared by the whole batch (the VJP `W^T @ dy` of `W @ x` in a vectorised
+    /// Jacobian): the right matrices side by side make one wide matrix, the product one GEMM of
+    /// `count * n` columns, when both the right matrices' columns and the output's follow each
+    /// other at one stride (`n == 1`: the batch is the column axis, no copy). Otherwise, for
+    /// small `n` ([`MAX_COLUMN_SLICES`]), `n` GEMMs of `count` columns: GEMM `j` takes column
+    /// `j` of every right matrix and writes column `j` of every output matrix. False (nothing
+    /// done) when neither applies.
+    fn wide(&self) -> bool {
+        let (lhs, rhs, m, n) = (self.lhs, self.rhs, self.m, self.n);
+        let count = self.count();
+        // SAFETY (every GEMM below): as in `tall`.
+        let left = (unsafe { lhs.at(0, 0, 0) }, lhs.rs, lhs.cs);
+        // Output column `b * n + j` is `b * m * n + j`: one stride when n == 1 or m == 1.
+        let dst_cs = match (m, n) {
+            (_, 1) => Some(m as isize),
+            (1, _) => Some(1),
+            _ => None,
+        };
+        if let (Some(cs), Some(dst_cs)) = (rhs.fold(n, rhs.cs), dst_cs) {
+            let right = (unsafe { rhs.at(0, 0, 0) }, rhs.rs, cs);
+            unsafe { self.gemm(m, count * n, (self.dst, n as isize, dst_cs), left, right) };
+            return true;
+        }
+        match rhs.batch_step() {
+            Some(step) if n <= count.min(MAX_COLUMN_SLICES) => {
+                for j in 0..n {
+                    let right = (unsafe { rhs.at(0, 0, j) }, rhs.rs, step);
+                    let dst = (unsafe { self.dst.add(j) }, n as isize, (m * n) as isize);
+                    unsafe { self.gemm(m, count, dst, left, right) };
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Batches with operands of their own: one GEMM each, the batch on rayon's threads when
+    /// the GEMMs are small, the GEMMs themselves threaded when large.
+    fn per_batch(&self) {
+        let (m, n, k) = (self.m, self.n, self.k);
+        let count = self.count();
+        let work = m * n * k;
+        let (lhs, rhs) = (self.lhs, self.rhs);
+        let run = |(b, chunk): (usize, &mut [T]), parallel: bool| {
+            // SAFETY: offsets and strides come from the arrays' own layouts over validated
+            // sizes; each batch writes its own chunk.
+            unsafe {
+                T::matmul_into(
+                    m,
+                    n,
+                    k,
+                    chunk.as_mut_ptr(),
+                    n as isize,
+                    1,
+                    lhs.at(b, 0, 0),
+                    lhs.rs,
+                    lhs.cs,
+                    rhs.at(b, 0, 0),
+                    rhs.rs,
+                    rhs.cs,
+                    parallel,
+                )
+            }
+        };
+        // SAFETY: `dst` is the kernel's output buffer of `count * m * n` elements, not otherwise
+        // borrowed while this runs.
+        let out = unsafe { std::slice::from_raw_parts_mut(self.dst, count * m * n) };
+        if work >= PARALLEL_GEMM_WORK {
+            out.chunks_mut(m * n).enumerate().for_each(|c| run(c, true));
+        } else if count * work >= PARALLEL_GEMM_WORK {
+            out.par_chunks_mut(m * n)
+                .enumerate()
+                .for_each(|c| run(c, false));
+        } else {
+            out.chunks_mut(m * n)
+                .enumerate()
+                .for_each(|c| run(c, false));
+        }
     }
 }
 
@@ -381,38 +558,53 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
     );
     let (sa, sb) = (shape_of(a), shape_of(b));
     let mixes = matmul_row_mixing(&sa, &sb, ta, &dims);
-    record_rows(op, &[a, b], &y, &[a, b], mixes, move |s, dy| {
-        let (a, b) = (&s[0], &s[1]);
-        let ga = match (ta, tb) {
-            (false, false) => matmul(dy, b, false, true)?,
-            (false, true) => matmul(dy, b, false, false)?,
-            (true, false) => matmul(b, dy, false, true)?,
-            (true, true) => matmul(b, dy, true, true)?,
-        };
-        // A batched `a` against an unbatched `b` (a dense layer on [batch, rows, features]):
-        // fold the batch into the rows instead of a batched product followed by a sum.
-        let gb = if !ta && sb.len() == 2 && sa.len() > 2 {
-            let rows = sa[..sa.len() - 1].iter().product::<usize>() as isize;
-            let a2 = reshape(a, &[rows, sa[sa.len() - 1] as isize])?;
-            let dy2 = reshape(dy, &[rows, dy.shape()[dy.ndim() - 1] as isize])?;
-            if tb {
-                matmul(&dy2, &a2, true, false)?
+    // Batchable: `dy` may carry leading batch axes (a vectorised Jacobian), which the products
+    // below broadcast over like any batch axis; `a` and `b` are saved without them. With a
+    // shared 2-D operand the kernel turns the batch into GEMM rows (`dy @ b^T`) or columns
+    // (`a^T @ dy`), so one sweep for many rows costs a few large GEMMs.
+    record_batched(
+        op,
+        &[a, b],
+        &y,
+        &[a, b],
+        mixes,
+        true,
+        move |s, dy, batch| {
+            let (a, b) = (&s[0], &s[1]);
+            let ga = match (ta, tb) {
+                (false, false) => matmul(dy, b, false, true)?,
+                (false, true) => matmul(dy, b, false, false)?,
+                (true, false) => matmul(b, dy, false, true)?,
+                (true, true) => matmul(b, dy, true, true)?,
+            };
+            // A batched `a` against an unbatched `b` (a dense layer on [batch, rows, features]):
+            // fold the batch into the rows instead of a batched product followed by a sum.
+            let gb = if !ta && sb.len() == 2 && sa.len() > 2 {
+                let rows = sa[..sa.len() - 1].iter().product::<usize>();
+                let a2 = reshape(a, &[rows as isize, sa[sa.len() - 1] as isize])?;
+                let dy2 = reshape(
+                    dy,
+                    &batched_dims(dy, batch, &[rows, dy.shape()[dy.ndim() - 1]]),
+                )?;
+                if tb {
+                    matmul(&dy2, &a2, true, false)?
+                } else {
+                    matmul(&a2, &dy2, true, false)?
+                }
             } else {
-                matmul(&a2, &dy2, true, false)?
-            }
-        } else {
-            match (ta, tb) {
-                (false, false) => matmul(a, dy, true, false)?,
-                (false, true) => matmul(dy, a, true, false)?,
-                (true, false) => matmul(a, dy, false, false)?,
-                (true, true) => matmul(dy, a, true, true)?,
-            }
-        };
-        Ok(vec![
-            Some(sum_to_shape(&ga, &sa)?),
-            Some(sum_to_shape(&gb, &sb)?),
-        ])
-    });
+                match (ta, tb) {
+                    (false, false) => matmul(a, dy, true, false)?,
+                    (false, true) => matmul(dy, a, true, false)?,
+                    (true, false) => matmul(a, dy, false, false)?,
+                    (true, true) => matmul(dy, a, true, true)?,
+                }
+            };
+            Ok(vec![
+                Some(sum_to_batched_shape(&ga, batch, &sa)?),
+                Some(sum_to_batched_shape(&gb, batch, &sb)?),
+            ])
+        },
+    );
     Ok(y)
 }
 

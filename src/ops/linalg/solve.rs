@@ -6,8 +6,8 @@ use rayon::prelude::*;
 use super::{batch_axis_rows, matmul};
 use crate::dtype::{DType, Float};
 use crate::error::{fmt_shape, Error, Result};
-use crate::ops::{broadcast_shapes, negative, shape_of, sum_to_shape};
-use crate::tape::{mixes_input, record_rows};
+use crate::ops::{broadcast_shapes, negative, shape_of, sum_to_batched_shape};
+use crate::tape::{mixes_input, record_batched};
 use crate::tensor::{Element, Tensor};
 use crate::{dispatch, dispatch2};
 
@@ -148,6 +148,39 @@ fn batched_values<T: Element>(a: &ArcArray<T, IxDyn>, batch: &[usize], transpose
     view.permuted_axes(IxDyn(&perm)).iter().copied().collect()
 }
 
+/// For each index of `batch` (row-major), the index (row-major) into `own`, a batch shape that
+/// broadcasts to it (right-aligned; axes of size 1 repeat).
+fn broadcast_index(own: &[usize], batch: &[usize]) -> Vec<usize> {
+    let lead = batch.len() - own.len();
+    let mut strides = vec![0usize; batch.len()];
+    let mut acc = 1;
+    for d in (lead..batch.len()).rev() {
+        let size = own[d - lead];
+        strides[d] = if size == 1 { 0 } else { acc };
+        acc *= size;
+    }
+    let count: usize = batch.iter().product();
+    let mut out = Vec::with_capacity(count);
+    let mut index = vec![0usize; batch.len()];
+    let mut at = 0usize;
+    for _ in 0..count {
+        out.push(at);
+        for d in (0..batch.len()).rev() {
+            index[d] += 1;
+            at += strides[d];
+            if index[d] < batch[d] {
+                break;
+            }
+            at -= strides[d] * batch[d];
+            index[d] = 0;
+        }
+    }
+    out
+}
+
+/// Solves every system of the broadcast batch. Each matrix of `a` is factorised once, however
+/// many right-hand sides it meets: a matrix shared by a batch of right-hand sides (the VJP of a
+/// vectorised Jacobian, whose cotangents carry a batch axis the matrix lacks) costs one LU.
 fn solve_kernel<T: Float + Element>(
     op: &str,
     a: &ArcArray<T, IxDyn>,
@@ -158,28 +191,40 @@ fn solve_kernel<T: Float + Element>(
 ) -> Result<ArrayD<T>> {
     let n = a.shape()[a.ndim() - 1];
     let k = b.shape()[b.ndim() - 1];
-    let av = batched_values(a, batch, adjoint);
-    let bv = batched_values(b, batch, false);
+    let own = &a.shape()[..a.ndim() - 2];
+    let matrices: usize = own.iter().product();
     let count: usize = batch.iter().product();
     let mut out = vec![T::zero(); count * n * k];
-    if n > 0 {
-        let work = |(i, dst): (usize, &mut [T])| -> Result<()> {
+    if n > 0 && count > 0 {
+        let av = batched_values(a, own, adjoint);
+        let factor = |i: usize| -> Result<(Vec<T>, Vec<usize>)> {
             let mut lu = av[i * n * n..(i + 1) * n * n].to_vec();
             let perm = lu_factor(&mut lu, n).ok_or_else(|| not_invertible(op, full_a_shape, i))?;
-            if k > 0 {
-                lu_solve(&lu, &perm, n, k, &bv[i * n * k..(i + 1) * n * k], dst);
-            }
-            Ok(())
+            Ok((lu, perm))
         };
-        if count > 1 && count * n * n * (n + k) >= 1 << 20 {
-            out.par_chunks_mut((n * k).max(1))
-                .enumerate()
-                .try_for_each(work)?;
-        } else if k > 0 {
-            out.chunks_mut(n * k).enumerate().try_for_each(work)?;
-        } else {
-            // Nothing to solve for, but a singular matrix is still an error.
-            (0..count).try_for_each(|i| work((i, &mut [])))?;
+        // Above this many multiply-adds, matrices and systems go to rayon's threads.
+        let parallel_work = 1 << 20;
+        let factors: Vec<(Vec<T>, Vec<usize>)> =
+            if matrices > 1 && matrices * n * n * n >= parallel_work {
+                (0..matrices)
+                    .into_par_iter()
+                    .map(factor)
+                    .collect::<Result<_>>()?
+            } else {
+                (0..matrices).map(factor).collect::<Result<_>>()?
+            };
+        if k > 0 {
+            let which = broadcast_index(own, batch);
+            let bv = batched_values(b, batch, false);
+            let work = |(i, dst): (usize, &mut [T])| {
+                let (lu, perm) = &factors[which[i]];
+                lu_solve(lu, perm, n, k, &bv[i * n * k..(i + 1) * n * k], dst);
+            };
+            if count > 1 && count * n * n * k >= parallel_work {
+                out.par_chunks_mut(n * k).enumerate().for_each(work);
+            } else {
+                out.chunks_mut(n * k).enumerate().for_each(work);
+            }
         }
     }
     let mut shape = batch.to_vec();
@@ -252,13 +297,16 @@ pub fn solve_adjoint(matrix: &Tensor, rhs: &Tensor, adjoint: bool) -> Result<Ten
         None => mixes_input(0) | mixes_input(1),
     };
     let (sa, sb) = (shape_of(matrix), shape_of(rhs));
-    record_rows(
+    // Batchable: `dy`'s leading batch axes broadcast through the solve (one factorisation of
+    // the saved matrix for all of them) and the product below.
+    record_batched(
         op,
         &[matrix, rhs],
         &y,
         &[matrix, &y],
         mixes,
-        move |s, dy| {
+        true,
+        move |s, dy, batch| {
             let (a, x) = (&s[0], &s[1]);
             // TensorFlow's MatrixSolve gradient: grhs = A^-T dy, gA = -grhs x^T (or -x grhs^T).
             let grhs = solve_adjoint(a, dy, !adjoint)?;
@@ -268,8 +316,8 @@ pub fn solve_adjoint(matrix: &Tensor, rhs: &Tensor, adjoint: bool) -> Result<Ten
                 matmul(&grhs, x, false, true)?
             };
             Ok(vec![
-                Some(sum_to_shape(&negative(&ga)?, &sa)?),
-                Some(sum_to_shape(&grhs, &sb)?),
+                Some(negative(&sum_to_batched_shape(&ga, batch, &sa)?)?),
+                Some(sum_to_batched_shape(&grhs, batch, &sb)?),
             ])
         },
     );
@@ -295,7 +343,8 @@ pub fn inv(matrix: &Tensor) -> Result<Tensor> {
     // Row mixing: every entry of a single inverse depends on every row of the matrix; a batch
     // of inverses keeps each batch element apart.
     let mixes = if batch.is_empty() { mixes_input(0) } else { 0 };
-    record_rows(op, &[matrix], &y, &[&y], mixes, |s, dy| {
+    // Batchable: the products broadcast over `dy`'s leading batch axes.
+    record_batched(op, &[matrix], &y, &[&y], mixes, true, |s, dy, _batch| {
         // d(A^-1) = -A^-1 dA A^-1, so gA = -Y^T dy Y^T.
         let yinv = &s[0];
         let g = matmul(&matmul(yinv, dy, true, false)?, yinv, false, true)?;
