@@ -1,0 +1,554 @@
+"""rustape beside PyTorch, JAX, TensorFlow and NumPy on the workloads of issues 3 and 4.
+
+    python benches/compare.py [--quick] [--json out.json] [--only W1,W6] [--peers torch,jax]
+
+Every peer that imports is measured in the same run (pip install -r benches/requirements-peers.txt).
+Each peer's result is first checked against rustape's (allclose), then every framework is timed
+in blocks of repeated calls, in two passes (in order, then reversed); the table shows medians
+(time.perf_counter) and the ratio rustape / peer measured in the same process. The CPU time that
+other processes used meanwhile is reported: the machine is small and shared.
+Thread scaling (1 vs 2 rayon threads) and W6 memory run in child processes, so that
+RAYON_NUM_THREADS takes effect and RSS growth is not hidden by memory freed earlier.
+"""
+import argparse
+import importlib
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+
+import rustape as rt
+
+F32 = np.float32
+RNG = np.random.default_rng(0)
+
+
+def rand(*shape, scale=1.0):
+    return (RNG.standard_normal(shape) * scale).astype(F32)
+
+
+def import_peers(names):
+    warnings.simplefilter("ignore", FutureWarning)  # torch.jit deprecation notes inside torch.func
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    peers = {}
+    for name in names:
+        try:
+            peers[name] = importlib.import_module({"tf": "tensorflow"}.get(name, name))
+        except ImportError as e:
+            print(f"# {name}: not installed ({e})", file=sys.stderr)
+    return peers
+
+
+def np_of(x):
+    if isinstance(x, (list, tuple)):
+        return [np_of(v) for v in x]
+    return np.asarray(x.numpy() if hasattr(x, "numpy") and not isinstance(x, np.ndarray) else x)
+
+
+# -- workloads ---------------------------------------------------------------------------------
+# Each returns {column: callable}; a callable's result is checked against rustape's before timing
+# (a (callable, False) pair is timed unchecked). rustape's API mirrors TensorFlow's, so the tape
+# code is written once and run with m = rt and m = tf.
+
+def tapes(P, fn, *arrays):
+    """`fn(m, *constants)` for m = rt and, when installed, m = tf."""
+    out = {}
+    for col, m in [("rustape", rt)] + ([("tf", P["tf"])] if "tf" in P else []):
+        out[col] = lambda m=m, args=[m.constant(a) for a in arrays]: fn(m, *args)
+    return out
+
+
+def jax_pair(P, f, *args):
+    """jax eagerly (jit off) and compiled (jit on)."""
+    jax = P["jax"]
+    fj = jax.jit(f)
+    return {"jax": lambda: f(*args), "jax jit": lambda: jax.block_until_ready(fj(*args))}
+
+
+def w1(P, q):
+    n = 250
+
+    def tape_fn(m):
+        x = m.constant(0.5)
+        with m.GradientTape() as t:
+            t.watch(x)
+            y = x
+            for _ in range(n):
+                y = y * 1.0001 + 0.5
+                y = m.math.sin(y)
+                y = y * x
+        return t.gradient(y, x)
+
+    def py_fn():  # the floor: a pure-Python float loop, no derivatives
+        x = y = 0.5
+        for _ in range(n):
+            y = math.sin(y * 1.0001 + 0.5) * x
+        return y
+
+    out = tapes(P, tape_fn)
+    out["python floats (no grad)"] = (py_fn, False)
+    if "torch" in P:
+        torch = P["torch"]
+
+        def torch_fn():
+            x = torch.tensor(0.5, requires_grad=True)
+            y = x
+            for _ in range(n):
+                y = torch.sin(y * 1.0001 + 0.5) * x
+            return torch.autograd.grad(y, x)[0]
+        out["torch"] = torch_fn
+    if "jax" in P:
+        jax = P["jax"]
+
+        def f(x):
+            y = x
+            for _ in range(n):
+                y = jax.numpy.sin(y * 1.0001 + 0.5) * x
+            return y
+        out.update(jax_pair(P, jax.grad(f), np.float32(0.5)))
+    return out
+
+
+def w2(P, q):
+    sizes = [784, 512, 512, 10]
+    x, yt = rand(256, 784), rand(256, 10)
+    params = []
+    for a, b in zip(sizes, sizes[1:]):
+        params += [rand(a, b, scale=(2.0 / a) ** 0.5), rand(b, scale=0.1)]
+
+    def tape_fn(m, vs, x, yt):
+        with m.GradientTape() as t:
+            h = x
+            for i in range(0, 6, 2):
+                h = m.matmul(h, vs[i]) + vs[i + 1]
+                if i < 4:
+                    h = m.nn.relu(h)
+            loss = m.reduce_mean(m.square(h - yt))
+        return t.gradient(loss, vs)
+
+    def np_fn():  # hand-written backprop: 3 + 5 matmuls, the floor for this step
+        W1, b1, W2, b2, W3, b3 = params
+        h1 = np.maximum(x @ W1 + b1, 0)
+        h2 = np.maximum(h1 @ W2 + b2, 0)
+        d = (2.0 / yt.size) * (h2 @ W3 + b3 - yt)
+        dh2 = (d @ W3.T) * (h2 > 0)
+        dh1 = (dh2 @ W2.T) * (h1 > 0)
+        return [x.T @ dh1, dh1.sum(0), h1.T @ dh2, dh2.sum(0), h2.T @ d, d.sum(0)]
+
+    out = {"rustape": lambda v=[rt.Variable(p) for p in params]: tape_fn(rt, v, x, yt)}
+    if "tf" in P:
+        tf = P["tf"]
+        out["tf"] = lambda v=[tf.Variable(p) for p in params]: tape_fn(tf, v, x, yt)
+    out["numpy (hand backprop)"] = np_fn
+    if "torch" in P:
+        torch = P["torch"]
+        tv = [torch.tensor(p, requires_grad=True) for p in params]
+        tx, ty = torch.tensor(x), torch.tensor(yt)
+
+        def torch_fn():
+            h = tx
+            for i in range(0, 6, 2):
+                h = h @ tv[i] + tv[i + 1]
+                if i < 4:
+                    h = torch.relu(h)
+            return torch.autograd.grad(((h - ty) ** 2).mean(), tv)
+        out["torch"] = torch_fn
+    if "jax" in P:
+        jax = P["jax"]
+
+        def loss(ps):
+            h = x
+            for i in range(0, 6, 2):
+                h = h @ ps[i] + ps[i + 1]
+                if i < 4:
+                    h = jax.nn.relu(h)
+            return jax.numpy.mean((h - yt) ** 2)
+        out.update(jax_pair(P, jax.grad(loss), [jax.numpy.asarray(p) for p in params]))
+    return out
+
+
+def w3(P, q):
+    W, x = rand(256, 256, scale=1 / 16), rand(256, 1)
+
+    def tape_fn(m, W, x):
+        with m.GradientTape() as t:
+            t.watch(x)
+            y = m.math.tanh(m.matmul(W, x))
+        return t.jacobian(y, x)
+
+    out = tapes(P, tape_fn, W, x)
+    if "torch" in P:
+        torch = P["torch"]
+        tW, tx = torch.tensor(W), torch.tensor(x)
+        jac = torch.func.jacrev(lambda v: torch.tanh(tW @ v))
+        out["torch"] = lambda: jac(tx)
+    if "jax" in P:
+        out.update(jax_pair(P, P["jax"].jacrev(lambda v: P["jax"].numpy.tanh(W @ v)), x))
+    return out
+
+
+def w4_tape(m, x, L1, L2):
+    with m.GradientTape() as t:
+        t.watch(x)
+        y = m.nn.elu(m.matmul(m.nn.elu(m.matmul(x, L1)), L2))
+    return t.batch_jacobian(y, x)
+
+
+def w4(P, q):
+    x, L1, L2 = rand(512, 64), rand(64, 128, scale=1 / 8), rand(128, 32, scale=1 / 11)
+    out = tapes(P, w4_tape, x, L1, L2)
+    if "torch" in P:
+        torch = P["torch"]
+        F = torch.nn.functional
+        tx, t1, t2 = torch.tensor(x), torch.tensor(L1), torch.tensor(L2)
+        bj = torch.func.vmap(torch.func.jacrev(lambda row: F.elu(F.elu(row @ t1) @ t2)))
+        out["torch"] = lambda: bj(tx)
+    if "jax" in P:
+        jax = P["jax"]
+        out.update(jax_pair(P, jax.vmap(jax.jacrev(
+            lambda row: jax.nn.elu(jax.nn.elu(row @ L1) @ L2))), x))
+    return out
+
+
+def w5(P, q, use_hessian=False):
+    X, w = rand(64, 200, scale=1 / 14), rand(200, 1)
+
+    def tape_fn(m, X, w):  # the TF guide's Hessian: nested tapes + jacobian
+        with m.GradientTape() as t2:
+            t2.watch(w)
+            with m.GradientTape() as t1:
+                t1.watch(w)
+                y = m.reduce_sum(m.square(m.math.tanh(m.matmul(X, w))))
+            g = t1.gradient(y, w)
+        return m.reshape(t2.jacobian(g, w), [200, 200])
+
+    def rt_hessian(X, w):
+        with rt.GradientTape() as t:
+            t.watch(w)
+            y = rt.reduce_sum(rt.square(rt.math.tanh(rt.matmul(X, w))))
+        return rt.reshape(t.hessian(y, w), [200, 200])
+
+    if use_hessian:  # rustape only: TensorFlow has no tape.hessian
+        out = {"rustape": lambda a=(rt.constant(X), rt.constant(w)): rt_hessian(*a)}
+    else:
+        out = tapes(P, tape_fn, X, w)
+    if "torch" in P:
+        torch = P["torch"]
+        tX, tw = torch.tensor(X), torch.tensor(w)
+        h = torch.func.hessian(lambda v: (torch.tanh(tX @ v) ** 2).sum())
+        out["torch"] = lambda: h(tw).reshape(200, 200)
+    if "jax" in P:
+        jax = P["jax"]
+        out.update(jax_pair(P, jax.hessian(lambda v: (jax.numpy.tanh(X @ v) ** 2).sum()), w))
+    return out
+
+
+def w6_n(q):
+    return 20_000 if q else 200_000
+
+
+def w6_record(fw, mod, n):
+    """Records the W6 chain; returns (tape or None, source, target)."""
+    y0 = np.ones(16, F32)
+    if fw == "torch":
+        s = y = mod.tensor(y0, requires_grad=True)
+        for _ in range(n):
+            y = y * 0.99999 + 1e-6
+        return None, s, y
+    m = rt if fw == "rustape" else mod
+    s = m.constant(y0)
+    with m.GradientTape() as t:
+        t.watch(s)
+        y = s
+        for _ in range(n):
+            y = y * 0.99999 + 1e-6
+    return t, s, y
+
+
+def w6(P, q):
+    n = w6_n(q)
+
+    def run(fw, mod=None):
+        def fn():
+            t, s, y = w6_record(fw, mod, n)
+            if fw == "torch":
+                return mod.autograd.grad(y.sum(), s)[0]
+            return t.gradient(y, s)
+        return fn
+
+    out = {"rustape": run("rustape")}
+    for fw in ("torch", "tf"):
+        if fw in P:
+            out[fw] = run(fw, P[fw])
+    # jax: eager jax.grad of a 200,000-op Python loop traces op by op (minutes), and jit would
+    # compile a 200,000-op XLA graph; neither says anything about a tape, so it is left out.
+    return out
+
+
+def matmul(P, q):
+    a, b = rand(512, 512), rand(512, 512)
+    ra, rb = rt.constant(a), rt.constant(b)
+    out = {"rustape": lambda: rt.matmul(ra, rb), "numpy": lambda: a @ b}
+    if "torch" in P:
+        ta, tb = P["torch"].tensor(a), P["torch"].tensor(b)
+        out["torch"] = lambda: ta @ tb
+    return out
+
+
+def elementwise(op):
+    def make(P, q):
+        a, b = rand(1 << 22), rand(1 << 22)  # 4,194,304 float32 elements
+        ra, rb = rt.constant(a), rt.constant(b)
+        if op == "tanh":
+            out = {"rustape": lambda: rt.math.tanh(ra), "numpy": lambda: np.tanh(a)}
+        else:
+            out = {"rustape": lambda: ra * rb, "numpy": lambda: a * b}
+        if "torch" in P:
+            ta, tb = P["torch"].tensor(a), P["torch"].tensor(b)
+            out["torch"] = (lambda: P["torch"].tanh(ta)) if op == "tanh" else (lambda: ta * tb)
+        return out
+    return make
+
+
+WORKLOADS = {
+    "W1": ("scalar chain, 1,000 ops + gradient", w1),
+    "W2": ("MLP step 256x784-512-512-10, 6 grads", w2),
+    "W3": ("jacobian tanh(W@x), 256x256", w3),
+    "W4": ("batch_jacobian elu MLP [512,32,64]", w4),
+    "W5": ("Hessian 200x200, nested tapes", w5),
+    "W5h": ("Hessian 200x200, rt tape.hessian", lambda P, q: w5(P, q, use_hessian=True)),
+    "W6": ("chain of 200,000 ops on [16] + grad", w6),
+    "matmul": ("matmul 512x512 float32", matmul),
+    "tanh4M": ("tanh of 4M float32", elementwise("tanh")),
+    "mul4M": ("multiply 4M x 4M float32", elementwise("mul")),
+}
+# Goals (issues 3 and 4): workload -> (peer column, ratio rustape / peer to reach).
+GOALS = {"W1": ("torch", 0.06), "W2": ("torch", 1.0), "W3": ("torch", 0.5), "W4": ("torch", 0.55),
+         "W5": ("torch", 0.5), "W5h": ("torch", 0.5), "W6": ("torch", 0.04), "matmul": ("numpy", 1.2)}
+
+
+# -- measurement ------------------------------------------------------------------------------
+
+def check(name, col, ref, got):
+    ref, got = np_of(ref), np_of(got)
+    if not isinstance(ref, list):
+        ref, got = [ref], [got]
+    tol = dict(rtol=2e-3, atol=2e-4)
+    assert len(ref) == len(got), f"{name}/{col}: {len(got)} results, rustape has {len(ref)}"
+    for r, g in zip(ref, got):
+        g = np.asarray(g, dtype=np.float64).reshape(np.shape(r))
+        if not np.allclose(g, r, **tol):
+            err = np.max(np.abs(g - r))
+            raise AssertionError(f"{name}: {col} differs from rustape (max abs err {err:.3g})")
+
+
+def measure(name, fns, quick):
+    """{column: median seconds}. Each callable is called once (warm-up, and its result checked
+    against rustape's); then two passes, in order and in reverse order, each running every
+    column in a block: one untimed call (lets the previous framework's spinning threads settle)
+    and timed calls until half the repetitions or half the time budget is used."""
+    budget, reps = (1.0, 6) if quick else (8.0, 40)
+    calls, times, ref = {}, {}, None
+    for col, spec in fns.items():
+        fn, compare = spec if isinstance(spec, tuple) else (spec, True)
+        t0 = time.perf_counter()
+        result = fn()
+        first = time.perf_counter() - t0
+        if col == "rustape":
+            ref = result
+        elif compare:
+            check(name, col, ref, result)
+        calls[col], times[col] = fn, []
+        if first > budget:  # slow: one timed call per pass, no settling call
+            calls[col] = (fn, 1)
+    for order in (list(calls), list(calls)[::-1]):
+        for col in order:
+            fn, n = calls[col] if isinstance(calls[col], tuple) else (calls[col], reps // 2)
+            if n > 1:
+                fn()
+            spent, done = 0.0, 0
+            while done < n and (done < 2 or spent < budget / 2):
+                t0 = time.perf_counter()
+                fn()
+                dt = time.perf_counter() - t0
+                times[col].append(dt)
+                spent, done = spent + dt, done + 1
+    return {c: statistics.median(v) for c, v in times.items()}
+
+
+def fmt_t(s):
+    return f"{s * 1e3:.3f} ms" if s < 1 else f"{s:.2f} s"
+
+
+def rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def cpu_seconds():
+    """(CPU seconds used by the whole machine, by this process) so far, from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    with open("/proc/stat") as f:
+        fields = [int(v) for v in f.readline().split()[1:]]
+    with open("/proc/self/stat") as f:
+        own = f.read().rsplit(")", 1)[1].split()
+    busy = sum(fields) - fields[3] - fields[4]  # all but idle and iowait
+    return busy / tick, (int(own[11]) + int(own[12])) / tick
+
+
+def child_memory(fw, n):
+    """W6 recording only, in a fresh process: tape bytes per op and RSS growth per op."""
+    mod = import_peers([fw])[fw] if fw != "rustape" else None
+    w6_record(fw, mod, 1000)  # warm up the allocator and the framework's caches
+    before = rss_bytes()
+    t, s, y = w6_record(fw, mod, n)
+    grown = rss_bytes() - before
+    out = {"ops": 2 * n, "rss_per_op": grown / (2 * n)}
+    if fw == "rustape":
+        out.update(ops=len(t), nbytes=t.nbytes, rss_per_op=grown / len(t),
+                   saved_per_op=t.nbytes / len(t), beyond_saved_per_op=(grown - t.nbytes) / len(t))
+    return out
+
+
+def child_threads(quick):
+    """rustape alone on the rayon-parallel workloads (run under RAYON_NUM_THREADS=1 and 2)."""
+    res = {}
+    for name in ("W4", "tanh4M", "mul4M", "matmul"):
+        fns = {"rustape": WORKLOADS[name][1]({}, quick)["rustape"]}
+        res[name] = measure(name, fns, quick)["rustape"]
+    return res
+
+
+def child_group(group, names, quick):
+    """rustape beside one group of peers: "base" (torch, numpy, Python floats), "jax" or "tf"."""
+    P = import_peers(["torch"] if group == "base+torch" else [group] if group != "base" else [])
+    res, wall, cpu = {}, time.perf_counter(), cpu_seconds()
+    for name in names:
+        fns = {c: f for c, f in WORKLOADS[name][1](P, quick).items()
+               if c == "rustape" or group.startswith("base") or c.split()[0] == group}
+        if len(fns) > 1 or group.startswith("base"):
+            res[name] = med = measure(name, fns, quick)
+            print(f"{group:10} {name:7} " + " | ".join(f"{c} {fmt_t(t)}" for c, t in med.items()),
+                  file=sys.stderr, flush=True)
+    used = [b - a for a, b in zip(cpu, cpu_seconds())]
+    others = max(0.0, used[0] - used[1]) / (time.perf_counter() - wall)
+    return {"versions": versions(P), "medians": res, "others_cores": others}
+
+
+def run_child(args, env_extra=None):
+    env = dict(os.environ, **(env_extra or {}))
+    cmd = [sys.executable, os.path.abspath(__file__)] + args
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, check=True)
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def versions(P):
+    v = {"python": platform.python_version(), "numpy": np.__version__,
+         "rustape": getattr(rt, "__version__", "?")}
+    for name, mod in P.items():
+        v[name] = mod.__version__
+    return v
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="short budgets; W6 with 20,000 ops")
+    ap.add_argument("--json", metavar="PATH", help="write all numbers to PATH")
+    ap.add_argument("--only", help="comma-separated workloads (" + ",".join(WORKLOADS) + ")")
+    ap.add_argument("--peers", default="torch,jax,tf", help="peers to try (default torch,jax,tf)")
+    ap.add_argument("--no-extras", action="store_true", help="skip thread scaling and W6 memory")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    names = a.only.split(",") if a.only else list(WORKLOADS)
+    q = ["--quick"] if a.quick else []
+    if a.child:
+        kind, _, arg = a.child.partition(":")
+        if kind == "memory":
+            res = child_memory(arg, w6_n(a.quick))
+        elif kind == "threads":
+            res = child_threads(a.quick)
+        else:
+            res = child_group(arg, names, a.quick)
+        print(json.dumps(res))
+        return
+    peers = [p for p in a.peers.split(",") if p]
+    # One process per group of peers: TensorFlow's LLVM and torch.func's cannot share a process,
+    # and XLA's and torch's thread pools slow each other down. Ratios are taken against the
+    # rustape median measured in the same process; the rustape column is the first process's.
+    groups = ["base+torch" if "torch" in peers else "base"] + [p for p in peers if p != "torch"]
+    results, ratios, vers, rt_by_group, others = {}, {}, {}, {}, {}
+    load = [os.getloadavg()[0]]  # the machine is shared: say how busy it was
+    for g in groups:
+        out = run_child(["--child", "run:" + g, "--only", ",".join(names)] + q)
+        vers.update(out["versions"])
+        others[g] = out["others_cores"]
+        for name, med in out["medians"].items():
+            base = med.pop("rustape")
+            rt_by_group.setdefault(name, {})[g] = base
+            results.setdefault(name, {"rustape": base}).update(med)
+            ratios.setdefault(name, {}).update({c: base / t for c, t in med.items()})
+
+    load.append(os.getloadavg()[0])
+    print("\n# " + "  ".join(f"{k} {v}" for k, v in vers.items()))
+    print(f"# {os.cpu_count()} CPUs; 1-minute load average {load[0]:.2f} before, {load[1]:.2f} after")
+    print("# CPU used by other processes meanwhile (cores): " +
+          ", ".join(f"{g} {c:.2f}" for g, c in others.items()) +
+          ("  ** DISTURBED: treat these numbers with care **" if max(others.values()) > 0.1 else ""))
+    print("\n## medians, and ratio rustape / peer in the same process (< 1: rustape faster)")
+    cols = sorted({c for m in results.values() for c in m if c != "rustape"},
+                  key=lambda c: (c not in ("torch", "numpy"), c))
+    print("| workload | rustape | " + " | ".join(cols) + " |")
+    print("|---" * (len(cols) + 2) + "|")
+    for name, med in results.items():
+        title = WORKLOADS[name][0].replace("200,000", f"{w6_n(a.quick):,}")
+        cells = [f"{fmt_t(med[c])} ({ratios[name][c]:.3g}x)" if c in med else "" for c in cols]
+        print(f"| {name} {title} | {fmt_t(med['rustape'])} | " + " | ".join(cells) + " |")
+
+    goals = {}
+    print("\n## goals")
+    for name, (peer, goal) in GOALS.items():
+        if peer in ratios.get(name, {}):
+            ratio = ratios[name][peer]
+            goals[name] = {"peer": peer, "goal": goal, "ratio": ratio, "met": ratio <= goal}
+            print(f"{name}: rustape/{peer} = {ratio:.3g} (goal <= {goal}): " +
+                  ("MET" if ratio <= goal else f"not met, {ratio / goal:.3g}x away"))
+
+    extra = {}
+    if not a.no_extras:
+        one = run_child(["--child", "threads"] + q, {"RAYON_NUM_THREADS": "1"})
+        two = run_child(["--child", "threads"] + q, {"RAYON_NUM_THREADS": "2"})
+        extra["threads"] = {"1": one, "2": two}
+        print("\n## rustape, 1 vs 2 rayon threads (goal: W4 and large elementwise >= 1.8x)")
+        for k in one:
+            print(f"{k}: 1 thread {fmt_t(one[k])}, 2 threads {fmt_t(two[k])}: "
+                  f"{one[k] / two[k]:.2f}x")
+        print(f"\n## W6 memory ({w6_n(a.quick):,} iterations recorded, fresh process each)")
+        extra["memory"] = {}
+        for fw in ["rustape"] + [p for p in ("torch", "tf") if p in peers]:
+            try:
+                m = run_child(["--child", "memory:" + fw] + q)
+            except (subprocess.CalledProcessError, KeyError):
+                continue
+            extra["memory"][fw] = m
+            line = f"{fw}: {m['ops']:,} ops, RSS growth {m['rss_per_op']:.0f} B/op"
+            if fw == "rustape":
+                line += (f"; tape.nbytes {m['saved_per_op']:.1f} B/op of saved data; "
+                         f"beyond saved data {m['beyond_saved_per_op']:.0f} B/op (goal <= 150)")
+            print(line)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"versions": vers, "quick": a.quick, "medians_s": results, "ratios": ratios,
+                       "rustape_by_process": rt_by_group, "goals": goals, "loadavg": load,
+                       "other_processes_cores": others,
+                       **extra}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
