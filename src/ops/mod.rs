@@ -115,6 +115,13 @@ pub(crate) fn zip_map<T: Element, U>(
     shape: &[usize],
     f: impl Fn(T, T) -> U,
 ) -> ArrayD<U> {
+    if shape.is_empty() {
+        // Two scalars: skip Zip and the shape comparisons, which cost more than the arithmetic
+        // (an empty Vec's dangling pointer makes even a zero-length memcmp slow on AVX-512).
+        if let (Some(&x), Some(&y)) = (a.first(), b.first()) {
+            return ArrayD::from_shape_fn(IxDyn(&[]), |_| f(x, y));
+        }
+    }
     if a.shape() == shape && b.shape() == shape {
         return Zip::from(a).and(b).map_collect(|&x, &y| f(x, y));
     }
