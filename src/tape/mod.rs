@@ -23,7 +23,7 @@ use crate::variable::Variable;
 
 pub use backward::Unconnected;
 pub use record::record_custom;
-pub(crate) use record::{mixes_input, record, record_batched, record_multi, record_rows};
+pub(crate) use record::{mixes_input, record_batched, record_multi};
 pub use rows::{JacobianOptions, JacobianStrategy};
 
 /// A VJP: given the tensors the op saved and the gradient flowing into each of its outputs

@@ -9,21 +9,6 @@ use crate::error::Result;
 use crate::tensor::{Tensor, TensorId};
 use crate::variable::Variable;
 
-/// Records a single-output op. `vjp(saved, dy)` returns one gradient per input.
-///
-/// `saved` is only cloned (and the VJP only boxed) when some tape actually records the op.
-pub(crate) fn record<F>(
-    op: &'static str,
-    inputs: &[&Tensor],
-    output: &Tensor,
-    saved: &[&Tensor],
-    vjp: F,
-) where
-    F: Fn(&[Tensor], &Tensor) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
-{
-    record_rows(op, inputs, output, saved, 0, vjp)
-}
-
 /// Bit `k` of a `mixes_rows` mask: the output's row `i` (index `i` on axis 0) may depend on
 /// rows other than `i` of input `k` (a reduction over axis 0, a transpose that moves axis 0,
 /// the contracted side of a matmul, ...). `batch_jacobian` refuses a path through such an
@@ -32,31 +17,11 @@ pub(crate) fn mixes_input(k: usize) -> u8 {
     1 << k.min(7)
 }
 
-/// `record` for an op that mixes the batch rows of the inputs in `mixes_rows` (see
-/// [`mixes_input`]).
-pub(crate) fn record_rows<F>(
-    op: &'static str,
-    inputs: &[&Tensor],
-    output: &Tensor,
-    saved: &[&Tensor],
-    mixes_rows: u8,
-    vjp: F,
-) where
-    F: Fn(&[Tensor], &Tensor) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
-{
-    record_batched(
-        op,
-        inputs,
-        output,
-        saved,
-        mixes_rows,
-        false,
-        move |saved, dy, _batch| vjp(saved, dy),
-    );
-}
-
-/// Records a single-output op whose VJP `vjp(saved, dy, batch)` handles `batch` leading axes on
-/// `dy` when `batchable` (see [`Vjp`]): a vectorised Jacobian then runs it once for many rows.
+/// Records a single-output op. `vjp(saved, dy, batch)` returns one gradient per input; when
+/// `batchable` it handles `batch` leading axes on `dy` (see [`Vjp`]), so a vectorised Jacobian
+/// runs it once for many rows. `mixes_rows` is the row-mixing mask ([`mixes_input`]).
+///
+/// `saved` is only cloned (and the VJP only boxed) when some tape actually records the op.
 pub(crate) fn record_batched<F>(
     op: &'static str,
     inputs: &[&Tensor],
