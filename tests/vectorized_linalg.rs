@@ -283,8 +283,8 @@ fn hessian_by_nested_tapes_vectorizes() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// einsum: a composite of transpose, reshape, reduce_sum, diagonal_part and matmul, batchable
-// once all of those are.
+// einsum: no node of its own; a composite of transpose, reshape, reduce_sum, diagonal_part and
+// matmul, so it is batchable because all of those are.
 // ---------------------------------------------------------------------------------------------
 
 #[test]
