@@ -15,7 +15,7 @@ use crate::dispatch;
 use crate::dispatch2;
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::{mixes_input, record_batched};
+use crate::tape::{input_needed, mixes_input, record_batched};
 use crate::tensor::{Data, Element, Tensor};
 
 // ---------------------------------------------------------------------------------------------
@@ -254,18 +254,26 @@ pub(crate) fn broadcast_mixes(inputs: &[&Tensor], out_shape: &[usize]) -> u8 {
 }
 
 /// A binary op's input gradients, each summed back over the axes its operand was broadcast along
-/// (keeping `batch` leading axes of a vectorised Jacobian).
+/// (keeping `batch` leading axes of a vectorised Jacobian). Only the gradients the sweep needs
+/// are computed: a Python number's gradient is never used.
 fn unbroadcast(
     batch: usize,
-    da: &Tensor,
+    da: impl FnOnce() -> Result<Tensor>,
     a: &[usize],
-    db: &Tensor,
+    db: impl FnOnce() -> Result<Tensor>,
     b: &[usize],
 ) -> Result<Vec<Option<Tensor>>> {
-    Ok(vec![
-        Some(sum_to_batched_shape(da, batch, a)?),
-        Some(sum_to_batched_shape(db, batch, b)?),
-    ])
+    let ga = if input_needed(0) {
+        Some(sum_to_batched_shape(&da()?, batch, a)?)
+    } else {
+        None
+    };
+    let gb = if input_needed(1) {
+        Some(sum_to_batched_shape(&db()?, batch, b)?)
+    } else {
+        None
+    };
+    Ok(vec![ga, gb])
 }
 
 /// `dy` where `mask` holds, else zero.
@@ -297,7 +305,7 @@ pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (sa, sb) = (shape_of(a), shape_of(b));
     let rows = broadcast_mixes(&[a, b], y.shape());
     record_batched("add", &[a, b], &y, &[], rows, true, move |_, dy, batch| {
-        unbroadcast(batch, dy, &sa, dy, &sb)
+        unbroadcast(batch, || Ok(dy.clone()), &sa, || Ok(dy.clone()), &sb)
     });
     Ok(y)
 }
@@ -314,7 +322,7 @@ pub fn subtract(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         &[],
         rows,
         true,
-        move |_, dy, batch| unbroadcast(batch, dy, &sa, &negative(dy)?, &sb),
+        move |_, dy, batch| unbroadcast(batch, || Ok(dy.clone()), &sa, || negative(dy), &sb),
     );
     Ok(y)
 }
@@ -334,9 +342,9 @@ pub fn multiply(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             let (a, b) = (&s[0], &s[1]);
             unbroadcast(
                 batch,
-                &multiply(dy, b)?,
+                || multiply(dy, b),
                 a.shape(),
-                &multiply(dy, a)?,
+                || multiply(dy, a),
                 b.shape(),
             )
         },
@@ -367,7 +375,7 @@ pub fn divide(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             let da = divide(dy, b)?;
             // d(a/b)/db = -a / b^2, written as -(dy/b) * (a/b) to stay in range.
             let db = negative(&multiply(&da, &divide(a, b)?)?)?;
-            unbroadcast(batch, &da, a.shape(), &db, b.shape())
+            unbroadcast(batch, || Ok(da), a.shape(), || Ok(db), b.shape())
         },
     );
     Ok(y)
@@ -396,7 +404,7 @@ pub fn floormod(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         |s, dy, batch| {
             let (a, b) = (&s[0], &s[1]);
             let db = negative(&multiply(dy, &floordiv(a, b)?)?)?;
-            unbroadcast(batch, dy, a.shape(), &db, b.shape())
+            unbroadcast(batch, || Ok(dy.clone()), a.shape(), || Ok(db), b.shape())
         },
     );
     Ok(y)
@@ -425,7 +433,7 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         let safe_a = where_(&positive, a, &scalar_like(1.0, a))?;
         let log_a = masked(&positive, &log(&safe_a)?)?;
         let db = multiply(&multiply(dy, y)?, &log_a)?;
-        unbroadcast(batch, &da, a.shape(), &db, b.shape())
+        unbroadcast(batch, || Ok(da), a.shape(), || Ok(db), b.shape())
     });
     Ok(y)
 }
@@ -460,7 +468,7 @@ fn record_extremum(
         let mask = a_wins(a, b)?;
         let da = masked(&mask, dy)?;
         let db = masked(&logical_not(&mask)?, dy)?;
-        unbroadcast(batch, &da, a.shape(), &db, b.shape())
+        unbroadcast(batch, || Ok(da), a.shape(), || Ok(db), b.shape())
     });
 }
 

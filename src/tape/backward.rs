@@ -140,13 +140,20 @@ pub(crate) fn sweep<S: Borrow<Step>>(
         if out_grads.iter().all(Option::is_none) {
             continue;
         }
-        let in_grads = (step.vjp)(&step.saved, &out_grads, batch).map_err(|e| Error {
-            message: format!(
-                "{} (while computing the gradient of {})",
-                e.message, step.op
-            ),
-            ..e
-        })?;
+        let needed = step
+            .inputs
+            .iter()
+            .enumerate()
+            .filter(|(_, id)| connected.contains(id))
+            .fold(0u64, |mask, (k, _)| mask | needed_bit(k));
+        let in_grads = with_needed_inputs(needed, || (step.vjp)(&step.saved, &out_grads, batch))
+            .map_err(|e| Error {
+                message: format!(
+                    "{} (while computing the gradient of {})",
+                    e.message, step.op
+                ),
+                ..e
+            })?;
         for (id, grad) in step.inputs.iter().zip(in_grads) {
             if let Some(grad) = grad {
                 if connected.contains(id) {
@@ -157,6 +164,33 @@ pub(crate) fn sweep<S: Borrow<Step>>(
     }
     grads.retain(|id, _| keep.contains(id));
     Ok(grads)
+}
+
+thread_local! {
+    /// Which inputs of the VJP now running the sweep will use (bit k: input k). All, outside a
+    /// sweep.
+    static NEEDED_INPUTS: std::cell::Cell<u64> = const { std::cell::Cell::new(u64::MAX) };
+}
+
+fn needed_bit(k: usize) -> u64 {
+    1 << k.min(63)
+}
+
+/// Runs a VJP with `mask` as its needed inputs, restoring the previous mask after (a VJP may
+/// run a nested sweep).
+fn with_needed_inputs<R>(mask: u64, vjp: impl FnOnce() -> R) -> R {
+    let previous = NEEDED_INPUTS.with(|n| n.replace(mask));
+    let result = vjp();
+    NEEDED_INPUTS.with(|n| n.set(previous));
+    result
+}
+
+/// Whether the sweep running this VJP will use the gradient of input `k` (TensorFlow's
+/// `skip_input_indices`). A VJP may return `None` for an input that is not needed instead of
+/// computing it: in a vectorised Jacobian the gradient of a constant weight matrix is the
+/// biggest tensor of the sweep.
+pub fn input_needed(k: usize) -> bool {
+    NEEDED_INPUTS.with(|n| n.get() & needed_bit(k) != 0)
 }
 
 fn accumulate(grads: &mut FxHashMap<TensorId, Tensor>, id: TensorId, grad: Tensor) -> Result<()> {

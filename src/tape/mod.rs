@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::tensor::{Tensor, TensorId};
 use crate::variable::Variable;
 
-pub use backward::Unconnected;
+pub use backward::{input_needed, Unconnected};
 pub use record::record_custom;
 pub(crate) use record::{mixes_input, record_batched, record_multi};
 pub use rows::{JacobianOptions, JacobianStrategy};

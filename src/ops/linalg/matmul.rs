@@ -14,7 +14,7 @@ use crate::ops::{
     batched_dims, broadcast_shapes, expand_dims, reshape, same_dtype, shape_of,
     sum_to_batched_shape,
 };
-use crate::tape::{mixes_input, record_batched};
+use crate::tape::{input_needed, mixes_input, record_batched};
 use crate::tensor::{Element, Tensor};
 
 /// Multiply-adds above which one GEMM runs on rayon's pool (measured in benches/matmul.rs:
@@ -571,37 +571,47 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
         true,
         move |s, dy, batch| {
             let (a, b) = (&s[0], &s[1]);
-            let ga = match (ta, tb) {
-                (false, false) => matmul(dy, b, false, true)?,
-                (false, true) => matmul(dy, b, false, false)?,
-                (true, false) => matmul(b, dy, false, true)?,
-                (true, true) => matmul(b, dy, true, true)?,
+            // Only the gradients the sweep will use: the other one can be the largest tensor of a
+            // vectorised Jacobian (a constant weight's gradient, one per row).
+            let ga = if !input_needed(0) {
+                None
+            } else {
+                Some(match (ta, tb) {
+                    (false, false) => matmul(dy, b, false, true)?,
+                    (false, true) => matmul(dy, b, false, false)?,
+                    (true, false) => matmul(b, dy, false, true)?,
+                    (true, true) => matmul(b, dy, true, true)?,
+                })
             };
             // A batched `a` against an unbatched `b` (a dense layer on [batch, rows, features]):
             // fold the batch into the rows instead of a batched product followed by a sum.
-            let gb = if !ta && sb.len() == 2 && sa.len() > 2 {
+            let gb = if !input_needed(1) {
+                None
+            } else if !ta && sb.len() == 2 && sa.len() > 2 {
                 let rows = sa[..sa.len() - 1].iter().product::<usize>();
                 let a2 = reshape(a, &[rows as isize, sa[sa.len() - 1] as isize])?;
                 let dy2 = reshape(
                     dy,
                     &batched_dims(dy, batch, &[rows, dy.shape()[dy.ndim() - 1]]),
                 )?;
-                if tb {
+                Some(if tb {
                     matmul(&dy2, &a2, true, false)?
                 } else {
                     matmul(&a2, &dy2, true, false)?
-                }
+                })
             } else {
-                match (ta, tb) {
+                Some(match (ta, tb) {
                     (false, false) => matmul(a, dy, true, false)?,
                     (false, true) => matmul(dy, a, true, false)?,
                     (true, false) => matmul(a, dy, false, false)?,
                     (true, true) => matmul(dy, a, true, true)?,
-                }
+                })
             };
             Ok(vec![
-                Some(sum_to_batched_shape(&ga, batch, &sa)?),
-                Some(sum_to_batched_shape(&gb, batch, &sb)?),
+                ga.map(|g| sum_to_batched_shape(&g, batch, &sa))
+                    .transpose()?,
+                gb.map(|g| sum_to_batched_shape(&g, batch, &sb))
+                    .transpose()?,
             ])
         },
     );
