@@ -16,7 +16,8 @@ use crate::tensor::{Tensor, TensorId};
 /// How the rows of a Jacobian are run. The numbers are the same whichever runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JacobianStrategy {
-    /// Vectorised when every op on the path supports it, else parallel rows.
+    /// Vectorised when every op on the path supports it and a row's cotangent is small, else
+    /// parallel rows.
     Auto,
     /// Vectorised only: a ValueError naming the op when one on the path cannot take batched
     /// cotangents (to find what keeps `Auto` off the fast path).
@@ -66,6 +67,13 @@ impl JacobianOptions {
 /// Elements one vectorised cotangent may hold by default (64 MiB of float32).
 const BLOCK_BUDGET: usize = 1 << 24;
 
+/// `Auto` vectorises only when one row's cotangent (the target) has at most this many elements.
+/// Small rows are all op overhead, which one sweep for many rows removes; large rows already
+/// amortise it, run in parallel, and stay in cache (benches/RESULTS.md: W3, 256-element rows,
+/// and W5, 200, are faster vectorised; W4, 16,384-element rows, took 10.2 ms vectorised and
+/// 6.6 ms in parallel rows).
+const VECTORIZE_MAX_ROW: usize = 4096;
+
 /// Computes `rows` rows; for each source, its row gradients stacked on a new leading axis
 /// (`[rows, source.shape..]`), or `None` when no row reached it.
 pub(crate) fn run(
@@ -92,7 +100,7 @@ pub(crate) fn run(
     let recording = crate::tape::any_tape_recording();
     match options.strategy {
         Vectorized => vectorized(plan, target, sources, rows, hot, options),
-        Auto if unbatchable.is_none() && rows > 1 => {
+        Auto if unbatchable.is_none() && rows > 1 && target.size() <= VECTORIZE_MAX_ROW => {
             vectorized(plan, target, sources, rows, hot, options)
         }
         // Rows on other threads would not be recorded by a tape recording on this one.
