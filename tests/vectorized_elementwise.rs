@@ -27,12 +27,14 @@ fn unary_ops_vectorise() {
     for (name, op) in ops {
         // Times x, so the path is not linear and the VJP's saved tensors matter.
         let f = move |xs: &[Tensor]| multiply(&op(&xs[0])?, &xs[0]);
-        check_vectorized(&f, &[x.clone()], 1e-12).unwrap_or_else(|e| panic!("{name}: {e}"));
+        check_vectorized(&f, std::slice::from_ref(&x), 1e-12)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
     }
     let shifted = subtract(&x, &Tensor::scalar(1.0f64)).unwrap(); // both signs: relu, elu kinks
     for (name, op) in [("relu", relu as Unary), ("elu", elu)] {
         let f = move |xs: &[Tensor]| multiply(&op(&xs[0])?, &xs[0]);
-        check_vectorized(&f, &[shifted.clone()], 1e-12).unwrap_or_else(|e| panic!("{name}: {e}"));
+        check_vectorized(&f, std::slice::from_ref(&shifted), 1e-12)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }
 
@@ -75,7 +77,7 @@ fn selection_casts_and_second_order_vectorise() {
         let back = cast(&cast(&c, DType::F32)?, DType::F64)?;
         multiply(&add(&back, &stop_gradient(&xs[0]))?, &xs[0])
     };
-    check_vectorized(&f, &[x.clone()], 1e-6).unwrap();
+    check_vectorized(&f, std::slice::from_ref(&x), 1e-6).unwrap();
     // The Jacobian of a gradient: the backward ops of the inner tape vectorise too.
     let g = |xs: &[Tensor]| {
         let loss =
