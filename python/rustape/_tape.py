@@ -45,39 +45,12 @@ def _unconnected_value(value: Any) -> str:
     )
 
 
-def _get(obj: Any, name: str) -> Any:
-    """An attribute of the extension object that may be a property or a method."""
-    value = getattr(obj, name)
-    return value() if callable(value) else value
-
-
 def _is_tensor(x: Any) -> bool:
     return isinstance(x, _rt.Tensor)
 
 
 def _is_variable(x: Any) -> bool:
     return isinstance(x, _rt.Variable)
-
-
-_FLOATING = tuple(
-    getattr(_rt, name) for name in ("float16", "bfloat16", "float32", "float64", "complex64", "complex128")
-    if hasattr(_rt, name)
-)
-
-
-def _is_floating(dtype: Any) -> bool:
-    flag = getattr(dtype, "is_floating", None)
-    if isinstance(flag, bool):
-        return flag
-    return any(dtype == d for d in _FLOATING)
-
-
-def _dtype_name(dtype: Any) -> str:
-    name = getattr(dtype, "name", None)
-    if isinstance(name, str):
-        return name
-    text = repr(dtype)
-    return text.split(".", 1)[1] if "." in text else text
 
 
 def _type_name(x: Any) -> str:
@@ -127,7 +100,7 @@ class GradientTape:
         return self._watch_accessed_variables
 
     def _is_recording(self) -> bool:
-        return bool(_get(self._tape, "is_recording"))
+        return self._tape.is_recording
 
     # -- watching ----------------------------------------------------------------------------
     def watch(self, tensor: Any) -> None:
@@ -142,10 +115,10 @@ class GradientTape:
                     f"Passed in object of type {_type_name(t)}, not rt.Tensor or rt.Variable "
                     "(GradientTape.watch)"
                 )
-            if not _is_floating(t.dtype):
+            if not t.dtype.is_floating:
                 warnings.warn(
                     "The dtype of the watched tensor must be floating (e.g. tf.float32), "
-                    f"got tf.{_dtype_name(t.dtype)}",
+                    f"got tf.{t.dtype.name}",
                     UserWarning,
                     stacklevel=2,
                 )
@@ -347,7 +320,7 @@ class GradientTape:
     @property
     def nbytes(self) -> int:
         """Bytes of tensor data this tape keeps alive for its backward pass."""
-        return int(_get(self._tape, "nbytes"))
+        return self._tape.nbytes
 
     def summary(self) -> str:
         """A text listing of the recorded operations."""

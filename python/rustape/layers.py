@@ -39,13 +39,6 @@ def _as_dtype(dtype: Any) -> Any:
     return dtype
 
 
-_FLOATING_NAMES = ("float16", "bfloat16", "float32", "float64")
-
-
-def _is_floating(dtype: Any) -> bool:
-    return any(hasattr(_rt, n) and dtype == getattr(_rt, n) for n in _FLOATING_NAMES)
-
-
 # -- activations ----------------------------------------------------------------------------
 def _linear(x: Any) -> Any:
     return x
@@ -219,7 +212,7 @@ class Layer:
             x = x.value()
         elif not isinstance(x, _rt.Tensor):
             x = _rt.convert_to_tensor(x)
-        if _is_floating(x.dtype) and x.dtype != self.dtype:
+        if x.dtype.is_floating and x.dtype != self.dtype:
             x = _rt.cast(x, self.dtype)
         return x
 

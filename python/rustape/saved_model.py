@@ -35,13 +35,6 @@ class LoadOptions:
         self.options = kwargs
 
 
-def _dtype_name(dtype: Any) -> str:
-    for name in ("float32", "float64", "int32", "int64", "bool", "float16", "complex64", "complex128"):
-        if hasattr(_rt, name) and dtype == getattr(_rt, name):
-            return name
-    raise TypeError(f"saved_model: cannot save a tensor of dtype {dtype!r}")
-
-
 def _restore_tensor(array: Any, dtype: str) -> Any:
     return _rt.constant(array, dtype=getattr(_rt, dtype))
 
@@ -55,9 +48,9 @@ def _restore_variable(array: Any, dtype: str, trainable: bool, name: str) -> Any
 class _Pickler(pickle.Pickler):
     def reducer_override(self, obj: Any) -> Any:
         if isinstance(obj, _rt.Variable):
-            return _restore_variable, (_np.array(obj.numpy()), _dtype_name(obj.dtype), bool(obj.trainable), str(obj.name))
+            return _restore_variable, (_np.array(obj.numpy()), obj.dtype.name, bool(obj.trainable), str(obj.name))
         if isinstance(obj, _rt.Tensor):
-            return _restore_tensor, (_np.array(obj.numpy()), _dtype_name(obj.dtype))
+            return _restore_tensor, (_np.array(obj.numpy()), obj.dtype.name)
         return NotImplemented
 
 
