@@ -848,8 +848,3 @@ pub fn stop_gradient(x: &Tensor) -> Tensor {
     });
     y
 }
-
-/// `value` as a 0-d tensor of `like`'s dtype (a Python number meeting a tensor).
-pub fn scalar_for(value: f64, like: &Tensor) -> Tensor {
-    scalar_like(value, like)
-}
