@@ -154,11 +154,15 @@ pub(crate) fn sweep<S: Borrow<Step>>(
                 ),
                 ..e
             })?;
-        for (id, grad) in step.inputs.iter().zip(in_grads) {
-            if let Some(grad) = grad {
-                if connected.contains(id) {
-                    accumulate(&mut grads, *id, grad)?;
-                }
+        for (k, (id, grad)) in step.inputs.iter().zip(in_grads).enumerate() {
+            // The mask answers for the first 63 inputs; later ones share its last bit.
+            let wanted = if k < 63 {
+                needed & needed_bit(k) != 0
+            } else {
+                connected.contains(id)
+            };
+            if let (Some(grad), true) = (grad, wanted) {
+                accumulate(&mut grads, *id, grad)?;
             }
         }
     }
