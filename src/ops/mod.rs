@@ -38,9 +38,9 @@ pub(crate) fn shape_of(t: &Tensor) -> Shape {
     t.shape().iter().copied().collect()
 }
 
-/// A 0-d tensor of `like`'s dtype: constants inside VJPs.
+/// A 0-d tensor of `like`'s dtype: constants inside VJPs (shared, see `Tensor::shared_scalar`).
 pub(crate) fn scalar_like(value: f64, like: &Tensor) -> Tensor {
-    Tensor::full(&[], like.dtype(), value)
+    Tensor::shared_scalar_of(value, like.dtype())
 }
 
 /// NumPy broadcasting of two shapes.

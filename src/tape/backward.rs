@@ -3,13 +3,13 @@
 //! last to the first without holding the lock, so the VJPs' own ops can be recorded on any
 //! active tape, including this one.
 use std::borrow::Borrow;
-use std::sync::Arc;
+use std::collections::hash_map::Entry;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
 use super::diagnose::{diagnose, Diagnosis};
-use super::{Origin, Source, Tape, TapeState, Vjp};
+use super::{Origin, Source, Tape, TapeState, VjpRef};
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops;
 use crate::tensor::{Tensor, TensorId};
@@ -32,7 +32,7 @@ pub(crate) struct Step {
     pub inputs: SmallVec<[TensorId; 2]>,
     pub outputs: SmallVec<[TensorId; 1]>,
     pub saved: SmallVec<[Tensor; 2]>,
-    pub vjp: Arc<Vjp>,
+    pub vjp: VjpRef,
     pub mixes_rows: u8,
     pub batchable: bool,
 }
@@ -198,11 +198,15 @@ pub fn input_needed(k: usize) -> bool {
 }
 
 fn accumulate(grads: &mut FxHashMap<TensorId, Tensor>, id: TensorId, grad: Tensor) -> Result<()> {
-    let total = match grads.remove(&id) {
-        Some(previous) => ops::add(&previous, &grad)?,
-        None => grad,
-    };
-    grads.insert(id, total);
+    match grads.entry(id) {
+        Entry::Occupied(mut total) => {
+            let sum = ops::add(total.get(), &grad)?;
+            total.insert(sum);
+        }
+        Entry::Vacant(slot) => {
+            slot.insert(grad);
+        }
+    }
     Ok(())
 }
 

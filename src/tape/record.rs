@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use super::{any_tape_active, watch_variable_locked, with_active, Node, Origin, Vjp};
+use super::{any_tape_active, watch_variable_locked, with_active, Node, Origin, Vjp, VjpRef};
 use crate::error::Result;
 use crate::tensor::{Tensor, TensorId};
 use crate::variable::Variable;
@@ -42,12 +42,12 @@ pub(crate) fn record_batched<F>(
         batchable,
     };
     record_ids(op, &ids, &[output.id()], saved, kind, move || {
-        Arc::new(
+        VjpRef::new(
             move |saved: &[Tensor], grads: &[Option<Tensor>], batch: usize| match grads.first() {
                 Some(Some(dy)) => vjp(saved, dy, batch),
                 _ => Ok(Vec::new()),
             },
-        ) as Arc<Vjp>
+        )
     });
 }
 
@@ -82,7 +82,7 @@ pub(crate) fn record_multi(
             mixes_rows,
             batchable,
         },
-        move || vjp,
+        move || VjpRef::from(vjp),
     );
 }
 
@@ -92,14 +92,14 @@ fn record_ids(
     outputs: &[TensorId],
     saved: &[&Tensor],
     kind: NodeKind,
-    make_vjp: impl FnOnce() -> Arc<Vjp>,
+    make_vjp: impl FnOnce() -> VjpRef,
 ) {
     with_active(|tapes| {
         if tapes.is_empty() {
             return;
         }
         let mut make_vjp = Some(make_vjp);
-        let mut shared: Option<(Arc<Vjp>, SmallVec<[Tensor; 2]>)> = None;
+        let mut shared: Option<(VjpRef, SmallVec<[Tensor; 2]>)> = None;
         for tape in tapes {
             let mut state = tape.lock();
             if !state.recording || !state.watches_any(inputs) {
@@ -160,9 +160,9 @@ pub(crate) fn read_variable(variable: &Variable, value: Tensor) -> Tensor {
         &[],
         identity,
         || {
-            Arc::new(|_: &[Tensor], grads: &[Option<Tensor>], _batch: usize| {
+            VjpRef::new(|_: &[Tensor], grads: &[Option<Tensor>], _batch: usize| {
                 Ok(vec![grads.first().cloned().flatten()])
-            }) as Arc<Vjp>
+            })
         },
     );
     read
