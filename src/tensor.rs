@@ -224,7 +224,7 @@ impl Tensor {
         Ok(Tensor::from_array(array))
     }
     pub fn scalar<T: Element>(value: T) -> Tensor {
-        Tensor::from_array(ArrayD::from_elem(IxDyn(&[]), value))
+        Tensor::from_array(ndarray::arr0(value).into_dyn())
     }
     /// A 0-d constant shared with every other request for the same value and dtype on this
     /// thread: the operands and VJP constants that code repeats (`y * 0.99999` in a loop,

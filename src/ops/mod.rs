@@ -119,7 +119,7 @@ pub(crate) fn zip_map<T: Element, U>(
         // Two scalars: skip Zip and the shape comparisons, which cost more than the arithmetic
         // (an empty Vec's dangling pointer makes even a zero-length memcmp slow on AVX-512).
         if let (Some(&x), Some(&y)) = (a.first(), b.first()) {
-            return ArrayD::from_shape_fn(IxDyn(&[]), |_| f(x, y));
+            return ndarray::arr0(f(x, y)).into_dyn();
         }
     }
     if a.shape() == shape && b.shape() == shape {

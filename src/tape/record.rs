@@ -36,7 +36,7 @@ pub(crate) fn record_batched<F>(
     if !output.is_differentiable() || !any_tape_active() {
         return;
     }
-    let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(|t| t.id()).collect();
+    let ids = ids_of(inputs);
     let kind = NodeKind {
         mixes_rows,
         batchable,
@@ -49,6 +49,15 @@ pub(crate) fn record_batched<F>(
             },
         )
     });
+}
+
+/// The ids of `tensors` (a plain loop: SmallVec's generic `collect` costs more than the copy).
+fn ids_of(tensors: &[&Tensor]) -> SmallVec<[TensorId; 4]> {
+    let mut ids = SmallVec::new();
+    for t in tensors {
+        ids.push(t.id());
+    }
+    ids
 }
 
 /// What the engine knows of a node besides its VJP.
@@ -71,8 +80,8 @@ pub(crate) fn record_multi(
     if !outputs.iter().any(|t| t.is_differentiable()) || !any_tape_active() {
         return;
     }
-    let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(|t| t.id()).collect();
-    let out_ids: SmallVec<[TensorId; 2]> = outputs.iter().map(|t| t.id()).collect();
+    let ids = ids_of(inputs);
+    let out_ids = ids_of(outputs);
     record_ids(
         op,
         &ids,
@@ -107,13 +116,17 @@ fn record_ids(
             }
             let (vjp, saved) = shared.get_or_insert_with(|| {
                 let make = make_vjp.take().expect("built once");
-                (make(), saved.iter().map(|t| (*t).clone()).collect())
+                let mut kept = SmallVec::new();
+                for t in saved {
+                    kept.push((*t).clone());
+                }
+                (make(), kept)
             });
             let index = state.nodes.len() as u32;
             state.nodes.push(Node {
                 op,
-                inputs: inputs.iter().copied().collect(),
-                outputs: outputs.iter().copied().collect(),
+                inputs: SmallVec::from_slice(inputs),
+                outputs: SmallVec::from_slice(outputs),
                 saved: saved.clone(),
                 vjp: vjp.clone(),
                 mixes_rows: kind.mixes_rows,
