@@ -8,7 +8,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
 use super::diagnose::{diagnose, Diagnosis};
-use super::{Node, Origin, Source, Tape, TapeState, VjpRef};
+use super::{Origin, Source, Tape, TapeState, VjpRef};
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops;
 use crate::tensor::{Tensor, TensorId};
@@ -138,28 +138,28 @@ pub(crate) fn plan(
         .filter(|id| state.tracked.contains_key(id))
         .collect();
     let steps = if release {
-        // The tape is done: move the live nodes out instead of cloning them.
-        let mut nodes: Vec<Option<Node>> = std::mem::take(&mut state.nodes)
-            .into_iter()
-            .map(Some)
-            .collect();
+        // The tape is done: move the live nodes out instead of cloning them (`live` is in
+        // arena order).
+        let mut live = live.into_iter().peekable();
+        let mut steps = Vec::with_capacity(live.len());
+        for (i, node) in std::mem::take(&mut state.nodes).into_iter().enumerate() {
+            let Some((_, slots)) = live.next_if(|(j, _)| *j == i) else {
+                continue;
+            };
+            steps.push(Step {
+                op: node.op,
+                inputs: node.inputs,
+                outputs: node.outputs,
+                saved: node.saved,
+                vjp: node.vjp,
+                mixes_rows: node.mixes_rows,
+                batchable: node.batchable,
+                slots,
+            });
+        }
         state.tracked.clear();
-        live.into_iter()
-            .rev()
-            .map(|(i, slots)| {
-                let node = nodes[i].take().expect("each live node once");
-                Step {
-                    op: node.op,
-                    inputs: node.inputs,
-                    outputs: node.outputs,
-                    saved: node.saved,
-                    vjp: node.vjp,
-                    mixes_rows: node.mixes_rows,
-                    batchable: node.batchable,
-                    slots,
-                }
-            })
-            .collect()
+        steps.reverse();
+        steps
     } else {
         live.into_iter()
             .rev()

@@ -91,6 +91,62 @@ pub(crate) struct Node {
     pub batchable: bool,
 }
 
+/// An append-only list in fixed-size chunks: growing it never copies what it holds, so a tape
+/// of millions of nodes never has its old and new arrays alive at once (a `Vec` doubling does).
+pub(crate) struct Arena<T> {
+    chunks: Vec<Vec<T>>,
+    len: usize,
+}
+
+const CHUNK: usize = 4096;
+
+impl<T> Default for Arena<T> {
+    fn default() -> Self {
+        Arena {
+            chunks: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<T> Arena<T> {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn push(&mut self, item: T) {
+        if self.len % CHUNK == 0 {
+            self.chunks.push(Vec::with_capacity(CHUNK));
+        }
+        self.chunks
+            .last_mut()
+            .expect("a chunk was just ensured")
+            .push(item);
+        self.len += 1;
+    }
+    pub fn iter(&self) -> impl Iterator<Item = &T> {
+        self.chunks.iter().flatten()
+    }
+    pub fn clear(&mut self) {
+        self.chunks.clear();
+        self.len = 0;
+    }
+}
+
+impl<T> std::ops::Index<usize> for Arena<T> {
+    type Output = T;
+    fn index(&self, i: usize) -> &T {
+        &self.chunks[i / CHUNK][i % CHUNK]
+    }
+}
+
+impl<T> IntoIterator for Arena<T> {
+    type Item = T;
+    type IntoIter = std::iter::Flatten<std::vec::IntoIter<Vec<T>>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.chunks.into_iter().flatten()
+    }
+}
+
 /// Where a tracked id comes from: watched by the user, or produced by node `i`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Origin {
@@ -107,7 +163,7 @@ pub(crate) struct TapeState {
     pub recording: bool,
     /// A non-persistent tape has computed its one set of gradients.
     pub used: bool,
-    pub nodes: Vec<Node>,
+    pub nodes: Arena<Node>,
     /// Every id the tape watches: watched directly or produced by a recorded node.
     pub tracked: FxHashMap<TensorId, Origin>,
     pub watched_variables: Vec<Variable>,
@@ -245,7 +301,7 @@ impl Tape {
             active: false,
             recording: false,
             used: false,
-            nodes: Vec::new(),
+            nodes: Arena::default(),
             tracked: FxHashMap::default(),
             watched_variables: Vec::new(),
         })))
