@@ -78,15 +78,39 @@ macro_rules! element {
         }
     };
 }
-element!(f32, F32, DType::F32, |v| v as f32, |self| self as f64, |b| b.to_bits() as u64);
+element!(
+    f32,
+    F32,
+    DType::F32,
+    |v| v as f32,
+    |self| self as f64,
+    |b| b.to_bits() as u64
+);
 element!(f64, F64, DType::F64, |v| v, |self| self, |b| b.to_bits());
-element!(i32, I32, DType::I32, |v| v as i32, |self| self as f64, |b| b as u32 as u64);
-element!(i64, I64, DType::I64, |v| v as i64, |self| self as f64, |b| b as u64);
-element!(bool, Bool, DType::Bool, |v| v != 0.0, |self| if self {
-    1.0
-} else {
-    0.0
-}, |b| b as u64);
+element!(
+    i32,
+    I32,
+    DType::I32,
+    |v| v as i32,
+    |self| self as f64,
+    |b| b as u32 as u64
+);
+element!(
+    i64,
+    I64,
+    DType::I64,
+    |v| v as i64,
+    |self| self as f64,
+    |b| b as u64
+);
+element!(
+    bool,
+    Bool,
+    DType::Bool,
+    |v| v != 0.0,
+    |self| if self { 1.0 } else { 0.0 },
+    |b| b as u64
+);
 
 /// Runs a kernel on the typed array inside a `Data`, for the dtypes a class admits:
 /// `dispatch!(float data, "op", |a| expr)` (float32, float64), `num` (floats and ints), `all`.
