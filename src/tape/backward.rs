@@ -61,9 +61,10 @@ pub(crate) struct Connected {
 }
 
 impl Connected {
-    fn of_sources(sources: &[TensorId]) -> Connected {
+    /// `capacity`: how many ids may join (sizing the map once saves its rehashes).
+    fn of_sources(sources: &[TensorId], capacity: usize) -> Connected {
         let mut connected = Connected {
-            slot_of: FxHashMap::default(),
+            slot_of: FxHashMap::with_capacity_and_hasher(capacity, Default::default()),
         };
         for &id in sources {
             connected.add(id);
@@ -115,8 +116,9 @@ pub(crate) fn plan(
     }
     // Forward reachability from the sources, in arena (topological) order: a needed node one
     // of whose inputs is connected is live, and its outputs become connected.
-    let mut connected = Connected::of_sources(sources);
-    let mut live: Vec<(usize, SmallVec<[u32; 3]>)> = Vec::new();
+    let needed_count = needed.iter().filter(|&&n| n).count();
+    let mut connected = Connected::of_sources(sources, sources.len() + needed_count);
+    let mut live: Vec<(usize, SmallVec<[u32; 3]>)> = Vec::with_capacity(needed_count);
     for (i, node) in state.nodes.iter().enumerate() {
         if !needed[i] {
             continue;
