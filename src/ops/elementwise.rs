@@ -10,8 +10,9 @@
 //! `round`, `floor`, comparisons and logic are not recorded (their gradient is None).
 use ndarray::{ArcArray, ArrayD, IxDyn, Zip};
 
+use super::kernel::{map_array_with, select_vec, shaped_vec, PAR_CHEAP, PAR_MATH};
+use super::vmath::{map_slice_trig, VMath};
 use super::{broadcast_shapes, same_dtype, scalar_like, shape_of, sum_to_batched_shape, zip_map};
-use crate::dispatch;
 use crate::dispatch2;
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
@@ -25,7 +26,7 @@ use crate::tensor::{Data, Element, Tensor};
 /// wrapping (never panicking) two's-complement for integers, with floor division and modulo
 /// rounding toward negative infinity. Callers reject integer division by zero and negative
 /// integer exponents before calling.
-trait Arith: Element + PartialOrd {
+pub(super) trait Arith: Element + PartialOrd {
     fn add(self, o: Self) -> Self;
     fn sub(self, o: Self) -> Self;
     fn mul(self, o: Self) -> Self;
@@ -149,7 +150,7 @@ arith_int!(i32);
 arith_int!(i64);
 
 /// The larger of two elements; NaN if either is NaN (NumPy's `maximum`).
-fn max_nan<T: Arith>(p: T, q: T) -> T {
+pub(super) fn max_nan<T: Arith>(p: T, q: T) -> T {
     if p.is_nan() || p >= q {
         p
     } else {
@@ -167,28 +168,60 @@ fn min_nan<T: Arith>(p: T, q: T) -> T {
 }
 
 /// `|v| expr` over every element of a floating tensor (the closure is instantiated for float32
-/// and float64 alike), as a new `Tensor`; other dtypes are a TypeError naming `op`.
+/// and float64 alike), as a new `Tensor`; other dtypes are a TypeError naming `op`. `math`
+/// marks a costly `expr` (a polynomial): it goes parallel at a smaller size.
 macro_rules! map_float {
+    (math $x:expr, $op:expr, |$v:ident| $f:expr) => {
+        Tensor::new($crate::dispatch!(float $x.data(), $op, |a| $crate::ops::kernel::map_array(
+            a, $crate::ops::kernel::PAR_MATH, |$v| $f)))
+    };
     ($x:expr, $op:expr, |$v:ident| $f:expr) => {
-        Tensor::new(dispatch!(float $x.data(), $op, |a| a.mapv(|$v| $f)))
+        Tensor::new($crate::dispatch!(float $x.data(), $op, |a| $crate::ops::kernel::map_array(
+            a, $crate::ops::kernel::PAR_CHEAP, |$v| $f)))
     };
 }
 
 /// Like [`map_float!`] for every numeric dtype (use [`Arith`] for integer-safe arithmetic).
 macro_rules! map_num {
     ($x:expr, $op:expr, |$v:ident| $f:expr) => {
-        Tensor::new(dispatch!(num $x.data(), $op, |a| a.mapv(|$v| $f)))
+        Tensor::new($crate::dispatch!(num $x.data(), $op, |a| $crate::ops::kernel::map_array(
+            a, $crate::ops::kernel::PAR_CHEAP, |$v| $f)))
     };
 }
+
+/// sin or cos (`reduced`, with std's `exact` beyond the reduction's range) over a tensor.
+fn map_trig(x: &Tensor, op: &str, reduced: Trig, exact: Trig) -> Result<Tensor> {
+    fn run<T: VMath>(a: &ArcArray<T, IxDyn>, reduced: fn(T) -> T, exact: fn(T) -> T) -> ArrayD<T> {
+        map_array_with(
+            a,
+            PAR_MATH,
+            |s, d| map_slice_trig(s, d, reduced, exact),
+            |v| {
+                if v.in_trig_range() {
+                    reduced(v)
+                } else {
+                    exact(v)
+                }
+            },
+        )
+    }
+    Ok(Tensor::new(match x.data() {
+        Data::F32(a) => run(a, reduced.0, exact.0).into(),
+        Data::F64(a) => run(a, reduced.1, exact.1).into(),
+        other => return Err(crate::tensor::unsupported(op, other.dtype(), "a floating")),
+    }))
+}
+type Trig = (fn(f32) -> f32, fn(f64) -> f64);
 
 /// `|p, q| expr` over `a` and `b` broadcast together, for the dtypes of `class` (`float`,
 /// `num` or `all`, as in `dispatch2!`), as a new `Tensor`. Validates shapes and dtypes.
 macro_rules! zip {
     ($class:ident $op:expr, $a:expr, $b:expr, |$p:ident, $q:ident| $f:expr) => {{
         let shape = broadcast_shapes($op, $a.shape(), $b.shape())?;
-        Tensor::new(dispatch2!($class $a.data(), $b.data(), $op, |x, z| zip_map(x, z, &shape, |$p, $q| $f)))
+        Tensor::new($crate::dispatch2!($class $a.data(), $b.data(), $op, |x, z| zip_map(x, z, &shape, |$p, $q| $f)))
     }};
 }
+pub(super) use {map_float, map_num, zip};
 
 /// Whether an integer tensor has an element for which `f` holds (false for other dtypes).
 fn any_int(t: &Tensor, f: impl Fn(i64) -> bool) -> bool {
@@ -217,13 +250,13 @@ fn validate_division(op: &str, a: &Tensor, b: &Tensor) -> Result<()> {
 
 /// Which tensor a unary op's VJP reads: its input or its output.
 #[derive(Clone, Copy)]
-enum Saves {
+pub(super) enum Saves {
     Input,
     Output,
 }
 
 /// Records the unary op `op` (`x -> y`) whose gradient is `vjp(saved, dy)`, and returns `y`.
-fn unary_vjp(
+pub(super) fn unary_vjp(
     op: &'static str,
     x: &Tensor,
     y: Tensor,
@@ -256,7 +289,7 @@ pub(crate) fn broadcast_mixes(inputs: &[&Tensor], out_shape: &[usize]) -> u8 {
 /// A binary op's input gradients, each summed back over the axes its operand was broadcast along
 /// (keeping `batch` leading axes of a vectorised Jacobian). Only the gradients the sweep needs
 /// are computed: a Python number's gradient is never used.
-fn unbroadcast(
+pub(super) fn unbroadcast(
     batch: usize,
     da: impl FnOnce() -> Result<Tensor>,
     a: &[usize],
@@ -282,17 +315,17 @@ fn masked(mask: &Tensor, dy: &Tensor) -> Result<Tensor> {
 }
 
 /// `t + c` for a constant `c` of `t`'s dtype.
-fn plus(t: &Tensor, c: f64) -> Result<Tensor> {
+pub(super) fn plus(t: &Tensor, c: f64) -> Result<Tensor> {
     add(t, &scalar_like(c, t))
 }
 
 /// `c - t` for a constant `c` of `t`'s dtype.
-fn rsub(c: f64, t: &Tensor) -> Result<Tensor> {
+pub(super) fn rsub(c: f64, t: &Tensor) -> Result<Tensor> {
     subtract(&scalar_like(c, t), t)
 }
 
 /// `t * c` for a constant `c` of `t`'s dtype.
-fn scale(t: &Tensor, c: f64) -> Result<Tensor> {
+pub(super) fn scale(t: &Tensor, c: f64) -> Result<Tensor> {
     multiply(t, &scalar_like(c, t))
 }
 
@@ -539,19 +572,19 @@ pub fn sqrt(x: &Tensor) -> Result<Tensor> {
 
 /// `e^x`.
 pub fn exp(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(x, "exp", |v| v.exp());
+    let y = map_float!(math x, "exp", |v| v.v_exp());
     unary_vjp("exp", x, y, Saves::Output, |y, dy| multiply(dy, y))
 }
 
 /// The natural logarithm; `-inf` at 0, NaN below.
 pub fn log(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(x, "log", |v| v.ln());
+    let y = map_float!(math x, "log", |v| v.v_ln());
     unary_vjp("log", x, y, Saves::Input, |x, dy| divide(dy, x))
 }
 
 /// `log(1 + x)`, accurate for small `x`.
 pub fn log1p(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(x, "log1p", |v| v.ln_1p());
+    let y = map_float!(math x, "log1p", |v| v.v_ln_1p());
     unary_vjp("log1p", x, y, Saves::Input, |x, dy| {
         divide(dy, &plus(x, 1.0)?)
     })
@@ -559,7 +592,7 @@ pub fn log1p(x: &Tensor) -> Result<Tensor> {
 
 /// `tan(x)`. Gradient `dy / cos(x)^2`.
 pub fn tan(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(x, "tan", |v| v.tan());
+    let y = map_float!(math x, "tan", |v| v.tan());
     unary_vjp("tan", x, y, Saves::Input, |x, dy| {
         divide(dy, &square(&cos(x)?)?)
     })
@@ -567,13 +600,23 @@ pub fn tan(x: &Tensor) -> Result<Tensor> {
 
 /// `sin(x)`.
 pub fn sin(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(x, "sin", |v| v.sin());
+    let y = map_trig(
+        x,
+        "sin",
+        (f32::v_sin_reduced, f64::v_sin_reduced),
+        (f32::std_sin, f64::std_sin),
+    )?;
     unary_vjp("sin", x, y, Saves::Input, |x, dy| multiply(dy, &cos(x)?))
 }
 
 /// `cos(x)`.
 pub fn cos(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(x, "cos", |v| v.cos());
+    let y = map_trig(
+        x,
+        "cos",
+        (f32::v_cos_reduced, f64::v_cos_reduced),
+        (f32::std_cos, f64::std_cos),
+    )?;
     unary_vjp("cos", x, y, Saves::Input, |x, dy| {
         negative(&multiply(dy, &sin(x)?)?)
     })
@@ -591,55 +634,6 @@ pub fn round(x: &Tensor) -> Result<Tensor> {
 /// The largest integer not above `x` (floating dtypes). Not differentiable: never recorded.
 pub fn floor(x: &Tensor) -> Result<Tensor> {
     Ok(map_float!(x, "floor", |v| v.floor()))
-}
-
-// ---------------------------------------------------------------------------------------------
-// Activations
-
-/// `tanh(x)`. Gradient `dy * (1 - y^2)`.
-pub fn tanh(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(x, "tanh", |v| v.tanh());
-    unary_vjp("tanh", x, y, Saves::Output, |y, dy| {
-        multiply(dy, &rsub(1.0, &square(y)?)?)
-    })
-}
-
-/// `1 / (1 + e^-x)`, saturating to exactly 0 or 1 far out. Gradient `dy * y * (1 - y)`.
-pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(x, "sigmoid", |v| 1.0 / (1.0 + (-v).exp()));
-    unary_vjp("sigmoid", x, y, Saves::Output, |y, dy| {
-        multiply(dy, &multiply(y, &rsub(1.0, y)?)?)
-    })
-}
-
-/// `max(x, 0)` (NaN stays NaN). Gradient `dy` where `x > 0`, else 0.
-pub fn relu(x: &Tensor) -> Result<Tensor> {
-    let y = map_num!(x, "relu", |v| max_nan(v, Default::default()));
-    unary_vjp("relu", x, y, Saves::Output, |y, dy| {
-        masked(&greater(y, &scalar_like(0.0, y))?, dy)
-    })
-}
-
-/// `x` for `x > 0`, else `e^x - 1` (alpha 1). Gradient `dy` where `x > 0`, else `dy * (y + 1)`.
-pub fn elu(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(x, "elu", |v| if v > 0.0 { v } else { v.exp_m1() });
-    unary_vjp("elu", x, y, Saves::Output, |y, dy| {
-        where_(
-            &greater(y, &scalar_like(0.0, y))?,
-            dy,
-            &multiply(dy, &plus(y, 1.0)?)?,
-        )
-    })
-}
-
-/// `log(1 + e^x)`, computed as `max(x, 0) + log1p(e^-|x|)` so it neither overflows nor loses
-/// precision. Gradient `dy * sigmoid(x)`.
-pub fn softplus(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(x, "softplus", |v| max_nan(v, 0.0)
-        + (-v.abs()).exp().ln_1p());
-    unary_vjp("softplus", x, y, Saves::Input, |x, dy| {
-        multiply(dy, &sigmoid(x)?)
-    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -678,6 +672,12 @@ pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
         y: &ArcArray<T, IxDyn>,
         shape: &[usize],
     ) -> ArrayD<T> {
+        let full = c.shape() == shape && x.shape() == shape && y.shape() == shape;
+        if let (true, Some(c), Some(x), Some(y)) = (full, c.as_slice(), x.as_slice(), y.as_slice())
+        {
+            let v = select_vec(c, x, y, PAR_CHEAP, |c, x, y| if c { x } else { y });
+            return shaped_vec(shape, v);
+        }
         match (c.broadcast(shape), x.broadcast(shape), y.broadcast(shape)) {
             (Some(c), Some(x), Some(y)) => Zip::from(&c)
                 .and(&x)
