@@ -189,29 +189,46 @@ macro_rules! map_num {
     };
 }
 
-/// sin or cos (`reduced`, with std's `exact` beyond the reduction's range) over a tensor.
-fn map_trig(x: &Tensor, op: &str, reduced: Trig, exact: Trig) -> Result<Tensor> {
-    fn run<T: VMath>(a: &ArcArray<T, IxDyn>, reduced: fn(T) -> T, exact: fn(T) -> T) -> ArrayD<T> {
-        map_array_with(
-            a,
-            PAR_MATH,
-            |s, d| map_slice_trig(s, d, reduced, exact),
-            |v| {
+/// sin (or cos) over a tensor: the vectorised kernel, std beyond its range.
+fn map_trig(x: &Tensor, op: &str, sin: bool) -> Result<Tensor> {
+    // Function items (not pointers), so that the kernels inline into the vector loops.
+    fn run<T: VMath>(a: &ArcArray<T, IxDyn>, sin: bool) -> ArrayD<T> {
+        if sin {
+            let f = |v: T| {
                 if v.in_trig_range() {
-                    reduced(v)
+                    v.v_sin_reduced()
                 } else {
-                    exact(v)
+                    v.std_sin()
                 }
-            },
-        )
+            };
+            map_array_with(
+                a,
+                PAR_MATH,
+                |s, d| map_slice_trig(s, d, T::v_sin_reduced, T::std_sin),
+                f,
+            )
+        } else {
+            let f = |v: T| {
+                if v.in_trig_range() {
+                    v.v_cos_reduced()
+                } else {
+                    v.std_cos()
+                }
+            };
+            map_array_with(
+                a,
+                PAR_MATH,
+                |s, d| map_slice_trig(s, d, T::v_cos_reduced, T::std_cos),
+                f,
+            )
+        }
     }
     Ok(Tensor::new(match x.data() {
-        Data::F32(a) => run(a, reduced.0, exact.0).into(),
-        Data::F64(a) => run(a, reduced.1, exact.1).into(),
+        Data::F32(a) => run(a, sin).into(),
+        Data::F64(a) => run(a, sin).into(),
         other => return Err(crate::tensor::unsupported(op, other.dtype(), "a floating")),
     }))
 }
-type Trig = (fn(f32) -> f32, fn(f64) -> f64);
 
 /// `|p, q| expr` over `a` and `b` broadcast together, for the dtypes of `class` (`float`,
 /// `num` or `all`, as in `dispatch2!`), as a new `Tensor`. Validates shapes and dtypes.
@@ -600,23 +617,13 @@ pub fn tan(x: &Tensor) -> Result<Tensor> {
 
 /// `sin(x)`.
 pub fn sin(x: &Tensor) -> Result<Tensor> {
-    let y = map_trig(
-        x,
-        "sin",
-        (f32::v_sin_reduced, f64::v_sin_reduced),
-        (f32::std_sin, f64::std_sin),
-    )?;
+    let y = map_trig(x, "sin", true)?;
     unary_vjp("sin", x, y, Saves::Input, |x, dy| multiply(dy, &cos(x)?))
 }
 
 /// `cos(x)`.
 pub fn cos(x: &Tensor) -> Result<Tensor> {
-    let y = map_trig(
-        x,
-        "cos",
-        (f32::v_cos_reduced, f64::v_cos_reduced),
-        (f32::std_cos, f64::std_cos),
-    )?;
+    let y = map_trig(x, "cos", false)?;
     unary_vjp("cos", x, y, Saves::Input, |x, dy| {
         negative(&multiply(dy, &sin(x)?)?)
     })

@@ -452,8 +452,8 @@ simd_variants!(select_slice, each3, <C, T>, (c: &[C], a: &[T], b: &[T], dst: &mu
 pub(crate) fn map_slice_trig<T: VMath>(
     src: &[T],
     dst: &mut [MaybeUninit<T>],
-    kernel: fn(T) -> T,
-    exact: fn(T) -> T,
+    kernel: impl Fn(T) -> T,
+    exact: impl Fn(T) -> T,
 ) {
     const BLOCK: usize = 1024;
     for (s, d) in src.chunks(BLOCK).zip(dst.chunks_mut(BLOCK)) {
