@@ -8,6 +8,7 @@
 //!   per input; save only what the VJP needs (shapes go in the closure, not tensors);
 //! - broadcasting VJPs reduce with [`sum_to_shape`].
 mod activation;
+mod arith;
 mod creation;
 mod elementwise;
 mod indexing;
