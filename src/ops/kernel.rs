@@ -11,9 +11,10 @@ use super::vmath::{map_slice, select_slice, zip_slice};
 /// Elements per rayon task: large enough to amortise a task, small enough to balance two cores.
 const CHUNK: usize = 1 << 15;
 
-/// Element counts from which an op goes parallel. Measured on 2 cores (benches/elementwise.rs):
-/// waking the pool costs ~10-20 µs, a multiply streams ~1-2 ns/element, a polynomial
-/// (exp, tanh, ...) ~0.2-1 ns/element per core with AVX-512.
+/// Element counts from which an op goes parallel (benches/elementwise.rs, float32, one core with
+/// AVX-512): a multiply streams at ~0.1 ns/element from cache and ~0.2 from memory, exp and tanh
+/// take ~0.3-0.5 ns/element, while handing half the work to the other core costs a few µs. Below
+/// these sizes the split saves less than it costs; they are deliberately conservative.
 pub(crate) const PAR_CHEAP: usize = 1 << 17;
 pub(crate) const PAR_MATH: usize = 1 << 15;
 
