@@ -10,8 +10,10 @@
 //! `round`, `floor`, comparisons and logic are not recorded (their gradient is None).
 use ndarray::{ArcArray, ArrayD, IxDyn, Zip};
 
+use super::arith::Arith;
+use super::kernel::{map_array_with, select_vec, shaped_vec, PAR_CHEAP, PAR_MATH};
+use super::vmath::{map_slice_trig, VMath};
 use super::{broadcast_shapes, same_dtype, scalar_like, shape_of, sum_to_batched_shape, zip_map};
-use crate::dispatch;
 use crate::dispatch2;
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
@@ -21,135 +23,8 @@ use crate::tensor::{Data, Element, Tensor};
 // ---------------------------------------------------------------------------------------------
 // Kernels
 
-/// Scalar arithmetic as TensorFlow does it on each numeric dtype: IEEE 754 for floats;
-/// wrapping (never panicking) two's-complement for integers, with floor division and modulo
-/// rounding toward negative infinity. Callers reject integer division by zero and negative
-/// integer exponents before calling.
-trait Arith: Element + PartialOrd {
-    fn add(self, o: Self) -> Self;
-    fn sub(self, o: Self) -> Self;
-    fn mul(self, o: Self) -> Self;
-    fn neg(self) -> Self;
-    fn floordiv(self, o: Self) -> Self;
-    fn floormod(self, o: Self) -> Self;
-    fn pow(self, o: Self) -> Self;
-    fn abs(self) -> Self;
-    fn sign(self) -> Self;
-    fn is_nan(self) -> bool;
-}
-
-macro_rules! arith_float {
-    ($t:ty) => {
-        impl Arith for $t {
-            fn add(self, o: Self) -> Self {
-                self + o
-            }
-            fn sub(self, o: Self) -> Self {
-                self - o
-            }
-            fn mul(self, o: Self) -> Self {
-                self * o
-            }
-            fn neg(self) -> Self {
-                -self
-            }
-            fn floordiv(self, o: Self) -> Self {
-                (self / o).floor()
-            }
-            /// The remainder with the divisor's sign (TensorFlow's `FloorMod`, NumPy's `mod`).
-            fn floormod(self, o: Self) -> Self {
-                let r = self % o;
-                if r != 0.0 && (r < 0.0) != (o < 0.0) {
-                    r + o
-                } else {
-                    r
-                }
-            }
-            fn pow(self, o: Self) -> Self {
-                self.powf(o)
-            }
-            fn abs(self) -> Self {
-                self.abs()
-            }
-            /// -1, 0 or 1; NaN stays NaN and zero keeps its sign (NumPy).
-            fn sign(self) -> Self {
-                if self > 0.0 {
-                    1.0
-                } else if self < 0.0 {
-                    -1.0
-                } else {
-                    self
-                }
-            }
-            fn is_nan(self) -> bool {
-                self.is_nan()
-            }
-        }
-    };
-}
-arith_float!(f32);
-arith_float!(f64);
-
-macro_rules! arith_int {
-    ($t:ty) => {
-        impl Arith for $t {
-            fn add(self, o: Self) -> Self {
-                self.wrapping_add(o)
-            }
-            fn sub(self, o: Self) -> Self {
-                self.wrapping_sub(o)
-            }
-            fn mul(self, o: Self) -> Self {
-                self.wrapping_mul(o)
-            }
-            fn neg(self) -> Self {
-                self.wrapping_neg()
-            }
-            fn floordiv(self, o: Self) -> Self {
-                let q = self.wrapping_div(o);
-                if self.wrapping_rem(o) != 0 && (self < 0) != (o < 0) {
-                    q - 1
-                } else {
-                    q
-                }
-            }
-            fn floormod(self, o: Self) -> Self {
-                let r = self.wrapping_rem(o);
-                if r != 0 && (r < 0) != (o < 0) {
-                    r + o
-                } else {
-                    r
-                }
-            }
-            /// Exponentiation by squaring, wrapping; `o >= 0` (checked by `pow`).
-            fn pow(self, o: Self) -> Self {
-                let (mut base, mut exp, mut acc): (Self, Self, Self) = (self, o, 1);
-                while exp > 0 {
-                    if exp & 1 == 1 {
-                        acc = acc.wrapping_mul(base);
-                    }
-                    base = base.wrapping_mul(base);
-                    exp >>= 1;
-                }
-                acc
-            }
-            fn abs(self) -> Self {
-                self.wrapping_abs()
-            }
-            fn sign(self) -> Self {
-                self.signum()
-            }
-            fn is_nan(self) -> bool {
-                false
-            }
-        }
-    };
-}
-arith_int!(i32);
-arith_int!(i64);
-
 /// The larger of two elements; NaN if either is NaN (NumPy's `maximum`).
-fn max_nan<T: Arith>(p: T, q: T) -> T {
+pub(super) fn max_nan<T: Arith>(p: T, q: T) -> T {
     if p.is_nan() || p >= q {
         p
     } else {
@@ -167,18 +42,66 @@ fn min_nan<T: Arith>(p: T, q: T) -> T {
 }
 
 /// `|v| expr` over every element of a floating tensor (the closure is instantiated for float32
-/// and float64 alike), as a new `Tensor`; other dtypes are a TypeError naming `op`.
+/// and float64 alike), as a new `Tensor`; other dtypes are a TypeError naming `op`. `math`
+/// marks a costly `expr` (a polynomial): it goes parallel at a smaller size.
 macro_rules! map_float {
+    (math $x:expr, $op:expr, |$v:ident| $f:expr) => {
+        Tensor::new($crate::dispatch!(float $x.data(), $op, |a| $crate::ops::kernel::map_array(
+            a, $crate::ops::kernel::PAR_MATH, |$v| $f)))
+    };
     ($x:expr, $op:expr, |$v:ident| $f:expr) => {
-        Tensor::new(dispatch!(float $x.data(), $op, |a| a.mapv(|$v| $f)))
+        Tensor::new($crate::dispatch!(float $x.data(), $op, |a| $crate::ops::kernel::map_array(
+            a, $crate::ops::kernel::PAR_CHEAP, |$v| $f)))
     };
 }
 
 /// Like [`map_float!`] for every numeric dtype (use [`Arith`] for integer-safe arithmetic).
 macro_rules! map_num {
     ($x:expr, $op:expr, |$v:ident| $f:expr) => {
-        Tensor::new(dispatch!(num $x.data(), $op, |a| a.mapv(|$v| $f)))
+        Tensor::new($crate::dispatch!(num $x.data(), $op, |a| $crate::ops::kernel::map_array(
+            a, $crate::ops::kernel::PAR_CHEAP, |$v| $f)))
     };
+}
+
+/// sin (or cos) over a tensor: the vectorised kernel, std beyond its range.
+fn map_trig(x: &Tensor, op: &str, sin: bool) -> Result<Tensor> {
+    // Function items (not pointers), so that the kernels inline into the vector loops.
+    fn run<T: VMath>(a: &ArcArray<T, IxDyn>, sin: bool) -> ArrayD<T> {
+        if sin {
+            let f = |v: T| {
+                if v.in_trig_range() {
+                    v.v_sin_reduced()
+                } else {
+                    v.std_sin()
+                }
+            };
+            map_array_with(
+                a,
+                PAR_MATH,
+                |s, d| map_slice_trig(s, d, T::v_sin_reduced, T::std_sin),
+                f,
+            )
+        } else {
+            let f = |v: T| {
+                if v.in_trig_range() {
+                    v.v_cos_reduced()
+                } else {
+                    v.std_cos()
+                }
+            };
+            map_array_with(
+                a,
+                PAR_MATH,
+                |s, d| map_slice_trig(s, d, T::v_cos_reduced, T::std_cos),
+                f,
+            )
+        }
+    }
+    Ok(Tensor::new(match x.data() {
+        Data::F32(a) => run(a, sin).into(),
+        Data::F64(a) => run(a, sin).into(),
+        other => return Err(crate::tensor::unsupported(op, other.dtype(), "a floating")),
+    }))
 }
 
 /// `|p, q| expr` over `a` and `b` broadcast together, for the dtypes of `class` (`float`,
@@ -186,9 +109,10 @@ macro_rules! map_num {
 macro_rules! zip {
     ($class:ident $op:expr, $a:expr, $b:expr, |$p:ident, $q:ident| $f:expr) => {{
         let shape = broadcast_shapes($op, $a.shape(), $b.shape())?;
-        Tensor::new(dispatch2!($class $a.data(), $b.data(), $op, |x, z| zip_map(x, z, &shape, |$p, $q| $f)))
+        Tensor::new($crate::dispatch2!($class $a.data(), $b.data(), $op, |x, z| zip_map(x, z, &shape, |$p, $q| $f)))
     }};
 }
+pub(super) use {map_float, map_num, zip};
 
 /// Whether an integer tensor has an element for which `f` holds (false for other dtypes).
 fn any_int(t: &Tensor, f: impl Fn(i64) -> bool) -> bool {
@@ -217,13 +141,13 @@ fn validate_division(op: &str, a: &Tensor, b: &Tensor) -> Result<()> {
 
 /// Which tensor a unary op's VJP reads: its input or its output.
 #[derive(Clone, Copy)]
-enum Saves {
+pub(super) enum Saves {
     Input,
     Output,
 }
 
 /// Records the unary op `op` (`x -> y`) whose gradient is `vjp(saved, dy)`, and returns `y`.
-fn unary_vjp(
+pub(super) fn unary_vjp(
     op: &'static str,
     x: &Tensor,
     y: Tensor,
@@ -256,7 +180,7 @@ pub(crate) fn broadcast_mixes(inputs: &[&Tensor], out_shape: &[usize]) -> u8 {
 /// A binary op's input gradients, each summed back over the axes its operand was broadcast along
 /// (keeping `batch` leading axes of a vectorised Jacobian). Only the gradients the sweep needs
 /// are computed: a Python number's gradient is never used.
-fn unbroadcast(
+pub(super) fn unbroadcast(
     batch: usize,
     da: impl FnOnce() -> Result<Tensor>,
     a: &[usize],
@@ -282,17 +206,17 @@ fn masked(mask: &Tensor, dy: &Tensor) -> Result<Tensor> {
 }
 
 /// `t + c` for a constant `c` of `t`'s dtype.
-fn plus(t: &Tensor, c: f64) -> Result<Tensor> {
+pub(super) fn plus(t: &Tensor, c: f64) -> Result<Tensor> {
     add(t, &scalar_like(c, t))
 }
 
 /// `c - t` for a constant `c` of `t`'s dtype.
-fn rsub(c: f64, t: &Tensor) -> Result<Tensor> {
+pub(super) fn rsub(c: f64, t: &Tensor) -> Result<Tensor> {
     subtract(&scalar_like(c, t), t)
 }
 
 /// `t * c` for a constant `c` of `t`'s dtype.
-fn scale(t: &Tensor, c: f64) -> Result<Tensor> {
+pub(super) fn scale(t: &Tensor, c: f64) -> Result<Tensor> {
     multiply(t, &scalar_like(c, t))
 }
 
@@ -539,19 +463,19 @@ pub fn sqrt(x: &Tensor) -> Result<Tensor> {
 
 /// `e^x`.
 pub fn exp(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(x, "exp", |v| v.exp());
+    let y = map_float!(math x, "exp", |v| v.v_exp());
     unary_vjp("exp", x, y, Saves::Output, |y, dy| multiply(dy, y))
 }
 
 /// The natural logarithm; `-inf` at 0, NaN below.
 pub fn log(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(x, "log", |v| v.ln());
+    let y = map_float!(math x, "log", |v| v.v_ln());
     unary_vjp("log", x, y, Saves::Input, |x, dy| divide(dy, x))
 }
 
 /// `log(1 + x)`, accurate for small `x`.
 pub fn log1p(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(x, "log1p", |v| v.ln_1p());
+    let y = map_float!(math x, "log1p", |v| v.v_ln_1p());
     unary_vjp("log1p", x, y, Saves::Input, |x, dy| {
         divide(dy, &plus(x, 1.0)?)
     })
@@ -559,7 +483,7 @@ pub fn log1p(x: &Tensor) -> Result<Tensor> {
 
 /// `tan(x)`. Gradient `dy / cos(x)^2`.
 pub fn tan(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(x, "tan", |v| v.tan());
+    let y = map_float!(math x, "tan", |v| v.tan());
     unary_vjp("tan", x, y, Saves::Input, |x, dy| {
         divide(dy, &square(&cos(x)?)?)
     })
@@ -567,13 +491,13 @@ pub fn tan(x: &Tensor) -> Result<Tensor> {
 
 /// `sin(x)`.
 pub fn sin(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(x, "sin", |v| v.sin());
+    let y = map_trig(x, "sin", true)?;
     unary_vjp("sin", x, y, Saves::Input, |x, dy| multiply(dy, &cos(x)?))
 }
 
 /// `cos(x)`.
 pub fn cos(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(x, "cos", |v| v.cos());
+    let y = map_trig(x, "cos", false)?;
     unary_vjp("cos", x, y, Saves::Input, |x, dy| {
         negative(&multiply(dy, &sin(x)?)?)
     })
@@ -591,55 +515,6 @@ pub fn round(x: &Tensor) -> Result<Tensor> {
 /// The largest integer not above `x` (floating dtypes). Not differentiable: never recorded.
 pub fn floor(x: &Tensor) -> Result<Tensor> {
     Ok(map_float!(x, "floor", |v| v.floor()))
-}
-
-// ---------------------------------------------------------------------------------------------
-// Activations
-
-/// `tanh(x)`. Gradient `dy * (1 - y^2)`.
-pub fn tanh(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(x, "tanh", |v| v.tanh());
-    unary_vjp("tanh", x, y, Saves::Output, |y, dy| {
-        multiply(dy, &rsub(1.0, &square(y)?)?)
-    })
-}
-
-/// `1 / (1 + e^-x)`, saturating to exactly 0 or 1 far out. Gradient `dy * y * (1 - y)`.
-pub fn sigmoid(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(x, "sigmoid", |v| 1.0 / (1.0 + (-v).exp()));
-    unary_vjp("sigmoid", x, y, Saves::Output, |y, dy| {
-        multiply(dy, &multiply(y, &rsub(1.0, y)?)?)
-    })
-}
-
-/// `max(x, 0)` (NaN stays NaN). Gradient `dy` where `x > 0`, else 0.
-pub fn relu(x: &Tensor) -> Result<Tensor> {
-    let y = map_num!(x, "relu", |v| max_nan(v, Default::default()));
-    unary_vjp("relu", x, y, Saves::Output, |y, dy| {
-        masked(&greater(y, &scalar_like(0.0, y))?, dy)
-    })
-}
-
-/// `x` for `x > 0`, else `e^x - 1` (alpha 1). Gradient `dy` where `x > 0`, else `dy * (y + 1)`.
-pub fn elu(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(x, "elu", |v| if v > 0.0 { v } else { v.exp_m1() });
-    unary_vjp("elu", x, y, Saves::Output, |y, dy| {
-        where_(
-            &greater(y, &scalar_like(0.0, y))?,
-            dy,
-            &multiply(dy, &plus(y, 1.0)?)?,
-        )
-    })
-}
-
-/// `log(1 + e^x)`, computed as `max(x, 0) + log1p(e^-|x|)` so it neither overflows nor loses
-/// precision. Gradient `dy * sigmoid(x)`.
-pub fn softplus(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(x, "softplus", |v| max_nan(v, 0.0)
-        + (-v.abs()).exp().ln_1p());
-    unary_vjp("softplus", x, y, Saves::Input, |x, dy| {
-        multiply(dy, &sigmoid(x)?)
-    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -678,6 +553,12 @@ pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
         y: &ArcArray<T, IxDyn>,
         shape: &[usize],
     ) -> ArrayD<T> {
+        let full = c.shape() == shape && x.shape() == shape && y.shape() == shape;
+        if let (true, Some(c), Some(x), Some(y)) = (full, c.as_slice(), x.as_slice(), y.as_slice())
+        {
+            let v = select_vec(c, x, y, PAR_CHEAP, |c, x, y| if c { x } else { y });
+            return shaped_vec(shape, v);
+        }
         match (c.broadcast(shape), x.broadcast(shape), y.broadcast(shape)) {
             (Some(c), Some(x), Some(y)) => Zip::from(&c)
                 .and(&x)

@@ -7,15 +7,20 @@
 //! - `record(name, inputs, &output, saved, |saved, dy| ...)` returning one `Option<Tensor>`
 //!   per input; save only what the VJP needs (shapes go in the closure, not tensors);
 //! - broadcasting VJPs reduce with [`sum_to_shape`].
+mod activation;
+mod arith;
 mod creation;
 mod elementwise;
 mod indexing;
+mod kernel;
 mod linalg;
 mod nn;
 mod random;
 mod reduce;
 mod shape;
+mod vmath;
 
+pub use activation::*;
 pub use creation::*;
 pub use elementwise::*;
 pub use indexing::*;
@@ -108,12 +113,14 @@ pub fn batched_dims(dy: &Tensor, batch: usize, shape: &[usize]) -> Vec<isize> {
         .collect()
 }
 
-/// `f` applied elementwise to `a` and `b` broadcast to `shape` (already validated).
-pub(crate) fn zip_map<T: Element, U>(
+/// `f` applied elementwise to `a` and `b` broadcast to `shape` (already validated). Contiguous
+/// same-shape operands, and a contiguous operand with a one-element one, run the vectorised
+/// (and for large tensors parallel) loops of `kernel`; other broadcasts go through `Zip`.
+pub(crate) fn zip_map<T: Element, U: Send>(
     a: &ArcArray<T, IxDyn>,
     b: &ArcArray<T, IxDyn>,
     shape: &[usize],
-    f: impl Fn(T, T) -> U,
+    f: impl Fn(T, T) -> U + Sync,
 ) -> ArrayD<U> {
     if shape.is_empty() {
         // Two scalars: skip Zip and the shape comparisons, which cost more than the arithmetic
@@ -122,7 +129,24 @@ pub(crate) fn zip_map<T: Element, U>(
             return ndarray::arr0(f(x, y)).into_dyn();
         }
     }
-    if a.shape() == shape && b.shape() == shape {
+    let (full_a, full_b) = (a.shape() == shape, b.shape() == shape);
+    match (full_a, full_b, a.as_slice(), b.as_slice()) {
+        (true, true, Some(x), Some(y)) => {
+            return kernel::shaped_vec(shape, kernel::zip_vec(x, y, kernel::PAR_CHEAP, f))
+        }
+        (true, false, Some(x), _) if b.len() == 1 => {
+            if let Some(&q) = b.first() {
+                return kernel::map_vec(shape, x, kernel::PAR_CHEAP, |p| f(p, q));
+            }
+        }
+        (false, true, _, Some(y)) if a.len() == 1 => {
+            if let Some(&p) = a.first() {
+                return kernel::map_vec(shape, y, kernel::PAR_CHEAP, |q| f(p, q));
+            }
+        }
+        _ => {}
+    }
+    if full_a && full_b {
         return Zip::from(a).and(b).map_collect(|&x, &y| f(x, y));
     }
     let (a, b) = (a.broadcast(shape), b.broadcast(shape));

@@ -1,0 +1,118 @@
+//! Elementwise results written straight into a fresh buffer (no zero-fill), split across rayon
+//! for large contiguous tensors. Every size runs the same per-element function, so a value never
+//! depends on the size of the tensor it sits in, nor on the thread count.
+use std::mem::MaybeUninit;
+
+use ndarray::{ArcArray, ArrayD, IxDyn};
+use rayon::prelude::*;
+
+use super::vmath::{map_slice, select_slice, zip_slice};
+
+/// Elements per rayon task: large enough to amortise a task, small enough to balance two cores.
+const CHUNK: usize = 1 << 15;
+
+/// Element counts from which an op goes parallel (benches/elementwise.rs, float32, one core with
+/// AVX-512): a multiply streams at ~0.1 ns/element from cache and ~0.2 from memory, exp and tanh
+/// take ~0.3-0.5 ns/element, while handing half the work to the other core costs a few µs. Below
+/// these sizes the split saves less than it costs; they are deliberately conservative.
+pub(crate) const PAR_CHEAP: usize = 1 << 17;
+pub(crate) const PAR_MATH: usize = 1 << 15;
+
+/// A vector of `n` elements, each chunk written by `kernel(offset, chunk)`, which must write
+/// every element of its chunk.
+pub(crate) fn fill<U: Send>(
+    n: usize,
+    min_par: usize,
+    kernel: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync,
+) -> Vec<U> {
+    let mut out = Vec::with_capacity(n);
+    let dst = &mut out.spare_capacity_mut()[..n];
+    if n >= min_par && rayon::current_num_threads() > 1 {
+        dst.par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(i, d)| kernel(i * CHUNK, d));
+    } else {
+        kernel(0, dst);
+    }
+    // SAFETY: the kernels write every element of the chunks they are given.
+    unsafe { out.set_len(n) };
+    out
+}
+
+fn shaped<U>(shape: &[usize], v: Vec<U>) -> ArrayD<U> {
+    match ArrayD::from_shape_vec(IxDyn(shape), v) {
+        Ok(a) => a,
+        Err(_) => unreachable!("a buffer of the shape's size"),
+    }
+}
+
+/// `chunk` over `a`'s elements when `a` is contiguous (`elem` elsewhere: the same numbers).
+pub(crate) fn map_array_with<T: Copy + Sync, U: Send + Copy>(
+    a: &ArcArray<T, IxDyn>,
+    min_par: usize,
+    chunk: impl Fn(&[T], &mut [MaybeUninit<U>]) + Sync,
+    elem: impl Fn(T) -> U,
+) -> ArrayD<U> {
+    match a.as_slice() {
+        Some(src) => shaped(
+            a.shape(),
+            fill(src.len(), min_par, |at, d| chunk(&src[at..at + d.len()], d)),
+        ),
+        None => a.map(|&v| elem(v)),
+    }
+}
+
+/// `f` over `a`'s elements.
+pub(crate) fn map_array<T: Copy + Sync, U: Send + Copy>(
+    a: &ArcArray<T, IxDyn>,
+    min_par: usize,
+    f: impl Fn(T) -> U + Sync,
+) -> ArrayD<U> {
+    map_array_with(a, min_par, |s, d| map_slice(s, d, &f), &f)
+}
+
+/// `f` over two contiguous slices of one length.
+pub(crate) fn zip_vec<T: Copy + Sync, U: Send>(
+    a: &[T],
+    b: &[T],
+    min_par: usize,
+    f: impl Fn(T, T) -> U + Sync,
+) -> Vec<U> {
+    fill(a.len(), min_par, |at, d| {
+        let end = at + d.len();
+        zip_slice(&a[at..end], &b[at..end], d, &f)
+    })
+}
+
+/// `f` over three contiguous slices of one length.
+pub(crate) fn select_vec<C: Copy + Sync, T: Copy + Sync, U: Send>(
+    c: &[C],
+    a: &[T],
+    b: &[T],
+    min_par: usize,
+    f: impl Fn(C, T, T) -> U + Sync,
+) -> Vec<U> {
+    fill(a.len(), min_par, |at, d| {
+        let end = at + d.len();
+        select_slice(&c[at..end], &a[at..end], &b[at..end], d, &f)
+    })
+}
+
+/// `f` over one contiguous slice, into an array of `shape`.
+pub(crate) fn map_vec<T: Copy + Sync, U: Send>(
+    shape: &[usize],
+    a: &[T],
+    min_par: usize,
+    f: impl Fn(T) -> U + Sync,
+) -> ArrayD<U> {
+    shaped(
+        shape,
+        fill(a.len(), min_par, |at, d| {
+            map_slice(&a[at..at + d.len()], d, &f)
+        }),
+    )
+}
+
+pub(crate) fn shaped_vec<U>(shape: &[usize], v: Vec<U>) -> ArrayD<U> {
+    shaped(shape, v)
+}
