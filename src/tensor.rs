@@ -38,10 +38,12 @@ pub trait Element: Copy + Default + Send + Sync + fmt::Debug + PartialEq + 'stat
     fn array_of(data: &Data) -> Option<&ArcArray<Self, IxDyn>>;
     fn from_f64(v: f64) -> Self;
     fn to_f64(self) -> f64;
+    /// The value's bit pattern (the key of the shared-scalar cache).
+    fn bits(self) -> u64;
 }
 
 macro_rules! element {
-    ($t:ty, $variant:ident, $dtype:expr, |$v:ident| $from:expr, |$s:ident| $to:expr) => {
+    ($t:ty, $variant:ident, $dtype:expr, |$v:ident| $from:expr, |$s:ident| $to:expr, |$b:ident| $bits:expr) => {
         impl Element for $t {
             const DTYPE: DType = $dtype;
             fn into_data(array: ArcArray<Self, IxDyn>) -> Data {
@@ -59,6 +61,10 @@ macro_rules! element {
             fn to_f64($s) -> f64 {
                 $to
             }
+            fn bits(self) -> u64 {
+                let $b = self;
+                $bits
+            }
         }
         impl From<ArrayD<$t>> for Data {
             fn from(array: ArrayD<$t>) -> Data {
@@ -72,15 +78,15 @@ macro_rules! element {
         }
     };
 }
-element!(f32, F32, DType::F32, |v| v as f32, |self| self as f64);
-element!(f64, F64, DType::F64, |v| v, |self| self);
-element!(i32, I32, DType::I32, |v| v as i32, |self| self as f64);
-element!(i64, I64, DType::I64, |v| v as i64, |self| self as f64);
+element!(f32, F32, DType::F32, |v| v as f32, |self| self as f64, |b| b.to_bits() as u64);
+element!(f64, F64, DType::F64, |v| v, |self| self, |b| b.to_bits());
+element!(i32, I32, DType::I32, |v| v as i32, |self| self as f64, |b| b as u32 as u64);
+element!(i64, I64, DType::I64, |v| v as i64, |self| self as f64, |b| b as u64);
 element!(bool, Bool, DType::Bool, |v| v != 0.0, |self| if self {
     1.0
 } else {
     0.0
-});
+}, |b| b as u64);
 
 /// Runs a kernel on the typed array inside a `Data`, for the dtypes a class admits:
 /// `dispatch!(float data, "op", |a| expr)` (float32, float64), `num` (floats and ints), `all`.
@@ -218,7 +224,42 @@ impl Tensor {
         Ok(Tensor::from_array(array))
     }
     pub fn scalar<T: Element>(value: T) -> Tensor {
-        Tensor::from_array(ArrayD::from_elem(IxDyn(&[]), value))
+        Tensor::from_array(ndarray::arr0(value).into_dyn())
+    }
+    /// A 0-d constant shared with every other request for the same value and dtype on this
+    /// thread: the operands and VJP constants that code repeats (`y * 0.99999` in a loop,
+    /// the `1` in `1 - y^2`) cost no allocation and no memory per use. The id is shared too,
+    /// so only tensors no user can watch may come from here (`Tensor::scalar` for the rest).
+    pub fn shared_scalar<T: Element>(value: T) -> Tensor {
+        const SLOTS: usize = 64;
+        thread_local! {
+            static CACHE: std::cell::RefCell<[Option<(DType, u64, Tensor)>; SLOTS]> =
+                const { std::cell::RefCell::new([const { None }; SLOTS]) };
+        }
+        let bits = value.bits();
+        let hash = (bits ^ (T::DTYPE as u64) << 59).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let slot = (hash >> 58) as usize % SLOTS;
+        CACHE.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            match &cache[slot] {
+                Some((dtype, b, t)) if *dtype == T::DTYPE && *b == bits => t.clone(),
+                _ => {
+                    let t = Tensor::scalar(value);
+                    cache[slot] = Some((T::DTYPE, bits, t.clone()));
+                    t
+                }
+            }
+        })
+    }
+    /// [`Tensor::shared_scalar`] for a value given as f64 and cast to `dtype`.
+    pub fn shared_scalar_of(value: f64, dtype: DType) -> Tensor {
+        match dtype {
+            DType::F32 => Tensor::shared_scalar(value as f32),
+            DType::F64 => Tensor::shared_scalar(value),
+            DType::I32 => Tensor::shared_scalar(value as i32),
+            DType::I64 => Tensor::shared_scalar(value as i64),
+            DType::Bool => Tensor::shared_scalar(value != 0.0),
+        }
     }
     /// A tensor of `shape` and `dtype` with every element `value` (cast to the dtype).
     pub fn full(shape: &[usize], dtype: DType, value: f64) -> Tensor {

@@ -38,9 +38,9 @@ pub(crate) fn shape_of(t: &Tensor) -> Shape {
     t.shape().iter().copied().collect()
 }
 
-/// A 0-d tensor of `like`'s dtype: constants inside VJPs.
+/// A 0-d tensor of `like`'s dtype: constants inside VJPs (shared, see `Tensor::shared_scalar`).
 pub(crate) fn scalar_like(value: f64, like: &Tensor) -> Tensor {
-    Tensor::full(&[], like.dtype(), value)
+    Tensor::shared_scalar_of(value, like.dtype())
 }
 
 /// NumPy broadcasting of two shapes.
@@ -119,7 +119,7 @@ pub(crate) fn zip_map<T: Element, U>(
         // Two scalars: skip Zip and the shape comparisons, which cost more than the arithmetic
         // (an empty Vec's dangling pointer makes even a zero-length memcmp slow on AVX-512).
         if let (Some(&x), Some(&y)) = (a.first(), b.first()) {
-            return ArrayD::from_shape_fn(IxDyn(&[]), |_| f(x, y));
+            return ndarray::arr0(f(x, y)).into_dyn();
         }
     }
     if a.shape() == shape && b.shape() == shape {

@@ -115,10 +115,10 @@ pub fn convert_pair(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<(Ten
     match (tensorish(a), tensorish(b)) {
         (Some(x), Some(y)) => Ok((x, y)),
         (Some(x), None) => {
-            let y = to_tensor(b, Some(x.dtype()))?;
+            let y = operand(b, x.dtype())?;
             Ok((x, y))
         }
-        (None, Some(y)) => Ok((to_tensor(a, Some(y.dtype()))?, y)),
+        (None, Some(y)) => Ok((operand(a, y.dtype())?, y)),
         (None, None) => {
             let (x, y) = (to_tensor(a, None)?, to_tensor(b, None)?);
             if x.dtype() == y.dtype() {
@@ -131,6 +131,31 @@ pub fn convert_pair(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<(Ten
             Ok((x, y2))
         }
     }
+}
+
+/// The other operand of a binary op whose tensor operand has `dtype`. A Python float or int
+/// (`y * 0.5`, `x + 1`) becomes a shared scalar: it is an operand only, never returned to the
+/// user, so nobody can watch it, and a loop repeating it costs no allocation.
+fn operand(obj: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Tensor> {
+    if let Ok(f) = obj.cast_exact::<PyFloat>() {
+        if dtype.is_float() {
+            return Ok(Tensor::shared_scalar_of(f.value(), dtype));
+        }
+    } else if obj.is_exact_instance_of::<PyInt>() {
+        if let Ok(v) = obj.extract::<i64>() {
+            let shared = match dtype {
+                DType::F32 => Some(Tensor::shared_scalar(v as f32)),
+                DType::F64 => Some(Tensor::shared_scalar(v as f64)),
+                DType::I64 => Some(Tensor::shared_scalar(v)),
+                DType::I32 => i32::try_from(v).ok().map(Tensor::shared_scalar),
+                DType::Bool => None,
+            };
+            if let Some(t) = shared {
+                return Ok(t);
+            }
+        }
+    }
+    to_tensor(obj, Some(dtype))
 }
 
 /// Several operands sharing a dtype (concat, stack, where, ...): the first `Tensor`/`Variable`

@@ -3,13 +3,12 @@
 //! last to the first without holding the lock, so the VJPs' own ops can be recorded on any
 //! active tape, including this one.
 use std::borrow::Borrow;
-use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
 use super::diagnose::{diagnose, Diagnosis};
-use super::{Origin, Source, Tape, TapeState, Vjp};
+use super::{Node, Origin, Source, Tape, TapeState, VjpRef};
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops;
 use crate::tensor::{Tensor, TensorId};
@@ -32,9 +31,58 @@ pub(crate) struct Step {
     pub inputs: SmallVec<[TensorId; 2]>,
     pub outputs: SmallVec<[TensorId; 1]>,
     pub saved: SmallVec<[Tensor; 2]>,
-    pub vjp: Arc<Vjp>,
+    pub vjp: VjpRef,
     pub mixes_rows: u8,
     pub batchable: bool,
+    /// The dense slot (see [`Connected`]) of each input, then of each output; `NO_SLOT` for an
+    /// input no source reaches. The sweep indexes gradients by slot: no hashing per node.
+    slots: SmallVec<[u32; 3]>,
+}
+
+const NO_SLOT: u32 = u32::MAX;
+
+impl Step {
+    fn input_slot(&self, k: usize) -> u32 {
+        self.slots[k]
+    }
+    fn output_slots(&self) -> &[u32] {
+        &self.slots[self.inputs.len()..]
+    }
+    /// Whether a source reaches input `k` (only such inputs receive gradients).
+    pub fn input_connected(&self, k: usize) -> bool {
+        self.slots.get(k).is_some_and(|&s| s != NO_SLOT)
+    }
+}
+
+/// The ids that depend on a source, numbered densely: the sources first (in the order given,
+/// repeats sharing a slot), then the outputs of the plan's steps.
+pub(crate) struct Connected {
+    slot_of: FxHashMap<TensorId, u32>,
+}
+
+impl Connected {
+    fn of_sources(sources: &[TensorId]) -> Connected {
+        let mut connected = Connected {
+            slot_of: FxHashMap::default(),
+        };
+        for &id in sources {
+            connected.add(id);
+        }
+        connected
+    }
+    fn add(&mut self, id: TensorId) -> u32 {
+        let next = self.slot_of.len() as u32;
+        *self.slot_of.entry(id).or_insert(next)
+    }
+    fn slot(&self, id: &TensorId) -> u32 {
+        self.slot_of.get(id).copied().unwrap_or(NO_SLOT)
+    }
+    pub fn contains(&self, id: &TensorId) -> bool {
+        self.slot_of.contains_key(id)
+    }
+    fn len(&self) -> usize {
+        self.slot_of.len()
+    }
 }
 
 /// The nodes of one backward pass, last recorded first. Read-only once built, so one plan
@@ -42,7 +90,7 @@ pub(crate) struct Step {
 pub(crate) struct Plan {
     pub steps: Vec<Step>,
     /// Ids that depend on a source: only these receive gradients.
-    pub connected: FxHashSet<TensorId>,
+    pub connected: Connected,
     /// The sources this tape tracked (watched, or read while it watched them).
     pub tracked_sources: FxHashSet<TensorId>,
 }
@@ -61,17 +109,27 @@ pub(crate) fn plan(
             let i = *i as usize;
             if !needed[i] {
                 needed[i] = true;
-                stack.extend(state.nodes[i].inputs.iter().copied());
+                stack.extend_from_slice(&state.nodes[i].inputs);
             }
         }
     }
-    // Forward reachability from the sources, in arena (topological) order.
-    let mut connected: FxHashSet<TensorId> = sources.iter().copied().collect();
-    let mut live = Vec::new();
+    // Forward reachability from the sources, in arena (topological) order: a needed node one
+    // of whose inputs is connected is live, and its outputs become connected.
+    let mut connected = Connected::of_sources(sources);
+    let mut live: Vec<(usize, SmallVec<[u32; 3]>)> = Vec::new();
     for (i, node) in state.nodes.iter().enumerate() {
-        if needed[i] && node.inputs.iter().any(|id| connected.contains(id)) {
-            connected.extend(node.outputs.iter().copied());
-            live.push(i);
+        if !needed[i] {
+            continue;
+        }
+        let mut slots: SmallVec<[u32; 3]> = SmallVec::new();
+        for id in &node.inputs {
+            slots.push(connected.slot(id));
+        }
+        if slots.iter().any(|&s| s != NO_SLOT) {
+            for id in &node.outputs {
+                slots.push(connected.add(*id));
+            }
+            live.push((i, slots));
         }
     }
     let tracked_sources = sources
@@ -79,30 +137,47 @@ pub(crate) fn plan(
         .copied()
         .filter(|id| state.tracked.contains_key(id))
         .collect();
-    let steps = live
-        .into_iter()
-        .rev()
-        .map(|i| {
-            let node = &mut state.nodes[i];
-            Step {
-                op: node.op,
-                inputs: node.inputs.clone(),
-                outputs: node.outputs.clone(),
-                saved: if release {
-                    std::mem::take(&mut node.saved)
-                } else {
-                    node.saved.clone()
-                },
-                vjp: node.vjp.clone(),
-                mixes_rows: node.mixes_rows,
-                batchable: node.batchable,
-            }
-        })
-        .collect();
-    if release {
-        state.nodes.clear();
+    let steps = if release {
+        // The tape is done: move the live nodes out instead of cloning them.
+        let mut nodes: Vec<Option<Node>> = std::mem::take(&mut state.nodes)
+            .into_iter()
+            .map(Some)
+            .collect();
         state.tracked.clear();
-    }
+        live.into_iter()
+            .rev()
+            .map(|(i, slots)| {
+                let node = nodes[i].take().expect("each live node once");
+                Step {
+                    op: node.op,
+                    inputs: node.inputs,
+                    outputs: node.outputs,
+                    saved: node.saved,
+                    vjp: node.vjp,
+                    mixes_rows: node.mixes_rows,
+                    batchable: node.batchable,
+                    slots,
+                }
+            })
+            .collect()
+    } else {
+        live.into_iter()
+            .rev()
+            .map(|(i, slots)| {
+                let node = &state.nodes[i];
+                Step {
+                    op: node.op,
+                    inputs: node.inputs.clone(),
+                    outputs: node.outputs.clone(),
+                    saved: node.saved.clone(),
+                    vjp: node.vjp.clone(),
+                    mixes_rows: node.mixes_rows,
+                    batchable: node.batchable,
+                    slots,
+                }
+            })
+            .collect()
+    };
     Plan {
         steps,
         connected,
@@ -115,37 +190,45 @@ pub(crate) fn plan(
 /// number of leading axes the seeds carry beyond their targets' shapes (see [`Vjp`]).
 pub(crate) fn sweep<S: Borrow<Step>>(
     steps: impl IntoIterator<Item = S>,
-    connected: &FxHashSet<TensorId>,
+    connected: &Connected,
     seeds: Vec<(TensorId, Tensor)>,
     keep: &FxHashSet<TensorId>,
     batch: usize,
 ) -> Result<FxHashMap<TensorId, Tensor>> {
-    let mut grads: FxHashMap<TensorId, Tensor> = FxHashMap::default();
+    // Gradients by slot; kept slots are read, not consumed, by the steps that produce them.
+    let mut grads: Vec<Option<Tensor>> = vec![None; connected.len()];
+    let mut kept = vec![false; connected.len()];
+    for id in keep {
+        if let Some(&slot) = connected.slot_of.get(id) {
+            kept[slot as usize] = true;
+        }
+    }
     for (id, seed) in seeds {
-        accumulate(&mut grads, id, seed)?;
+        let slot = connected.slot(&id);
+        if slot != NO_SLOT {
+            accumulate(&mut grads[slot as usize], seed)?;
+        }
     }
     for step in steps {
         let step = step.borrow();
         let out_grads: SmallVec<[Option<Tensor>; 1]> = step
-            .outputs
+            .output_slots()
             .iter()
-            .map(|id| {
-                if keep.contains(id) {
-                    grads.get(id).cloned()
+            .map(|&slot| {
+                let slot = slot as usize;
+                if kept[slot] {
+                    grads[slot].clone()
                 } else {
-                    grads.remove(id)
+                    grads[slot].take()
                 }
             })
             .collect();
         if out_grads.iter().all(Option::is_none) {
             continue;
         }
-        let needed = step
-            .inputs
-            .iter()
-            .enumerate()
-            .filter(|(_, id)| connected.contains(id))
-            .fold(0u64, |mask, (k, _)| mask | needed_bit(k));
+        let needed = (0..step.inputs.len())
+            .filter(|&k| step.input_connected(k))
+            .fold(0u64, |mask, k| mask | needed_bit(k));
         let in_grads = with_needed_inputs(needed, || (step.vjp)(&step.saved, &out_grads, batch))
             .map_err(|e| Error {
                 message: format!(
@@ -154,20 +237,20 @@ pub(crate) fn sweep<S: Borrow<Step>>(
                 ),
                 ..e
             })?;
-        for (k, (id, grad)) in step.inputs.iter().zip(in_grads).enumerate() {
-            // The mask answers for the first 63 inputs; later ones share its last bit.
-            let wanted = if k < 63 {
-                needed & needed_bit(k) != 0
-            } else {
-                connected.contains(id)
-            };
-            if let (Some(grad), true) = (grad, wanted) {
-                accumulate(&mut grads, *id, grad)?;
+        for (k, grad) in in_grads.into_iter().enumerate().take(step.inputs.len()) {
+            let slot = step.input_slot(k);
+            if let (Some(grad), true) = (grad, slot != NO_SLOT) {
+                accumulate(&mut grads[slot as usize], grad)?;
             }
         }
     }
-    grads.retain(|id, _| keep.contains(id));
-    Ok(grads)
+    Ok(keep
+        .iter()
+        .filter_map(|id| {
+            let slot = connected.slot_of.get(id)?;
+            grads[*slot as usize].take().map(|g| (*id, g))
+        })
+        .collect())
 }
 
 thread_local! {
@@ -197,12 +280,11 @@ pub fn input_needed(k: usize) -> bool {
     NEEDED_INPUTS.with(|n| n.get() & needed_bit(k) != 0)
 }
 
-fn accumulate(grads: &mut FxHashMap<TensorId, Tensor>, id: TensorId, grad: Tensor) -> Result<()> {
-    let total = match grads.remove(&id) {
+fn accumulate(total: &mut Option<Tensor>, grad: Tensor) -> Result<()> {
+    *total = Some(match total.take() {
         Some(previous) => ops::add(&previous, &grad)?,
         None => grad,
-    };
-    grads.insert(id, total);
+    });
     Ok(())
 }
 

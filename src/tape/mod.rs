@@ -37,13 +37,54 @@ pub use rows::{JacobianOptions, JacobianStrategy};
 pub type Vjp =
     dyn Fn(&[Tensor], &[Option<Tensor>], usize) -> Result<Vec<Option<Tensor>>> + Send + Sync;
 
+/// A node's VJP. One that captures nothing (most arithmetic and unary ops) is a `'static`
+/// reference: a zero-sized closure needs no allocation, and the tape records millions of them.
+#[derive(Clone)]
+pub(crate) enum VjpRef {
+    Static(&'static Vjp),
+    Shared(Arc<Vjp>),
+}
+
+impl VjpRef {
+    pub(crate) fn new<F>(vjp: F) -> VjpRef
+    where
+        F: Fn(&[Tensor], &[Option<Tensor>], usize) -> Result<Vec<Option<Tensor>>>
+            + Send
+            + Sync
+            + 'static,
+    {
+        if std::mem::size_of::<F>() == 0 {
+            // Leaking a zero-sized value allocates and loses nothing.
+            VjpRef::Static(Box::leak(Box::new(vjp)))
+        } else {
+            VjpRef::Shared(Arc::new(vjp))
+        }
+    }
+}
+
+impl std::ops::Deref for VjpRef {
+    type Target = Vjp;
+    fn deref(&self) -> &Vjp {
+        match self {
+            VjpRef::Static(f) => *f,
+            VjpRef::Shared(f) => f.as_ref(),
+        }
+    }
+}
+
+impl From<Arc<Vjp>> for VjpRef {
+    fn from(vjp: Arc<Vjp>) -> VjpRef {
+        VjpRef::Shared(vjp)
+    }
+}
+
 pub(crate) struct Node {
     pub op: &'static str,
     pub inputs: SmallVec<[TensorId; 2]>,
     pub outputs: SmallVec<[TensorId; 1]>,
     /// Dropped once the VJP has run on a non-persistent tape.
     pub saved: SmallVec<[Tensor; 2]>,
-    pub vjp: Arc<Vjp>,
+    pub vjp: VjpRef,
     /// Which inputs' batch rows the op mixes (see `record::mixes_input`).
     pub mixes_rows: u8,
     /// The VJP accepts cotangents with leading batch axes (a vectorised Jacobian may use it).

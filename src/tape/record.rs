@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use super::{any_tape_active, watch_variable_locked, with_active, Node, Origin, Vjp};
+use super::{any_tape_active, watch_variable_locked, with_active, Node, Origin, Vjp, VjpRef};
 use crate::error::Result;
 use crate::tensor::{Tensor, TensorId};
 use crate::variable::Variable;
@@ -36,19 +36,28 @@ pub(crate) fn record_batched<F>(
     if !output.is_differentiable() || !any_tape_active() {
         return;
     }
-    let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(|t| t.id()).collect();
+    let ids = ids_of(inputs);
     let kind = NodeKind {
         mixes_rows,
         batchable,
     };
     record_ids(op, &ids, &[output.id()], saved, kind, move || {
-        Arc::new(
+        VjpRef::new(
             move |saved: &[Tensor], grads: &[Option<Tensor>], batch: usize| match grads.first() {
                 Some(Some(dy)) => vjp(saved, dy, batch),
                 _ => Ok(Vec::new()),
             },
-        ) as Arc<Vjp>
+        )
     });
+}
+
+/// The ids of `tensors` (a plain loop: SmallVec's generic `collect` costs more than the copy).
+fn ids_of(tensors: &[&Tensor]) -> SmallVec<[TensorId; 4]> {
+    let mut ids = SmallVec::new();
+    for t in tensors {
+        ids.push(t.id());
+    }
+    ids
 }
 
 /// What the engine knows of a node besides its VJP.
@@ -71,8 +80,8 @@ pub(crate) fn record_multi(
     if !outputs.iter().any(|t| t.is_differentiable()) || !any_tape_active() {
         return;
     }
-    let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(|t| t.id()).collect();
-    let out_ids: SmallVec<[TensorId; 2]> = outputs.iter().map(|t| t.id()).collect();
+    let ids = ids_of(inputs);
+    let out_ids = ids_of(outputs);
     record_ids(
         op,
         &ids,
@@ -82,7 +91,7 @@ pub(crate) fn record_multi(
             mixes_rows,
             batchable,
         },
-        move || vjp,
+        move || VjpRef::from(vjp),
     );
 }
 
@@ -92,14 +101,14 @@ fn record_ids(
     outputs: &[TensorId],
     saved: &[&Tensor],
     kind: NodeKind,
-    make_vjp: impl FnOnce() -> Arc<Vjp>,
+    make_vjp: impl FnOnce() -> VjpRef,
 ) {
     with_active(|tapes| {
         if tapes.is_empty() {
             return;
         }
         let mut make_vjp = Some(make_vjp);
-        let mut shared: Option<(Arc<Vjp>, SmallVec<[Tensor; 2]>)> = None;
+        let mut shared: Option<(VjpRef, SmallVec<[Tensor; 2]>)> = None;
         for tape in tapes {
             let mut state = tape.lock();
             if !state.recording || !state.watches_any(inputs) {
@@ -107,13 +116,17 @@ fn record_ids(
             }
             let (vjp, saved) = shared.get_or_insert_with(|| {
                 let make = make_vjp.take().expect("built once");
-                (make(), saved.iter().map(|t| (*t).clone()).collect())
+                let mut kept = SmallVec::new();
+                for t in saved {
+                    kept.push((*t).clone());
+                }
+                (make(), kept)
             });
             let index = state.nodes.len() as u32;
             state.nodes.push(Node {
                 op,
-                inputs: inputs.iter().copied().collect(),
-                outputs: outputs.iter().copied().collect(),
+                inputs: SmallVec::from_slice(inputs),
+                outputs: SmallVec::from_slice(outputs),
                 saved: saved.clone(),
                 vjp: vjp.clone(),
                 mixes_rows: kind.mixes_rows,
@@ -160,9 +173,9 @@ pub(crate) fn read_variable(variable: &Variable, value: Tensor) -> Tensor {
         &[],
         identity,
         || {
-            Arc::new(|_: &[Tensor], grads: &[Option<Tensor>], _batch: usize| {
+            VjpRef::new(|_: &[Tensor], grads: &[Option<Tensor>], _batch: usize| {
                 Ok(vec![grads.first().cloned().flatten()])
-            }) as Arc<Vjp>
+            })
         },
     );
     read
