@@ -98,15 +98,26 @@ fn w4_record(x: &Tensor, l1: &Tensor, l2: &Tensor) -> (Tape, Tensor) {
     (tape, y)
 }
 
+/// `strategy`, with parallel_iterations from `JACOBIAN_PARALLEL_ITERATIONS` (default `None`).
+fn options(strategy: JacobianStrategy) -> JacobianOptions {
+    JacobianOptions {
+        parallel_iterations: std::env::var("JACOBIAN_PARALLEL_ITERATIONS")
+            .ok()
+            .and_then(|p| p.parse().ok()),
+        strategy,
+    }
+}
+
 fn w4(x: &Tensor, l1: &Tensor, l2: &Tensor, strategy: JacobianStrategy) -> Tensor {
     let (tape, y) = w4_record(x, l1, l2);
-    let options = JacobianOptions {
-        parallel_iterations: None,
-        strategy,
-    };
-    tape.batch_jacobian_with(&y, &Source::Tensor(x.clone()), Unconnected::None, options)
-        .unwrap()
-        .unwrap()
+    tape.batch_jacobian_with(
+        &y,
+        &Source::Tensor(x.clone()),
+        Unconnected::None,
+        options(strategy),
+    )
+    .unwrap()
+    .unwrap()
 }
 
 /// W4's peak heap during `batch_jacobian` beyond the inputs and the tape, in bytes, per strategy.
@@ -121,14 +132,15 @@ fn w4_peak_memory() {
         black_box(w4(&x, &l1, &l2, strategy)); // warm rayon's pool and the allocator
         let (tape, y) = w4_record(&x, &l1, &l2);
         let saved = tape.nbytes();
-        let options = JacobianOptions {
-            parallel_iterations: None,
-            strategy,
-        };
         let before = LIVE.load(Ordering::SeqCst);
         PEAK.store(before, Ordering::SeqCst);
         let jac = tape
-            .batch_jacobian_with(&y, &Source::Tensor(x.clone()), Unconnected::None, options)
+            .batch_jacobian_with(
+                &y,
+                &Source::Tensor(x.clone()),
+                Unconnected::None,
+                options(strategy),
+            )
             .unwrap()
             .unwrap();
         let peak = PEAK.load(Ordering::SeqCst) - before;
@@ -222,9 +234,14 @@ fn bench_w5(c: &mut Criterion) {
 criterion_group!(benches, bench_w4, bench_w3, bench_w5);
 
 fn main() {
-    // `JACOBIAN_PROFILE=auto:500` (or vectorized / parallel_rows): only W4, timed in a plain
-    // loop (for perf, without criterion's analysis in the profile).
+    // `JACOBIAN_PROFILE=auto:500` (or vectorized / parallel_rows / sequential): only W4, timed in
+    // a plain loop (for perf, without criterion's analysis in the profile); `=memory`: only the
+    // peak heap. `JACOBIAN_PARALLEL_ITERATIONS=n` sets W4's parallel_iterations.
     if let Ok(spec) = std::env::var("JACOBIAN_PROFILE") {
+        if spec == "memory" {
+            w4_peak_memory();
+            return;
+        }
         let (name, n) = spec.split_once(':').unwrap_or((&spec, "200"));
         let strategy = match name {
             "vectorized" => JacobianStrategy::Vectorized,
