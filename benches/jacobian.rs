@@ -170,95 +170,142 @@ fn bench_w4(c: &mut Criterion) {
     group.finish();
 }
 
-/// W3: jacobian of `tanh(W @ x)`, W 256x256, x 256x1.
-fn bench_w3(c: &mut Criterion) {
-    let (w, x) = (
+/// W3's inputs: W [256, 256], x [256, 1].
+fn w3_inputs() -> (Tensor, Tensor) {
+    (
         tensor(&[256, 256], 4, 1.0 / 16.0),
         tensor(&[256, 1], 5, 1.0),
-    );
-    c.bench_function("w3_jacobian", |b| {
-        b.iter(|| {
-            let tape = Tape::new(false, false);
-            let y = {
-                let _on = tape.enter().unwrap();
-                tape.watch(&x);
-                ops::tanh(&ops::matmul(&w, &x, false, false).unwrap()).unwrap()
-            };
-            tape.jacobian(&y, &[Source::Tensor(x.clone())], Unconnected::None)
-                .unwrap()
-        })
-    });
+    )
 }
 
-/// W5: Hessian of `sum(tanh(X @ w)^2)`, X 64x200, w 200x1, by nested tapes + jacobian and by
-/// `tape.hessian`.
-fn bench_w5(c: &mut Criterion) {
-    let (xm, w) = (tensor(&[64, 200], 6, 1.0 / 14.0), tensor(&[200, 1], 7, 1.0));
-    let f = |w: &Tensor| {
-        let t = ops::tanh(&ops::matmul(&xm, w, false, false).unwrap()).unwrap();
-        ops::reduce_sum(&ops::square(&t).unwrap(), None, false).unwrap()
+/// W3: jacobian of `tanh(W @ x)` with respect to x.
+fn w3(w: &Tensor, x: &Tensor) -> Tensor {
+    let tape = Tape::new(false, false);
+    let y = {
+        let _on = tape.enter().unwrap();
+        tape.watch(x);
+        ops::tanh(&ops::matmul(w, x, false, false).unwrap()).unwrap()
+    };
+    let source = [Source::Tensor(x.clone())];
+    let mut jac = tape.jacobian(&y, &source, Unconnected::None).unwrap();
+    jac.remove(0).unwrap()
+}
+
+fn bench_w3(c: &mut Criterion) {
+    let (w, x) = w3_inputs();
+    c.bench_function("w3_jacobian", |b| b.iter(|| w3(&w, &x)));
+}
+
+/// W5's inputs: X [64, 200], w [200, 1].
+fn w5_inputs() -> (Tensor, Tensor) {
+    (tensor(&[64, 200], 6, 1.0 / 14.0), tensor(&[200, 1], 7, 1.0))
+}
+
+/// `sum(tanh(X @ w)^2)`.
+fn w5_f(xm: &Tensor, w: &Tensor) -> Tensor {
+    let t = ops::tanh(&ops::matmul(xm, w, false, false).unwrap()).unwrap();
+    ops::reduce_sum(&ops::square(&t).unwrap(), None, false).unwrap()
+}
+
+/// W5: the Hessian of `sum(tanh(X @ w)^2)` by nested tapes + jacobian (the TF guide's way).
+fn w5_nested(xm: &Tensor, w: &Tensor) -> Tensor {
+    let src = [Source::Tensor(w.clone())];
+    let outer = Tape::new(false, false);
+    let g = {
+        let _o = outer.enter().unwrap();
+        outer.watch(w);
+        let inner = Tape::new(false, false);
+        let y = {
+            let _i = inner.enter().unwrap();
+            inner.watch(w);
+            w5_f(xm, w)
+        };
+        let mut g = inner.gradient(&[y], &src, None, Unconnected::None).unwrap();
+        g.remove(0).unwrap()
+    };
+    let mut h = outer.jacobian(&g, &src, Unconnected::None).unwrap();
+    h.remove(0).unwrap()
+}
+
+/// W5 by `tape.hessian`.
+fn w5_hessian(xm: &Tensor, w: &Tensor) -> Tensor {
+    let tape = Tape::new(false, false);
+    let y = {
+        let _on = tape.enter().unwrap();
+        tape.watch(w);
+        w5_f(xm, w)
     };
     let src = [Source::Tensor(w.clone())];
-    c.bench_function("w5_nested_tapes", |b| {
-        b.iter(|| {
-            let outer = Tape::new(false, false);
-            let g = {
-                let _o = outer.enter().unwrap();
-                outer.watch(&w);
-                let inner = Tape::new(false, false);
-                let y = {
-                    let _i = inner.enter().unwrap();
-                    inner.watch(&w);
-                    f(&w)
-                };
-                inner.gradient(&[y], &src, None, Unconnected::None).unwrap()[0]
-                    .clone()
-                    .unwrap()
-            };
-            outer.jacobian(&g, &src, Unconnected::None).unwrap()
+    let mut h = tape.hessian(&y, &src, Unconnected::None).unwrap();
+    h.remove(0).unwrap()
+}
+
+fn bench_w5(c: &mut Criterion) {
+    let (xm, w) = w5_inputs();
+    c.bench_function("w5_nested_tapes", |b| b.iter(|| w5_nested(&xm, &w)));
+    c.bench_function("w5_tape_hessian", |b| b.iter(|| w5_hessian(&xm, &w)));
+}
+
+/// Median milliseconds of `n` calls of `f`.
+fn median_ms(n: usize, mut f: impl FnMut()) -> f64 {
+    let mut times: Vec<f64> = (0..n)
+        .map(|_| {
+            let start = std::time::Instant::now();
+            f();
+            start.elapsed().as_secs_f64() * 1e3
         })
-    });
-    c.bench_function("w5_tape_hessian", |b| {
-        b.iter(|| {
-            let tape = Tape::new(false, false);
-            let y = {
-                let _on = tape.enter().unwrap();
-                tape.watch(&w);
-                f(&w)
-            };
-            tape.hessian(&y, &src, Unconnected::None).unwrap()
-        })
-    });
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
 }
 
 criterion_group!(benches, bench_w4, bench_w3, bench_w5);
 
 fn main() {
-    // `JACOBIAN_PROFILE=auto:500` (or vectorized / parallel_rows / sequential): only W4, timed in
-    // a plain loop (for perf, without criterion's analysis in the profile); `=memory`: only the
-    // peak heap. `JACOBIAN_PARALLEL_ITERATIONS=n` sets W4's parallel_iterations.
+    // `JACOBIAN_PROFILE=auto:500` (W4 by vectorized / parallel_rows / sequential; or w3, w5,
+    // w5h): only that workload, timed in a plain loop (for perf, without criterion's analysis in
+    // the profile); `=memory`: only W4's peak heap. `JACOBIAN_PARALLEL_ITERATIONS=n` sets W4's
+    // parallel_iterations.
     if let Ok(spec) = std::env::var("JACOBIAN_PROFILE") {
-        if spec == "memory" {
-            w4_peak_memory();
-            return;
-        }
         let (name, n) = spec.split_once(':').unwrap_or((&spec, "200"));
+        let n = n.parse().unwrap_or(200);
+        let (w3_in, w5_in, w4_in) = (w3_inputs(), w5_inputs(), w4_inputs());
         let strategy = match name {
+            "memory" => return w4_peak_memory(),
+            "w3" => {
+                return println!(
+                    "w3: median {:.3} ms",
+                    median_ms(n, || {
+                        black_box(w3(&w3_in.0, &w3_in.1));
+                    })
+                )
+            }
+            "w5" => {
+                return println!(
+                    "w5: median {:.3} ms",
+                    median_ms(n, || {
+                        black_box(w5_nested(&w5_in.0, &w5_in.1));
+                    })
+                )
+            }
+            "w5h" => {
+                return println!(
+                    "w5h: median {:.3} ms",
+                    median_ms(n, || {
+                        black_box(w5_hessian(&w5_in.0, &w5_in.1));
+                    })
+                )
+            }
             "vectorized" => JacobianStrategy::Vectorized,
             "parallel_rows" => JacobianStrategy::ParallelRows,
             "sequential" => JacobianStrategy::Sequential,
             _ => JacobianStrategy::Auto,
         };
-        let (x, l1, l2) = w4_inputs();
-        let mut times: Vec<f64> = (0..n.parse().unwrap_or(200))
-            .map(|_| {
-                let start = std::time::Instant::now();
-                black_box(w4(&x, &l1, &l2, strategy));
-                start.elapsed().as_secs_f64() * 1e3
-            })
-            .collect();
-        times.sort_by(f64::total_cmp);
-        println!("w4 {name}: median {:.3} ms", times[times.len() / 2]);
+        let (x, l1, l2) = w4_in;
+        let ms = median_ms(n, || {
+            black_box(w4(&x, &l1, &l2, strategy));
+        });
+        println!("w4 {name}: median {ms:.3} ms");
         return;
     }
     w4_peak_memory();
