@@ -134,7 +134,8 @@ pub(crate) fn run(
         Auto | Vectorized => {
             let width = row_width(plan, target, sources);
             let (size, in_flight) = match limit {
-                Some(p) => (p.div_ceil(threads).min(p), threads.min(p)),
+                // At most `p` rows at once: `p / threads` on each thread.
+                Some(p) => (p / threads.min(p), threads.min(p)),
                 // Blocks that fit the cache, and at least one per thread.
                 None => (
                     (BLOCK_ELEMENTS / width).clamp(1, rows.div_ceil(threads)),
