@@ -7,8 +7,8 @@ Each peer's result is first checked against rustape's (allclose), then every fra
 in blocks of repeated calls, in two passes (in order, then reversed); the table shows medians
 (time.perf_counter) and the ratio rustape / peer measured in the same process. The CPU time that
 other processes used meanwhile is reported: the machine is small and shared.
-Thread scaling (1 vs 2 rayon threads) and W6 memory run in child processes, so that
-RAYON_NUM_THREADS takes effect and RSS growth is not hidden by memory freed earlier.
+Thread scaling (1 vs 2 rayon threads), W4's peak memory and W6 memory run in child processes, so
+that RAYON_NUM_THREADS takes effect and RSS growth is not hidden by memory freed earlier.
 """
 import argparse
 import importlib
@@ -417,6 +417,32 @@ def child_memory(fw, n):
     return out
 
 
+def child_w4_memory():
+    """W4's peak memory in a fresh process: the growth of peak RSS (VmHWM, reset through
+    /proc/self/clear_refs) during one batch_jacobian, against the result and the tape's saved
+    tensors (issue 3: at most 2x the result plus the tape)."""
+    x, L1, L2 = rand(512, 64), rand(64, 128, scale=1 / 8), rand(128, 32, scale=1 / 11)
+    x, L1, L2 = rt.constant(x), rt.constant(L1), rt.constant(L2)
+    w4_tape(rt, x[:8], L1, L2)  # rayon's threads, code pages, allocator arenas: not W4's
+    with rt.GradientTape() as t:
+        t.watch(x)
+        y = rt.nn.elu(rt.matmul(rt.nn.elu(rt.matmul(x, L1)), L2))
+    tape_bytes = t.nbytes
+
+    def hwm():
+        with open("/proc/self/status") as f:
+            return next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmHWM:"))
+
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # the peak RSS restarts from the current RSS
+    before = hwm()
+    jac = t.batch_jacobian(y, x)
+    grown = hwm() - before
+    result = int(np.prod(jac.shape)) * 4
+    return {"peak_growth": grown, "result": result, "tape": tape_bytes,
+            "ratio": grown / (result + tape_bytes)}
+
+
 def child_threads(quick):
     """rustape alone on the rayon-parallel workloads (run under RAYON_NUM_THREADS=1 and 2)."""
     res = {}
@@ -472,6 +498,8 @@ def main():
         kind, _, arg = a.child.partition(":")
         if kind == "memory":
             res = child_memory(arg, w6_n(a.quick))
+        elif kind == "w4memory":
+            res = child_w4_memory()
         elif kind == "threads":
             res = child_threads(a.quick)
         else:
@@ -529,6 +557,13 @@ def main():
         for k in one:
             print(f"{k}: 1 thread {fmt_t(one[k])}, 2 threads {fmt_t(two[k])}: "
                   f"{one[k] / two[k]:.2f}x")
+        if "W4" in names:
+            m = run_child(["--child", "w4memory"])
+            extra["w4_memory"] = m
+            mib = 1 << 20
+            print(f"\n## W4 peak memory (fresh process): peak RSS growth during batch_jacobian "
+                  f"{m['peak_growth'] / mib:.2f} MiB; result {m['result'] / mib:.2f} MiB, tape "
+                  f"{m['tape'] / mib:.2f} MiB: {m['ratio']:.2f}x (result + tape) (goal <= 2)")
         print(f"\n## W6 memory ({w6_n(a.quick):,} iterations recorded, fresh process each)")
         extra["memory"] = {}
         for fw in ["rustape"] + [p for p in ("torch", "tf") if p in peers]:

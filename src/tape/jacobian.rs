@@ -32,7 +32,15 @@ impl Tape {
         let source_ids: Vec<_> = sources.iter().map(Source::id).collect();
         let plan = plan(&mut self.lock(), &[target.id()], &source_ids, release);
         let diagnosis = diagnose(&plan);
-        let stacked = rows::run(&plan, target, sources, target.size(), &|r| vec![r], options)?;
+        let stacked = rows::run(
+            &plan,
+            target,
+            sources,
+            target.size(),
+            &|r| vec![r],
+            0,
+            options,
+        )?;
         sources
             .iter()
             .zip(stacked)
@@ -99,16 +107,13 @@ impl Tape {
             std::slice::from_ref(source),
             row_size,
             &hot,
+            1,
             options,
         )?;
         let shape = [t_shape.clone(), s_shape[1..].to_vec()].concat();
         match stacked.into_iter().next().flatten() {
-            // [y, b, x..] -> [b, y, x..] -> [b, y.., x..]
-            Some(rows) => {
-                let mut perm: Vec<usize> = (0..rows.ndim()).collect();
-                perm.swap(0, 1);
-                ops::reshape(&ops::transpose(&rows, Some(&perm))?, &dims(&shape)).map(Some)
-            }
+            // The rows come after the batch axis: [b, y, x..] -> [b, y.., x..]
+            Some(rows) => ops::reshape(&rows, &dims(&shape)).map(Some),
             None => unconnected_value(
                 source,
                 &shape,

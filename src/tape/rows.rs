@@ -1,23 +1,33 @@
 //! Running the rows of a Jacobian. Row `r` is a VJP seeded with a basis cotangent (ones at the
-//! flat target positions `hot(r)`), over one read-only plan. Three ways, same numbers:
+//! flat target positions `hot(r)`), over one read-only plan. Rows run in blocks, the same
+//! numbers whichever way:
 //! - vectorised: a block of rows in one sweep, the seeds stacked on a new leading axis (every
 //!   op on the path must take batched cotangents: `Step::batchable`);
-//! - parallel rows: independent sweeps on rayon's threads;
-//! - sequential: one sweep after another on this thread.
+//! - row by row: one sweep per row;
+//!
+//! and the blocks run on rayon's threads, or one after another on this thread (sequential, or
+//! when a tape records on this thread: rows on other threads would not be recorded).
+//!
+//! Each block writes its rows straight into the result, already in its final layout (the row
+//! axis after the batch axis for `batch_jacobian`): no stacking, no transposition, and only the
+//! blocks in flight hold temporaries. When a tape records, the rows are joined with rustape's
+//! own ops instead, so that the Jacobian itself is recorded.
+use ndarray::{ArcArray, ArrayD, ArrayViewMutD, Axis, IxDyn};
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
 use super::backward::{sweep, Plan};
 use super::Source;
-use crate::error::{Error, Result};
+use crate::dtype::DType;
+use crate::error::{fmt_shape, Error, Result};
 use crate::ops;
-use crate::tensor::{Tensor, TensorId};
+use crate::tensor::{Data, Tensor, TensorId};
 
 /// How the rows of a Jacobian are run. The numbers are the same whichever runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JacobianStrategy {
-    /// Vectorised when every op on the path supports it and a row's cotangent is small, else
-    /// parallel rows.
+    /// Vectorised blocks on rayon's threads when every op on the path supports it, else rows on
+    /// rayon's threads.
     Auto,
     /// Vectorised only: a ValueError naming the op when one on the path cannot take batched
     /// cotangents (to find what keeps `Auto` off the fast path).
@@ -31,8 +41,9 @@ pub enum JacobianStrategy {
 /// How to run a Jacobian's rows.
 #[derive(Clone, Copy, Debug)]
 pub struct JacobianOptions {
-    /// At most this many rows at once: the block of a vectorised sweep, or the rows in flight
-    /// on rayon's threads. `None`: as many as memory comfortably allows / one per thread.
+    /// At most this many rows at once (TensorFlow's meaning: it bounds memory): the rows of all
+    /// the vectorised blocks, or the single rows, in flight on rayon's threads. `None`: blocks
+    /// sized to stay in cache, one in flight per thread.
     pub parallel_iterations: Option<usize>,
     pub strategy: JacobianStrategy,
 }
@@ -64,30 +75,37 @@ impl JacobianOptions {
     }
 }
 
-/// Elements one vectorised cotangent may hold by default (64 MiB of float32).
-const BLOCK_BUDGET: usize = 1 << 24;
+/// Elements the widest cotangent of one vectorised block may hold by default: 128Ki, 512 KiB of
+/// float32, half a core's L2, so a block's few live temporaries stay in cache and its
+/// allocations are reused rather than mapped afresh (W4, 65,536-element rows: blocks of 2
+/// rows).
+const BLOCK_ELEMENTS: usize = 1 << 17;
 
-/// `Auto` vectorises only when one row's cotangent (the target) has at most this many elements.
-/// Small rows are all op overhead, which one sweep for many rows removes; large rows already
-/// amortise it, run in parallel, and stay in cache (benches/RESULTS.md: W3, 256-element rows,
-/// and W5, 200, are faster vectorised; W4, 16,384-element rows, took 10.2 ms vectorised and
-/// 6.6 ms in parallel rows).
-const VECTORIZE_MAX_ROW: usize = 4096;
+/// How the rows run: `size` rows per sweep (on a leading axis when `vectorised`), at most
+/// `in_flight` sweeps at once on rayon's threads (1: one after another on this thread).
+#[derive(Clone, Copy, Debug)]
+struct Blocks {
+    size: usize,
+    vectorised: bool,
+    in_flight: usize,
+}
 
-/// Computes `rows` rows; for each source, its row gradients stacked on a new leading axis
-/// (`[rows, source.shape..]`), or `None` when no row reached it.
+/// Computes `rows` rows; for each source, its row gradients in one tensor of shape
+/// `source.shape` with a row axis of length `rows` inserted at `row_axis` (0: `[rows,
+/// source..]`; 1, for `batch_jacobian`: `[b, rows, x..]`), or `None` when no row reached it.
 pub(crate) fn run(
     plan: &Plan,
     target: &Tensor,
     sources: &[Source],
     rows: usize,
     hot: &(dyn Fn(usize) -> Vec<usize> + Sync),
+    row_axis: usize,
     options: JacobianOptions,
 ) -> Result<Vec<Option<Tensor>>> {
     use JacobianStrategy::*;
     if rows == 0 {
         // An empty target: every path gives the same empty Jacobian.
-        let empty = |s: &Source| Some(Tensor::zeros(&[vec![0], s.shape()].concat(), s.dtype()));
+        let empty = |s: &Source| Some(Tensor::zeros(&out_shape(s, 0, row_axis), s.dtype()));
         return Ok(sources.iter().map(empty).collect());
     }
     let unbatchable = plan.steps.iter().find(|s| !s.batchable).map(|s| s.op);
@@ -97,69 +115,266 @@ pub(crate) fn run(
             format!("cannot vectorise: the op '{op}' on the path takes no batched cotangents (use the default strategy)"),
         ));
     }
+    // Rows on other threads would not be recorded by a tape recording on this one.
     let recording = crate::tape::any_tape_recording();
-    match options.strategy {
-        Vectorized => vectorized(plan, target, sources, rows, hot, options),
-        Auto if unbatchable.is_none() && rows > 1 && target.size() <= VECTORIZE_MAX_ROW => {
-            vectorized(plan, target, sources, rows, hot, options)
+    let threads = if recording || options.strategy == Sequential {
+        1
+    } else {
+        rayon::current_num_threads().max(1)
+    };
+    let limit = options.parallel_iterations.map(|p| p.max(1));
+    let single = Blocks {
+        size: 1,
+        vectorised: false,
+        in_flight: limit.unwrap_or(threads).min(threads),
+    };
+    let blocks = match options.strategy {
+        Sequential | ParallelRows => single,
+        Auto if unbatchable.is_some() || rows == 1 => single,
+        Auto | Vectorized => {
+            let width = row_width(plan, target, sources);
+            let (size, in_flight) = match limit {
+                // At most `p` rows at once: `p / threads` on each thread.
+                Some(p) => (p / threads.min(p), threads.min(p)),
+                // Blocks that fit the cache, and at least one per thread.
+                None => (
+                    (BLOCK_ELEMENTS / width).clamp(1, rows.div_ceil(threads)),
+                    threads,
+                ),
+            };
+            Blocks {
+                size: size.clamp(1, rows),
+                vectorised: true,
+                in_flight,
+            }
         }
-        // Rows on other threads would not be recorded by a tape recording on this one.
-        Sequential => one_by_one(plan, target, sources, rows, hot, None),
-        _ if recording => one_by_one(plan, target, sources, rows, hot, None),
-        _ => one_by_one(
-            plan,
-            target,
-            sources,
-            rows,
-            hot,
-            Some(options.parallel_iterations),
-        ),
+    };
+    if recording {
+        joined_by_ops(plan, target, sources, rows, hot, row_axis, blocks)
+    } else {
+        written_in_place(plan, target, sources, rows, hot, row_axis, blocks)
     }
+}
+
+/// `source.shape` with a row axis of length `rows` at `row_axis`.
+fn out_shape(source: &Source, rows: usize, row_axis: usize) -> Vec<usize> {
+    let mut shape = source.shape();
+    shape.insert(row_axis, rows);
+    shape
+}
+
+/// Elements of the widest cotangent one row carries through the sweep: the target, the
+/// sources, and the forward values on the path that a VJP saved (cotangents have their shapes).
+fn row_width(plan: &Plan, target: &Tensor, sources: &[Source]) -> usize {
+    let saved = plan
+        .steps
+        .iter()
+        .flat_map(|s| s.saved.iter())
+        .filter(|t| plan.connected.contains(&t.id()))
+        .map(Tensor::size);
+    let sources = sources.iter().map(|s| s.shape().iter().product());
+    saved
+        .chain(sources)
+        .chain([target.size(), 1])
+        .max()
+        .unwrap_or(1)
 }
 
 fn keep_of(sources: &[Source]) -> FxHashSet<TensorId> {
     sources.iter().map(Source::id).collect()
 }
 
-/// Blocks of rows, each one sweep with batch rank 1.
-fn vectorized(
+/// One block's sweep: per source, its gradient (`[len, source..]` when vectorised, else the
+/// source's shape), or `None` when the rows did not reach it.
+fn sweep_block(
+    plan: &Plan,
+    target: &Tensor,
+    sources: &[Source],
+    keep: &FxHashSet<TensorId>,
+    rows: std::ops::Range<usize>,
+    hot: &(dyn Fn(usize) -> Vec<usize> + Sync),
+    vectorised: bool,
+) -> Result<Vec<Option<Tensor>>> {
+    let seed = seed_block(target, rows, hot, vectorised)?;
+    let batch = usize::from(vectorised);
+    let seeds = vec![(target.id(), seed)];
+    let mut grads = sweep(&plan.steps, &plan.connected, seeds, keep, batch)?;
+    Ok(sources.iter().map(|s| grads.remove(&s.id())).collect())
+}
+
+/// The result buffer of one source, one block's slice of it at a time.
+enum Sink<'a> {
+    F32(ArrayViewMutD<'a, f32>),
+    F64(ArrayViewMutD<'a, f64>),
+}
+
+/// The blocks run in waves of `in_flight` (bounding memory), each writing its rows into its own
+/// slice of the results.
+fn written_in_place(
     plan: &Plan,
     target: &Tensor,
     sources: &[Source],
     rows: usize,
     hot: &(dyn Fn(usize) -> Vec<usize> + Sync),
-    options: JacobianOptions,
+    row_axis: usize,
+    blocks: Blocks,
 ) -> Result<Vec<Option<Tensor>>> {
-    let widest = sources
+    let keep = keep_of(sources);
+    // Only floating sources receive gradients.
+    let mut buffers: Vec<Option<Data>> = sources
         .iter()
-        .map(|s| s.shape().iter().product())
-        .chain([target.size(), 1])
-        .max()
-        .unwrap_or(1);
-    let block = options
-        .parallel_iterations
-        .unwrap_or(BLOCK_BUDGET / widest)
-        .clamp(1, rows);
+        .map(|s| {
+            let shape = IxDyn(&out_shape(s, rows, row_axis));
+            match s.dtype() {
+                DType::F32 => Some(Data::from(ArrayD::<f32>::zeros(shape))),
+                DType::F64 => Some(Data::from(ArrayD::<f64>::zeros(shape))),
+                _ => None,
+            }
+        })
+        .collect();
+    // One job per block: its first row and its slice of each source's result.
+    let mut jobs: Vec<(usize, Vec<Option<Sink>>)> = (0..rows)
+        .step_by(blocks.size)
+        .map(|start| (start, Vec::new()))
+        .collect();
+    for buffer in buffers.iter_mut() {
+        let slices: Vec<Option<Sink>> = match buffer {
+            Some(Data::F32(a)) => slices(a, row_axis, blocks.size, Sink::F32),
+            Some(Data::F64(a)) => slices(a, row_axis, blocks.size, Sink::F64),
+            _ => jobs.iter().map(|_| None).collect(),
+        };
+        for (job, slice) in jobs.iter_mut().zip(slices) {
+            job.1.push(slice);
+        }
+    }
+    // Per source, whether the block reached it.
+    let run = |(start, sinks): &mut (usize, Vec<Option<Sink>>)| -> Result<Vec<bool>> {
+        let end = (*start + blocks.size).min(rows);
+        let rows = *start..end;
+        let grads = sweep_block(plan, target, sources, &keep, rows, hot, blocks.vectorised)?;
+        grads
+            .into_iter()
+            .zip(sinks.iter_mut())
+            .map(|(grad, sink)| match (grad, sink) {
+                (Some(g), Some(sink)) => place(sink, &g, blocks.vectorised, row_axis).map(|_| true),
+                _ => Ok(false),
+            })
+            .collect()
+    };
+    let mut reached = vec![false; sources.len()];
+    for wave in jobs.chunks_mut(blocks.in_flight.max(1)) {
+        let done: Vec<Vec<bool>> = if wave.len() > 1 {
+            wave.par_iter_mut().map(run).collect::<Result<_>>()?
+        } else {
+            wave.iter_mut().map(run).collect::<Result<_>>()?
+        };
+        for block in done {
+            for (r, hit) in reached.iter_mut().zip(block) {
+                *r |= hit;
+            }
+        }
+    }
+    drop(jobs);
+    Ok(buffers
+        .into_iter()
+        .zip(reached)
+        .map(|(buffer, reached)| buffer.filter(|_| reached).map(Tensor::new))
+        .collect())
+}
+
+/// Disjoint mutable slices of `array` along `axis`, `size` long (the last shorter).
+fn slices<'a, T>(
+    array: &'a mut ArcArray<T, IxDyn>,
+    axis: usize,
+    size: usize,
+    wrap: fn(ArrayViewMutD<'a, T>) -> Sink<'a>,
+) -> Vec<Option<Sink<'a>>>
+where
+    T: Clone,
+{
+    array
+        .axis_chunks_iter_mut(Axis(axis), size)
+        .map(|v| Some(wrap(v)))
+        .collect()
+}
+
+/// Copies one block's gradient (`[len, source..]`, or the source's shape for a single row)
+/// into its slice of the result (`source.shape` with the `len` rows at `row_axis`).
+fn place(sink: &mut Sink, grad: &Tensor, vectorised: bool, row_axis: usize) -> Result<()> {
+    fn copy<T: Clone>(
+        dst: &mut ArrayViewMutD<T>,
+        g: &ArcArray<T, IxDyn>,
+        vectorised: bool,
+        row_axis: usize,
+    ) -> Result<()> {
+        let g = g.view();
+        let g = if vectorised {
+            g
+        } else {
+            g.insert_axis(Axis(0))
+        };
+        // The block's rows lead; move them to the row axis.
+        let mut perm: Vec<usize> = (1..g.ndim()).collect();
+        perm.insert(row_axis, 0);
+        let g = g.permuted_axes(perm);
+        if g.shape() != dst.shape() {
+            return Err(Error::shape(
+                "GradientTape.jacobian",
+                format!(
+                    "a block of rows has gradient shape {} where {} was expected (a VJP on the \
+                     path returned a gradient of the wrong shape)",
+                    fmt_shape(g.shape()),
+                    fmt_shape(dst.shape())
+                ),
+            ));
+        }
+        dst.assign(&g);
+        Ok(())
+    }
+    match (sink, grad.data()) {
+        (Sink::F32(dst), Data::F32(g)) => copy(dst, g, vectorised, row_axis),
+        (Sink::F64(dst), Data::F64(g)) => copy(dst, g, vectorised, row_axis),
+        (_, other) => Err(Error::dtype(
+            "GradientTape.jacobian",
+            format!(
+                "a gradient has dtype {} unlike its source (a VJP on the path changed it)",
+                other.dtype()
+            ),
+        )),
+    }
+}
+
+/// While a tape records on this thread: blocks one after another, joined (and moved to the
+/// row axis) by rustape's ops, so that the Jacobian is recorded too.
+fn joined_by_ops(
+    plan: &Plan,
+    target: &Tensor,
+    sources: &[Source],
+    rows: usize,
+    hot: &(dyn Fn(usize) -> Vec<usize> + Sync),
+    row_axis: usize,
+    blocks: Blocks,
+) -> Result<Vec<Option<Tensor>>> {
     let keep = keep_of(sources);
     let mut parts: Vec<Vec<Tensor>> = vec![Vec::new(); sources.len()];
     let mut reached = vec![false; sources.len()];
-    for start in (0..rows).step_by(block) {
-        let end = (start + block).min(rows);
-        let seed = seed_block(target, start..end, hot)?;
-        let mut grads = sweep(
-            &plan.steps,
-            &plan.connected,
-            vec![(target.id(), seed)],
+    for start in (0..rows).step_by(blocks.size) {
+        let end = (start + blocks.size).min(rows);
+        let grads = sweep_block(
+            plan,
+            target,
+            sources,
             &keep,
-            1,
+            start..end,
+            hot,
+            blocks.vectorised,
         )?;
-        for (k, source) in sources.iter().enumerate() {
-            let part = match grads.remove(&source.id()) {
-                Some(g) => {
-                    reached[k] = true;
-                    g
-                }
-                None => Tensor::zeros(
+        for (k, (source, grad)) in sources.iter().zip(grads).enumerate() {
+            reached[k] |= grad.is_some();
+            let part = match (grad, blocks.vectorised) {
+                (Some(g), true) => g,
+                (Some(g), false) => ops::expand_dims(&g, 0)?,
+                (None, _) => Tensor::zeros(
                     &[vec![end - start], source.shape()].concat(),
                     source.dtype(),
                 ),
@@ -171,96 +386,54 @@ fn vectorized(
         .into_iter()
         .zip(reached)
         .map(|(p, reached)| {
-            if reached {
-                ops::concat(&p, 0).map(Some)
-            } else {
-                Ok(None)
-            }
-        })
-        .collect()
-}
-
-/// Row by row: on rayon's threads when `parallel` is `Some(limit)`, else on this thread.
-fn one_by_one(
-    plan: &Plan,
-    target: &Tensor,
-    sources: &[Source],
-    rows: usize,
-    hot: &(dyn Fn(usize) -> Vec<usize> + Sync),
-    parallel: Option<Option<usize>>,
-) -> Result<Vec<Option<Tensor>>> {
-    let keep = keep_of(sources);
-    let one_row = |r: usize| -> Result<Vec<Option<Tensor>>> {
-        let seed = seed_block(target, r..r + 1, hot)?;
-        let seed = ops::reshape(&seed, &dims(target.shape()))?;
-        let mut grads = sweep(
-            &plan.steps,
-            &plan.connected,
-            vec![(target.id(), seed)],
-            &keep,
-            0,
-        )?;
-        Ok(sources.iter().map(|s| grads.remove(&s.id())).collect())
-    };
-    let threads = rayon::current_num_threads();
-    let by_row: Vec<Vec<Option<Tensor>>> =
-        match parallel.map(|p| p.unwrap_or(threads).clamp(1, threads)) {
-            Some(in_flight) if in_flight > 1 && rows > 1 => {
-                let mut out = Vec::with_capacity(rows);
-                // Each worker runs one sweep at a time, so `in_flight == threads` needs no waves.
-                let wave = if in_flight == threads {
-                    rows
-                } else {
-                    in_flight
-                };
-                for start in (0..rows).step_by(wave) {
-                    let part: Vec<_> = (start..(start + wave).min(rows))
-                        .into_par_iter()
-                        .map(one_row)
-                        .collect::<Result<_>>()?;
-                    out.extend(part);
-                }
-                out
-            }
-            _ => (0..rows).map(one_row).collect::<Result<_>>()?,
-        };
-    let mut per_source: Vec<Vec<Option<Tensor>>> = vec![Vec::with_capacity(rows); sources.len()];
-    for row in by_row {
-        for (k, grad) in row.into_iter().enumerate() {
-            per_source[k].push(grad);
-        }
-    }
-    sources
-        .iter()
-        .zip(per_source)
-        .map(|(source, rows)| {
-            if rows.iter().all(Option::is_none) {
+            if !reached {
                 return Ok(None);
             }
-            let filled: Vec<Tensor> = rows
-                .into_iter()
-                .map(|r| r.unwrap_or_else(|| Tensor::zeros(&source.shape(), source.dtype())))
-                .collect();
-            ops::stack(&filled, 0).map(Some)
+            let stacked = ops::concat(&p, 0)?;
+            if row_axis == 0 {
+                return Ok(Some(stacked));
+            }
+            let mut perm: Vec<usize> = (1..stacked.ndim()).collect();
+            perm.insert(row_axis, 0);
+            ops::transpose(&stacked, Some(&perm)).map(Some)
         })
         .collect()
 }
 
-/// Seeds for rows `range`: shape `[range.len(), target.shape..]`, row `r` one at `hot(r)`.
+/// Seeds for rows `range`: shape `[range.len(), target.shape..]` (just `target.shape` for one
+/// row when not `vectorised`), row `r` one at `hot(r)`.
 fn seed_block(
     target: &Tensor,
     range: std::ops::Range<usize>,
     hot: &(dyn Fn(usize) -> Vec<usize> + Sync),
+    vectorised: bool,
 ) -> Result<Tensor> {
-    let size = target.size();
-    let mut values = vec![0.0; range.len() * size];
-    for (i, r) in range.clone().enumerate() {
-        for position in hot(r) {
-            values[i * size + position] = 1.0;
+    fn ones<T: crate::tensor::Element>(
+        n: usize,
+        size: usize,
+        range: std::ops::Range<usize>,
+        hot: &(dyn Fn(usize) -> Vec<usize> + Sync),
+        shape: &[usize],
+    ) -> Result<Tensor> {
+        let mut values = vec![T::default(); n * size];
+        for (i, r) in range.enumerate() {
+            for position in hot(r) {
+                values[i * size + position] = T::from_f64(1.0);
+            }
         }
+        Tensor::from_vec(values, shape)
     }
-    let shape = [vec![range.len()], target.shape().to_vec()].concat();
-    ops::cast(&Tensor::from_vec(values, &shape)?, target.dtype())
+    let (n, size) = (range.len(), target.size());
+    let shape = if vectorised {
+        [vec![n], target.shape().to_vec()].concat()
+    } else {
+        target.shape().to_vec()
+    };
+    match target.dtype() {
+        DType::F32 => ones::<f32>(n, size, range, hot, &shape),
+        DType::F64 => ones::<f64>(n, size, range, hot, &shape),
+        other => ops::cast(&ones::<f64>(n, size, range, hot, &shape)?, other),
+    }
 }
 
 pub(crate) fn dims(shape: &[usize]) -> Vec<isize> {
