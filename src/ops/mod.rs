@@ -144,6 +144,12 @@ pub(crate) fn zip_map<T: Element, U: Send>(
                 return kernel::map_vec(shape, y, kernel::PAR_CHEAP, |q| f(p, q));
             }
         }
+        (true, false, Some(x), Some(y)) if repeats_along_leading_axes(b.shape(), shape) => {
+            return kernel::shaped_vec(shape, zip_repeating(x, y, |p, q| f(p, q)));
+        }
+        (false, true, Some(x), Some(y)) if repeats_along_leading_axes(a.shape(), shape) => {
+            return kernel::shaped_vec(shape, zip_repeating(y, x, |q, p| f(p, q)));
+        }
         _ => {}
     }
     if full_a && full_b {
@@ -154,6 +160,27 @@ pub(crate) fn zip_map<T: Element, U: Send>(
         (Some(a), Some(b)) => Zip::from(&a).and(&b).map_collect(|&x, &y| f(x, y)),
         _ => unreachable!("shapes were validated by broadcast_shapes"),
     }
+}
+
+/// Whether an operand of shape `small`, broadcast to `shape`, is the same block of elements
+/// repeated along leading axes (a bias `[m]` against `[n, m]`, `[64, 1]` against `[B, 64, 1]`).
+/// ndarray's Zip would loop over the innermost axis, which may have length 1.
+fn repeats_along_leading_axes(small: &[usize], shape: &[usize]) -> bool {
+    let first_real = small.iter().position(|&d| d != 1).unwrap_or(small.len());
+    let core = &small[first_real..];
+    !core.is_empty() && shape.ends_with(core)
+}
+
+/// `f(x[i], y[i % y.len()])` for every `i`: `y` repeats along `x` (see above).
+fn zip_repeating<T: Copy, U>(x: &[T], y: &[T], f: impl Fn(T, T) -> U) -> Vec<U> {
+    let mut out = Vec::with_capacity(x.len());
+    if y.is_empty() {
+        return out; // a zero-length axis: `x` is empty too
+    }
+    for block in x.chunks_exact(y.len()) {
+        out.extend(block.iter().zip(y).map(|(&p, &q)| f(p, q)));
+    }
+    out
 }
 
 /// `axis` (negative counts from the end) as an index into `ndim` dimensions.

@@ -23,6 +23,7 @@ use pyo3::prelude::*;
 /// storage, the node's closure) and the backward sweep frees them: mimalloc does that in a
 /// fraction of glibc's instructions and without glibc's 16-byte header per block. Only the
 /// Python extension sets it; a Rust program linking rustape keeps its own allocator.
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
