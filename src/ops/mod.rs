@@ -145,7 +145,7 @@ pub(crate) fn zip_map<T: Element, U: Send>(
             }
         }
         (true, false, Some(x), Some(y)) if repeats_along_leading_axes(b.shape(), shape) => {
-            return kernel::shaped_vec(shape, zip_repeating(x, y, |p, q| f(p, q)));
+            return kernel::shaped_vec(shape, zip_repeating(x, y, &f));
         }
         (false, true, Some(x), Some(y)) if repeats_along_leading_axes(a.shape(), shape) => {
             return kernel::shaped_vec(shape, zip_repeating(y, x, |q, p| f(p, q)));
