@@ -27,10 +27,29 @@ use pyo3::prelude::*;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+#[cfg(feature = "mimalloc")]
+extern "C" {
+    /// mimalloc's option setter (compiled in by the `mimalloc` crate).
+    fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
+}
+
+/// Commit the allocator's arenas as they are used, not ahead: measured on W4 (a Jacobian of
+/// 4 MiB), peak RSS 2.2-4.0x the result and tape with eager commit, 1.3-1.6x without, at no
+/// cost in W6's time.
+fn configure_allocator() {
+    #[cfg(feature = "mimalloc")]
+    {
+        const MI_OPTION_ARENA_EAGER_COMMIT: std::ffi::c_int = 4; // mimalloc.h
+                                                                 // SAFETY: a documented option, set once at import, before the module allocates much.
+        unsafe { mi_option_set(MI_OPTION_ARENA_EAGER_COMMIT, 0) };
+    }
+}
+
 #[pymodule]
 #[pyo3(name = "_rustape")]
 fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    configure_allocator();
     m.add_class::<tensor::PyTensor>()?;
     m.add_class::<tensor::PyVariable>()?;
     m.add_class::<dtype::PyDType>()?;
