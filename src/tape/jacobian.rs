@@ -132,9 +132,8 @@ fn check_rows_stay_apart(op: &str, plan: &Plan) -> Result<()> {
     let mut mixing: Vec<&str> = Vec::new();
     // Steps run last-recorded first; list the earliest (the cause) first.
     for step in plan.steps.iter().rev() {
-        let mixes = step.inputs.iter().enumerate().any(|(k, id)| {
-            step.mixes_rows & crate::tape::mixes_input(k) != 0 && plan.connected.contains(id)
-        });
+        let mixes = (0..step.inputs.len())
+            .any(|k| step.mixes_rows & crate::tape::mixes_input(k) != 0 && step.input_connected(k));
         if mixes && !mixing.contains(&step.op) {
             mixing.push(step.op);
         }
