@@ -61,13 +61,14 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, hint: Option<DType>) -> PyResult<Tensor
             obj,
             obj.cast::<PyFloat>().map(|f| f.value()).unwrap_or(0.0),
             hint,
+            Scalar::Fresh,
         );
     }
     if obj.is_exact_instance_of::<PyBool>() {
         return bool_scalar(obj, obj.is_truthy()?, hint);
     }
     if obj.is_exact_instance_of::<PyInt>() {
-        return int_scalar(obj, hint);
+        return int_scalar(obj, hint, Scalar::Fresh);
     }
     if let Ok(array) = obj.cast::<PyUntypedArray>() {
         return array_to_tensor(array, hint);
@@ -86,10 +87,10 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, hint: Option<DType>) -> PyResult<Tensor
         return bool_scalar(obj, obj.is_truthy()?, hint);
     }
     if obj.is_instance_of::<PyInt>() {
-        return int_scalar(obj, hint);
+        return int_scalar(obj, hint, Scalar::Fresh);
     }
     if obj.is_instance_of::<PyFloat>() {
-        return float_scalar(obj, obj.extract::<f64>()?, hint);
+        return float_scalar(obj, obj.extract::<f64>()?, hint, Scalar::Fresh);
     }
     // Array-likes (objects with __array__, buffers).
     if obj.hasattr("__array__")? || obj.hasattr("__array_interface__")? {
@@ -138,22 +139,10 @@ pub fn convert_pair(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<(Ten
 /// user, so nobody can watch it, and a loop repeating it costs no allocation.
 fn operand(obj: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Tensor> {
     if let Ok(f) = obj.cast_exact::<PyFloat>() {
-        if dtype.is_float() {
-            return Ok(Tensor::shared_scalar_of(f.value(), dtype));
-        }
-    } else if obj.is_exact_instance_of::<PyInt>() {
-        if let Ok(v) = obj.extract::<i64>() {
-            let shared = match dtype {
-                DType::F32 => Some(Tensor::shared_scalar(v as f32)),
-                DType::F64 => Some(Tensor::shared_scalar(v as f64)),
-                DType::I64 => Some(Tensor::shared_scalar(v)),
-                DType::I32 => i32::try_from(v).ok().map(Tensor::shared_scalar),
-                DType::Bool => None,
-            };
-            if let Some(t) = shared {
-                return Ok(t);
-            }
-        }
+        return float_scalar(obj, f.value(), Some(dtype), Scalar::Shared);
+    }
+    if obj.is_exact_instance_of::<PyInt>() {
+        return int_scalar(obj, Some(dtype), Scalar::Shared);
     }
     to_tensor(obj, Some(dtype))
 }
@@ -219,10 +208,32 @@ fn cannot_convert(obj: &Bound<'_, PyAny>, dtype: DType) -> PyErr {
     )
 }
 
-fn float_scalar(obj: &Bound<'_, PyAny>, v: f64, hint: Option<DType>) -> PyResult<Tensor> {
+/// Whether a Python number becomes a tensor of its own or the thread's shared constant
+/// (`Tensor::shared_scalar`, for operands no user can reach).
+#[derive(Clone, Copy)]
+enum Scalar {
+    Fresh,
+    Shared,
+}
+
+impl Scalar {
+    fn of<T: Element>(self, v: T) -> Tensor {
+        match self {
+            Scalar::Fresh => Tensor::scalar(v),
+            Scalar::Shared => Tensor::shared_scalar(v),
+        }
+    }
+}
+
+fn float_scalar(
+    obj: &Bound<'_, PyAny>,
+    v: f64,
+    hint: Option<DType>,
+    make: Scalar,
+) -> PyResult<Tensor> {
     match hint {
-        None | Some(DType::F32) => Ok(Tensor::scalar(v as f32)),
-        Some(DType::F64) => Ok(Tensor::scalar(v)),
+        None | Some(DType::F32) => Ok(make.of(v as f32)),
+        Some(DType::F64) => Ok(make.of(v)),
         Some(d) => Err(cannot_convert(obj, d)),
     }
 }
@@ -246,23 +257,23 @@ fn int_value(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
     })
 }
 
-fn int_scalar(obj: &Bound<'_, PyAny>, hint: Option<DType>) -> PyResult<Tensor> {
+fn int_scalar(obj: &Bound<'_, PyAny>, hint: Option<DType>, make: Scalar) -> PyResult<Tensor> {
     let v = int_value(obj)?;
     match hint {
         None => Ok(match i32::try_from(v) {
-            Ok(small) => Tensor::scalar(small),
-            Err(_) => Tensor::scalar(v),
+            Ok(small) => make.of(small),
+            Err(_) => make.of(v),
         }),
         Some(DType::I32) => match i32::try_from(v) {
-            Ok(small) => Ok(Tensor::scalar(small)),
+            Ok(small) => Ok(make.of(small)),
             Err(_) => Err(value_error(
                 OP,
                 format!("Can't convert Python int {v} to int32: out of range"),
             )),
         },
-        Some(DType::I64) => Ok(Tensor::scalar(v)),
-        Some(DType::F32) => Ok(Tensor::scalar(v as f32)),
-        Some(DType::F64) => Ok(Tensor::scalar(v as f64)),
+        Some(DType::I64) => Ok(make.of(v)),
+        Some(DType::F32) => Ok(make.of(v as f32)),
+        Some(DType::F64) => Ok(make.of(v as f64)),
         Some(DType::Bool) => Err(cannot_convert(obj, DType::Bool)),
     }
 }
