@@ -21,6 +21,9 @@ pub(crate) fn fresh_id() -> TensorId {
     NEXT_ID.fetch_add(1, Ordering::Relaxed)
 }
 
+/// Set in the ids of [`Tensor::shared_scalar`]s (ids count up from 1 and never reach it).
+const SHARED_SCALAR_ID: TensorId = 1 << 63;
+
 /// Typed, shared storage. `ArcArray` makes clones, reshapes and aliases free.
 #[derive(Clone)]
 pub enum Data {
@@ -268,7 +271,10 @@ impl Tensor {
             match &cache[slot] {
                 Some((dtype, b, t)) if *dtype == T::DTYPE && *b == bits => t.clone(),
                 _ => {
-                    let t = Tensor::scalar(value);
+                    let t = Tensor(Arc::new(Inner {
+                        id: fresh_id() | SHARED_SCALAR_ID,
+                        data: T::into_data(ndarray::arr0(value).into_dyn().into_shared()),
+                    }));
                     cache[slot] = Some((T::DTYPE, bits, t.clone()));
                     t
                 }
@@ -313,6 +319,12 @@ impl Tensor {
 
     pub fn id(&self) -> TensorId {
         self.0.id
+    }
+    /// Whether this is a [`Tensor::shared_scalar`]: no user holds it, so no tape ever watches
+    /// it and its gradient is never asked for. An op may skip saving what only that gradient
+    /// would use (`y * 0.5` need not keep `y` alive).
+    pub fn is_shared_scalar(&self) -> bool {
+        self.0.id & SHARED_SCALAR_ID != 0
     }
     pub fn data(&self) -> &Data {
         &self.0.data

@@ -301,6 +301,8 @@ pub(crate) fn collect(
         .iter()
         .enumerate()
         .map(|(i, s)| match grads.get(&s.id()) {
+            // A gradient may be a shared constant (a VJP's `scalar_like`); a user gets their own.
+            Some(g) if s.dtype().is_float() && g.is_shared_scalar() => Ok(Some(g.alias())),
             Some(g) if s.dtype().is_float() => Ok(Some(g.clone())),
             _ => unconnected_value(s, &s.shape(), unconnected, diagnosis, "gradient", i),
         })
