@@ -4,7 +4,7 @@
 //! storage, fresh id) is how variable reads and custom-gradient outputs get their own identity
 //! on a tape without copying data.
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use ndarray::{ArcArray, ArrayD, IxDyn};
@@ -22,7 +22,7 @@ pub(crate) fn fresh_id() -> TensorId {
 }
 
 /// Set in the ids of [`Tensor::shared_scalar`]s (ids count up from 1 and never reach it).
-const SHARED_SCALAR_ID: TensorId = 1 << 63;
+pub(crate) const SHARED_SCALAR_ID: TensorId = 1 << 63;
 
 /// Typed, shared storage. `ArcArray` makes clones, reshapes and aliases free.
 #[derive(Clone)]
@@ -227,13 +227,20 @@ pub struct Tensor(Arc<Inner>);
 
 struct Inner {
     id: TensorId,
+    /// The index of the node that produced this tensor on the first tape that recorded it
+    /// (`NOT_RECORDED` if none): that tape finds the producer without a hash lookup. A hint
+    /// only: the tape checks that its node at this index lists this tensor among its outputs.
+    producer: AtomicU32,
     data: Data,
 }
+
+const NOT_RECORDED: u32 = u32::MAX;
 
 impl Tensor {
     pub fn new(data: Data) -> Tensor {
         Tensor(Arc::new(Inner {
             id: fresh_id(),
+            producer: AtomicU32::new(NOT_RECORDED),
             data,
         }))
     }
@@ -273,6 +280,7 @@ impl Tensor {
                 _ => {
                     let t = Tensor(Arc::new(Inner {
                         id: fresh_id() | SHARED_SCALAR_ID,
+                        producer: AtomicU32::new(NOT_RECORDED),
                         data: T::into_data(ndarray::arr0(value).into_dyn().into_shared()),
                     }));
                     cache[slot] = Some((T::DTYPE, bits, t.clone()));
@@ -319,6 +327,23 @@ impl Tensor {
 
     pub fn id(&self) -> TensorId {
         self.0.id
+    }
+    /// The producer hint (see `Inner::producer`).
+    pub(crate) fn producer_hint(&self) -> Option<u32> {
+        let index = self.0.producer.load(Ordering::Relaxed);
+        (index != NOT_RECORDED).then_some(index)
+    }
+    /// Sets the producer hint unless another tape set it first; true if it now says `index`.
+    pub(crate) fn hint_producer(&self, index: u32) -> bool {
+        match self.0.producer.compare_exchange(
+            NOT_RECORDED,
+            index,
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        ) {
+            Ok(_) => index != NOT_RECORDED,
+            Err(current) => current == index,
+        }
     }
     /// Whether this is a [`Tensor::shared_scalar`]: no user holds it, so no tape ever watches
     /// it and its gradient is never asked for. An op may skip saving what only that gradient

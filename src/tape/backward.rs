@@ -8,7 +8,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
 use super::diagnose::{diagnose, Diagnosis};
-use super::{Origin, Source, Tape, TapeState, VjpRef};
+use super::{InputRef, Node, Source, Tape, TapeState, VjpRef};
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops;
 use crate::tensor::{Tensor, TensorId};
@@ -54,35 +54,37 @@ impl Step {
     }
 }
 
-/// The ids that depend on a source, numbered densely: the sources first (in the order given,
-/// repeats sharing a slot), then the outputs of the plan's steps.
+/// The gradient slots of a plan: every id that depends on a source has one, numbered densely
+/// (the sources first, in the order given, repeats sharing a slot; then the outputs of the
+/// plan's steps). Only the sources' and targets' slots are looked up by id.
 pub(crate) struct Connected {
-    slot_of: FxHashMap<TensorId, u32>,
+    named: FxHashMap<TensorId, u32>,
+    count: u32,
 }
 
 impl Connected {
-    /// `capacity`: how many ids may join (sizing the map once saves its rehashes).
-    fn of_sources(sources: &[TensorId], capacity: usize) -> Connected {
+    fn of_sources(sources: &[TensorId]) -> Connected {
         let mut connected = Connected {
-            slot_of: FxHashMap::with_capacity_and_hasher(capacity, Default::default()),
+            named: FxHashMap::default(),
+            count: 0,
         };
         for &id in sources {
-            connected.add(id);
+            if !connected.named.contains_key(&id) {
+                let slot = connected.fresh();
+                connected.named.insert(id, slot);
+            }
         }
         connected
     }
-    fn add(&mut self, id: TensorId) -> u32 {
-        let next = self.slot_of.len() as u32;
-        *self.slot_of.entry(id).or_insert(next)
+    fn fresh(&mut self) -> u32 {
+        self.count += 1;
+        self.count - 1
     }
     fn slot(&self, id: &TensorId) -> u32 {
-        self.slot_of.get(id).copied().unwrap_or(NO_SLOT)
-    }
-    pub fn contains(&self, id: &TensorId) -> bool {
-        self.slot_of.contains_key(id)
+        self.named.get(id).copied().unwrap_or(NO_SLOT)
     }
     fn len(&self) -> usize {
-        self.slot_of.len()
+        self.count as usize
     }
 }
 
@@ -90,74 +92,162 @@ impl Connected {
 /// serves every row of a Jacobian.
 pub(crate) struct Plan {
     pub steps: Vec<Step>,
-    /// Ids that depend on a source: only these receive gradients.
+    /// The slots of the ids that depend on a source: only these receive gradients.
     pub connected: Connected,
     /// The sources this tape tracked (watched, or read while it watched them).
     pub tracked_sources: FxHashSet<TensorId>,
 }
 
+impl Plan {
+    /// Every id that depends on a source (the sources and the steps' outputs).
+    pub fn connected_ids(&self) -> FxHashSet<TensorId> {
+        let outputs = self.steps.iter().flat_map(|s| s.outputs.iter().copied());
+        self.connected
+            .named
+            .keys()
+            .copied()
+            .chain(outputs)
+            .collect()
+    }
+}
+
+/// A node on the plan's path: its arena index, its slots, and its inputs' ids.
+struct Live {
+    node: usize,
+    slots: SmallVec<[u32; 3]>,
+    inputs: SmallVec<[TensorId; 2]>,
+}
+
 pub(crate) fn plan(
     state: &mut TapeState,
-    targets: &[TensorId],
-    sources: &[TensorId],
+    targets: &[&Tensor],
+    sources: &[Source],
     release: bool,
 ) -> Plan {
-    // Backward reachability from the targets, with an explicit stack.
-    let mut needed = vec![false; state.nodes.len()];
-    let mut stack: Vec<TensorId> = targets.to_vec();
-    while let Some(id) = stack.pop() {
-        if let Some(Origin::Node(i)) = state.tracked.get(&id) {
-            let i = *i as usize;
+    let source_ids: Vec<TensorId> = sources.iter().map(Source::id).collect();
+    let mut connected = Connected::of_sources(&source_ids);
+    // Sources some node of this tape produced (gradients with respect to intermediates): the
+    // slot that node's output takes.
+    let produced_sources: Vec<((usize, usize), u32)> = sources
+        .iter()
+        .filter_map(|s| match s {
+            Source::Tensor(t) => state.origin(t)?.node_output(),
+            Source::Variable(_) => None,
+        })
+        .zip(sources.iter().map(|s| connected.slot(&s.id())))
+        .collect();
+    let target_origins: Vec<Option<InputRef>> = targets.iter().map(|t| state.origin(t)).collect();
+
+    // Backward reachability from the targets, by node index, with an explicit stack.
+    let nodes = &state.nodes;
+    let mut needed = vec![false; nodes.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    let mut reach = |input: &InputRef, stack: &mut Vec<usize>| {
+        if let Some((i, _)) = input.node_output() {
             if !needed[i] {
                 needed[i] = true;
-                stack.extend_from_slice(&state.nodes[i].inputs);
+                stack.push(i);
             }
+        }
+    };
+    for origin in target_origins.iter().flatten() {
+        reach(origin, &mut stack);
+    }
+    while let Some(i) = stack.pop() {
+        for input in &nodes[i].inputs {
+            reach(input, &mut stack);
         }
     }
     // Forward reachability from the sources, in arena (topological) order: a needed node one
     // of whose inputs is connected is live, and its outputs become connected.
-    let needed_count = needed.iter().filter(|&&n| n).count();
-    let mut connected = Connected::of_sources(sources, sources.len() + needed_count);
-    let mut live: Vec<(usize, SmallVec<[u32; 3]>)> = Vec::with_capacity(needed_count);
-    for (i, node) in state.nodes.iter().enumerate() {
+    let mut live_index = vec![NO_SLOT; nodes.len()];
+    let mut live: Vec<Live> = Vec::new();
+    // A produced source is connected whether or not its producer is live.
+    let source_slot = |at: (usize, usize)| {
+        produced_sources
+            .iter()
+            .find(|(source, _)| *source == at)
+            .map(|&(_, slot)| slot)
+    };
+    let output_slot = |live: &[Live], live_index: &[u32], (i, k): (usize, usize)| -> u32 {
+        if let Some(slot) = source_slot((i, k)) {
+            return slot;
+        }
+        match live_index[i] {
+            NO_SLOT => NO_SLOT,
+            l => live[l as usize].slots[nodes[i].inputs.len() + k],
+        }
+    };
+    for (i, node) in nodes.iter().enumerate() {
         if !needed[i] {
             continue;
         }
         let mut slots: SmallVec<[u32; 3]> = SmallVec::new();
-        for id in &node.inputs {
-            slots.push(connected.slot(id));
-        }
-        if slots.iter().any(|&s| s != NO_SLOT) {
-            for id in &node.outputs {
-                slots.push(connected.add(*id));
+        let mut inputs: SmallVec<[TensorId; 2]> = SmallVec::new();
+        for &input in &node.inputs {
+            match input.node_output() {
+                Some(at) => {
+                    slots.push(output_slot(&live, &live_index, at));
+                    inputs.push(nodes[at.0].outputs[at.1]);
+                }
+                None => {
+                    let id = state.input_id(input);
+                    slots.push(connected.slot(&id));
+                    inputs.push(id);
+                }
             }
-            live.push((i, slots));
+        }
+        if slots.iter().all(|&s| s == NO_SLOT) {
+            continue;
+        }
+        for k in 0..node.outputs.len() {
+            let slot = source_slot((i, k)).unwrap_or_else(|| connected.fresh());
+            slots.push(slot);
+        }
+        live_index[i] = live.len() as u32;
+        live.push(Live {
+            node: i,
+            slots,
+            inputs,
+        });
+    }
+    // The targets' slots, looked up by id when the sweep seeds them.
+    for (t, origin) in targets.iter().zip(&target_origins) {
+        let slot = match origin.and_then(InputRef::node_output) {
+            Some(at) => output_slot(&live, &live_index, at),
+            None => connected.slot(&t.id()),
+        };
+        if slot != NO_SLOT {
+            connected.named.insert(t.id(), slot);
         }
     }
     let tracked_sources = sources
         .iter()
-        .copied()
-        .filter(|id| state.tracked.contains_key(id))
+        .filter(|s| match s {
+            Source::Tensor(t) => state.origin(t).is_some(),
+            Source::Variable(v) => state.tracked.contains_key(&v.id()),
+        })
+        .map(Source::id)
         .collect();
+    let step = |node: Node, live: Live| Step {
+        op: node.op,
+        inputs: live.inputs,
+        outputs: node.outputs,
+        saved: node.saved,
+        vjp: node.vjp,
+        mixes_rows: node.mixes_rows,
+        batchable: node.batchable,
+        slots: live.slots,
+    };
     let steps = if release {
         // The tape is done: move the live nodes out instead of cloning them (`live` is in
         // arena order).
         let mut live = live.into_iter().peekable();
         let mut steps = Vec::with_capacity(live.len());
         for (i, node) in std::mem::take(&mut state.nodes).into_iter().enumerate() {
-            let Some((_, slots)) = live.next_if(|(j, _)| *j == i) else {
-                continue;
-            };
-            steps.push(Step {
-                op: node.op,
-                inputs: node.inputs,
-                outputs: node.outputs,
-                saved: node.saved,
-                vjp: node.vjp,
-                mixes_rows: node.mixes_rows,
-                batchable: node.batchable,
-                slots,
-            });
+            if let Some(l) = live.next_if(|l| l.node == i) {
+                steps.push(step(node, l));
+            }
         }
         state.tracked.clear();
         steps.reverse();
@@ -165,18 +255,18 @@ pub(crate) fn plan(
     } else {
         live.into_iter()
             .rev()
-            .map(|(i, slots)| {
-                let node = &state.nodes[i];
-                Step {
+            .map(|l| {
+                let node = &state.nodes[l.node];
+                let copy = Node {
                     op: node.op,
-                    inputs: node.inputs.clone(),
+                    inputs: SmallVec::new(),
                     outputs: node.outputs.clone(),
                     saved: node.saved.clone(),
                     vjp: node.vjp.clone(),
                     mixes_rows: node.mixes_rows,
                     batchable: node.batchable,
-                    slots,
-                }
+                };
+                step(copy, l)
             })
             .collect()
     };
@@ -201,7 +291,7 @@ pub(crate) fn sweep<S: Borrow<Step>>(
     let mut grads: Vec<Option<Tensor>> = vec![None; connected.len()];
     let mut kept = vec![false; connected.len()];
     for id in keep {
-        if let Some(&slot) = connected.slot_of.get(id) {
+        if let Some(&slot) = connected.named.get(id) {
             kept[slot as usize] = true;
         }
     }
@@ -249,7 +339,7 @@ pub(crate) fn sweep<S: Borrow<Step>>(
     Ok(keep
         .iter()
         .filter_map(|id| {
-            let slot = connected.slot_of.get(id)?;
+            let slot = connected.named.get(id)?;
             grads[*slot as usize].take().map(|g| (*id, g))
         })
         .collect())
@@ -340,9 +430,9 @@ impl Tape {
         let op = "GradientTape.gradient";
         let seeds = seeds(op, targets, output_gradients)?;
         let release = self.take_use("gradient")?;
-        let target_ids: Vec<TensorId> = targets.iter().map(Tensor::id).collect();
+        let target_refs: Vec<&Tensor> = targets.iter().collect();
         let source_ids: Vec<TensorId> = sources.iter().map(Source::id).collect();
-        let plan = plan(&mut self.lock(), &target_ids, &source_ids, release);
+        let plan = plan(&mut self.lock(), &target_refs, sources, release);
         let diagnosis = (unconnected == Unconnected::Raise).then(|| diagnose(&plan));
         let keep: FxHashSet<TensorId> = source_ids.iter().copied().collect();
         let mut grads = sweep(plan.steps, &plan.connected, seeds, &keep, 0)?;

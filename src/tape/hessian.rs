@@ -9,7 +9,7 @@ use rustc_hash::FxHashSet;
 
 use super::backward::{plan, sweep, unconnected_value, Unconnected};
 use super::diagnose::diagnose;
-use super::{Node, Origin, Source, Tape};
+use super::{InputRef, Node, Source, Tape};
 use crate::error::{fmt_shape, Error, Result};
 use crate::tensor::{Tensor, TensorId};
 
@@ -33,28 +33,35 @@ impl Tape {
         }
         let release = self.take_use("hessian")?;
         let source_ids: Vec<TensorId> = sources.iter().map(Source::id).collect();
-        let forward = plan(&mut self.lock(), &[target.id()], &source_ids, release);
+        let forward = plan(&mut self.lock(), &[target], sources, release);
         let diagnosis = diagnose(&forward);
 
         let second = Tape::new(true, false);
         {
             let mut copy = second.lock();
             for id in &source_ids {
-                copy.tracked.insert(*id, Origin::Watched);
+                copy.tracked.insert(*id, InputRef::leaf(*id));
             }
+            // The copy finds its nodes by id (`tracked`): the tensors' producer hints name
+            // nodes of the tape they were recorded on.
             for step in forward.steps.iter().rev() {
                 let index = copy.nodes.len() as u32;
+                let inputs = step
+                    .inputs
+                    .iter()
+                    .map(|id| copy.tracked.get(id).copied().unwrap_or(InputRef::leaf(*id)))
+                    .collect();
                 copy.nodes.push(Node {
                     op: step.op,
-                    inputs: step.inputs.clone(),
+                    inputs,
                     outputs: step.outputs.clone(),
                     saved: step.saved.clone(),
                     vjp: step.vjp.clone(),
                     mixes_rows: step.mixes_rows,
                     batchable: step.batchable,
                 });
-                for id in &step.outputs {
-                    copy.tracked.insert(*id, Origin::Node(index));
+                for (k, id) in step.outputs.iter().enumerate() {
+                    copy.tracked.insert(*id, InputRef::produced(index, k));
                 }
             }
         }

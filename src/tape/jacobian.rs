@@ -29,8 +29,7 @@ impl Tape {
         options: JacobianOptions,
     ) -> Result<Vec<Option<Tensor>>> {
         let release = self.take_use("jacobian")?;
-        let source_ids: Vec<_> = sources.iter().map(Source::id).collect();
-        let plan = plan(&mut self.lock(), &[target.id()], &source_ids, release);
+        let plan = plan(&mut self.lock(), &[target], sources, release);
         let diagnosis = diagnose(&plan);
         let stacked = rows::run(
             &plan,
@@ -95,7 +94,12 @@ impl Tape {
             ));
         }
         let release = self.take_use("batch_jacobian")?;
-        let plan = plan(&mut self.lock(), &[target.id()], &[source.id()], release);
+        let plan = plan(
+            &mut self.lock(),
+            &[target],
+            std::slice::from_ref(source),
+            release,
+        );
         check_rows_stay_apart(op, &plan)?;
         let diagnosis = diagnose(&plan);
         let batch = t_shape[0];

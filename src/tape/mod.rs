@@ -80,7 +80,8 @@ impl From<Arc<Vjp>> for VjpRef {
 
 pub(crate) struct Node {
     pub op: &'static str,
-    pub inputs: SmallVec<[TensorId; 2]>,
+    /// Where each input came from on this tape when the op ran.
+    pub inputs: SmallVec<[InputRef; 2]>,
     pub outputs: SmallVec<[TensorId; 1]>,
     /// Dropped once the VJP has run on a non-persistent tape.
     pub saved: SmallVec<[Tensor; 2]>,
@@ -89,6 +90,41 @@ pub(crate) struct Node {
     pub mixes_rows: u8,
     /// The VJP accepts cotangents with leading batch axes (a vectorised Jacobian may use it).
     pub batchable: bool,
+}
+
+/// Where a node's input (or a tracked tensor) comes from on one tape: output `k` of node `i`
+/// (so `plan` walks the graph by index, never by hashing ids), or a tensor no node of this tape
+/// produced (watched, a variable, or a constant), by its id. Packed in a u64: ids stay below
+/// 2^62 (shared scalars set bit 63), and bit 62 marks a node output (node in bits 24..56,
+/// `k` below 2^24).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct InputRef(u64);
+
+const PRODUCED: u64 = 1 << 62;
+const OUTPUT_BITS: u32 = 24;
+
+impl InputRef {
+    pub fn leaf(id: TensorId) -> InputRef {
+        InputRef(id)
+    }
+    pub fn produced(node: u32, k: usize) -> InputRef {
+        debug_assert!(k < 1 << OUTPUT_BITS);
+        InputRef(PRODUCED | (node as u64) << OUTPUT_BITS | k as u64)
+    }
+    /// `(node, k)` for a node output.
+    pub fn node_output(self) -> Option<(usize, usize)> {
+        (self.0 & (PRODUCED | crate::tensor::SHARED_SCALAR_ID) == PRODUCED).then(|| {
+            let bits = self.0 & !PRODUCED;
+            (
+                (bits >> OUTPUT_BITS) as usize,
+                (bits & ((1 << OUTPUT_BITS) - 1)) as usize,
+            )
+        })
+    }
+    /// The id of a leaf.
+    pub fn leaf_id(self) -> Option<TensorId> {
+        self.node_output().is_none().then_some(self.0)
+    }
 }
 
 /// An append-only list in fixed-size chunks: growing it never copies what it holds, so a tape
@@ -147,13 +183,6 @@ impl<T> IntoIterator for Arena<T> {
     }
 }
 
-/// Where a tracked id comes from: watched by the user, or produced by node `i`.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Origin {
-    Watched,
-    Node(u32),
-}
-
 pub(crate) struct TapeState {
     pub persistent: bool,
     pub watch_accessed_variables: bool,
@@ -164,14 +193,62 @@ pub(crate) struct TapeState {
     /// A non-persistent tape has computed its one set of gradients.
     pub used: bool,
     pub nodes: Arena<Node>,
-    /// Every id the tape watches: watched directly or produced by a recorded node.
-    pub tracked: FxHashMap<TensorId, Origin>,
+    /// The ids the tape tracks that no tensor's producer hint finds: watched tensors and
+    /// variables (as leaves), and outputs whose hint another tape holds (nested tapes).
+    pub tracked: FxHashMap<TensorId, InputRef>,
     pub watched_variables: Vec<Variable>,
 }
 
 impl TapeState {
-    pub fn watches_any(&self, ids: &[TensorId]) -> bool {
-        ids.iter().any(|id| self.tracked.contains_key(id))
+    /// Where `t` comes from on this tape, if the tape tracks it.
+    pub fn origin(&self, t: &Tensor) -> Option<InputRef> {
+        if t.is_shared_scalar() {
+            return None;
+        }
+        if let Some(node) = t.producer_hint() {
+            if let Some(k) = self.output_index(node as usize, t.id()) {
+                return Some(InputRef::produced(node, k));
+            }
+        }
+        self.tracked.get(&t.id()).copied()
+    }
+    /// Which output of node `node` has id `id`, if that node exists and has it.
+    fn output_index(&self, node: usize, id: TensorId) -> Option<usize> {
+        if node >= self.nodes.len() {
+            return None;
+        }
+        self.nodes[node].outputs.iter().position(|&o| o == id)
+    }
+    /// The origins of `inputs` on this tape (untracked ones as leaves), or `None` when the tape
+    /// tracks none of them and so records nothing.
+    pub fn origins(&self, inputs: &[&Tensor]) -> Option<SmallVec<[InputRef; 2]>> {
+        let mut refs = SmallVec::new();
+        let mut any = false;
+        for t in inputs {
+            match self.origin(t) {
+                Some(r) => {
+                    any = true;
+                    refs.push(r);
+                }
+                None => refs.push(InputRef::leaf(t.id())),
+            }
+        }
+        any.then_some(refs)
+    }
+    /// The id an input refers to.
+    pub fn input_id(&self, input: InputRef) -> TensorId {
+        match input.node_output() {
+            Some((node, k)) => self.nodes[node].outputs[k],
+            None => input.0,
+        }
+    }
+    /// Marks `outputs` as produced by node `index` (by their hint, or in `tracked`).
+    pub fn mark_outputs(&mut self, index: u32, outputs: &[&Tensor]) {
+        for (k, t) in outputs.iter().enumerate() {
+            if !t.hint_producer(index) {
+                self.tracked.insert(t.id(), InputRef::produced(index, k));
+            }
+        }
     }
 }
 
@@ -395,10 +472,12 @@ impl Tape {
 
     /// Watches a tensor: ops that use it are recorded from now on.
     pub fn watch(&self, tensor: &Tensor) {
-        self.lock()
-            .tracked
-            .entry(tensor.id())
-            .or_insert(Origin::Watched);
+        let mut state = self.lock();
+        if state.origin(tensor).is_none() {
+            state
+                .tracked
+                .insert(tensor.id(), InputRef::leaf(tensor.id()));
+        }
     }
 
     /// Watches a variable: every read of it from now on is recorded and differentiable.
@@ -450,13 +529,18 @@ impl Tape {
             "GradientTape: {} ops, persistent={}, watching {} ids\n",
             state.nodes.len(),
             state.persistent,
-            state.tracked.len()
+            state
+                .tracked
+                .values()
+                .filter(|r| r.leaf_id().is_some())
+                .count()
         );
         for (i, n) in state.nodes.iter().enumerate() {
+            let inputs: Vec<TensorId> = n.inputs.iter().map(|&r| state.input_id(r)).collect();
             out.push_str(&format!(
                 "{i:>6}  {:<20} {:?} -> {:?}\n",
                 n.op,
-                &n.inputs[..],
+                inputs,
                 &n.outputs[..]
             ));
         }
@@ -468,7 +552,7 @@ impl Tape {
         let state = self.lock();
         let mut out = String::from("digraph tape {\n  rankdir=LR;\n");
         for (id, origin) in &state.tracked {
-            if *origin == Origin::Watched {
+            if origin.leaf_id().is_some() {
                 out.push_str(&format!(
                     "  t{id} [label=\"watched {id}\", shape=ellipse, style=bold];\n"
                 ));
@@ -476,7 +560,8 @@ impl Tape {
         }
         for (i, n) in state.nodes.iter().enumerate() {
             out.push_str(&format!("  op{i} [label=\"{}\", shape=box];\n", n.op));
-            for id in &n.inputs {
+            for &input in &n.inputs {
+                let id = state.input_id(input);
                 out.push_str(&format!("  t{id} -> op{i};\n"));
             }
             for id in &n.outputs {
@@ -511,7 +596,7 @@ pub(crate) fn watch_variable_locked(state: &mut TapeState, variable: &Variable) 
     // A variable's id is never an op's output, so first insertion is first watch.
     if state
         .tracked
-        .insert(variable.id(), Origin::Watched)
+        .insert(variable.id(), InputRef::leaf(variable.id()))
         .is_none()
     {
         state.watched_variables.push(variable.clone());

@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use super::{any_tape_active, watch_variable_locked, with_active, Node, Origin, Vjp, VjpRef};
+use super::{
+    any_tape_active, watch_variable_locked, with_active, InputRef, Node, TapeState, Vjp, VjpRef,
+};
 use crate::error::Result;
 use crate::tensor::{Tensor, TensorId};
 use crate::variable::Variable;
@@ -36,12 +38,12 @@ pub(crate) fn record_batched<F>(
     if !output.is_differentiable() || !any_tape_active() {
         return;
     }
-    let ids = ids_of(inputs);
     let kind = NodeKind {
         mixes_rows,
         batchable,
     };
-    record_ids(op, &ids, &[output.id()], saved, kind, move || {
+    let origins = |state: &TapeState| state.origins(inputs);
+    record_node(op, origins, &[output], saved, kind, move || {
         VjpRef::new(
             move |saved: &[Tensor], grads: &[Option<Tensor>], batch: usize| match grads.first() {
                 Some(Some(dy)) => vjp(saved, dy, batch),
@@ -52,7 +54,7 @@ pub(crate) fn record_batched<F>(
 }
 
 /// The ids of `tensors` (a plain loop: SmallVec's generic `collect` costs more than the copy).
-fn ids_of(tensors: &[&Tensor]) -> SmallVec<[TensorId; 4]> {
+fn ids_of(tensors: &[&Tensor]) -> SmallVec<[TensorId; 1]> {
     let mut ids = SmallVec::new();
     for t in tensors {
         ids.push(t.id());
@@ -80,12 +82,10 @@ pub(crate) fn record_multi(
     if !outputs.iter().any(|t| t.is_differentiable()) || !any_tape_active() {
         return;
     }
-    let ids = ids_of(inputs);
-    let out_ids = ids_of(outputs);
-    record_ids(
+    record_node(
         op,
-        &ids,
-        &out_ids,
+        |state: &TapeState| state.origins(inputs),
+        outputs,
         saved,
         NodeKind {
             mixes_rows,
@@ -95,10 +95,12 @@ pub(crate) fn record_multi(
     );
 }
 
-fn record_ids(
+/// Appends a node to every recording tape that tracks an input (`origins` says where the
+/// inputs come from on a tape, or `None` when it tracks none of them).
+fn record_node(
     op: &'static str,
-    inputs: &[TensorId],
-    outputs: &[TensorId],
+    origins: impl Fn(&TapeState) -> Option<SmallVec<[InputRef; 2]>>,
+    outputs: &[&Tensor],
     saved: &[&Tensor],
     kind: NodeKind,
     make_vjp: impl FnOnce() -> VjpRef,
@@ -111,9 +113,12 @@ fn record_ids(
         let mut shared: Option<(VjpRef, SmallVec<[Tensor; 2]>)> = None;
         for tape in tapes {
             let mut state = tape.lock();
-            if !state.recording || !state.watches_any(inputs) {
+            if !state.recording {
                 continue;
             }
+            let Some(inputs) = origins(&state) else {
+                continue;
+            };
             let (vjp, saved) = shared.get_or_insert_with(|| {
                 let make = make_vjp.take().expect("built once");
                 let mut kept = SmallVec::new();
@@ -125,16 +130,14 @@ fn record_ids(
             let index = state.nodes.len() as u32;
             state.nodes.push(Node {
                 op,
-                inputs: SmallVec::from_slice(inputs),
-                outputs: SmallVec::from_slice(outputs),
+                inputs,
+                outputs: ids_of(outputs),
                 saved: saved.clone(),
                 vjp: vjp.clone(),
                 mixes_rows: kind.mixes_rows,
                 batchable: kind.batchable,
             });
-            for id in outputs {
-                state.tracked.insert(*id, Origin::Node(index));
-            }
+            state.mark_outputs(index, outputs);
         }
     });
 }
@@ -166,10 +169,14 @@ pub(crate) fn read_variable(variable: &Variable, value: Tensor) -> Tensor {
         mixes_rows: 0,
         batchable: true,
     };
-    record_ids(
+    let variable_id = variable.id();
+    record_node(
         "ReadVariable",
-        &[variable.id()],
-        &[read.id()],
+        |state: &TapeState| {
+            let origin = state.tracked.get(&variable_id)?;
+            Some(SmallVec::from_slice(&[*origin]))
+        },
+        &[&read],
         &[],
         identity,
         || {

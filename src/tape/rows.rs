@@ -166,11 +166,12 @@ fn out_shape(source: &Source, rows: usize, row_axis: usize) -> Vec<usize> {
 /// Elements of the widest cotangent one row carries through the sweep: the target, the
 /// sources, and the forward values on the path that a VJP saved (cotangents have their shapes).
 fn row_width(plan: &Plan, target: &Tensor, sources: &[Source]) -> usize {
+    let connected = plan.connected_ids();
     let saved = plan
         .steps
         .iter()
         .flat_map(|s| s.saved.iter())
-        .filter(|t| plan.connected.contains(&t.id()))
+        .filter(|t| connected.contains(&t.id()))
         .map(Tensor::size);
     let sources = sources.iter().map(|s| s.shape().iter().product());
     saved
