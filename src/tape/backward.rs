@@ -28,7 +28,9 @@ pub enum Unconnected {
 /// One node's work in a sweep, cloned (or, on a non-persistent tape, moved) out of the arena.
 pub(crate) struct Step {
     pub op: &'static str,
-    pub inputs: SmallVec<[TensorId; 2]>,
+    /// The node's index in the arena.
+    pub node: u32,
+    pub inputs: SmallVec<[InputRef; 2]>,
     pub outputs: SmallVec<[TensorId; 1]>,
     pub saved: SmallVec<[Tensor; 2]>,
     pub vjp: VjpRef,
@@ -42,6 +44,19 @@ pub(crate) struct Step {
 const NO_SLOT: u32 = u32::MAX;
 
 impl Step {
+    fn new(node: Node, index: usize, slots: SmallVec<[u32; 3]>) -> Step {
+        Step {
+            op: node.op,
+            node: index as u32,
+            inputs: node.inputs,
+            outputs: node.outputs,
+            saved: node.saved,
+            vjp: node.vjp,
+            mixes_rows: node.mixes_rows,
+            batchable: node.batchable,
+            slots,
+        }
+    }
     fn input_slot(&self, k: usize) -> u32 {
         self.slots[k]
     }
@@ -88,12 +103,14 @@ impl Connected {
     }
 }
 
-/// The nodes of one backward pass, last recorded first. Read-only once built, so one plan
-/// serves every row of a Jacobian.
+/// The nodes of one backward pass, in recording order (the sweep runs them last first).
+/// Read-only once built, so one plan serves every row of a Jacobian.
 pub(crate) struct Plan {
     pub steps: Vec<Step>,
     /// The slots of the ids that depend on a source: only these receive gradients.
     pub connected: Connected,
+    /// Where each source comes from on the tape (a leaf, or a node's output).
+    pub source_refs: Vec<InputRef>,
     /// The sources this tape tracked (watched, or read while it watched them).
     pub tracked_sources: FxHashSet<TensorId>,
 }
@@ -111,13 +128,6 @@ impl Plan {
     }
 }
 
-/// A node on the plan's path: its arena index, its slots, and its inputs' ids.
-struct Live {
-    node: usize,
-    slots: SmallVec<[u32; 3]>,
-    inputs: SmallVec<[TensorId; 2]>,
-}
-
 pub(crate) fn plan(
     state: &mut TapeState,
     targets: &[&Tensor],
@@ -126,101 +136,15 @@ pub(crate) fn plan(
 ) -> Plan {
     let source_ids: Vec<TensorId> = sources.iter().map(Source::id).collect();
     let mut connected = Connected::of_sources(&source_ids);
-    // Sources some node of this tape produced (gradients with respect to intermediates): the
-    // slot that node's output takes.
-    let produced_sources: Vec<((usize, usize), u32)> = sources
+    let source_refs: Vec<InputRef> = sources
         .iter()
-        .filter_map(|s| match s {
-            Source::Tensor(t) => state.origin(t)?.node_output(),
+        .map(|s| match s {
+            Source::Tensor(t) => state.origin(t),
             Source::Variable(_) => None,
         })
-        .zip(sources.iter().map(|s| connected.slot(&s.id())))
+        .zip(&source_ids)
+        .map(|(origin, &id)| origin.unwrap_or(InputRef::leaf(id)))
         .collect();
-    let target_origins: Vec<Option<InputRef>> = targets.iter().map(|t| state.origin(t)).collect();
-
-    // Backward reachability from the targets, by node index, with an explicit stack.
-    let nodes = &state.nodes;
-    let mut needed = vec![false; nodes.len()];
-    let mut stack: Vec<usize> = Vec::new();
-    let mut reach = |input: &InputRef, stack: &mut Vec<usize>| {
-        if let Some((i, _)) = input.node_output() {
-            if !needed[i] {
-                needed[i] = true;
-                stack.push(i);
-            }
-        }
-    };
-    for origin in target_origins.iter().flatten() {
-        reach(origin, &mut stack);
-    }
-    while let Some(i) = stack.pop() {
-        for input in &nodes[i].inputs {
-            reach(input, &mut stack);
-        }
-    }
-    // Forward reachability from the sources, in arena (topological) order: a needed node one
-    // of whose inputs is connected is live, and its outputs become connected.
-    let mut live_index = vec![NO_SLOT; nodes.len()];
-    let mut live: Vec<Live> = Vec::new();
-    // A produced source is connected whether or not its producer is live.
-    let source_slot = |at: (usize, usize)| {
-        produced_sources
-            .iter()
-            .find(|(source, _)| *source == at)
-            .map(|&(_, slot)| slot)
-    };
-    let output_slot = |live: &[Live], live_index: &[u32], (i, k): (usize, usize)| -> u32 {
-        if let Some(slot) = source_slot((i, k)) {
-            return slot;
-        }
-        match live_index[i] {
-            NO_SLOT => NO_SLOT,
-            l => live[l as usize].slots[nodes[i].inputs.len() + k],
-        }
-    };
-    for (i, node) in nodes.iter().enumerate() {
-        if !needed[i] {
-            continue;
-        }
-        let mut slots: SmallVec<[u32; 3]> = SmallVec::new();
-        let mut inputs: SmallVec<[TensorId; 2]> = SmallVec::new();
-        for &input in &node.inputs {
-            match input.node_output() {
-                Some(at) => {
-                    slots.push(output_slot(&live, &live_index, at));
-                    inputs.push(nodes[at.0].outputs[at.1]);
-                }
-                None => {
-                    let id = state.input_id(input);
-                    slots.push(connected.slot(&id));
-                    inputs.push(id);
-                }
-            }
-        }
-        if slots.iter().all(|&s| s == NO_SLOT) {
-            continue;
-        }
-        for k in 0..node.outputs.len() {
-            let slot = source_slot((i, k)).unwrap_or_else(|| connected.fresh());
-            slots.push(slot);
-        }
-        live_index[i] = live.len() as u32;
-        live.push(Live {
-            node: i,
-            slots,
-            inputs,
-        });
-    }
-    // The targets' slots, looked up by id when the sweep seeds them.
-    for (t, origin) in targets.iter().zip(&target_origins) {
-        let slot = match origin.and_then(InputRef::node_output) {
-            Some(at) => output_slot(&live, &live_index, at),
-            None => connected.slot(&t.id()),
-        };
-        if slot != NO_SLOT {
-            connected.named.insert(t.id(), slot);
-        }
-    }
     let tracked_sources = sources
         .iter()
         .filter(|s| match s {
@@ -229,55 +153,113 @@ pub(crate) fn plan(
         })
         .map(Source::id)
         .collect();
-    let step = |node: Node, live: Live| Step {
-        op: node.op,
-        inputs: live.inputs,
-        outputs: node.outputs,
-        saved: node.saved,
-        vjp: node.vjp,
-        mixes_rows: node.mixes_rows,
-        batchable: node.batchable,
-        slots: live.slots,
+    // Sources some node of this tape produced (gradients with respect to intermediates) take
+    // their slot whether or not that node is on the path.
+    let produced_sources: Vec<((usize, usize), u32)> = source_refs
+        .iter()
+        .zip(&source_ids)
+        .filter_map(|(r, id)| Some((r.node_output()?, connected.slot(id))))
+        .collect();
+    let source_slot = |at: (usize, usize)| {
+        produced_sources
+            .iter()
+            .find(|(source, _)| *source == at)
+            .map(|&(_, slot)| slot)
     };
-    let steps = if release {
-        // The tape is done: move the live nodes out instead of cloning them (`live` is in
-        // arena order).
-        let mut live = live.into_iter().peekable();
-        let mut steps = Vec::with_capacity(live.len());
+    let target_origins: Vec<Option<InputRef>> = targets.iter().map(|t| state.origin(t)).collect();
+
+    // Backward reachability from the targets, by node index, with an explicit stack.
+    let mut needed = vec![false; state.nodes.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    let mut needed_count = 0;
+    let mut reach = |input: &InputRef, stack: &mut Vec<usize>| {
+        if let Some((i, _)) = input.node_output() {
+            if !needed[i] {
+                needed[i] = true;
+                needed_count += 1;
+                stack.push(i);
+            }
+        }
+    };
+    for origin in target_origins.iter().flatten() {
+        reach(origin, &mut stack);
+    }
+    while let Some(i) = stack.pop() {
+        for input in &state.nodes[i].inputs {
+            reach(input, &mut stack);
+        }
+    }
+
+    // Forward reachability from the sources, in arena (topological) order: a needed node one
+    // of whose inputs is connected is live, and its outputs get slots. A released tape's
+    // nodes are moved into the steps, a persistent tape's cloned.
+    let mut step_of = vec![NO_SLOT; state.nodes.len()];
+    let mut steps: Vec<Step> = Vec::with_capacity(needed_count);
+    let output_slot = |steps: &[Step], step_of: &[u32], (i, k): (usize, usize)| -> u32 {
+        if let Some(slot) = source_slot((i, k)) {
+            return slot;
+        }
+        match step_of[i] {
+            NO_SLOT => NO_SLOT,
+            s => steps[s as usize].output_slots()[k],
+        }
+    };
+    let mut visit = |i: usize, node: &Node, steps: &[Step], step_of: &[u32]| {
+        let mut slots: SmallVec<[u32; 3]> = SmallVec::new();
+        for input in &node.inputs {
+            slots.push(match (input.node_output(), input.leaf_id()) {
+                (Some(at), _) => output_slot(steps, step_of, at),
+                (None, Some(id)) if !input.is_constant() => connected.slot(&id),
+                _ => NO_SLOT,
+            });
+        }
+        if slots.iter().all(|&s| s == NO_SLOT) {
+            return None;
+        }
+        for k in 0..node.outputs.len() {
+            slots.push(source_slot((i, k)).unwrap_or_else(|| connected.fresh()));
+        }
+        Some(slots)
+    };
+    if release {
         for (i, node) in std::mem::take(&mut state.nodes).into_iter().enumerate() {
-            if let Some(l) = live.next_if(|l| l.node == i) {
-                steps.push(step(node, l));
+            if needed[i] {
+                if let Some(slots) = visit(i, &node, &steps, &step_of) {
+                    step_of[i] = steps.len() as u32;
+                    steps.push(Step::new(node, i, slots));
+                }
             }
         }
         state.tracked.clear();
-        steps.reverse();
-        steps
     } else {
-        live.into_iter()
-            .rev()
-            .map(|l| {
-                let node = &state.nodes[l.node];
-                let copy = Node {
-                    op: node.op,
-                    inputs: SmallVec::new(),
-                    outputs: node.outputs.clone(),
-                    saved: node.saved.clone(),
-                    vjp: node.vjp.clone(),
-                    mixes_rows: node.mixes_rows,
-                    batchable: node.batchable,
-                };
-                step(copy, l)
-            })
-            .collect()
-    };
+        for (i, node) in state.nodes.iter().enumerate() {
+            if needed[i] {
+                if let Some(slots) = visit(i, node, &steps, &step_of) {
+                    step_of[i] = steps.len() as u32;
+                    steps.push(Step::new(node.clone(), i, slots));
+                }
+            }
+        }
+    }
+    // The targets' slots, looked up by id when the sweep seeds them.
+    for (t, origin) in targets.iter().zip(&target_origins) {
+        let slot = match origin.and_then(InputRef::node_output) {
+            Some(at) => output_slot(&steps, &step_of, at),
+            None => connected.slot(&t.id()),
+        };
+        if slot != NO_SLOT {
+            connected.named.insert(t.id(), slot);
+        }
+    }
     Plan {
         steps,
         connected,
+        source_refs,
         tracked_sources,
     }
 }
 
-/// Runs the VJPs of `steps` (last recorded first) from `seeds`, returning the gradient of every
+/// Runs the VJPs of `steps` (give them last recorded first) from `seeds`, returning the gradient of every
 /// id in `keep` that received one. Intermediate gradients are dropped once used. `batch` is the
 /// number of leading axes the seeds carry beyond their targets' shapes (see [`Vjp`]).
 pub(crate) fn sweep<S: Borrow<Step>>(
@@ -435,7 +417,8 @@ impl Tape {
         let plan = plan(&mut self.lock(), &target_refs, sources, release);
         let diagnosis = (unconnected == Unconnected::Raise).then(|| diagnose(&plan));
         let keep: FxHashSet<TensorId> = source_ids.iter().copied().collect();
-        let mut grads = sweep(plan.steps, &plan.connected, seeds, &keep, 0)?;
+        let steps = plan.steps.into_iter().rev();
+        let mut grads = sweep(steps, &plan.connected, seeds, &keep, 0)?;
         collect(sources, &mut grads, unconnected, diagnosis.as_ref())
     }
 }

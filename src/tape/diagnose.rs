@@ -2,24 +2,32 @@
 use rustc_hash::FxHashSet;
 
 use super::backward::Plan;
-use super::Source;
+use super::{InputRef, Source};
 use crate::error::{fmt_shape, Error};
 use crate::tensor::TensorId;
 
 /// What the plan knew about the sources before its sweep ran.
 pub(crate) struct Diagnosis {
-    /// Sources some recorded op between them and the target consumed.
-    on_path: FxHashSet<TensorId>,
+    /// Sources some recorded op between them and the target consumed (by index).
+    on_path: Vec<bool>,
     /// Ops on those paths that pass no gradient back (`stop_gradient`).
     stoppers: Vec<&'static str>,
     tracked: FxHashSet<TensorId>,
 }
 
 pub(crate) fn diagnose(plan: &Plan) -> Diagnosis {
-    let mut on_path = FxHashSet::default();
+    let consumed: FxHashSet<InputRef> = plan
+        .steps
+        .iter()
+        .flat_map(|s| s.inputs.iter().copied())
+        .collect();
+    let on_path = plan
+        .source_refs
+        .iter()
+        .map(|r| consumed.contains(r))
+        .collect();
     let mut stoppers = Vec::new();
     for step in &plan.steps {
-        on_path.extend(step.inputs.iter().copied());
         if step.op == "stop_gradient" && !stoppers.contains(&step.op) {
             stoppers.push(step.op);
         }
@@ -54,7 +62,7 @@ impl Diagnosis {
                      block before computing with it"
                     .to_string(),
             }
-        } else if self.on_path.contains(&source.id()) && !self.stoppers.is_empty() {
+        } else if self.on_path.get(index) == Some(&true) && !self.stoppers.is_empty() {
             format!(
                 "every path from the target to it passes through {}",
                 self.stoppers.join(", ")

@@ -5,7 +5,7 @@
 //! sweep while that copy records it, and take the Jacobian of the gradient on the copy. The
 //! copy sees the gradient's dependence on the sources through both the backward ops and the
 //! forward values they saved, which is exactly what two nested tapes would have recorded.
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::backward::{plan, sweep, unconnected_value, Unconnected};
 use super::diagnose::diagnose;
@@ -42,14 +42,25 @@ impl Tape {
             for id in &source_ids {
                 copy.tracked.insert(*id, InputRef::leaf(*id));
             }
-            // The copy finds its nodes by id (`tracked`): the tensors' producer hints name
-            // nodes of the tape they were recorded on.
-            for step in forward.steps.iter().rev() {
+            // The copy's nodes are the plan's steps, renumbered; an input from a node off the
+            // path is a constant for the copy (the sources keep their ids).
+            let mut copied: FxHashMap<u32, u32> = FxHashMap::default();
+            for step in &forward.steps {
                 let index = copy.nodes.len() as u32;
                 let inputs = step
                     .inputs
                     .iter()
-                    .map(|id| copy.tracked.get(id).copied().unwrap_or(InputRef::leaf(*id)))
+                    .map(|&input| match input.node_output() {
+                        Some((node, k)) => match copied.get(&(node as u32)) {
+                            Some(&i) => InputRef::produced(i, k),
+                            None => forward
+                                .source_refs
+                                .iter()
+                                .position(|r| *r == input)
+                                .map_or(InputRef::CONSTANT, |s| InputRef::leaf(source_ids[s])),
+                        },
+                        None => input,
+                    })
                     .collect();
                 copy.nodes.push(Node {
                     op: step.op,
@@ -60,6 +71,7 @@ impl Tape {
                     mixes_rows: step.mixes_rows,
                     batchable: step.batchable,
                 });
+                copied.insert(step.node, index);
                 for (k, id) in step.outputs.iter().enumerate() {
                     copy.tracked.insert(*id, InputRef::produced(index, k));
                 }
@@ -69,7 +81,7 @@ impl Tape {
         let mut grads = {
             let _recording = second.enter()?;
             sweep(
-                &forward.steps,
+                forward.steps.iter().rev(),
                 &forward.connected,
                 vec![(target.id(), target.ones_like())],
                 &keep,

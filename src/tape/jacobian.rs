@@ -134,8 +134,8 @@ impl Tape {
 /// naming the ops, when recorded ops between them mix rows: the numbers would mean nothing.
 fn check_rows_stay_apart(op: &str, plan: &Plan) -> Result<()> {
     let mut mixing: Vec<&str> = Vec::new();
-    // Steps run last-recorded first; list the earliest (the cause) first.
-    for step in plan.steps.iter().rev() {
+    // In recording order: the earliest (the cause) first.
+    for step in &plan.steps {
         let mixes = (0..step.inputs.len())
             .any(|k| step.mixes_rows & crate::tape::mixes_input(k) != 0 && step.input_connected(k));
         if mixes && !mixing.contains(&step.op) {

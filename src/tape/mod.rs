@@ -78,6 +78,7 @@ impl From<Arc<Vjp>> for VjpRef {
     }
 }
 
+#[derive(Clone)]
 pub(crate) struct Node {
     pub op: &'static str,
     /// Where each input came from on this tape when the op ran.
@@ -97,13 +98,15 @@ pub(crate) struct Node {
 /// produced (watched, a variable, or a constant), by its id. Packed in a u64: ids stay below
 /// 2^62 (shared scalars set bit 63), and bit 62 marks a node output (node in bits 24..56,
 /// `k` below 2^24).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct InputRef(u64);
 
 const PRODUCED: u64 = 1 << 62;
 const OUTPUT_BITS: u32 = 24;
 
 impl InputRef {
+    /// An input that is a constant wherever it is used (no id names it).
+    pub const CONSTANT: InputRef = InputRef(crate::tensor::SHARED_SCALAR_ID);
     pub fn leaf(id: TensorId) -> InputRef {
         InputRef(id)
     }
@@ -124,6 +127,10 @@ impl InputRef {
     /// The id of a leaf.
     pub fn leaf_id(self) -> Option<TensorId> {
         self.node_output().is_none().then_some(self.0)
+    }
+    /// A shared constant (never a source: no user can name it).
+    pub fn is_constant(self) -> bool {
+        self.0 & crate::tensor::SHARED_SCALAR_ID != 0
     }
 }
 

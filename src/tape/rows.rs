@@ -199,7 +199,7 @@ fn sweep_block(
     let seed = seed_block(target, rows, hot, vectorised)?;
     let batch = usize::from(vectorised);
     let seeds = vec![(target.id(), seed)];
-    let mut grads = sweep(&plan.steps, &plan.connected, seeds, keep, batch)?;
+    let mut grads = sweep(plan.steps.iter().rev(), &plan.connected, seeds, keep, batch)?;
     Ok(sources.iter().map(|s| grads.remove(&s.id())).collect())
 }
 
