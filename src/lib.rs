@@ -18,6 +18,7 @@ pub mod ops;
 pub mod tape;
 pub mod tensor;
 pub mod testing;
+pub mod values;
 pub mod variable;
 
 #[cfg(feature = "python")]

@@ -7,10 +7,11 @@ use std::fmt;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use ndarray::{ArcArray, ArrayD, IxDyn};
+use ndarray::{ArrayD, ArrayViewD};
 
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
+pub use crate::values::Values;
 
 /// Identifies a tensor (or a variable's handle) on every tape. Never reused.
 pub type TensorId = u64;
@@ -24,21 +25,21 @@ pub(crate) fn fresh_id() -> TensorId {
 /// Set in the ids of [`Tensor::shared_scalar`]s (ids count up from 1 and never reach it).
 pub(crate) const SHARED_SCALAR_ID: TensorId = 1 << 63;
 
-/// Typed, shared storage. `ArcArray` makes clones, reshapes and aliases free.
+/// Typed elements with their shape (see [`Values`]): clones, reshapes and aliases are free.
 #[derive(Clone)]
 pub enum Data {
-    F32(ArcArray<f32, IxDyn>),
-    F64(ArcArray<f64, IxDyn>),
-    I32(ArcArray<i32, IxDyn>),
-    I64(ArcArray<i64, IxDyn>),
-    Bool(ArcArray<bool, IxDyn>),
+    F32(Values<f32>),
+    F64(Values<f64>),
+    I32(Values<i32>),
+    I64(Values<i64>),
+    Bool(Values<bool>),
 }
 
 /// The element types a tensor can hold, with the way in and out of [`Data`].
 pub trait Element: Copy + Default + Send + Sync + fmt::Debug + PartialEq + 'static {
     const DTYPE: DType;
-    fn into_data(array: ArcArray<Self, IxDyn>) -> Data;
-    fn array_of(data: &Data) -> Option<&ArcArray<Self, IxDyn>>;
+    fn into_data(values: Values<Self>) -> Data;
+    fn values_of(data: &Data) -> Option<&Values<Self>>;
     fn from_f64(v: f64) -> Self;
     fn to_f64(self) -> f64;
     /// The value's bit pattern (the key of the shared-scalar cache).
@@ -49,10 +50,10 @@ macro_rules! element {
     ($t:ty, $variant:ident, $dtype:expr, |$v:ident| $from:expr, |$s:ident| $to:expr, |$b:ident| $bits:expr) => {
         impl Element for $t {
             const DTYPE: DType = $dtype;
-            fn into_data(array: ArcArray<Self, IxDyn>) -> Data {
-                Data::$variant(array)
+            fn into_data(values: Values<Self>) -> Data {
+                Data::$variant(values)
             }
-            fn array_of(data: &Data) -> Option<&ArcArray<Self, IxDyn>> {
+            fn values_of(data: &Data) -> Option<&Values<Self>> {
                 match data {
                     Data::$variant(a) => Some(a),
                     _ => None,
@@ -71,12 +72,12 @@ macro_rules! element {
         }
         impl From<ArrayD<$t>> for Data {
             fn from(array: ArrayD<$t>) -> Data {
-                Data::$variant(array.into_shared())
+                Data::$variant(Values::from_array(array))
             }
         }
-        impl From<ArcArray<$t, IxDyn>> for Data {
-            fn from(array: ArcArray<$t, IxDyn>) -> Data {
-                Data::$variant(array)
+        impl From<Values<$t>> for Data {
+            fn from(values: Values<$t>) -> Data {
+                Data::$variant(values)
             }
         }
     };
@@ -115,16 +116,26 @@ element!(
     |b| b as u64
 );
 
-/// Runs a kernel on the typed array inside a `Data`, for the dtypes a class admits:
+/// Runs a kernel on the typed elements of a `Data`, for the dtypes a class admits:
 /// `dispatch!(float data, "op", |a| expr)` (float32, float64), `num` (floats and ints), `all`.
-/// `expr` yields an `ArrayD<T>` or `ArcArray<T>`; the result is a `Data` of that type. Any
-/// other dtype returns a TypeError naming the op from the enclosing function.
+/// `a` is an ndarray view (`&ArrayViewD<T>`); with `values` first (`dispatch!(values float ..)`)
+/// it is the `&Values<T>` itself, for kernels that only need the slice and the shape. `expr`
+/// yields an `ArrayD<T>` or `Values<T>`; the result is a `Data` of that type. Any other dtype
+/// returns a TypeError naming the op from the enclosing function.
 #[macro_export]
 macro_rules! dispatch {
-    (float $data:expr, $op:expr, |$a:ident| $body:expr) => {
+    (@arm view $v:ident, |$a:ident| $body:expr) => {{
+        let $a = &$v.view();
+        $crate::tensor::Data::from($body)
+    }};
+    (@arm values $v:ident, |$a:ident| $body:expr) => {{
+        let $a = $v;
+        $crate::tensor::Data::from($body)
+    }};
+    (@float $how:ident $data:expr, $op:expr, |$a:ident| $body:expr) => {
         match $data {
-            $crate::tensor::Data::F32($a) => $crate::tensor::Data::from($body),
-            $crate::tensor::Data::F64($a) => $crate::tensor::Data::from($body),
+            $crate::tensor::Data::F32(v) => $crate::dispatch!(@arm $how v, |$a| $body),
+            $crate::tensor::Data::F64(v) => $crate::dispatch!(@arm $how v, |$a| $body),
             other => {
                 return Err($crate::tensor::unsupported(
                     $op,
@@ -134,28 +145,46 @@ macro_rules! dispatch {
             }
         }
     };
-    (num $data:expr, $op:expr, |$a:ident| $body:expr) => {
+    (@num $how:ident $data:expr, $op:expr, |$a:ident| $body:expr) => {
         match $data {
-            $crate::tensor::Data::F32($a) => $crate::tensor::Data::from($body),
-            $crate::tensor::Data::F64($a) => $crate::tensor::Data::from($body),
-            $crate::tensor::Data::I32($a) => $crate::tensor::Data::from($body),
-            $crate::tensor::Data::I64($a) => $crate::tensor::Data::from($body),
+            $crate::tensor::Data::F32(v) => $crate::dispatch!(@arm $how v, |$a| $body),
+            $crate::tensor::Data::F64(v) => $crate::dispatch!(@arm $how v, |$a| $body),
+            $crate::tensor::Data::I32(v) => $crate::dispatch!(@arm $how v, |$a| $body),
+            $crate::tensor::Data::I64(v) => $crate::dispatch!(@arm $how v, |$a| $body),
             other => return Err($crate::tensor::unsupported($op, other.dtype(), "a numeric")),
         }
     };
-    (all $data:expr, |$a:ident| $body:expr) => {
+    (@all $how:ident $data:expr, |$a:ident| $body:expr) => {
         match $data {
-            $crate::tensor::Data::F32($a) => $crate::tensor::Data::from($body),
-            $crate::tensor::Data::F64($a) => $crate::tensor::Data::from($body),
-            $crate::tensor::Data::I32($a) => $crate::tensor::Data::from($body),
-            $crate::tensor::Data::I64($a) => $crate::tensor::Data::from($body),
-            $crate::tensor::Data::Bool($a) => $crate::tensor::Data::from($body),
+            $crate::tensor::Data::F32(v) => $crate::dispatch!(@arm $how v, |$a| $body),
+            $crate::tensor::Data::F64(v) => $crate::dispatch!(@arm $how v, |$a| $body),
+            $crate::tensor::Data::I32(v) => $crate::dispatch!(@arm $how v, |$a| $body),
+            $crate::tensor::Data::I64(v) => $crate::dispatch!(@arm $how v, |$a| $body),
+            $crate::tensor::Data::Bool(v) => $crate::dispatch!(@arm $how v, |$a| $body),
         }
+    };
+    (values float $data:expr, $op:expr, |$a:ident| $body:expr) => {
+        $crate::dispatch!(@float values $data, $op, |$a| $body)
+    };
+    (values num $data:expr, $op:expr, |$a:ident| $body:expr) => {
+        $crate::dispatch!(@num values $data, $op, |$a| $body)
+    };
+    (values all $data:expr, |$a:ident| $body:expr) => {
+        $crate::dispatch!(@all values $data, |$a| $body)
+    };
+    (float $data:expr, $op:expr, |$a:ident| $body:expr) => {
+        $crate::dispatch!(@float view $data, $op, |$a| $body)
+    };
+    (num $data:expr, $op:expr, |$a:ident| $body:expr) => {
+        $crate::dispatch!(@num view $data, $op, |$a| $body)
+    };
+    (all $data:expr, |$a:ident| $body:expr) => {
+        $crate::dispatch!(@all view $data, |$a| $body)
     };
 }
 
-/// Like [`dispatch!`] for two operands that must share a dtype:
-/// `dispatch2!(float a, b, "op", |x, y| expr)`, or `num`, or `all`.
+/// Like [`dispatch!`] for two operands that must share a dtype, each given to the kernel as
+/// its `&Values<T>`: `dispatch2!(float a, b, "op", |x, y| expr)`, or `num`, or `all`.
 #[macro_export]
 macro_rules! dispatch2 {
     (@arms $a:expr, $b:expr, $op:expr, $what:expr, |$x:ident, $y:ident| $body:expr; $($v:ident),*) => {
@@ -201,22 +230,32 @@ impl Data {
     }
     pub fn shape(&self) -> &[usize] {
         match self {
-            Data::F32(a) => a.shape(),
-            Data::F64(a) => a.shape(),
-            Data::I32(a) => a.shape(),
-            Data::I64(a) => a.shape(),
-            Data::Bool(a) => a.shape(),
+            Data::F32(v) => v.shape(),
+            Data::F64(v) => v.shape(),
+            Data::I32(v) => v.shape(),
+            Data::I64(v) => v.shape(),
+            Data::Bool(v) => v.shape(),
         }
     }
-    /// The address of the shared buffer, so `nbytes` counts storage once however often it is
+    /// The address of the elements, so `nbytes` counts storage once however often it is
     /// saved.
     pub(crate) fn storage_key(&self) -> usize {
         match self {
-            Data::F32(a) => a.as_ptr() as usize,
-            Data::F64(a) => a.as_ptr() as usize,
-            Data::I32(a) => a.as_ptr() as usize,
-            Data::I64(a) => a.as_ptr() as usize,
-            Data::Bool(a) => a.as_ptr() as usize,
+            Data::F32(v) => v.storage_key(),
+            Data::F64(v) => v.storage_key(),
+            Data::I32(v) => v.storage_key(),
+            Data::I64(v) => v.storage_key(),
+            Data::Bool(v) => v.storage_key(),
+        }
+    }
+    /// The same elements in another shape of the same size (shared, not copied).
+    pub(crate) fn reshaped(&self, shape: &[usize]) -> Data {
+        match self {
+            Data::F32(v) => Data::F32(v.reshaped(shape)),
+            Data::F64(v) => Data::F64(v.reshaped(shape)),
+            Data::I32(v) => Data::I32(v.reshaped(shape)),
+            Data::I64(v) => Data::I64(v.reshaped(shape)),
+            Data::Bool(v) => Data::Bool(v.reshaped(shape)),
         }
     }
 }
@@ -245,20 +284,20 @@ impl Tensor {
         }))
     }
     pub fn from_array<T: Element>(array: ArrayD<T>) -> Tensor {
-        Tensor::new(T::into_data(array.into_shared()))
+        Tensor::new(T::into_data(Values::from_array(array)))
     }
     pub fn from_vec<T: Element>(values: Vec<T>, shape: &[usize]) -> Result<Tensor> {
         let n = values.len();
-        let array = ArrayD::from_shape_vec(IxDyn(shape), values).map_err(|_| {
-            Error::shape(
+        if shape.iter().try_fold(1usize, |p, &d| p.checked_mul(d)) != Some(n) {
+            return Err(Error::shape(
                 "constant",
                 format!("{n} values cannot take the shape {}", fmt_shape(shape)),
-            )
-        })?;
-        Ok(Tensor::from_array(array))
+            ));
+        }
+        Ok(Tensor::new(T::into_data(Values::from_vec(shape, values))))
     }
     pub fn scalar<T: Element>(value: T) -> Tensor {
-        Tensor::from_array(ndarray::arr0(value).into_dyn())
+        Tensor::new(T::into_data(Values::scalar(value)))
     }
     /// A 0-d constant shared with every other request for the same value and dtype on this
     /// thread: the operands and VJP constants that code repeats (`y * 0.99999` in a loop,
@@ -281,7 +320,7 @@ impl Tensor {
                     let t = Tensor(Arc::new(Inner {
                         id: fresh_id() | SHARED_SCALAR_ID,
                         producer: AtomicU32::new(NOT_RECORDED),
-                        data: T::into_data(ndarray::arr0(value).into_dyn().into_shared()),
+                        data: T::into_data(Values::scalar(value)),
                     }));
                     cache[slot] = Some((T::DTYPE, bits, t.clone()));
                     t
@@ -302,7 +341,7 @@ impl Tensor {
     /// A tensor of `shape` and `dtype` with every element `value` (cast to the dtype).
     pub fn full(shape: &[usize], dtype: DType, value: f64) -> Tensor {
         fn fill<T: Element>(shape: &[usize], value: f64) -> Data {
-            T::into_data(ArcArray::from_elem(IxDyn(shape), T::from_f64(value)))
+            T::into_data(Values::full(shape, T::from_f64(value)))
         }
         Tensor::new(match dtype {
             DType::F32 => fill::<f32>(shape, value),
@@ -373,14 +412,18 @@ impl Tensor {
     pub fn alias(&self) -> Tensor {
         Tensor::new(self.0.data.clone())
     }
-    /// The typed array, if the tensor holds `T`.
-    pub fn array<T: Element>(&self) -> Option<&ArcArray<T, IxDyn>> {
-        T::array_of(&self.0.data)
+    /// The typed elements, if the tensor holds `T`.
+    pub fn values<T: Element>(&self) -> Option<&Values<T>> {
+        T::values_of(&self.0.data)
+    }
+    /// An ndarray view of the elements, if the tensor holds `T`.
+    pub fn array<T: Element>(&self) -> Option<ArrayViewD<'_, T>> {
+        self.values::<T>().map(Values::view)
     }
     /// Every element as f64, in row-major order (for tests, printing and conversions).
     pub fn to_f64_vec(&self) -> Vec<f64> {
-        fn collect<T: Element>(a: &ArcArray<T, IxDyn>) -> Vec<f64> {
-            a.iter().map(|v| v.to_f64()).collect()
+        fn collect<T: Element>(v: &Values<T>) -> Vec<f64> {
+            v.as_slice().iter().map(|v| v.to_f64()).collect()
         }
         match self.data() {
             Data::F32(a) => collect(a),

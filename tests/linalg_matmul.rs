@@ -66,13 +66,13 @@ fn matmul_example_shape_from_the_brief() {
 }
 
 #[test]
-fn matmul_reads_strided_and_reversed_layouts_without_copying_first() {
-    // A transposed (column-major) view and a reversed one, as ndarray can hold them.
+fn matmul_of_tensors_built_from_strided_and_reversed_arrays() {
+    // A transposed (column-major) array and a reversed one: tensors store them row-major.
     let base = ArrayD::from_shape_vec(IxDyn(&[4, 3]), (0..12).map(|v| v as f64).collect()).unwrap();
-    let at = Tensor::new(Data::F64(base.clone().reversed_axes().into_shared())); // [3, 4], column-major
+    let at = Tensor::new(Data::from(base.clone().reversed_axes())); // [3, 4], column-major
     let mut rev = base.clone();
     rev.invert_axis(ndarray::Axis(0)); // negative row stride
-    let rev = Tensor::new(Data::F64(rev.into_shared()));
+    let rev = Tensor::new(Data::from(rev));
     let b = rand64(&[4, 5], 9);
     let y = matmul(&at, &b, false, false).unwrap();
     let (want, _) = naive_matmul(

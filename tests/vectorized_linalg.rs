@@ -396,16 +396,16 @@ fn shared_operand_against_a_batch_of_any_layout() {
     let swapped = ArrayD::from_shape_vec(IxDyn(&[3, 2, 4, 5]), base)
         .unwrap()
         .permuted_axes(IxDyn(&[1, 0, 2, 3]));
-    let swapped = Tensor::new(Data::F64(swapped.into_shared())); // [2, 3, 4, 5]
+    let swapped = Tensor::new(Data::from(swapped)); // [2, 3, 4, 5]
     let column_major =
         ArrayD::from_shape_vec(IxDyn(&[5, 4, 6]), rand64(&[5, 4, 6], 2).to_f64_vec())
             .unwrap()
             .reversed_axes();
-    let column_major = Tensor::new(Data::F64(column_major.into_shared())); // [6, 4, 5]
+    let column_major = Tensor::new(Data::from(column_major)); // [6, 4, 5]
     let mut reversed =
         ArrayD::from_shape_vec(IxDyn(&[6, 4, 1]), rand64(&[6, 4, 1], 3).to_f64_vec()).unwrap();
     reversed.invert_axis(ndarray::Axis(0));
-    let reversed = Tensor::new(Data::F64(reversed.into_shared())); // [6, 4, 1], batch backwards
+    let reversed = Tensor::new(Data::from(reversed)); // [6, 4, 1], batch backwards
     for batched in [&swapped, &column_major, &reversed] {
         let s = batched.shape().to_vec();
         let r = s.len();

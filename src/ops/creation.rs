@@ -2,20 +2,17 @@
 //!
 //! None of these records anything: their results are constants (TensorFlow gives them no
 //! gradient either).
-use ndarray::{ArrayD, IxDyn};
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::tensor::{Data, Element, Tensor};
+use crate::tensor::{Data, Element, Tensor, Values};
 
 /// A tensor of `shape` and `dtype` from values computed as f64 (cast to the dtype).
 fn from_f64s(values: Vec<f64>, shape: &[usize], dtype: DType) -> Tensor {
     fn build<T: Element>(values: Vec<f64>, shape: &[usize]) -> Data {
         let values: Vec<T> = values.into_iter().map(T::from_f64).collect();
-        match ArrayD::from_shape_vec(IxDyn(shape), values) {
-            Ok(a) => T::into_data(a.into_shared()),
-            Err(_) => unreachable!("callers pass as many values as the shape holds"),
-        }
+        debug_assert_eq!(values.len(), shape.iter().product::<usize>());
+        T::into_data(Values::from_vec(shape, values))
     }
     Tensor::new(match dtype {
         DType::F32 => build::<f32>(values, shape),

@@ -8,17 +8,17 @@
 //!
 //! Gradients follow TensorFlow's registered gradients, ties and kinks included; `floordiv`,
 //! `round`, `floor`, comparisons and logic are not recorded (their gradient is None).
-use ndarray::{ArcArray, ArrayD, IxDyn, Zip};
+use ndarray::{IxDyn, Zip};
 
 use super::arith::Arith;
-use super::kernel::{map_array_with, select_vec, shaped_vec, PAR_CHEAP, PAR_MATH};
+use super::kernel::{map_array_with, select_vec, PAR_CHEAP, PAR_MATH};
 use super::vmath::{map_slice_trig, VMath};
 use super::{broadcast_shapes, same_dtype, scalar_like, shape_of, sum_to_batched_shape, zip_map};
 use crate::dispatch2;
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
 use crate::tape::{input_needed, mixes_input, record_batched};
-use crate::tensor::{Data, Element, Tensor};
+use crate::tensor::{Data, Element, Tensor, Values};
 
 // ---------------------------------------------------------------------------------------------
 // Kernels
@@ -46,11 +46,11 @@ fn min_nan<T: Arith>(p: T, q: T) -> T {
 /// marks a costly `expr` (a polynomial): it goes parallel at a smaller size.
 macro_rules! map_float {
     (math $x:expr, $op:expr, |$v:ident| $f:expr) => {
-        Tensor::new($crate::dispatch!(float $x.data(), $op, |a| $crate::ops::kernel::map_array(
+        Tensor::new($crate::dispatch!(values float $x.data(), $op, |a| $crate::ops::kernel::map_array(
             a, $crate::ops::kernel::PAR_MATH, |$v| $f)))
     };
     ($x:expr, $op:expr, |$v:ident| $f:expr) => {
-        Tensor::new($crate::dispatch!(float $x.data(), $op, |a| $crate::ops::kernel::map_array(
+        Tensor::new($crate::dispatch!(values float $x.data(), $op, |a| $crate::ops::kernel::map_array(
             a, $crate::ops::kernel::PAR_CHEAP, |$v| $f)))
     };
 }
@@ -58,7 +58,7 @@ macro_rules! map_float {
 /// Like [`map_float!`] for every numeric dtype (use [`Arith`] for integer-safe arithmetic).
 macro_rules! map_num {
     ($x:expr, $op:expr, |$v:ident| $f:expr) => {
-        Tensor::new($crate::dispatch!(num $x.data(), $op, |a| $crate::ops::kernel::map_array(
+        Tensor::new($crate::dispatch!(values num $x.data(), $op, |a| $crate::ops::kernel::map_array(
             a, $crate::ops::kernel::PAR_CHEAP, |$v| $f)))
     };
 }
@@ -66,35 +66,15 @@ macro_rules! map_num {
 /// sin (or cos) over a tensor: the vectorised kernel, std beyond its range.
 fn map_trig(x: &Tensor, op: &str, sin: bool) -> Result<Tensor> {
     // Function items (not pointers), so that the kernels inline into the vector loops.
-    fn run<T: VMath>(a: &ArcArray<T, IxDyn>, sin: bool) -> ArrayD<T> {
+    fn run<T: VMath + Default>(a: &Values<T>, sin: bool) -> Values<T> {
         if sin {
-            let f = |v: T| {
-                if v.in_trig_range() {
-                    v.v_sin_reduced()
-                } else {
-                    v.std_sin()
-                }
-            };
-            map_array_with(
-                a,
-                PAR_MATH,
-                |s, d| map_slice_trig(s, d, T::v_sin_reduced, T::std_sin),
-                f,
-            )
+            map_array_with(a, PAR_MATH, |s, d| {
+                map_slice_trig(s, d, T::v_sin_reduced, T::std_sin)
+            })
         } else {
-            let f = |v: T| {
-                if v.in_trig_range() {
-                    v.v_cos_reduced()
-                } else {
-                    v.std_cos()
-                }
-            };
-            map_array_with(
-                a,
-                PAR_MATH,
-                |s, d| map_slice_trig(s, d, T::v_cos_reduced, T::std_cos),
-                f,
-            )
+            map_array_with(a, PAR_MATH, |s, d| {
+                map_slice_trig(s, d, T::v_cos_reduced, T::std_cos)
+            })
         }
     }
     Ok(Tensor::new(match x.data() {
@@ -544,26 +524,27 @@ pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
                 ),
             )
         })?;
-    let Some(c) = cond.array::<bool>() else {
+    let Some(c) = cond.values::<bool>() else {
         unreachable!("checked to be bool")
     };
     fn select<T: Element>(
-        c: &ArcArray<bool, IxDyn>,
-        x: &ArcArray<T, IxDyn>,
-        y: &ArcArray<T, IxDyn>,
+        c: &Values<bool>,
+        x: &Values<T>,
+        y: &Values<T>,
         shape: &[usize],
-    ) -> ArrayD<T> {
-        let full = c.shape() == shape && x.shape() == shape && y.shape() == shape;
-        if let (true, Some(c), Some(x), Some(y)) = (full, c.as_slice(), x.as_slice(), y.as_slice())
-        {
+    ) -> Values<T> {
+        if c.shape() == shape && x.shape() == shape && y.shape() == shape {
+            let (c, x, y) = (c.as_slice(), x.as_slice(), y.as_slice());
             let v = select_vec(c, x, y, PAR_CHEAP, |c, x, y| if c { x } else { y });
-            return shaped_vec(shape, v);
+            return Values::from_vec(shape, v);
         }
+        let (c, x, y) = (c.view(), x.view(), y.view());
         match (c.broadcast(shape), x.broadcast(shape), y.broadcast(shape)) {
             (Some(c), Some(x), Some(y)) => Zip::from(&c)
                 .and(&x)
                 .and(&y)
-                .map_collect(|&c, &x, &y| if c { x } else { y }),
+                .map_collect(|&c, &x, &y| if c { x } else { y })
+                .into(),
             _ => unreachable!("shapes were validated by broadcast_shapes"),
         }
     }
@@ -649,8 +630,8 @@ pub fn greater_equal(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// `f` over two bool operands broadcast together.
 fn logical(op: &str, a: &Tensor, b: &Tensor, f: fn(bool, bool) -> bool) -> Result<Tensor> {
     let shape = broadcast_shapes(op, a.shape(), b.shape())?;
-    match (a.array::<bool>(), b.array::<bool>()) {
-        (Some(p), Some(q)) => Ok(Tensor::from_array(zip_map(p, q, &shape, f))),
+    match (a.values::<bool>(), b.values::<bool>()) {
+        (Some(p), Some(q)) => Ok(Tensor::new(Data::from(zip_map(p, q, &shape, f)))),
         _ => Err(Error::dtype(
             op,
             format!(
@@ -692,8 +673,8 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
         return Ok(x.clone());
     }
     fn convert<T: Element>(x: &Tensor) -> Data {
-        fn each<S: Element, T: Element>(a: &ArcArray<S, IxDyn>) -> Data {
-            T::into_data(a.mapv(|v| T::from_f64(v.to_f64())).into_shared())
+        fn each<S: Element, T: Element>(a: &Values<S>) -> Data {
+            T::into_data(a.mapv(|v| T::from_f64(v.to_f64())))
         }
         match x.data() {
             Data::F32(a) => each::<f32, T>(a),

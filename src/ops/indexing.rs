@@ -2,9 +2,9 @@
 //! VJP strided_slice_grad).
 //!
 //! Every kernel returns a standard-layout (row-major, contiguous) array.
-use ndarray::{ArcArray, ArrayD, IxDyn, Slice};
+use ndarray::{ArrayD, IxDyn, Slice};
 
-use super::shape::{broadcast_to, reshape_array, standard};
+use super::shape::{broadcast_to, reshape_owned, reshape_view, standard};
 use super::{normalize_axis, shape_of};
 use crate::dispatch;
 use crate::error::{fmt_shape, Error, Result};
@@ -139,7 +139,7 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: isize, batch_dims: usize)
     let (axis, g, out_shape) = gather_layout(op, params.shape(), indices, axis, batch_dims)?;
     let idx = read_indices(op, indices, g.dim, axis, params.shape(), "params")?;
     fn kernel<T: Element>(
-        a: &ArcArray<T, IxDyn>,
+        a: &ndarray::ArrayViewD<'_, T>,
         idx: &[i64],
         g: GatherDims,
         out_shape: &[usize],
@@ -215,7 +215,7 @@ pub fn scatter_add_to(
     }
     let idx = read_indices(op, indices, g.dim, axis, shape, "the output")?;
     fn kernel<T: Element + std::ops::Add<Output = T>>(
-        a: &ArcArray<T, IxDyn>,
+        a: &ndarray::ArrayViewD<'_, T>,
         idx: &[i64],
         g: GatherDims,
         shape: &[usize],
@@ -523,7 +523,7 @@ pub fn strided_slice(x: &Tensor, items: &[SliceItem]) -> Result<Tensor> {
     }
     let y = Tensor::new(dispatch!(all x.data(), |a| {
         let picked = standard(a.slice_each_axis(|d| plan.slices[d.axis.index()]));
-        reshape_array(&picked, &plan.out_shape)
+        reshape_owned(picked, &plan.out_shape)
     }));
     let input_shape = shape_of(x);
     let rows = slice_mixes(x.shape(), items, &plan);
@@ -543,13 +543,13 @@ pub fn strided_slice(x: &Tensor, items: &[SliceItem]) -> Result<Tensor> {
 /// `x` written into a tensor of `shape` filled with `fill`, at the positions `plan` selects.
 pub(super) fn place(x: &Tensor, shape: &[usize], plan: &SlicePlan, fill: f64) -> Result<Tensor> {
     fn kernel<T: Element>(
-        a: &ArcArray<T, IxDyn>,
+        a: &ndarray::ArrayViewD<'_, T>,
         shape: &[usize],
         plan: &SlicePlan,
         fill: f64,
     ) -> ArrayD<T> {
         let mut out = ArrayD::from_elem(IxDyn(shape), T::from_f64(fill));
-        let values = reshape_array(a, &plan.lens);
+        let values = reshape_view(a, &plan.lens);
         out.slice_each_axis_mut(|d| plan.slices[d.axis.index()])
             .assign(&values);
         out

@@ -3,7 +3,7 @@
 //! depends on the size of the tensor it sits in, nor on the thread count.
 use std::mem::MaybeUninit;
 
-use ndarray::{ArcArray, ArrayD, IxDyn};
+use crate::tensor::Values;
 use rayon::prelude::*;
 
 use super::vmath::{map_slice, select_slice, zip_slice};
@@ -39,36 +39,33 @@ pub(crate) fn fill<U: Send>(
     out
 }
 
-fn shaped<U>(shape: &[usize], v: Vec<U>) -> ArrayD<U> {
-    match ArrayD::from_shape_vec(IxDyn(shape), v) {
-        Ok(a) => a,
-        Err(_) => unreachable!("a buffer of the shape's size"),
-    }
-}
-
-/// `chunk` over `a`'s elements when `a` is contiguous (`elem` elsewhere: the same numbers).
-pub(crate) fn map_array_with<T: Copy + Sync, U: Send + Copy>(
-    a: &ArcArray<T, IxDyn>,
+/// `chunk` over `a`'s elements.
+pub(crate) fn map_array_with<T: Copy + Sync, U: Send + Copy + Default>(
+    a: &Values<T>,
     min_par: usize,
     chunk: impl Fn(&[T], &mut [MaybeUninit<U>]) + Sync,
-    elem: impl Fn(T) -> U,
-) -> ArrayD<U> {
-    match a.as_slice() {
-        Some(src) => shaped(
-            a.shape(),
-            fill(src.len(), min_par, |at, d| chunk(&src[at..at + d.len()], d)),
-        ),
-        None => a.map(|&v| elem(v)),
+) -> Values<U> {
+    let src = a.as_slice();
+    if let ([x], true) = (src, a.shape().is_empty()) {
+        // A scalar: no buffer to fill (the value lives inline).
+        let mut out = [MaybeUninit::uninit()];
+        chunk(std::slice::from_ref(x), &mut out);
+        // SAFETY: the kernel writes every element of its chunk.
+        return Values::scalar(unsafe { out[0].assume_init() });
     }
+    Values::from_vec(
+        a.shape(),
+        fill(src.len(), min_par, |at, d| chunk(&src[at..at + d.len()], d)),
+    )
 }
 
 /// `f` over `a`'s elements.
-pub(crate) fn map_array<T: Copy + Sync, U: Send + Copy>(
-    a: &ArcArray<T, IxDyn>,
+pub(crate) fn map_array<T: Copy + Sync, U: Send + Copy + Default>(
+    a: &Values<T>,
     min_par: usize,
     f: impl Fn(T) -> U + Sync,
-) -> ArrayD<U> {
-    map_array_with(a, min_par, |s, d| map_slice(s, d, &f), &f)
+) -> Values<U> {
+    map_array_with(a, min_par, |s, d| map_slice(s, d, &f))
 }
 
 /// `f` over two contiguous slices of one length.
@@ -98,21 +95,17 @@ pub(crate) fn select_vec<C: Copy + Sync, T: Copy + Sync, U: Send>(
     })
 }
 
-/// `f` over one contiguous slice, into an array of `shape`.
-pub(crate) fn map_vec<T: Copy + Sync, U: Send>(
+/// `f` over one contiguous slice, into values of `shape`.
+pub(crate) fn map_vec<T: Copy + Sync, U: Send + Copy + Default>(
     shape: &[usize],
     a: &[T],
     min_par: usize,
     f: impl Fn(T) -> U + Sync,
-) -> ArrayD<U> {
-    shaped(
+) -> Values<U> {
+    Values::from_vec(
         shape,
         fill(a.len(), min_par, |at, d| {
             map_slice(&a[at..at + d.len()], d, &f)
         }),
     )
-}
-
-pub(crate) fn shaped_vec<U>(shape: &[usize], v: Vec<U>) -> ArrayD<U> {
-    shaped(shape, v)
 }

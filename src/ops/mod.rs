@@ -30,11 +30,11 @@ pub use random::*;
 pub use reduce::*;
 pub use shape::*;
 
-use ndarray::{ArcArray, ArrayD, IxDyn, Zip};
+use ndarray::Zip;
 use smallvec::SmallVec;
 
 use crate::error::{fmt_shape, Error, Result};
-use crate::tensor::{Element, Tensor};
+use crate::tensor::{Element, Tensor, Values};
 
 /// A shape kept inline (no allocation for up to four dimensions), for VJP closures.
 pub(crate) type Shape = SmallVec<[usize; 4]>;
@@ -116,48 +116,43 @@ pub fn batched_dims(dy: &Tensor, batch: usize, shape: &[usize]) -> Vec<isize> {
 /// `f` applied elementwise to `a` and `b` broadcast to `shape` (already validated). Contiguous
 /// same-shape operands, and a contiguous operand with a one-element one, run the vectorised
 /// (and for large tensors parallel) loops of `kernel`; other broadcasts go through `Zip`.
-pub(crate) fn zip_map<T: Element, U: Send>(
-    a: &ArcArray<T, IxDyn>,
-    b: &ArcArray<T, IxDyn>,
+pub(crate) fn zip_map<T: Element, U: Send + Copy + Default>(
+    a: &Values<T>,
+    b: &Values<T>,
     shape: &[usize],
     f: impl Fn(T, T) -> U + Sync,
-) -> ArrayD<U> {
+) -> Values<U> {
     if shape.is_empty() {
-        // Two scalars: skip Zip and the shape comparisons, which cost more than the arithmetic
-        // (an empty Vec's dangling pointer makes even a zero-length memcmp slow on AVX-512).
+        // Two scalars: skip the shape comparisons, which cost more than the arithmetic.
         if let (Some(&x), Some(&y)) = (a.first(), b.first()) {
-            return ndarray::arr0(f(x, y)).into_dyn();
+            return Values::scalar(f(x, y));
         }
     }
     let (full_a, full_b) = (a.shape() == shape, b.shape() == shape);
-    match (full_a, full_b, a.as_slice(), b.as_slice()) {
-        (true, true, Some(x), Some(y)) => {
-            return kernel::shaped_vec(shape, kernel::zip_vec(x, y, kernel::PAR_CHEAP, f))
+    let (x, y) = (a.as_slice(), b.as_slice());
+    match (full_a, full_b) {
+        (true, true) => {
+            return Values::from_vec(shape, kernel::zip_vec(x, y, kernel::PAR_CHEAP, f));
         }
-        (true, false, Some(x), _) if b.len() == 1 => {
-            if let Some(&q) = b.first() {
-                return kernel::map_vec(shape, x, kernel::PAR_CHEAP, |p| f(p, q));
-            }
+        (true, false) if y.len() == 1 => {
+            let q = y[0];
+            return kernel::map_vec(shape, x, kernel::PAR_CHEAP, |p| f(p, q));
         }
-        (false, true, _, Some(y)) if a.len() == 1 => {
-            if let Some(&p) = a.first() {
-                return kernel::map_vec(shape, y, kernel::PAR_CHEAP, |q| f(p, q));
-            }
+        (false, true) if x.len() == 1 => {
+            let p = x[0];
+            return kernel::map_vec(shape, y, kernel::PAR_CHEAP, |q| f(p, q));
         }
-        (true, false, Some(x), Some(y)) if repeats_along_leading_axes(b.shape(), shape) => {
-            return kernel::shaped_vec(shape, zip_repeating(x, y, &f));
+        (true, false) if repeats_along_leading_axes(b.shape(), shape) => {
+            return Values::from_vec(shape, zip_repeating(x, y, &f));
         }
-        (false, true, Some(x), Some(y)) if repeats_along_leading_axes(a.shape(), shape) => {
-            return kernel::shaped_vec(shape, zip_repeating(y, x, |q, p| f(p, q)));
+        (false, true) if repeats_along_leading_axes(a.shape(), shape) => {
+            return Values::from_vec(shape, zip_repeating(y, x, |q, p| f(p, q)));
         }
         _ => {}
     }
-    if full_a && full_b {
-        return Zip::from(a).and(b).map_collect(|&x, &y| f(x, y));
-    }
-    let (a, b) = (a.broadcast(shape), b.broadcast(shape));
-    match (a, b) {
-        (Some(a), Some(b)) => Zip::from(&a).and(&b).map_collect(|&x, &y| f(x, y)),
+    let (a, b) = (a.view(), b.view());
+    match (a.broadcast(shape), b.broadcast(shape)) {
+        (Some(a), Some(b)) => Zip::from(&a).and(&b).map_collect(|&x, &y| f(x, y)).into(),
         _ => unreachable!("shapes were validated by broadcast_shapes"),
     }
 }

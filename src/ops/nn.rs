@@ -1,5 +1,5 @@
 //! Neural-network ops: softmax, log_softmax, clip_by_norm, moments, batch_normalization.
-use ndarray::{ArcArray, ArrayD, Axis, IxDyn};
+use ndarray::{ArrayD, Axis};
 
 use super::{
     add, broadcast_shapes, divide, exp, greater, maximum, multiply, negative, normalize_axes,
@@ -12,7 +12,7 @@ use crate::tape::{mixes_input, record_batched};
 use crate::tensor::{mismatch, unsupported, Tensor};
 
 /// Softmax (or log-softmax) of every lane along `axis`, with the lane's maximum subtracted first.
-fn softmax_kernel<T: Float>(a: &ArcArray<T, IxDyn>, axis: usize, log: bool) -> ArrayD<T> {
+fn softmax_kernel<T: Float>(a: &ndarray::ArrayViewD<'_, T>, axis: usize, log: bool) -> ArrayD<T> {
     let mut out = a.to_owned();
     for mut lane in out.lanes_mut(Axis(axis)) {
         let max = lane.fold(T::neg_infinity(), |m, &v| if v > m { v } else { m });

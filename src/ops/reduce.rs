@@ -2,7 +2,7 @@
 //!
 //! Each reduction records its VJP on the un-kept result and finishes with a (recorded) reshape
 //! when `keepdims` is set. Integer sums and products wrap on overflow, as TensorFlow's kernels do.
-use ndarray::{ArcArray, ArrayD, Axis, IxDyn};
+use ndarray::{ArrayD, Axis, IxDyn};
 
 use super::{
     add, batched_dims, broadcast_to, cast, divide, equal, exp, log, multiply, normalize_axes,
@@ -139,7 +139,7 @@ reducible_int!(i64);
 
 /// Folds `a` over `axes` (sorted) with `f`, starting each fold from `init`.
 fn fold_axes<T: Reducible>(
-    a: &ArcArray<T, IxDyn>,
+    a: &ndarray::ArrayViewD<'_, T>,
     axes: &[usize],
     init: T,
     f: impl Fn(T, T) -> T,
@@ -151,7 +151,7 @@ fn fold_axes<T: Reducible>(
     out
 }
 
-fn sum_kernel<T: Reducible>(a: &ArcArray<T, IxDyn>, axes: &[usize]) -> ArrayD<T> {
+fn sum_kernel<T: Reducible>(a: &ndarray::ArrayViewD<'_, T>, axes: &[usize]) -> ArrayD<T> {
     if T::DTYPE.is_float() {
         let mut out = a.to_owned();
         for &ax in axes.iter().rev() {
@@ -162,14 +162,18 @@ fn sum_kernel<T: Reducible>(a: &ArcArray<T, IxDyn>, axes: &[usize]) -> ArrayD<T>
     fold_axes(a, axes, T::default(), T::plus)
 }
 
-fn mean_kernel<T: Reducible>(a: &ArcArray<T, IxDyn>, axes: &[usize]) -> ArrayD<T> {
+fn mean_kernel<T: Reducible>(a: &ndarray::ArrayViewD<'_, T>, axes: &[usize]) -> ArrayD<T> {
     let count: usize = axes.iter().map(|&ax| a.shape()[ax]).product();
     sum_kernel(a, axes).mapv(|s| T::mean(s, count))
 }
 
 /// Max (or min) over `axes`; NaN wins, as in NumPy. An empty reduction gives -inf (+inf) for
 /// floats and the lowest (highest) value for integers, as in TensorFlow.
-fn extremum_kernel<T: Reducible>(a: &ArcArray<T, IxDyn>, axes: &[usize], max: bool) -> ArrayD<T> {
+fn extremum_kernel<T: Reducible>(
+    a: &ndarray::ArrayViewD<'_, T>,
+    axes: &[usize],
+    max: bool,
+) -> ArrayD<T> {
     let init = T::from_f64(if max {
         f64::NEG_INFINITY
     } else {
@@ -185,7 +189,7 @@ fn extremum_kernel<T: Reducible>(a: &ArcArray<T, IxDyn>, axes: &[usize], max: bo
     })
 }
 
-fn prod_kernel<T: Reducible>(a: &ArcArray<T, IxDyn>, axes: &[usize]) -> ArrayD<T> {
+fn prod_kernel<T: Reducible>(a: &ndarray::ArrayViewD<'_, T>, axes: &[usize]) -> ArrayD<T> {
     fold_axes(a, axes, T::from_f64(1.0), T::times)
 }
 
@@ -300,8 +304,8 @@ pub fn reduce_prod(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result
 /// order of differentiation takes this branch again on a smaller problem, and stays exact.
 fn product_of_others(x: &Tensor, y: &Tensor, axes: &[usize]) -> Result<Tensor> {
     let zeros: ArrayD<bool> = match x.data() {
-        Data::F32(a) => a.mapv(|v| v == 0.0),
-        Data::F64(a) => a.mapv(|v| v == 0.0),
+        Data::F32(a) => a.view().mapv(|v| v == 0.0),
+        Data::F64(a) => a.view().mapv(|v| v == 0.0),
         other => return Err(unsupported("reduce_prod", other.dtype(), "a floating")),
     };
     let (ranks, most) = zero_ranks(&zeros, axes);
@@ -493,7 +497,7 @@ fn arg_extremum(op: &str, x: &Tensor, axis: isize, max: bool) -> Result<Tensor> 
         ));
     }
     fn kernel<T: Element + PartialOrd>(
-        a: &ArcArray<T, IxDyn>,
+        a: &ndarray::ArrayViewD<'_, T>,
         ax: usize,
         max: bool,
     ) -> ArrayD<i64> {

@@ -5,7 +5,7 @@
 //! Every kernel returns a standard-layout (row-major, contiguous) array.
 use std::sync::Arc;
 
-use ndarray::{ArcArray, Axis, IxDyn, Slice};
+use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Slice};
 
 use super::indexing::{batched_items, gather, place, strided_slice, SliceItem, SlicePlan};
 use super::{
@@ -17,19 +17,19 @@ use crate::error::{fmt_shape, Error, Result};
 use crate::tape::{mixes_input, record_batched, record_multi, Vjp};
 use crate::tensor::{Element, Tensor};
 
-/// A row-major reshape that shares storage when the layout allows.
-pub(super) fn reshape_array<T: Element>(
-    a: &ArcArray<T, IxDyn>,
-    shape: &[usize],
-) -> ArcArray<T, IxDyn> {
-    let standard = if a.is_standard_layout() {
-        a.clone()
-    } else {
-        a.as_standard_layout().into_owned().into_shared()
-    };
-    match standard.into_shape_with_order(IxDyn(shape)) {
+/// A row-major reshape of a standard-layout view (a tensor's view always is): no copy.
+pub(super) fn reshape_view<'a, T>(a: &ArrayViewD<'a, T>, shape: &[usize]) -> ArrayViewD<'a, T> {
+    match a.clone().into_shape_with_order(IxDyn(shape)) {
         Ok(r) => r,
-        Err(_) => unreachable!("element counts were validated"),
+        Err(_) => unreachable!("element counts were validated and the view is standard"),
+    }
+}
+
+/// A row-major reshape of a standard-layout array: no copy.
+pub(super) fn reshape_owned<T>(a: ArrayD<T>, shape: &[usize]) -> ArrayD<T> {
+    match a.into_shape_with_order(IxDyn(shape)) {
+        Ok(r) => r,
+        Err(_) => unreachable!("element counts were validated and the array is standard"),
     }
 }
 
@@ -81,7 +81,8 @@ pub fn reshape(x: &Tensor, dims: &[isize]) -> Result<Tensor> {
     if shape == x.shape() {
         return Ok(x.clone());
     }
-    let y = Tensor::new(dispatch!(all x.data(), |a| reshape_array(a, &shape)));
+    // The same elements under a new shape: no copy.
+    let y = Tensor::new(x.data().reshaped(&shape));
     let back = shape_of(x);
     // Row-major order keeps each batch row's elements together when axis 0 keeps its size.
     let keeps_rows = !shape.is_empty() && x.ndim() > 0 && shape[0] == x.shape()[0];
@@ -212,17 +213,13 @@ pub fn concat(values: &[Tensor], axis: isize) -> Result<Tensor> {
         return Ok(first.clone());
     }
     fn join<T: Element>(
-        _like: &ArcArray<T, IxDyn>,
+        _like: &ndarray::ArrayViewD<'_, T>,
         values: &[Tensor],
         axis: usize,
-    ) -> ArcArray<T, IxDyn> {
-        let views: Vec<_> = values
-            .iter()
-            .filter_map(|v| v.array::<T>())
-            .map(|a| a.view())
-            .collect();
+    ) -> ArrayD<T> {
+        let views: Vec<_> = values.iter().filter_map(|v| v.array::<T>()).collect();
         match ndarray::concatenate(Axis(axis), &views) {
-            Ok(a) => a.into_shared(),
+            Ok(a) => a,
             Err(_) => unreachable!("shapes were validated"),
         }
     }
@@ -276,8 +273,8 @@ pub fn stack(values: &[Tensor], axis: isize) -> Result<Tensor> {
 }
 
 /// A copy of `view` in standard layout.
-pub(super) fn standard<T: Element>(view: ndarray::ArrayViewD<'_, T>) -> ArcArray<T, IxDyn> {
-    view.as_standard_layout().into_owned().into_shared()
+pub(super) fn standard<T: Element>(view: ArrayViewD<'_, T>) -> ArrayD<T> {
+    view.as_standard_layout().into_owned()
 }
 
 /// Removes dimensions of size 1: the given `axes` (each must have size 1), or every one.
@@ -540,17 +537,17 @@ pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
         .map(|(&d, &m)| d * m)
         .collect();
     fn kernel<T: Element>(
-        a: &ArcArray<T, IxDyn>,
+        a: &ndarray::ArrayViewD<'_, T>,
         lifted: &[usize],
         spread: &[usize],
         out: &[usize],
-    ) -> ArcArray<T, IxDyn> {
-        let lifted = reshape_array(a, lifted);
+    ) -> ArrayD<T> {
+        let lifted = reshape_view(a, lifted);
         let tiled = match lifted.broadcast(IxDyn(spread)) {
             Some(view) => standard(view),
             None => unreachable!("[1, d] broadcasts to [m, d]"),
         };
-        reshape_array(&tiled, out)
+        reshape_owned(tiled, out)
     }
     let y = Tensor::new(dispatch!(all x.data(), |a| kernel(a, &lifted, &spread, &out_shape)));
     let rows = mixes_if(multiples[0] != 1);

@@ -13,7 +13,7 @@
 //!
 //! Out of a tensor: [`to_numpy_copy`] (a fresh, writable array) and [`to_numpy_view`] (a
 //! read-only array over the tensor's own storage, no copy).
-use ndarray::{ArcArray, ArrayD, IxDyn};
+use ndarray::ArrayD;
 use numpy::npyffi::{_PyArray_GET_ITEM_DATA, flags::NPY_ARRAY_WRITEABLE};
 use numpy::PyArrayDescrMethods;
 use numpy::{
@@ -29,7 +29,7 @@ use super::error::{type_error, value_error};
 use super::tensor::{read_variable, PyTensor, PyVariable};
 use crate::dtype::DType;
 use crate::ops;
-use crate::tensor::{Data, Element, Tensor};
+use crate::tensor::{Data, Element, Tensor, Values};
 
 const OP: &str = "convert_to_tensor";
 
@@ -328,9 +328,7 @@ fn array_to_tensor(array: &Bound<'_, PyUntypedArray>, hint: Option<DType>) -> Py
 
 /// A copy of the array's elements as `T` (after a NumPy `astype` when its dtype is another
 /// one, or not in native byte order), in row-major layout whatever the array's strides.
-fn extract<T: NpElement + Element>(
-    array: &Bound<'_, PyUntypedArray>,
-) -> PyResult<ArcArray<T, IxDyn>> {
+fn extract<T: NpElement + Element>(array: &Bound<'_, PyUntypedArray>) -> PyResult<Values<T>> {
     let typed = match array.cast::<PyArrayDyn<T>>() {
         Ok(typed) => typed.clone(),
         Err(_) => {
@@ -349,7 +347,7 @@ fn extract<T: NpElement + Element>(
     } else {
         view.as_standard_layout().into_owned()
     };
-    Ok(owned.into_shared())
+    Ok(Values::from_array(owned))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -528,11 +526,11 @@ fn mixed_sequence_to_tensor(obj: &Bound<'_, PyAny>, hint: Option<DType>) -> PyRe
 /// A fresh, writable NumPy array with the tensor's values.
 pub fn to_numpy_copy<'py>(py: Python<'py>, t: &Tensor) -> Bound<'py, PyAny> {
     match t.data() {
-        Data::F32(a) => a.to_pyarray(py).into_any(),
-        Data::F64(a) => a.to_pyarray(py).into_any(),
-        Data::I32(a) => a.to_pyarray(py).into_any(),
-        Data::I64(a) => a.to_pyarray(py).into_any(),
-        Data::Bool(a) => a.to_pyarray(py).into_any(),
+        Data::F32(a) => a.view().to_pyarray(py).into_any(),
+        Data::F64(a) => a.view().to_pyarray(py).into_any(),
+        Data::I32(a) => a.view().to_pyarray(py).into_any(),
+        Data::I64(a) => a.view().to_pyarray(py).into_any(),
+        Data::Bool(a) => a.view().to_pyarray(py).into_any(),
     }
 }
 
@@ -540,11 +538,12 @@ pub fn to_numpy_copy<'py>(py: Python<'py>, t: &Tensor) -> Bound<'py, PyAny> {
 /// `t`) keeps alive.
 pub fn to_numpy_view<'py>(t: &Tensor, owner: Bound<'py, PyTensor>) -> Bound<'py, PyAny> {
     fn view<'py, T: NpElement>(
-        a: &ArcArray<T, IxDyn>,
+        a: &ndarray::ArrayViewD<'_, T>,
         owner: Bound<'py, PyAny>,
     ) -> Bound<'py, PyAny> {
-        // SAFETY: `owner` holds a clone of the Arc behind `a`; tensor storage is never mutated
-        // or reallocated while a tensor refers to it, and `owner` becomes the array's base
+        // SAFETY: `owner` holds the tensor whose elements `a` views (inline in the tensor's
+        // own allocation, or in a buffer it shares); tensor storage is never mutated or
+        // reallocated while a tensor refers to it, and `owner` becomes the array's base
         // object, so the memory outlives the array. The array is made read-only below.
         let array = unsafe { PyArrayDyn::<T>::borrow_from_array(a, owner) };
         unsafe {
@@ -554,11 +553,11 @@ pub fn to_numpy_view<'py>(t: &Tensor, owner: Bound<'py, PyTensor>) -> Bound<'py,
     }
     let owner = owner.into_any();
     match t.data() {
-        Data::F32(a) => view(a, owner),
-        Data::F64(a) => view(a, owner),
-        Data::I32(a) => view(a, owner),
-        Data::I64(a) => view(a, owner),
-        Data::Bool(a) => view(a, owner),
+        Data::F32(a) => view(&a.view(), owner),
+        Data::F64(a) => view(&a.view(), owner),
+        Data::I32(a) => view(&a.view(), owner),
+        Data::I64(a) => view(&a.view(), owner),
+        Data::Bool(a) => view(&a.view(), owner),
     }
 }
 

@@ -12,7 +12,7 @@
 //! axis after the batch axis for `batch_jacobian`): no stacking, no transposition, and only the
 //! blocks in flight hold temporaries. When a tape records, the rows are joined with rustape's
 //! own ops instead, so that the Jacobian itself is recorded.
-use ndarray::{ArcArray, ArrayD, ArrayViewMutD, Axis, IxDyn};
+use ndarray::{ArrayD, ArrayViewMutD, Axis, IxDyn};
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
@@ -222,13 +222,13 @@ fn written_in_place(
 ) -> Result<Vec<Option<Tensor>>> {
     let keep = keep_of(sources);
     // Only floating sources receive gradients.
-    let mut buffers: Vec<Option<Data>> = sources
+    let mut buffers: Vec<Option<Buffer>> = sources
         .iter()
         .map(|s| {
             let shape = IxDyn(&out_shape(s, rows, row_axis));
             match s.dtype() {
-                DType::F32 => Some(Data::from(ArrayD::<f32>::zeros(shape))),
-                DType::F64 => Some(Data::from(ArrayD::<f64>::zeros(shape))),
+                DType::F32 => Some(Buffer::F32(ArrayD::zeros(shape))),
+                DType::F64 => Some(Buffer::F64(ArrayD::zeros(shape))),
                 _ => None,
             }
         })
@@ -240,9 +240,9 @@ fn written_in_place(
         .collect();
     for buffer in buffers.iter_mut() {
         let slices: Vec<Option<Sink>> = match buffer {
-            Some(Data::F32(a)) => slices(a, row_axis, blocks.size, Sink::F32),
-            Some(Data::F64(a)) => slices(a, row_axis, blocks.size, Sink::F64),
-            _ => jobs.iter().map(|_| None).collect(),
+            Some(Buffer::F32(a)) => slices(a, row_axis, blocks.size, Sink::F32),
+            Some(Buffer::F64(a)) => slices(a, row_axis, blocks.size, Sink::F64),
+            None => jobs.iter().map(|_| None).collect(),
         };
         for (job, slice) in jobs.iter_mut().zip(slices) {
             job.1.push(slice);
@@ -279,13 +279,26 @@ fn written_in_place(
     Ok(buffers
         .into_iter()
         .zip(reached)
-        .map(|(buffer, reached)| buffer.filter(|_| reached).map(Tensor::new))
+        .map(|(buffer, reached)| {
+            buffer.filter(|_| reached).map(|b| {
+                Tensor::new(match b {
+                    Buffer::F32(a) => Data::from(a),
+                    Buffer::F64(a) => Data::from(a),
+                })
+            })
+        })
         .collect())
+}
+
+/// A source's result while blocks write into it.
+enum Buffer {
+    F32(ArrayD<f32>),
+    F64(ArrayD<f64>),
 }
 
 /// Disjoint mutable slices of `array` along `axis`, `size` long (the last shorter).
 fn slices<'a, T>(
-    array: &'a mut ArcArray<T, IxDyn>,
+    array: &'a mut ArrayD<T>,
     axis: usize,
     size: usize,
     wrap: fn(ArrayViewMutD<'a, T>) -> Sink<'a>,
@@ -304,7 +317,7 @@ where
 fn place(sink: &mut Sink, grad: &Tensor, vectorised: bool, row_axis: usize) -> Result<()> {
     fn copy<T: Clone>(
         dst: &mut ArrayViewMutD<T>,
-        g: &ArcArray<T, IxDyn>,
+        g: &crate::tensor::Values<T>,
         vectorised: bool,
         row_axis: usize,
     ) -> Result<()> {

@@ -1,6 +1,6 @@
 //! Generalised diagonals, for einsum's repeated labels: `diagonal_part` walks several axes
 //! together, `diagonal_embed` puts values back on such a diagonal (each is the other's VJP).
-use ndarray::{ArcArray, ArrayD, IxDyn};
+use ndarray::{ArrayD, IxDyn};
 
 use crate::dispatch;
 use crate::error::{fmt_shape, Error, Result};
@@ -112,7 +112,11 @@ pub fn diagonal_part(x: &Tensor, axis_map: &[usize]) -> Result<Tensor> {
     let op = "diagonal_part";
     let diag = diagonal_shape(op, x.shape(), axis_map)?;
     let offsets = diagonal_offsets(x.shape(), axis_map, &diag);
-    fn take<T: Element>(a: &ArcArray<T, IxDyn>, offsets: &[usize], diag: &[usize]) -> ArrayD<T> {
+    fn take<T: Element>(
+        a: &ndarray::ArrayViewD<'_, T>,
+        offsets: &[usize],
+        diag: &[usize],
+    ) -> ArrayD<T> {
         let standard = a.as_standard_layout();
         let values: Vec<T> = match standard.as_slice() {
             Some(s) => offsets.iter().map(|&o| s[o]).collect(),
@@ -158,7 +162,11 @@ pub fn diagonal_embed(x: &Tensor, axis_map: &[usize], shape: &[usize]) -> Result
         ));
     }
     let offsets = diagonal_offsets(shape, axis_map, &diag);
-    fn put<T: Element>(a: &ArcArray<T, IxDyn>, offsets: &[usize], shape: &[usize]) -> ArrayD<T> {
+    fn put<T: Element>(
+        a: &ndarray::ArrayViewD<'_, T>,
+        offsets: &[usize],
+        shape: &[usize],
+    ) -> ArrayD<T> {
         let total: usize = shape.iter().product();
         let mut values = vec![T::default(); total];
         for (&o, &v) in offsets.iter().zip(a.iter()) {

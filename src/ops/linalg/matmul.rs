@@ -4,7 +4,7 @@
 //! transposes, broadcast batch dimensions (stride 0) and any ndarray layout cost no copy.
 //! Integer matmul (as TensorFlow allows) uses a plain loop with wrapping arithmetic.
 use gemm::Parallelism;
-use ndarray::{ArcArray, ArrayD, IxDyn};
+use ndarray::{ArrayD, IxDyn};
 use rayon::prelude::*;
 
 use super::batch_axis_rows;
@@ -264,7 +264,7 @@ fn batch_offsets(shape: &[usize], strides: &[isize], batch: &[usize]) -> Vec<isi
 }
 
 /// The (row stride, column stride) of the last two axes, swapped when transposed.
-fn matrix_strides<T>(a: &ArcArray<T, IxDyn>, transposed: bool) -> (isize, isize) {
+fn matrix_strides<T>(a: &ndarray::ArrayViewD<'_, T>, transposed: bool) -> (isize, isize) {
     let s = a.strides();
     let (rs, cs) = (s[s.len() - 2], s[s.len() - 1]);
     if transposed {
@@ -333,8 +333,8 @@ impl<T> Operand<T> {
 }
 
 fn matmul_kernel<T: MatElem>(
-    a: &ArcArray<T, IxDyn>,
-    b: &ArcArray<T, IxDyn>,
+    a: &ndarray::ArrayViewD<'_, T>,
+    b: &ndarray::ArrayViewD<'_, T>,
     ta: bool,
     tb: bool,
     d: &MatmulDims,
@@ -554,7 +554,7 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
     let dims = matmul_dims(op, a.shape(), b.shape(), transpose_a, transpose_b)?;
     let (ta, tb) = (transpose_a, transpose_b);
     let y = Tensor::new(
-        dispatch2!(num a.data(), b.data(), op, |x, z| matmul_kernel(x, z, ta, tb, &dims)),
+        dispatch2!(num a.data(), b.data(), op, |x, z| matmul_kernel(&x.view(), &z.view(), ta, tb, &dims)),
     );
     let (sa, sb) = (shape_of(a), shape_of(b));
     let mixes = matmul_row_mixing(&sa, &sb, ta, &dims);

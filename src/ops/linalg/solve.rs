@@ -1,6 +1,6 @@
 //! `solve`, `solve_adjoint` and `inv` (LU factorisation with partial pivoting, batched), and
 //! `eye`.
-use ndarray::{ArcArray, ArrayD, IxDyn};
+use ndarray::{ArrayD, IxDyn};
 use rayon::prelude::*;
 
 use super::{batch_axis_rows, matmul};
@@ -131,7 +131,11 @@ fn not_invertible(op: &str, shape: &[usize], index: usize) -> Error {
 }
 
 /// The batch of `a` broadcast to `batch + [r, c]`, row-major, each matrix transposed if asked.
-fn batched_values<T: Element>(a: &ArcArray<T, IxDyn>, batch: &[usize], transposed: bool) -> Vec<T> {
+fn batched_values<T: Element>(
+    a: &ndarray::ArrayViewD<'_, T>,
+    batch: &[usize],
+    transposed: bool,
+) -> Vec<T> {
     let nd = a.ndim();
     let (r, c) = (a.shape()[nd - 2], a.shape()[nd - 1]);
     let mut shape = batch.to_vec();
@@ -183,8 +187,8 @@ fn broadcast_index(own: &[usize], batch: &[usize]) -> Vec<usize> {
 /// vectorised Jacobian, whose cotangents carry a batch axis the matrix lacks) costs one LU.
 fn solve_kernel<T: Float + Element>(
     op: &str,
-    a: &ArcArray<T, IxDyn>,
-    b: &ArcArray<T, IxDyn>,
+    a: &ndarray::ArrayViewD<'_, T>,
+    b: &ndarray::ArrayViewD<'_, T>,
     adjoint: bool,
     batch: &[usize],
     full_a_shape: &[usize],
@@ -284,7 +288,7 @@ pub fn solve_adjoint(matrix: &Tensor, rhs: &Tensor, adjoint: bool) -> Result<Ten
     let full: Vec<usize> = sa.to_vec();
     let y = Tensor::new(
         dispatch2!(float matrix.data(), rhs.data(), op, |a, b| solve_kernel(
-        op, a, b, adjoint, &batch, &full
+        op, &a.view(), &b.view(), adjoint, &batch, &full
     )?),
     );
     // Row mixing: a single system couples all rows of both operands (every unknown depends on
@@ -325,9 +329,9 @@ pub fn solve_adjoint(matrix: &Tensor, rhs: &Tensor, adjoint: bool) -> Result<Ten
 }
 
 /// The `m x m` identity in `like`'s element type.
-fn identity_like<T: Element>(_like: &ArcArray<T, IxDyn>, m: usize) -> ArcArray<T, IxDyn> {
+fn identity_like<T: Element>(_like: &ndarray::ArrayViewD<'_, T>, m: usize) -> ArrayD<T> {
     let (zero, one) = (T::from_f64(0.0), T::from_f64(1.0));
-    ArcArray::from_shape_fn(IxDyn(&[m, m]), |i| if i[0] == i[1] { one } else { zero })
+    ArrayD::from_shape_fn(IxDyn(&[m, m]), |i| if i[0] == i[1] { one } else { zero })
 }
 
 /// The inverse of each `[..., M, M]` matrix. A singular matrix is a ValueError.
@@ -338,7 +342,7 @@ pub fn inv(matrix: &Tensor) -> Result<Tensor> {
     let full = matrix.shape().to_vec();
     let y = Tensor::new(dispatch!(float matrix.data(), op, |a| {
         let identity = identity_like(a, m);
-        solve_kernel(op, a, &identity, false, &batch, &full)?
+        solve_kernel(op, a, &identity.view(), false, &batch, &full)?
     }));
     // Row mixing: every entry of a single inverse depends on every row of the matrix; a batch
     // of inverses keeps each batch element apart.

@@ -1,0 +1,157 @@
+//! A tensor's elements: contiguous, row-major, with their shape.
+//!
+//! Small tensors (up to [`INLINE`] elements: scalars above all) keep their elements in the value
+//! itself, so a scalar op allocates one block (its tensor) instead of three (buffer, array
+//! header, tensor). Larger ones share a buffer behind an `Arc`: reshapes and aliases are free.
+//! Kernels see an ndarray view ([`Values::view`]) or the plain slice ([`Values::as_slice`]).
+use std::sync::Arc;
+
+use ndarray::{ArrayD, ArrayViewD, IxDyn};
+use smallvec::SmallVec;
+
+/// How many elements live inline.
+pub const INLINE: usize = 4;
+
+/// A shape held inline up to rank 4.
+pub type Dims = SmallVec<[usize; 4]>;
+
+#[derive(Clone)]
+pub struct Values<T> {
+    shape: Dims,
+    buf: Buf<T>,
+}
+
+#[derive(Clone)]
+enum Buf<T> {
+    Inline([T; INLINE]),
+    Shared(Arc<Vec<T>>),
+}
+
+impl<T: Copy + Default> Values<T> {
+    /// A 0-d value.
+    pub fn scalar(value: T) -> Values<T> {
+        let mut items = [T::default(); INLINE];
+        items[0] = value;
+        Values {
+            shape: Dims::new(),
+            buf: Buf::Inline(items),
+        }
+    }
+
+    /// `values` laid out row-major in `shape`; their count must be the shape's size.
+    pub fn from_vec(shape: &[usize], values: Vec<T>) -> Values<T> {
+        debug_assert_eq!(values.len(), shape.iter().product::<usize>());
+        Values {
+            shape: Dims::from_slice(shape),
+            buf: Self::buffer(values),
+        }
+    }
+
+    fn buffer(values: Vec<T>) -> Buf<T> {
+        if values.len() <= INLINE {
+            let mut items = [T::default(); INLINE];
+            items[..values.len()].copy_from_slice(&values);
+            Buf::Inline(items)
+        } else {
+            Buf::Shared(Arc::new(values))
+        }
+    }
+
+    /// An ndarray array in any layout, made row-major (a copy only if it is not already).
+    pub fn from_array(array: ArrayD<T>) -> Values<T> {
+        let shape = Dims::from_slice(array.shape());
+        let array = if array.is_standard_layout() {
+            array
+        } else {
+            array.as_standard_layout().into_owned()
+        };
+        let (values, offset) = array.into_raw_vec_and_offset();
+        let values = match offset {
+            Some(0) | None => values,
+            Some(start) => values[start..start + shape.iter().product::<usize>()].to_vec(),
+        };
+        Values {
+            shape,
+            buf: Self::buffer(values),
+        }
+    }
+
+    /// `value` in every element of `shape`.
+    pub fn full(shape: &[usize], value: T) -> Values<T> {
+        let n: usize = shape.iter().product();
+        Values::from_vec(shape, vec![value; n])
+    }
+
+    /// `f` of every element, in the same shape.
+    pub fn mapv<U: Copy + Default>(&self, f: impl Fn(T) -> U) -> Values<U> {
+        Values::from_vec(&self.shape, self.iter().map(|&v| f(v)).collect())
+    }
+
+    /// An owned ndarray array (a copy).
+    pub fn to_array(&self) -> ArrayD<T> {
+        self.view().to_owned()
+    }
+
+    /// The same elements in another shape of the same size (shared, not copied).
+    pub fn reshaped(&self, shape: &[usize]) -> Values<T> {
+        debug_assert_eq!(self.len(), shape.iter().product::<usize>());
+        Values {
+            shape: Dims::from_slice(shape),
+            buf: self.buf.clone(),
+        }
+    }
+}
+
+impl<T> Values<T> {
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.buf {
+            Buf::Inline(_) => self.shape.iter().product(),
+            Buf::Shared(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The elements, row-major.
+    pub fn as_slice(&self) -> &[T] {
+        match &self.buf {
+            Buf::Inline(items) => &items[..self.shape.iter().product::<usize>()],
+            Buf::Shared(v) => v,
+        }
+    }
+
+    /// The elements, row-major.
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.as_slice().iter()
+    }
+
+    /// The first element, if any.
+    pub fn first(&self) -> Option<&T> {
+        self.as_slice().first()
+    }
+
+    /// An ndarray view of the elements.
+    pub fn view(&self) -> ArrayViewD<'_, T> {
+        match ArrayViewD::from_shape(IxDyn(&self.shape), self.as_slice()) {
+            Ok(view) => view,
+            Err(_) => unreachable!("a buffer holds its shape's size"),
+        }
+    }
+
+    /// The address of the elements, so memory held is counted once per buffer.
+    pub fn storage_key(&self) -> usize {
+        self.as_slice().as_ptr() as usize
+    }
+}
+
+impl<T: Copy + Default> From<ArrayD<T>> for Values<T> {
+    fn from(array: ArrayD<T>) -> Values<T> {
+        Values::from_array(array)
+    }
+}
