@@ -8,7 +8,7 @@ use crate::error::{fmt_shape, Error, Result};
 use crate::ops::{
     broadcast_shapes, same_dtype, scalar_like, shape_of, sum_to_batched_shape, zip_map,
 };
-use crate::tape::{input_needed, record_batched};
+use crate::tape::{any_tape_active, input_needed, record_batched};
 use crate::tensor::{Data, Tensor};
 
 /// Whether an integer tensor has an element for which `f` holds (false for other dtypes).
@@ -33,27 +33,87 @@ fn validate_division(op: &str, a: &Tensor, b: &Tensor) -> Result<()> {
     Ok(())
 }
 
-/// A binary op's input gradients, each summed back over the axes its operand was broadcast along
-/// (keeping `batch` leading axes of a vectorised Jacobian). Only the gradients the sweep needs
-/// are computed: a Python number's gradient is never used.
-pub(super) fn unbroadcast(
+// ---------------------------------------------------------------------------------------------
+// Recording
+
+/// Bits of a gradient's reads in [`record_binary`]: the first operand, the second, the output.
+const A: u8 = 1;
+const B: u8 = 2;
+const Y: u8 = 4;
+const NOTHING: u8 = 0;
+
+/// `[da, db]` before unbroadcasting; `None` where not asked for.
+type Grads = Result<[Option<Tensor>; 2]>;
+
+/// `f()` if `need`, else `None`.
+fn when(need: bool, f: impl FnOnce() -> Result<Tensor>) -> Result<Option<Tensor>> {
+    need.then(f).transpose()
+}
+
+/// Records the binary op `y = op(a, b)`. `reads[k]` names what the gradient of input `k` reads
+/// (bits [`A`], [`B`], [`Y`]). `rule(s, dy, need)` computes `[da, db]` from the saved tensors
+/// (`s[0]` is `a`, `s[1]` is `b`, `s[2]` is `y`) and `dy`, only those with `need[k]`, in rustape
+/// ops (so higher orders work) that broadcast `dy`'s leading batch axes; each gradient is then
+/// summed back to its operand's shape.
+///
+/// A shared scalar (a Python number, see `Tensor::is_shared_scalar`) is never watched, so its
+/// gradient is never needed: what only its gradient reads is not saved (`y * 0.5` keeps `0.5`,
+/// not `y`: the slot of `y` holds the shared operand, which the rule never reads there), and its
+/// shape is not kept. When each other operand has the output's shape, the VJP takes the shape from `dy`
+/// and captures nothing (`rule` must capture nothing either), so recording allocates nothing
+/// for it; only broadcasting operands make it capture their shapes.
+fn record_binary<R>(op: &'static str, a: &Tensor, b: &Tensor, y: &Tensor, reads: [u8; 2], rule: R)
+where
+    R: Fn(&[Tensor], &Tensor, [bool; 2]) -> Grads + Send + Sync + 'static,
+{
+    if !y.is_differentiable() || !any_tape_active() {
+        return; // record_batched would drop it: skip the bookkeeping below
+    }
+    let grad = [!a.is_shared_scalar(), !b.is_shared_scalar()];
+    let keep = (0..2)
+        .filter(|&k| grad[k])
+        .fold(NOTHING, |m, k| m | reads[k]);
+    let filler = if grad[0] { b } else { a };
+    let mut saved = [filler; 3];
+    for (j, t) in [a, b, y].into_iter().enumerate() {
+        if keep & (1 << j) != 0 {
+            saved[j] = t;
+        }
+    }
+    let saved = &saved[..(u8::BITS - keep.leading_zeros()) as usize];
+    let rows = broadcast_mixes(&[a, b], y.shape());
+    let out = y.shape();
+    if (!grad[0] || a.shape() == out) && (!grad[1] || b.shape() == out) {
+        record_batched(op, &[a, b], y, saved, rows, true, move |s, dy, batch| {
+            let out = &dy.shape()[batch..];
+            reduce(rule(s, dy, needed())?, batch, [out, out])
+        });
+    } else {
+        let shapes = [shape_of(a), shape_of(b)];
+        record_batched(op, &[a, b], y, saved, rows, true, move |s, dy, batch| {
+            reduce(rule(s, dy, needed())?, batch, [&shapes[0], &shapes[1]])
+        });
+    }
+}
+
+/// Which of the two inputs the sweep will use.
+fn needed() -> [bool; 2] {
+    [input_needed(0), input_needed(1)]
+}
+
+/// Each gradient summed over the axes its operand was broadcast along, keeping `batch` leading
+/// axes of a vectorised Jacobian.
+fn reduce(
+    grads: [Option<Tensor>; 2],
     batch: usize,
-    da: impl FnOnce() -> Result<Tensor>,
-    a: &[usize],
-    db: impl FnOnce() -> Result<Tensor>,
-    b: &[usize],
+    shapes: [&[usize]; 2],
 ) -> Result<Vec<Option<Tensor>>> {
-    let ga = if input_needed(0) {
-        Some(sum_to_batched_shape(&da()?, batch, a)?)
-    } else {
-        None
+    let [da, db] = grads;
+    let sum = |g: Option<Tensor>, shape| {
+        g.map(|g| sum_to_batched_shape(&g, batch, shape))
+            .transpose()
     };
-    let gb = if input_needed(1) {
-        Some(sum_to_batched_shape(&db()?, batch, b)?)
-    } else {
-        None
-    };
-    Ok(vec![ga, gb])
+    Ok(vec![sum(da, shapes[0])?, sum(db, shapes[1])?])
 }
 
 /// `dy` where `mask` holds, else zero.
@@ -67,10 +127,8 @@ fn masked(mask: &Tensor, dy: &Tensor) -> Result<Tensor> {
 /// `a + b`, broadcasting.
 pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = zip!(num "add", a, b, |p, q| Arith::add(p, q));
-    let (sa, sb) = (shape_of(a), shape_of(b));
-    let rows = broadcast_mixes(&[a, b], y.shape());
-    record_batched("add", &[a, b], &y, &[], rows, true, move |_, dy, batch| {
-        unbroadcast(batch, || Ok(dy.clone()), &sa, || Ok(dy.clone()), &sb)
+    record_binary("add", a, b, &y, [NOTHING, NOTHING], |_, dy, need| {
+        Ok([need[0].then(|| dy.clone()), need[1].then(|| dy.clone())])
     });
     Ok(y)
 }
@@ -78,42 +136,21 @@ pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// `a - b`, broadcasting.
 pub fn subtract(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = zip!(num "subtract", a, b, |p, q| Arith::sub(p, q));
-    let (sa, sb) = (shape_of(a), shape_of(b));
-    let rows = broadcast_mixes(&[a, b], y.shape());
-    record_batched(
-        "subtract",
-        &[a, b],
-        &y,
-        &[],
-        rows,
-        true,
-        move |_, dy, batch| unbroadcast(batch, || Ok(dy.clone()), &sa, || negative(dy), &sb),
-    );
+    record_binary("subtract", a, b, &y, [NOTHING, NOTHING], |_, dy, need| {
+        Ok([need[0].then(|| dy.clone()), when(need[1], || negative(dy))?])
+    });
     Ok(y)
 }
 
 /// `a * b`, broadcasting.
 pub fn multiply(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = zip!(num "multiply", a, b, |p, q| Arith::mul(p, q));
-    let rows = broadcast_mixes(&[a, b], y.shape());
-    record_batched(
-        "multiply",
-        &[a, b],
-        &y,
-        &[a, b],
-        rows,
-        true,
-        |s, dy, batch| {
-            let (a, b) = (&s[0], &s[1]);
-            unbroadcast(
-                batch,
-                || multiply(dy, b),
-                a.shape(),
-                || multiply(dy, a),
-                b.shape(),
-            )
-        },
-    );
+    record_binary("multiply", a, b, &y, [B, A], |s, dy, need| {
+        Ok([
+            when(need[0], || multiply(dy, &s[1]))?,
+            when(need[1], || multiply(dy, &s[0]))?,
+        ])
+    });
     Ok(y)
 }
 
@@ -127,22 +164,15 @@ pub fn divide(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         return divide(&cast(a, DType::F64)?, &cast(b, DType::F64)?);
     }
     let y = zip!(float "divide", a, b, |p, q| p / q);
-    let rows = broadcast_mixes(&[a, b], y.shape());
-    record_batched(
-        "divide",
-        &[a, b],
-        &y,
-        &[a, b],
-        rows,
-        true,
-        |s, dy, batch| {
-            let (a, b) = (&s[0], &s[1]);
-            let da = divide(dy, b)?;
-            // d(a/b)/db = -a / b^2, written as -(dy/b) * (a/b) to stay in range.
-            let db = negative(&multiply(&da, &divide(a, b)?)?)?;
-            unbroadcast(batch, || Ok(da), a.shape(), || Ok(db), b.shape())
-        },
-    );
+    record_binary("divide", a, b, &y, [B, A | B], |s, dy, need| {
+        if !need[1] {
+            return Ok([when(need[0], || divide(dy, &s[1]))?, None]);
+        }
+        let da = divide(dy, &s[1])?;
+        // d(a/b)/db = -a / b^2, written as -(dy/b) * (a/b) to stay in range.
+        let db = negative(&multiply(&da, &divide(&s[0], &s[1])?)?)?;
+        Ok([need[0].then_some(da), Some(db)])
+    });
     Ok(y)
 }
 
@@ -158,20 +188,10 @@ pub fn floordiv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 pub fn floormod(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     validate_division("floormod", a, b)?;
     let y = zip!(num "floormod", a, b, |p, q| Arith::floormod(p, q));
-    let rows = broadcast_mixes(&[a, b], y.shape());
-    record_batched(
-        "floormod",
-        &[a, b],
-        &y,
-        &[a, b],
-        rows,
-        true,
-        |s, dy, batch| {
-            let (a, b) = (&s[0], &s[1]);
-            let db = negative(&multiply(dy, &floordiv(a, b)?)?)?;
-            unbroadcast(batch, || Ok(dy.clone()), a.shape(), || Ok(db), b.shape())
-        },
-    );
+    record_binary("floormod", a, b, &y, [NOTHING, A | B], |s, dy, need| {
+        let db = || negative(&multiply(dy, &floordiv(&s[0], &s[1])?)?);
+        Ok([need[0].then(|| dy.clone()), when(need[1], db)?])
+    });
     Ok(y)
 }
 
@@ -190,15 +210,16 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         ));
     }
     let y = zip!(num op, a, b, |p, q| Arith::pow(p, q));
-    let rows = broadcast_mixes(&[a, b], y.shape());
-    record_batched(op, &[a, b], &y, &[a, b, &y], rows, true, |s, dy, batch| {
-        let (a, b, y) = (&s[0], &s[1], &s[2]);
-        let da = multiply(&multiply(dy, b)?, &pow(a, &plus(b, -1.0)?)?)?;
-        let positive = greater(a, &scalar_like(0.0, a))?;
-        let safe_a = where_(&positive, a, &scalar_like(1.0, a))?;
-        let log_a = masked(&positive, &log(&safe_a)?)?;
-        let db = multiply(&multiply(dy, y)?, &log_a)?;
-        unbroadcast(batch, || Ok(da), a.shape(), || Ok(db), b.shape())
+    record_binary(op, a, b, &y, [A | B, A | Y], |s, dy, need| {
+        let a = &s[0];
+        let da = || multiply(&multiply(dy, &s[1])?, &pow(a, &plus(&s[1], -1.0)?)?);
+        let db = || {
+            let positive = greater(a, &scalar_like(0.0, a))?;
+            let safe_a = where_(&positive, a, &scalar_like(1.0, a))?;
+            let log_a = masked(&positive, &log(&safe_a)?)?;
+            multiply(&multiply(dy, &s[2])?, &log_a)
+        };
+        Ok([when(need[0], da)?, when(need[1], db)?])
     });
     Ok(y)
 }
@@ -207,7 +228,9 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// to `a` where `a >= b` (ties included, TensorFlow's rule), to `b` elsewhere.
 pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = zip!(num "maximum", a, b, |p, q| max_nan(p, q));
-    record_extremum("maximum", a, b, &y, greater_equal);
+    record_binary("maximum", a, b, &y, [A | B, A | B], |s, dy, need| {
+        extremum_grads(s, dy, need, greater_equal)
+    });
     Ok(y)
 }
 
@@ -215,26 +238,24 @@ pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// to `a` where `a <= b` (ties included, TensorFlow's rule), to `b` elsewhere.
 pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let y = zip!(num "minimum", a, b, |p, q| min_nan(p, q));
-    record_extremum("minimum", a, b, &y, less_equal);
+    record_binary("minimum", a, b, &y, [A | B, A | B], |s, dy, need| {
+        extremum_grads(s, dy, need, less_equal)
+    });
     Ok(y)
 }
 
-/// The VJP of `maximum`/`minimum`: `dy` to `a` where `a_wins(a, b)`, to `b` elsewhere.
-fn record_extremum(
-    op: &'static str,
-    a: &Tensor,
-    b: &Tensor,
-    y: &Tensor,
+/// The gradients of `maximum`/`minimum`: `dy` to `a` where `a_wins(a, b)`, to `b` elsewhere.
+fn extremum_grads(
+    s: &[Tensor],
+    dy: &Tensor,
+    need: [bool; 2],
     a_wins: fn(&Tensor, &Tensor) -> Result<Tensor>,
-) {
-    let rows = broadcast_mixes(&[a, b], y.shape());
-    record_batched(op, &[a, b], y, &[a, b], rows, true, move |s, dy, batch| {
-        let (a, b) = (&s[0], &s[1]);
-        let mask = a_wins(a, b)?;
-        let da = masked(&mask, dy)?;
-        let db = masked(&logical_not(&mask)?, dy)?;
-        unbroadcast(batch, || Ok(da), a.shape(), || Ok(db), b.shape())
-    });
+) -> Grads {
+    let mask = a_wins(&s[0], &s[1])?;
+    Ok([
+        when(need[0], || masked(&mask, dy))?,
+        when(need[1], || masked(&logical_not(&mask)?, dy))?,
+    ])
 }
 
 /// `t` clipped to `[lo, hi]`, as TensorFlow computes it: `maximum(minimum(t, hi), lo)`, which
