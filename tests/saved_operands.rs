@@ -315,6 +315,37 @@ fn an_operand_watched_after_the_op_still_gets_its_gradient() {
     }
 }
 
+#[test]
+fn where_with_a_constant_or_broadcast_branch() {
+    let x = t64(&[0.4, -1.3, 2.2, 3.1, -4.7, 0.9], &[2, 3]);
+    let positive = |x: &Tensor| greater(x, &c64(0.0));
+    let constant_branch = |xs: &[Tensor]| where_(&positive(&xs[0])?, &xs[0], &c64(0.0));
+    let constant_first =
+        |xs: &[Tensor]| where_(&positive(&xs[0])?, &c64(2.0), &multiply(&xs[0], &xs[0])?);
+    for (name, f) in [
+        ("where(x > 0, x, 0)", &constant_branch as Function),
+        ("where(x > 0, 2, x * x)", &constant_first),
+    ] {
+        if let Err(e) = gradcheck(f, std::slice::from_ref(&x), true, Tolerance::default()) {
+            panic!("gradcheck of {name} failed: {e}");
+        }
+        if let Err(e) = check_vectorized(f, std::slice::from_ref(&x), 1e-12) {
+            panic!("{name}: {e}");
+        }
+    }
+    // cond [2, 3], x [2, 1], y [3]: both branches broadcast, and are summed back.
+    let (col, row) = (t64(&[0.5, -1.5], &[2, 1]), v64(&[0.7, -0.2, 1.1]));
+    let cond = Tensor::from_vec(vec![true, false, true, false, false, true], &[2, 3]).unwrap();
+    let f = |xs: &[Tensor]| multiply(&where_(&cond, &xs[0], &xs[1])?, &xs[0]);
+    let inputs = [col, row];
+    if let Err(e) = gradcheck(&f, &inputs, true, Tolerance::default()) {
+        panic!("gradcheck of a broadcasting where failed: {e}");
+    }
+    if let Err(e) = check_vectorized(&f, &inputs, 1e-12) {
+        panic!("a broadcasting where: {e}");
+    }
+}
+
 // ------------------------------------------------------------------------------------------
 // What the tape keeps
 
@@ -375,7 +406,8 @@ fn constant_chains_save_only_the_constant() {
 fn recording_same_shape_and_constant_ops_allocates_nothing() {
     let s = Tensor::from_vec(vec![1.0f32; 16], &[16]).unwrap();
     let z = Tensor::from_vec(vec![0.25f32; 16], &[16]).unwrap();
-    let run = |n: usize, tape: Option<&Tape>| -> u64 {
+    let mask = Tensor::from_vec((0..16).map(|i| i % 3 != 0).collect(), &[16]).unwrap();
+    let run = |n: usize, tape: Option<&Tape>, with_where: bool| -> u64 {
         let _r = tape.map(|t| {
             let r = t.enter().unwrap();
             t.watch(&s);
@@ -389,20 +421,35 @@ fn recording_same_shape_and_constant_ops_allocates_nothing() {
             y = add(&multiply(&y, &c).unwrap(), &d).unwrap();
             y = subtract(&multiply(&c, &y).unwrap(), &z).unwrap();
             y = add(&y, &z).unwrap();
+            if with_where {
+                y = where_(&mask, &y, &c).unwrap();
+            }
         }
         allocations() - start
     };
     let n = 2000;
-    run(10, None); // the shared constants' first use allocates them
-    let plain = run(n, None);
-    let tape = Tape::new(false, true);
-    let recorded = run(n, Some(&tape));
-    assert_eq!(tape.len(), 5 * n);
+    run(10, None, false); // the shared constants' first use allocates them
+    let extra = |with_where: bool| {
+        let plain = run(n, None, with_where);
+        let tape = Tape::new(false, true);
+        let recorded = run(n, Some(&tape), with_where);
+        assert_eq!(tape.len(), if with_where { 6 * n } else { 5 * n });
+        recorded.saturating_sub(plain)
+    };
     // The arena's chunks and the tape's id map grow a few times; nothing per op.
-    let extra = recorded.saturating_sub(plain);
+    let slack = (n / 20) as u64;
+    let arithmetic = extra(false);
     assert!(
-        extra < (n / 20) as u64,
-        "recording {} ops allocated {extra} times beyond the forward ({plain})",
+        arithmetic < slack,
+        "{} ops allocated {arithmetic} times",
         5 * n
+    );
+    // where's three input ids take one allocation per node (the node keeps two inline); its
+    // VJP none.
+    let with_where = extra(true);
+    assert!(
+        with_where < n as u64 + slack,
+        "{} ops allocated {with_where} times",
+        6 * n
     );
 }

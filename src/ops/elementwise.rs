@@ -17,7 +17,7 @@ use super::{broadcast_shapes, scalar_like, shape_of, sum_to_batched_shape, zip_m
 use crate::dispatch2;
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::{mixes_input, record_batched};
+use crate::tape::{any_tape_active, input_needed, mixes_input, record_batched};
 use crate::tensor::{Data, Element, Tensor};
 
 mod binary;
@@ -156,6 +156,44 @@ pub(crate) fn broadcast_mixes(inputs: &[&Tensor], out_shape: &[usize]) -> u8 {
         .enumerate()
         .filter(|(_, t)| t.ndim() != out_shape.len() || t.shape().first() != out_shape.first())
         .fold(0, |mask, (k, _)| mask | mixes_input(k))
+}
+
+/// `f()` if `need`, else `None`.
+pub(super) fn when(need: bool, f: impl FnOnce() -> Result<Tensor>) -> Result<Option<Tensor>> {
+    need.then(f).transpose()
+}
+
+/// Records an op whose VJP sums gradients back to the shapes of two of its inputs, `shaped`,
+/// and gets them as its last argument. A shape is the output's (`dy`'s, past the batch axes)
+/// unless it differs and can get a gradient (a shared scalar never does): then both are
+/// captured. Otherwise the closure captures nothing beyond `vjp` (which must capture nothing
+/// either), and recording allocates nothing for it.
+pub(super) fn record_shaped<G>(
+    op: &'static str,
+    inputs: &[&Tensor],
+    out: &Tensor,
+    saved: &[&Tensor],
+    shaped: [&Tensor; 2],
+    vjp: G,
+) where
+    G: Fn(&[Tensor], &Tensor, usize, [&[usize]; 2]) -> Result<Vec<Option<Tensor>>>
+        + Send
+        + Sync
+        + 'static,
+{
+    let rows = broadcast_mixes(inputs, out.shape());
+    let implied = |t: &Tensor| t.is_shared_scalar() || t.shape() == out.shape();
+    if implied(shaped[0]) && implied(shaped[1]) {
+        record_batched(op, inputs, out, saved, rows, true, move |s, dy, batch| {
+            let shape = &dy.shape()[batch..];
+            vjp(s, dy, batch, [shape, shape])
+        });
+    } else {
+        let shapes = [shape_of(shaped[0]), shape_of(shaped[1])];
+        record_batched(op, inputs, out, saved, rows, true, move |s, dy, batch| {
+            vjp(s, dy, batch, [&shapes[0], &shapes[1]])
+        });
+    }
 }
 
 /// `t + c` for a constant `c` of `t`'s dtype.
@@ -323,23 +361,24 @@ pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
         }
     }
     let out = Tensor::new(dispatch2!(all x.data(), y.data(), op, |p, q| select(c, p, q, &shape)));
-    let (sx, sy) = (shape_of(x), shape_of(y));
-    let rows = broadcast_mixes(&[cond, x, y], out.shape());
-    record_batched(
+    if !out.is_differentiable() || !any_tape_active() {
+        return Ok(out);
+    }
+    let inputs = [cond, x, y];
+    record_shaped(
         op,
-        &[cond, x, y],
+        &inputs,
         &out,
         &[cond],
-        rows,
-        true,
-        move |s, dy, batch| {
-            let zero = scalar_like(0.0, dy);
-            let to_x = where_(&s[0], dy, &zero)?;
-            let to_y = where_(&s[0], &zero, dy)?;
+        [x, y],
+        |s, dy, batch, [sx, sy]| {
+            let zero = || scalar_like(0.0, dy);
+            let to_x = || sum_to_batched_shape(&where_(&s[0], dy, &zero())?, batch, sx);
+            let to_y = || sum_to_batched_shape(&where_(&s[0], &zero(), dy)?, batch, sy);
             Ok(vec![
                 None,
-                Some(sum_to_batched_shape(&to_x, batch, &sx)?),
-                Some(sum_to_batched_shape(&to_y, batch, &sy)?),
+                when(input_needed(1), to_x)?,
+                when(input_needed(2), to_y)?,
             ])
         },
     );

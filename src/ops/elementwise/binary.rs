@@ -1,14 +1,12 @@
 //! Binary arithmetic with NumPy broadcasting, and its gradients.
 use super::{
-    broadcast_mixes, cast, greater, greater_equal, less_equal, log, logical_not, max_nan, min_nan,
-    negative, plus, where_, zip, Arith,
+    cast, greater, greater_equal, less_equal, log, logical_not, max_nan, min_nan, negative, plus,
+    record_shaped, when, where_, zip, Arith,
 };
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
-use crate::ops::{
-    broadcast_shapes, same_dtype, scalar_like, shape_of, sum_to_batched_shape, zip_map,
-};
-use crate::tape::{any_tape_active, input_needed, record_batched};
+use crate::ops::{broadcast_shapes, same_dtype, scalar_like, sum_to_batched_shape, zip_map};
+use crate::tape::{any_tape_active, input_needed};
 use crate::tensor::{Data, Tensor};
 
 /// Whether an integer tensor has an element for which `f` holds (false for other dtypes).
@@ -45,11 +43,6 @@ const NOTHING: u8 = 0;
 /// `[da, db]` before unbroadcasting; `None` where not asked for.
 type Grads = Result<[Option<Tensor>; 2]>;
 
-/// `f()` if `need`, else `None`.
-fn when(need: bool, f: impl FnOnce() -> Result<Tensor>) -> Result<Option<Tensor>> {
-    need.then(f).transpose()
-}
-
 /// Records the binary op `y = op(a, b)`. `reads[k]` names what the gradient of input `k` reads
 /// (bits [`A`], [`B`], [`Y`]). `rule(s, dy, need)` computes `[da, db]` from the saved tensors
 /// (`s[0]` is `a`, `s[1]` is `b`, `s[2]` is `y`) and `dy`, only those with `need[k]`, in rustape
@@ -59,9 +52,9 @@ fn when(need: bool, f: impl FnOnce() -> Result<Tensor>) -> Result<Option<Tensor>
 /// A shared scalar (a Python number, see `Tensor::is_shared_scalar`) is never watched, so its
 /// gradient is never needed: what only its gradient reads is not saved (`y * 0.5` keeps `0.5`,
 /// not `y`: the slot of `y` holds the shared operand, which the rule never reads there), and its
-/// shape is not kept. When each other operand has the output's shape, the VJP takes the shape from `dy`
-/// and captures nothing (`rule` must capture nothing either), so recording allocates nothing
-/// for it; only broadcasting operands make it capture their shapes.
+/// shape is not kept. Only a broadcasting operand makes the VJP capture shapes (see
+/// [`record_shaped`]); otherwise it captures nothing (`rule` must not either) and recording
+/// allocates nothing for it.
 fn record_binary<R>(op: &'static str, a: &Tensor, b: &Tensor, y: &Tensor, reads: [u8; 2], rule: R)
 where
     R: Fn(&[Tensor], &Tensor, [bool; 2]) -> Grads + Send + Sync + 'static,
@@ -81,19 +74,14 @@ where
         }
     }
     let saved = &saved[..(u8::BITS - keep.leading_zeros()) as usize];
-    let rows = broadcast_mixes(&[a, b], y.shape());
-    let out = y.shape();
-    if (!grad[0] || a.shape() == out) && (!grad[1] || b.shape() == out) {
-        record_batched(op, &[a, b], y, saved, rows, true, move |s, dy, batch| {
-            let out = &dy.shape()[batch..];
-            reduce(rule(s, dy, needed())?, batch, [out, out])
-        });
-    } else {
-        let shapes = [shape_of(a), shape_of(b)];
-        record_batched(op, &[a, b], y, saved, rows, true, move |s, dy, batch| {
-            reduce(rule(s, dy, needed())?, batch, [&shapes[0], &shapes[1]])
-        });
-    }
+    record_shaped(
+        op,
+        &[a, b],
+        y,
+        saved,
+        [a, b],
+        move |s, dy, batch, shapes| reduce(rule(s, dy, needed())?, batch, shapes),
+    );
 }
 
 /// Which of the two inputs the sweep will use.
