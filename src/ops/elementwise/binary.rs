@@ -1,0 +1,269 @@
+//! Binary arithmetic with NumPy broadcasting, and its gradients.
+use super::{
+    cast, greater, greater_equal, less_equal, log, logical_not, max_nan, min_nan, negative, plus,
+    record_shaped, when, where_, zip, Arith,
+};
+use crate::dtype::DType;
+use crate::error::{fmt_shape, Error, Result};
+use crate::ops::{broadcast_shapes, same_dtype, scalar_like, sum_to_batched_shape, zip_map};
+use crate::tape::{any_tape_active, input_needed};
+use crate::tensor::{Data, Tensor};
+
+/// Whether an integer tensor has an element for which `f` holds (false for other dtypes).
+fn any_int(t: &Tensor, f: impl Fn(i64) -> bool) -> bool {
+    match t.data() {
+        Data::I32(a) => a.iter().any(|&v| f(v as i64)),
+        Data::I64(a) => a.iter().any(|&v| f(v)),
+        _ => false,
+    }
+}
+
+/// Integer division by zero is an error in TensorFlow (floats give inf or NaN).
+fn validate_division(op: &str, a: &Tensor, b: &Tensor) -> Result<()> {
+    broadcast_shapes(op, a.shape(), b.shape())?;
+    same_dtype(op, a, b)?;
+    if any_int(b, |v| v == 0) {
+        return Err(Error::value(
+            op,
+            format!("integer division by zero ({} divisor)", b.dtype()),
+        ));
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recording
+
+/// Bits of a gradient's reads in [`record_binary`]: the first operand, the second, the output.
+const A: u8 = 1;
+const B: u8 = 2;
+const Y: u8 = 4;
+const NOTHING: u8 = 0;
+
+/// `[da, db]` before unbroadcasting; `None` where not asked for.
+type Grads = Result<[Option<Tensor>; 2]>;
+
+/// Records the binary op `y = op(a, b)`. `reads[k]` names what the gradient of input `k` reads
+/// (bits [`A`], [`B`], [`Y`]). `rule(s, dy, need)` computes `[da, db]` from the saved tensors
+/// (`s[0]` is `a`, `s[1]` is `b`, `s[2]` is `y`) and `dy`, only those with `need[k]`, in rustape
+/// ops (so higher orders work) that broadcast `dy`'s leading batch axes; each gradient is then
+/// summed back to its operand's shape.
+///
+/// A shared scalar (a Python number, see `Tensor::is_shared_scalar`) is never watched, so its
+/// gradient is never needed: what only its gradient reads is not saved (`y * 0.5` keeps `0.5`,
+/// not `y`: the slot of `y` holds the shared operand, which the rule never reads there), and its
+/// shape is not kept. Only a broadcasting operand makes the VJP capture shapes (see
+/// [`record_shaped`]); otherwise it captures nothing (`rule` must not either) and recording
+/// allocates nothing for it.
+fn record_binary<R>(op: &'static str, a: &Tensor, b: &Tensor, y: &Tensor, reads: [u8; 2], rule: R)
+where
+    R: Fn(&[Tensor], &Tensor, [bool; 2]) -> Grads + Send + Sync + 'static,
+{
+    if !y.is_differentiable() || !any_tape_active() {
+        return; // record_batched would drop it: skip the bookkeeping below
+    }
+    let grad = [!a.is_shared_scalar(), !b.is_shared_scalar()];
+    let keep = (0..2)
+        .filter(|&k| grad[k])
+        .fold(NOTHING, |m, k| m | reads[k]);
+    let filler = if grad[0] { b } else { a };
+    let mut saved = [filler; 3];
+    for (j, t) in [a, b, y].into_iter().enumerate() {
+        if keep & (1 << j) != 0 {
+            saved[j] = t;
+        }
+    }
+    let saved = &saved[..(u8::BITS - keep.leading_zeros()) as usize];
+    record_shaped(
+        op,
+        &[a, b],
+        y,
+        saved,
+        [a, b],
+        move |s, dy, batch, shapes| reduce(rule(s, dy, needed())?, batch, shapes),
+    );
+}
+
+/// Which of the two inputs the sweep will use.
+fn needed() -> [bool; 2] {
+    [input_needed(0), input_needed(1)]
+}
+
+/// Each gradient summed over the axes its operand was broadcast along, keeping `batch` leading
+/// axes of a vectorised Jacobian.
+fn reduce(
+    grads: [Option<Tensor>; 2],
+    batch: usize,
+    shapes: [&[usize]; 2],
+) -> Result<Vec<Option<Tensor>>> {
+    let [da, db] = grads;
+    let sum = |g: Option<Tensor>, shape| {
+        g.map(|g| sum_to_batched_shape(&g, batch, shape))
+            .transpose()
+    };
+    Ok(vec![sum(da, shapes[0])?, sum(db, shapes[1])?])
+}
+
+/// `dy` where `mask` holds, else zero.
+fn masked(mask: &Tensor, dy: &Tensor) -> Result<Tensor> {
+    where_(mask, dy, &scalar_like(0.0, dy))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arithmetic
+
+/// `a + b`, broadcasting.
+pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let y = zip!(num "add", a, b, |p, q| Arith::add(p, q));
+    record_binary("add", a, b, &y, [NOTHING, NOTHING], |_, dy, need| {
+        Ok([need[0].then(|| dy.clone()), need[1].then(|| dy.clone())])
+    });
+    Ok(y)
+}
+
+/// `a - b`, broadcasting.
+pub fn subtract(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let y = zip!(num "subtract", a, b, |p, q| Arith::sub(p, q));
+    record_binary("subtract", a, b, &y, [NOTHING, NOTHING], |_, dy, need| {
+        Ok([need[0].then(|| dy.clone()), when(need[1], || negative(dy))?])
+    });
+    Ok(y)
+}
+
+/// `a * b`, broadcasting.
+pub fn multiply(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let y = zip!(num "multiply", a, b, |p, q| Arith::mul(p, q));
+    record_binary("multiply", a, b, &y, [B, A], |s, dy, need| {
+        Ok([
+            when(need[0], || multiply(dy, &s[1]))?,
+            when(need[1], || multiply(dy, &s[0]))?,
+        ])
+    });
+    Ok(y)
+}
+
+/// `a / b`, broadcasting: true division, as TensorFlow's `truediv`. Two integer operands
+/// (int32 or int64, the same) are converted to float64 first, so the result is float64; use
+/// [`floordiv`] for integer division. Division by zero gives inf or NaN.
+pub fn divide(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    if a.dtype().is_int() && b.dtype().is_int() {
+        broadcast_shapes("divide", a.shape(), b.shape())?;
+        same_dtype("divide", a, b)?;
+        return divide(&cast(a, DType::F64)?, &cast(b, DType::F64)?);
+    }
+    let y = zip!(float "divide", a, b, |p, q| p / q);
+    record_binary("divide", a, b, &y, [B, A | B], |s, dy, need| {
+        if !need[1] {
+            return Ok([when(need[0], || divide(dy, &s[1]))?, None]);
+        }
+        let da = divide(dy, &s[1])?;
+        // d(a/b)/db = -a / b^2, written as -(dy/b) * (a/b) to stay in range.
+        let db = negative(&multiply(&da, &divide(&s[0], &s[1])?)?)?;
+        Ok([need[0].then_some(da), Some(db)])
+    });
+    Ok(y)
+}
+
+/// `floor(a / b)`, broadcasting; integers stay integers (rounding toward negative infinity).
+/// Not differentiable (TensorFlow's `FloorDiv` has no gradient): never recorded.
+pub fn floordiv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    validate_division("floordiv", a, b)?;
+    Ok(zip!(num "floordiv", a, b, |p, q| Arith::floordiv(p, q)))
+}
+
+/// `a - floor(a / b) * b`, broadcasting: the remainder takes the divisor's sign.
+/// Gradient (TensorFlow's): `da = dy`, `db = -dy * floor(a / b)`.
+pub fn floormod(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    validate_division("floormod", a, b)?;
+    let y = zip!(num "floormod", a, b, |p, q| Arith::floormod(p, q));
+    record_binary("floormod", a, b, &y, [NOTHING, A | B], |s, dy, need| {
+        let db = || negative(&multiply(dy, &floordiv(&s[0], &s[1])?)?);
+        Ok([need[0].then(|| dy.clone()), when(need[1], db)?])
+    });
+    Ok(y)
+}
+
+/// `a ** b`, broadcasting. A negative base to a non-integer power is NaN; for integers a
+/// negative exponent is an error (as in TensorFlow) and overflow wraps.
+/// Gradient (TensorFlow's): `da = dy * b * a^(b-1)`, `db = dy * a^b * log(a)` where `a > 0`,
+/// else 0.
+pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let op = "pow";
+    broadcast_shapes(op, a.shape(), b.shape())?;
+    same_dtype(op, a, b)?;
+    if any_int(b, |v| v < 0) {
+        return Err(Error::value(
+            op,
+            "integers to negative integer powers are not allowed",
+        ));
+    }
+    let y = zip!(num op, a, b, |p, q| Arith::pow(p, q));
+    record_binary(op, a, b, &y, [A | B, A | Y], |s, dy, need| {
+        let a = &s[0];
+        let da = || multiply(&multiply(dy, &s[1])?, &pow(a, &plus(&s[1], -1.0)?)?);
+        let db = || {
+            let positive = greater(a, &scalar_like(0.0, a))?;
+            let safe_a = where_(&positive, a, &scalar_like(1.0, a))?;
+            let log_a = masked(&positive, &log(&safe_a)?)?;
+            multiply(&multiply(dy, &s[2])?, &log_a)
+        };
+        Ok([when(need[0], da)?, when(need[1], db)?])
+    });
+    Ok(y)
+}
+
+/// The elementwise larger of `a` and `b`, broadcasting; NaN if either is NaN. The gradient goes
+/// to `a` where `a >= b` (ties included, TensorFlow's rule), to `b` elsewhere.
+pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let y = zip!(num "maximum", a, b, |p, q| max_nan(p, q));
+    record_binary("maximum", a, b, &y, [A | B, A | B], |s, dy, need| {
+        extremum_grads(s, dy, need, greater_equal)
+    });
+    Ok(y)
+}
+
+/// The elementwise smaller of `a` and `b`, broadcasting; NaN if either is NaN. The gradient goes
+/// to `a` where `a <= b` (ties included, TensorFlow's rule), to `b` elsewhere.
+pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let y = zip!(num "minimum", a, b, |p, q| min_nan(p, q));
+    record_binary("minimum", a, b, &y, [A | B, A | B], |s, dy, need| {
+        extremum_grads(s, dy, need, less_equal)
+    });
+    Ok(y)
+}
+
+/// The gradients of `maximum`/`minimum`: `dy` to `a` where `a_wins(a, b)`, to `b` elsewhere.
+fn extremum_grads(
+    s: &[Tensor],
+    dy: &Tensor,
+    need: [bool; 2],
+    a_wins: fn(&Tensor, &Tensor) -> Result<Tensor>,
+) -> Grads {
+    let mask = a_wins(&s[0], &s[1])?;
+    Ok([
+        when(need[0], || masked(&mask, dy))?,
+        when(need[1], || masked(&logical_not(&mask)?, dy))?,
+    ])
+}
+
+/// `t` clipped to `[lo, hi]`, as TensorFlow computes it: `maximum(minimum(t, hi), lo)`, which
+/// also gives TensorFlow's gradients (`t` gets `dy` where `lo <= t <= hi`; `lo` and `hi` get it
+/// where they clip, reduced to their shapes). `lo` and `hi` broadcast to `t`'s shape and may not
+/// enlarge it. With `lo > hi` every element is `lo`.
+pub fn clip_by_value(t: &Tensor, lo: &Tensor, hi: &Tensor) -> Result<Tensor> {
+    let op = "clip_by_value";
+    for (name, bound) in [("clip_value_min", lo), ("clip_value_max", hi)] {
+        if broadcast_shapes(op, t.shape(), bound.shape())? != t.shape() {
+            return Err(Error::shape(
+                op,
+                format!(
+                    "{name} of shape {} would broadcast t of shape {} to a larger shape",
+                    fmt_shape(bound.shape()),
+                    fmt_shape(t.shape())
+                ),
+            ));
+        }
+        same_dtype(op, t, bound)?;
+    }
+    maximum(&minimum(t, hi)?, lo)
+}
