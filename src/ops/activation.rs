@@ -94,7 +94,7 @@ fn record_grad(
                 true => Some(sum_to_batched_shape(&to_dy(y, ddg)?, batch, dy.shape())?),
                 false => None,
             };
-            Ok(vec![gy, gdy])
+            Ok(crate::grads![gy, gdy])
         },
     );
 }

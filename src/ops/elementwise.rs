@@ -17,7 +17,7 @@ use super::{broadcast_shapes, scalar_like, shape_of, sum_to_batched_shape, zip_m
 use crate::dispatch2;
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::{any_tape_active, input_needed, mixes_input, record_batched};
+use crate::tape::{any_tape_active, input_needed, mixes_input, record_batched, Grads};
 use crate::tensor::{Data, Element, Tensor, Values};
 
 mod binary;
@@ -121,7 +121,7 @@ pub(super) fn unary_vjp(
     };
     // `vjp` scales `dy` elementwise, so batched cotangents pass through it unchanged.
     record_batched(op, &[x], &y, &[saved], 0, true, move |s, dy, _batch| {
-        Ok(vec![Some(vjp(&s[0], dy)?)])
+        Ok(crate::grads![Some(vjp(&s[0], dy)?)])
     });
     Ok(y)
 }
@@ -156,10 +156,7 @@ pub(super) fn record_shaped<G>(
     shaped: [&Tensor; 2],
     vjp: G,
 ) where
-    G: Fn(&[Tensor], &Tensor, usize, [&[usize]; 2]) -> Result<Vec<Option<Tensor>>>
-        + Send
-        + Sync
-        + 'static,
+    G: Fn(&[Tensor], &Tensor, usize, [&[usize]; 2]) -> Result<Grads> + Send + Sync + 'static,
 {
     let rows = broadcast_mixes(inputs, out.shape());
     let implied = |t: &Tensor| t.is_shared_scalar() || t.shape() == out.shape();
@@ -198,7 +195,7 @@ pub(super) fn scale(t: &Tensor, c: f64) -> Result<Tensor> {
 pub fn negative(x: &Tensor) -> Result<Tensor> {
     let y = map_num!(x, "negative", |v| Arith::neg(v));
     record_batched("negative", &[x], &y, &[], 0, true, |_, dy, _batch| {
-        Ok(vec![Some(negative(dy)?)])
+        Ok(crate::grads![Some(negative(dy)?)])
     });
     Ok(y)
 }
@@ -213,7 +210,7 @@ pub fn abs(x: &Tensor) -> Result<Tensor> {
 pub fn sign(x: &Tensor) -> Result<Tensor> {
     let y = map_num!(x, "sign", |v| Arith::sign(v));
     record_batched("sign", &[x], &y, &[], 0, true, |_, dy, _batch| {
-        Ok(vec![Some(dy.zeros_like())])
+        Ok(crate::grads![Some(dy.zeros_like())])
     });
     Ok(y)
 }
@@ -356,7 +353,7 @@ pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
             let zero = || scalar_like(0.0, dy);
             let to_x = || sum_to_batched_shape(&where_(&s[0], dy, &zero())?, batch, sx);
             let to_y = || sum_to_batched_shape(&where_(&s[0], &zero(), dy)?, batch, sy);
-            Ok(vec![
+            Ok(crate::grads![
                 None,
                 when(input_needed(1), to_x)?,
                 when(input_needed(2), to_y)?,
@@ -489,7 +486,7 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
     let from = x.dtype();
     if from.is_float() {
         record_batched("cast", &[x], &y, &[], 0, true, move |_, dy, _batch| {
-            Ok(vec![Some(cast(dy, from)?)])
+            Ok(crate::grads![Some(cast(dy, from)?)])
         });
     }
     Ok(y)
@@ -500,7 +497,7 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
 pub fn stop_gradient(x: &Tensor) -> Tensor {
     let y = x.alias();
     record_batched("stop_gradient", &[x], &y, &[], 0, true, |_, _, _| {
-        Ok(vec![None])
+        Ok(crate::grads![None])
     });
     y
 }

@@ -183,7 +183,7 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: isize, batch_dims: usize)
                 .copied()
                 .collect();
             let dx = scatter_add_to(dy, &indices, (axis + batch) as isize, batch_dims, &shape)?;
-            Ok(vec![Some(dx), None])
+            Ok(crate::grads![Some(dx), None])
         },
     );
     Ok(y)
@@ -257,7 +257,7 @@ pub fn scatter_add_to(
         move |s, dy, batch| {
             let (indices, batch_dims) = batched_indices(&s[0], dy, batch, batch_dims)?;
             let du = gather(dy, &indices, (axis + batch) as isize, batch_dims)?;
-            Ok(vec![Some(du), None])
+            Ok(crate::grads![Some(du), None])
         },
     );
     Ok(y)
@@ -535,7 +535,7 @@ pub fn strided_slice(x: &Tensor, items: &[SliceItem]) -> Result<Tensor> {
             .copied()
             .collect();
         let dx = strided_slice_grad(dy, &shape, &batched_items(batch, &items))?;
-        Ok(vec![Some(dx)])
+        Ok(crate::grads![Some(dx)])
     });
     Ok(y)
 }
@@ -587,7 +587,10 @@ pub fn strided_slice_grad(
     let rows = slice_mixes(input_shape, items, &plan);
     let items = items.to_vec();
     record_batched(op, &[dy], &y, &[], rows, true, move |_, g, batch| {
-        Ok(vec![Some(strided_slice(g, &batched_items(batch, &items))?)])
+        Ok(crate::grads![Some(strided_slice(
+            g,
+            &batched_items(batch, &items)
+        )?)])
     });
     Ok(y)
 }

@@ -54,7 +54,7 @@ pub fn softmax(x: &Tensor, axis: isize) -> Result<Tensor> {
             // (dy - sum(dy * y)) * y; `dy`'s softmax axis is `ax` after its `batch` leading axes.
             let y = &s[0];
             let dot = reduce_sum(&multiply(dy, y)?, Some(&[(ax + batch) as isize]), true)?;
-            Ok(vec![Some(multiply(&subtract(dy, &dot)?, y)?)])
+            Ok(crate::grads![Some(multiply(&subtract(dy, &dot)?, y)?)])
         },
     );
     Ok(y)
@@ -75,7 +75,10 @@ pub fn log_softmax(x: &Tensor, axis: isize) -> Result<Tensor> {
         move |s, dy, batch| {
             // dy - exp(y) * sum(dy), the sum along `ax` after `dy`'s `batch` leading axes.
             let total = reduce_sum(dy, Some(&[(ax + batch) as isize]), true)?;
-            Ok(vec![Some(subtract(dy, &multiply(&exp(&s[0])?, &total)?)?)])
+            Ok(crate::grads![Some(subtract(
+                dy,
+                &multiply(&exp(&s[0])?, &total)?
+            )?)])
         },
     );
     Ok(y)

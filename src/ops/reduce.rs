@@ -207,7 +207,11 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
         &[],
         reduction_mixes(&axes),
         true,
-        move |_, dy, batch| Ok(vec![Some(unreduce(dy, batch, &in_shape, &kept_axes)?)]),
+        move |_, dy, batch| {
+            Ok(crate::grads![Some(unreduce(
+                dy, batch, &in_shape, &kept_axes
+            )?)])
+        },
     );
     finish_shape(y, x.shape(), &axes, keepdims)
 }
@@ -230,7 +234,9 @@ pub fn reduce_mean(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result
         true,
         move |_, dy, batch| {
             let g = divide(dy, &scalar_like(count as f64, dy))?;
-            Ok(vec![Some(unreduce(&g, batch, &in_shape, &kept_axes)?)])
+            Ok(crate::grads![Some(unreduce(
+                &g, batch, &in_shape, &kept_axes
+            )?)])
         },
     );
     finish_shape(y, x.shape(), &axes, keepdims)
@@ -267,7 +273,10 @@ fn extremum(
         )?;
         let count = reduce_sum(&indicators, Some(&as_isize(&kept_axes)), true)?;
         let dy = reshape(dy, &kept_shape(dy, batch, x.shape(), &kept_axes))?;
-        Ok(vec![Some(multiply(&divide(&indicators, &count)?, &dy)?)])
+        Ok(crate::grads![Some(multiply(
+            &divide(&indicators, &count)?,
+            &dy
+        )?)])
     });
     finish_shape(y, x.shape(), &axes, keepdims)
 }
@@ -285,7 +294,7 @@ pub fn reduce_prod(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result
         // `others` is built from the saved (unbatched) tensors only, zeros or not; the batched
         // cotangent broadcasts over it.
         let others = product_of_others(x, y, &kept_axes)?;
-        Ok(vec![Some(multiply(
+        Ok(crate::grads![Some(multiply(
             &unreduce(dy, batch, x.shape(), &kept_axes)?,
             &others,
         )?)])

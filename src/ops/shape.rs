@@ -88,7 +88,10 @@ pub fn reshape(x: &Tensor, dims: &[isize]) -> Result<Tensor> {
     let keeps_rows = !shape.is_empty() && x.ndim() > 0 && shape[0] == x.shape()[0];
     let rows = mixes_if(!keeps_rows);
     record_batched("reshape", &[x], &y, &[], rows, true, move |_, dy, batch| {
-        Ok(vec![Some(reshape(dy, &batched_dims(dy, batch, &back))?)])
+        Ok(crate::grads![Some(reshape(
+            dy,
+            &batched_dims(dy, batch, &back)
+        )?)])
     });
     Ok(y)
 }
@@ -126,7 +129,11 @@ pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
         &[],
         rows,
         true,
-        move |_, dy, batch| Ok(vec![Some(sum_to_batched_shape(dy, batch, &in_shape)?)]),
+        move |_, dy, batch| {
+            Ok(crate::grads![Some(sum_to_batched_shape(
+                dy, batch, &in_shape
+            )?)])
+        },
     );
     Ok(y)
 }
@@ -157,7 +164,12 @@ pub fn slice_axis(x: &Tensor, axis: usize, start: usize, end: usize) -> Result<T
     let len = x.shape()[axis];
     let rows = mixes_if(axis == 0 && (start, end) != (0, len));
     record_batched(op, &[x], &y, &[], rows, true, move |_, dy, batch| {
-        Ok(vec![Some(pad_axis(dy, axis + batch, start, len - end)?)])
+        Ok(crate::grads![Some(pad_axis(
+            dy,
+            axis + batch,
+            start,
+            len - end
+        )?)])
     });
     Ok(y)
 }
@@ -348,7 +360,7 @@ pub fn transpose(x: &Tensor, perm: Option<&[usize]>) -> Result<Tensor> {
             let perm: Vec<usize> = (0..batch)
                 .chain(inverse.iter().map(|&a| a + batch))
                 .collect();
-            Ok(vec![Some(transpose(dy, Some(&perm))?)])
+            Ok(crate::grads![Some(transpose(dy, Some(&perm))?)])
         },
     );
     Ok(y)
@@ -385,7 +397,7 @@ pub fn unstack(x: &Tensor, axis: isize) -> Result<Vec<Tensor>> {
                         .unwrap_or_else(|| Tensor::zeros(&zeros_shape, dtype))
                 })
                 .collect();
-            Ok(vec![Some(stack(&parts, (axis + batch) as isize)?)])
+            Ok(crate::grads![Some(stack(&parts, (axis + batch) as isize)?)])
         },
     );
     let refs: Vec<&Tensor> = outputs.iter().collect();
@@ -475,7 +487,7 @@ pub fn pad(
             let rows = mixes_if(paddings[0] != (0, 0));
             record_batched(op, &[x], &y, &[], rows, true, move |_, dy, batch| {
                 // The batch axes whole, then the unpadded region of each axis.
-                Ok(vec![Some(strided_slice(
+                Ok(crate::grads![Some(strided_slice(
                     dy,
                     &batched_items(batch, &items),
                 )?)])
@@ -567,7 +579,11 @@ pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
         // The batch axes stay in front of [m0, d0, ...].
         let axes: Vec<isize> = repeats.iter().map(|&a| (a + batch) as isize).collect();
         let spread = reshape(dy, &batched_dims(dy, batch, &folded))?;
-        Ok(vec![Some(reduce_sum(&spread, Some(&axes), false)?)])
+        Ok(crate::grads![Some(reduce_sum(
+            &spread,
+            Some(&axes),
+            false
+        )?)])
     });
     Ok(y)
 }

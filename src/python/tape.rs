@@ -378,7 +378,7 @@ pub fn record_custom_gradient(
             move |_saved: &[Tensor],
                   grads: &[Option<Tensor>],
                   _batch: usize|
-                  -> Result<Vec<Option<Tensor>>> {
+                  -> Result<tape::Grads> {
                 Python::attach(|py| {
                     let call = || -> PyResult<Vec<Option<Tensor>>> {
                         let dys =
@@ -387,7 +387,7 @@ pub fn record_custom_gradient(
                         input_grads(name, &result, &meta)
                     };
                     match catch_unwind(AssertUnwindSafe(call)) {
-                        Ok(Ok(grads)) => Ok(grads),
+                        Ok(Ok(grads)) => Ok(grads.into()),
                         Ok(Err(err)) => Err(park(err, name)),
                         Err(payload) => Err(park(internal_error(&*payload), name)),
                     }

@@ -2,13 +2,12 @@
 //! sources to the targets (explicit stack, no recursion); `sweep` then runs their VJPs from the
 //! last to the first without holding the lock, so the VJPs' own ops can be recorded on any
 //! active tape, including this one.
-use std::borrow::Borrow;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
 use super::diagnose::{diagnose, Diagnosis};
-use super::{InputRef, Node, Source, Tape, TapeState, VjpRef};
+use super::{Arena, InputRef, Node, Source, Tape, TapeState};
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops;
 use crate::tensor::{Tensor, TensorId};
@@ -25,48 +24,48 @@ pub enum Unconnected {
     Raise,
 }
 
-/// One node's work in a sweep, cloned (or, on a non-persistent tape, moved) out of the arena.
-pub(crate) struct Step {
-    pub op: &'static str,
-    /// The node's index in the arena.
-    pub node: u32,
-    pub inputs: SmallVec<[InputRef; 2]>,
-    pub outputs: SmallVec<[TensorId; 1]>,
-    pub saved: SmallVec<[Tensor; 2]>,
-    pub vjp: VjpRef,
-    pub mixes_rows: u8,
-    pub batchable: bool,
+/// One node on a plan's path, as the sweep sees it: the node (deref), its index on the tape,
+/// and its gradient slots.
+pub(crate) struct Step<'a> {
+    node: &'a Node,
+    /// The node's index in the tape's arena (what `InputRef`s name).
+    pub index: u32,
     /// The dense slot (see [`Connected`]) of each input, then of each output; `NO_SLOT` for an
     /// input no source reaches. The sweep indexes gradients by slot: no hashing per node.
-    slots: SmallVec<[u32; 3]>,
+    slots: &'a [u32],
 }
 
 const NO_SLOT: u32 = u32::MAX;
 
-impl Step {
-    fn new(node: Node, index: usize, slots: SmallVec<[u32; 3]>) -> Step {
-        Step {
-            op: node.op,
-            node: index as u32,
-            inputs: node.inputs,
-            outputs: node.outputs,
-            saved: node.saved,
-            vjp: node.vjp,
-            mixes_rows: node.mixes_rows,
-            batchable: node.batchable,
-            slots,
-        }
-    }
+impl Step<'_> {
     fn input_slot(&self, k: usize) -> u32 {
         self.slots[k]
     }
     fn output_slots(&self) -> &[u32] {
-        &self.slots[self.inputs.len()..]
+        &self.slots[self.node.inputs.len()..]
     }
     /// Whether a source reaches input `k` (only such inputs receive gradients).
     pub fn input_connected(&self, k: usize) -> bool {
         self.slots.get(k).is_some_and(|&s| s != NO_SLOT)
     }
+}
+
+impl std::ops::Deref for Step<'_> {
+    type Target = Node;
+    fn deref(&self) -> &Node {
+        self.node
+    }
+}
+
+/// Where a plan keeps a node on its path.
+#[derive(Clone, Copy)]
+struct Live {
+    /// Index on the tape.
+    index: u32,
+    /// Index in the plan's `nodes`.
+    at: u32,
+    /// Where its slots start in the plan's `slots`.
+    slots_at: u32,
 }
 
 /// The gradient slots of a plan: every id that depends on a source has one, numbered densely
@@ -103,10 +102,14 @@ impl Connected {
     }
 }
 
-/// The nodes of one backward pass, in recording order (the sweep runs them last first).
-/// Read-only once built, so one plan serves every row of a Jacobian.
+/// The nodes of one backward pass. Read-only once built, so one plan serves every row of a
+/// Jacobian. A released tape's arena moves into the plan whole (no node is copied); a
+/// persistent tape's nodes on the path are cloned.
 pub(crate) struct Plan {
-    pub steps: Vec<Step>,
+    nodes: Arena<Node>,
+    /// The nodes on the path, in recording order (the sweep runs them last first).
+    live: Vec<Live>,
+    slots: Vec<u32>,
     /// The slots of the ids that depend on a source: only these receive gradients.
     pub connected: Connected,
     /// Where each source comes from on the tape (a leaf, or a node's output).
@@ -116,9 +119,23 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
+    /// The steps, in recording order.
+    pub fn steps(&self) -> impl DoubleEndedIterator<Item = Step<'_>> + '_ {
+        self.live.iter().map(|&l| self.step(l))
+    }
+    fn step(&self, l: Live) -> Step<'_> {
+        let node = &self.nodes[l.at as usize];
+        let n = node.inputs.len() + node.outputs.len();
+        let start = l.slots_at as usize;
+        Step {
+            node,
+            index: l.index,
+            slots: &self.slots[start..start + n],
+        }
+    }
     /// Every id that depends on a source (the sources and the steps' outputs).
     pub fn connected_ids(&self) -> FxHashSet<TensorId> {
-        let outputs = self.steps.iter().flat_map(|s| s.outputs.iter().copied());
+        let outputs = self.steps().flat_map(|s| s.node.outputs.iter().copied());
         self.connected
             .named
             .keys()
@@ -167,11 +184,12 @@ pub(crate) fn plan(
             .map(|&(_, slot)| slot)
     };
     let target_origins: Vec<Option<InputRef>> = targets.iter().map(|t| state.origin(t)).collect();
+    let nodes = &state.nodes;
 
     // Backward reachability from the targets, by node index, with an explicit stack.
-    let mut needed = vec![false; state.nodes.len()];
-    let mut stack: Vec<usize> = Vec::new();
+    let mut needed = vec![false; nodes.len()];
     let mut needed_count = 0;
+    let mut stack: Vec<usize> = Vec::new();
     let mut reach = |input: &InputRef, stack: &mut Vec<usize>| {
         if let Some((i, _)) = input.node_output() {
             if !needed[i] {
@@ -185,90 +203,136 @@ pub(crate) fn plan(
         reach(origin, &mut stack);
     }
     while let Some(i) = stack.pop() {
-        for input in &state.nodes[i].inputs {
+        for input in &nodes[i].inputs {
             reach(input, &mut stack);
         }
     }
 
     // Forward reachability from the sources, in arena (topological) order: a needed node one
-    // of whose inputs is connected is live, and its outputs get slots. A released tape's
-    // nodes are moved into the steps, a persistent tape's cloned.
-    let mut step_of = vec![NO_SLOT; state.nodes.len()];
-    let mut steps: Vec<Step> = Vec::with_capacity(needed_count);
-    let output_slot = |steps: &[Step], step_of: &[u32], (i, k): (usize, usize)| -> u32 {
+    // of whose inputs is connected is live, and its outputs get slots.
+    let mut live_of = vec![NO_SLOT; nodes.len()];
+    let mut live: Vec<Live> = Vec::with_capacity(needed_count);
+    let mut slots: Vec<u32> = Vec::with_capacity(3 * needed_count);
+    let output_slot = |live: &[Live], slots: &[u32], live_of: &[u32], (i, k): (usize, usize)| {
         if let Some(slot) = source_slot((i, k)) {
             return slot;
         }
-        match step_of[i] {
+        match live_of[i] {
             NO_SLOT => NO_SLOT,
-            s => steps[s as usize].output_slots()[k],
+            l => slots[live[l as usize].slots_at as usize + nodes[i].inputs.len() + k],
         }
     };
-    let mut visit = |i: usize, node: &Node, steps: &[Step], step_of: &[u32]| {
-        let mut slots: SmallVec<[u32; 3]> = SmallVec::new();
+    for (i, node) in nodes.iter().enumerate() {
+        if !needed[i] {
+            continue;
+        }
+        let slots_at = slots.len();
+        let mut any = false;
         for input in &node.inputs {
-            slots.push(match (input.node_output(), input.leaf_id()) {
-                (Some(at), _) => output_slot(steps, step_of, at),
+            let slot = match (input.node_output(), input.leaf_id()) {
+                (Some(at), _) => output_slot(&live, &slots, &live_of, at),
                 (None, Some(id)) if !input.is_constant() => connected.slot(&id),
                 _ => NO_SLOT,
-            });
+            };
+            any |= slot != NO_SLOT;
+            slots.push(slot);
         }
-        if slots.iter().all(|&s| s == NO_SLOT) {
-            return None;
+        if !any {
+            slots.truncate(slots_at);
+            continue;
         }
         for k in 0..node.outputs.len() {
             slots.push(source_slot((i, k)).unwrap_or_else(|| connected.fresh()));
         }
-        Some(slots)
-    };
-    if release {
-        for (i, node) in std::mem::take(&mut state.nodes).into_iter().enumerate() {
-            if needed[i] {
-                if let Some(slots) = visit(i, &node, &steps, &step_of) {
-                    step_of[i] = steps.len() as u32;
-                    steps.push(Step::new(node, i, slots));
-                }
-            }
-        }
-        state.tracked.clear();
-    } else {
-        for (i, node) in state.nodes.iter().enumerate() {
-            if needed[i] {
-                if let Some(slots) = visit(i, node, &steps, &step_of) {
-                    step_of[i] = steps.len() as u32;
-                    steps.push(Step::new(node.clone(), i, slots));
-                }
-            }
-        }
+        live_of[i] = live.len() as u32;
+        live.push(Live {
+            index: i as u32,
+            at: i as u32,
+            slots_at: slots_at as u32,
+        });
     }
     // The targets' slots, looked up by id when the sweep seeds them.
     for (t, origin) in targets.iter().zip(&target_origins) {
         let slot = match origin.and_then(InputRef::node_output) {
-            Some(at) => output_slot(&steps, &step_of, at),
+            Some(at) => output_slot(&live, &slots, &live_of, at),
             None => connected.slot(&t.id()),
         };
         if slot != NO_SLOT {
             connected.named.insert(t.id(), slot);
         }
     }
+    let nodes = if release {
+        state.tracked.clear();
+        std::mem::take(&mut state.nodes)
+    } else {
+        let mut copies = Arena::default();
+        for (at, l) in live.iter_mut().enumerate() {
+            copies.push(state.nodes[l.index as usize].clone());
+            l.at = at as u32;
+        }
+        copies
+    };
     Plan {
-        steps,
+        nodes,
+        live,
+        slots,
         connected,
         source_refs,
         tracked_sources,
     }
 }
 
-/// Runs the VJPs of `steps` (give them last recorded first) from `seeds`, returning the gradient of every
-/// id in `keep` that received one. Intermediate gradients are dropped once used. `batch` is the
-/// number of leading axes the seeds carry beyond their targets' shapes (see [`Vjp`]).
-pub(crate) fn sweep<S: Borrow<Step>>(
-    steps: impl IntoIterator<Item = S>,
-    connected: &Connected,
+/// Runs the VJPs of the plan's steps (last recorded first) from `seeds`, returning the gradient
+/// of every id in `keep` that received one. Intermediate gradients are dropped once used.
+/// `batch` is the number of leading axes the seeds carry beyond their targets' shapes (see
+/// [`Vjp`]).
+pub(crate) fn sweep(
+    plan: &Plan,
     seeds: Vec<(TensorId, Tensor)>,
     keep: &FxHashSet<TensorId>,
     batch: usize,
 ) -> Result<FxHashMap<TensorId, Tensor>> {
+    sweep_nodes(PlanNodes::Shared(plan), seeds, keep, batch)
+}
+
+/// [`sweep`] for a plan used once: each node's saved tensors and VJP are dropped as soon as it
+/// has run, so memory falls as the sweep goes.
+pub(crate) fn sweep_once(
+    mut plan: Plan,
+    seeds: Vec<(TensorId, Tensor)>,
+    keep: &FxHashSet<TensorId>,
+) -> Result<FxHashMap<TensorId, Tensor>> {
+    sweep_nodes(PlanNodes::Owned(&mut plan), seeds, keep, 0)
+}
+
+enum PlanNodes<'a> {
+    Shared(&'a Plan),
+    Owned(&'a mut Plan),
+}
+
+impl PlanNodes<'_> {
+    fn plan(&self) -> &Plan {
+        match self {
+            PlanNodes::Shared(p) => p,
+            PlanNodes::Owned(p) => p,
+        }
+    }
+    /// Drops what node `at` held for its VJP.
+    fn release(&mut self, at: u32) {
+        if let PlanNodes::Owned(p) = self {
+            let node = &mut p.nodes[at as usize];
+            node.saved = SmallVec::new();
+        }
+    }
+}
+
+fn sweep_nodes(
+    mut nodes: PlanNodes<'_>,
+    seeds: Vec<(TensorId, Tensor)>,
+    keep: &FxHashSet<TensorId>,
+    batch: usize,
+) -> Result<FxHashMap<TensorId, Tensor>> {
+    let connected = &nodes.plan().connected;
     // Gradients by slot; kept slots are read, not consumed, by the steps that produce them.
     let mut grads: Vec<Option<Tensor>> = vec![None; connected.len()];
     let mut kept = vec![false; connected.len()];
@@ -283,41 +347,53 @@ pub(crate) fn sweep<S: Borrow<Step>>(
             accumulate(&mut grads[slot as usize], seed)?;
         }
     }
-    for step in steps {
-        let step = step.borrow();
-        let out_grads: SmallVec<[Option<Tensor>; 1]> = step
-            .output_slots()
-            .iter()
-            .map(|&slot| {
-                let slot = slot as usize;
-                if kept[slot] {
-                    grads[slot].clone()
-                } else {
-                    grads[slot].take()
-                }
-            })
-            .collect();
-        if out_grads.iter().all(Option::is_none) {
-            continue;
-        }
-        let needed = (0..step.inputs.len())
-            .filter(|&k| step.input_connected(k))
-            .fold(0u64, |mask, k| mask | needed_bit(k));
-        let in_grads = with_needed_inputs(needed, || (step.vjp)(&step.saved, &out_grads, batch))
-            .map_err(|e| Error {
-                message: format!(
-                    "{} (while computing the gradient of {})",
-                    e.message, step.op
-                ),
-                ..e
-            })?;
-        for (k, grad) in in_grads.into_iter().enumerate().take(step.inputs.len()) {
-            let slot = step.input_slot(k);
-            if let (Some(grad), true) = (grad, slot != NO_SLOT) {
-                accumulate(&mut grads[slot as usize], grad)?;
+    for l in (0..nodes.plan().live.len()).rev() {
+        let live = nodes.plan().live[l];
+        let in_grads = {
+            let step = nodes.plan().step(live);
+            let out_grads: SmallVec<[Option<Tensor>; 1]> = step
+                .output_slots()
+                .iter()
+                .map(|&slot| {
+                    let slot = slot as usize;
+                    if kept[slot] {
+                        grads[slot].clone()
+                    } else {
+                        grads[slot].take()
+                    }
+                })
+                .collect();
+            if out_grads.iter().all(Option::is_none) {
+                continue;
             }
+            let needed = (0..step.inputs.len())
+                .filter(|&k| step.input_connected(k))
+                .fold(0u64, |mask, k| mask | needed_bit(k));
+            let in_grads =
+                with_needed_inputs(needed, || (step.vjp)(&step.saved, &out_grads, batch)).map_err(
+                    |e| Error {
+                        message: format!(
+                            "{} (while computing the gradient of {})",
+                            e.message, step.op
+                        ),
+                        ..e
+                    },
+                )?;
+            let mut routed: SmallVec<[(u32, Tensor); 2]> = SmallVec::new();
+            for (k, grad) in in_grads.into_iter().enumerate().take(step.inputs.len()) {
+                let slot = step.input_slot(k);
+                if let (Some(grad), true) = (grad, slot != NO_SLOT) {
+                    routed.push((slot, grad));
+                }
+            }
+            routed
+        };
+        nodes.release(live.at);
+        for (slot, grad) in in_grads {
+            accumulate(&mut grads[slot as usize], grad)?;
         }
     }
+    let connected = &nodes.plan().connected;
     Ok(keep
         .iter()
         .filter_map(|id| {
@@ -417,8 +493,7 @@ impl Tape {
         let plan = plan(&mut self.lock(), &target_refs, sources, release);
         let diagnosis = (unconnected == Unconnected::Raise).then(|| diagnose(&plan));
         let keep: FxHashSet<TensorId> = source_ids.iter().copied().collect();
-        let steps = plan.steps.into_iter().rev();
-        let mut grads = sweep(steps, &plan.connected, seeds, &keep, 0)?;
+        let mut grads = sweep_once(plan, seeds, &keep)?;
         collect(sources, &mut grads, unconnected, diagnosis.as_ref())
     }
 }

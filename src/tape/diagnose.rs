@@ -16,18 +16,14 @@ pub(crate) struct Diagnosis {
 }
 
 pub(crate) fn diagnose(plan: &Plan) -> Diagnosis {
-    let consumed: FxHashSet<InputRef> = plan
-        .steps
-        .iter()
-        .flat_map(|s| s.inputs.iter().copied())
-        .collect();
+    let consumed: FxHashSet<InputRef> = plan.steps().flat_map(|s| s.inputs.clone()).collect();
     let on_path = plan
         .source_refs
         .iter()
         .map(|r| consumed.contains(r))
         .collect();
     let mut stoppers = Vec::new();
-    for step in &plan.steps {
+    for step in plan.steps() {
         if step.op == "stop_gradient" && !stoppers.contains(&step.op) {
             stoppers.push(step.op);
         }

@@ -45,7 +45,7 @@ impl Tape {
             // The copy's nodes are the plan's steps, renumbered; an input from a node off the
             // path is a constant for the copy (the sources keep their ids).
             let mut copied: FxHashMap<u32, u32> = FxHashMap::default();
-            for step in &forward.steps {
+            for step in forward.steps() {
                 let index = copy.nodes.len() as u32;
                 let inputs = step
                     .inputs
@@ -71,7 +71,7 @@ impl Tape {
                     mixes_rows: step.mixes_rows,
                     batchable: step.batchable,
                 });
-                copied.insert(step.node, index);
+                copied.insert(step.index, index);
                 for (k, id) in step.outputs.iter().enumerate() {
                     copy.tracked.insert(*id, InputRef::produced(index, k));
                 }
@@ -80,13 +80,7 @@ impl Tape {
         let keep: FxHashSet<TensorId> = source_ids.iter().copied().collect();
         let mut grads = {
             let _recording = second.enter()?;
-            sweep(
-                forward.steps.iter().rev(),
-                &forward.connected,
-                vec![(target.id(), target.ones_like())],
-                &keep,
-                0,
-            )?
+            sweep(&forward, vec![(target.id(), target.ones_like())], &keep, 0)?
         };
         sources
             .iter()

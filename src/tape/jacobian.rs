@@ -135,7 +135,7 @@ impl Tape {
 fn check_rows_stay_apart(op: &str, plan: &Plan) -> Result<()> {
     let mut mixing: Vec<&str> = Vec::new();
     // In recording order: the earliest (the cause) first.
-    for step in &plan.steps {
+    for step in plan.steps() {
         let mixes = (0..step.inputs.len())
             .any(|k| step.mixes_rows & crate::tape::mixes_input(k) != 0 && step.input_connected(k));
         if mixes && !mixing.contains(&step.op) {

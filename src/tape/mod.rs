@@ -34,8 +34,18 @@ pub use rows::{JacobianOptions, JacobianStrategy};
 /// op's output shape (0 in a plain gradient; 1 in a vectorised Jacobian, where that axis stacks
 /// the seeds of many rows). The input gradients carry the same leading axes. Only ops recorded
 /// as batchable are ever called with a batch rank above 0.
-pub type Vjp =
-    dyn Fn(&[Tensor], &[Option<Tensor>], usize) -> Result<Vec<Option<Tensor>>> + Send + Sync;
+pub type Vjp = dyn Fn(&[Tensor], &[Option<Tensor>], usize) -> Result<Grads> + Send + Sync;
+
+/// A VJP's input gradients, one per input: inline for up to two (no allocation per node).
+pub type Grads = SmallVec<[Option<Tensor>; 2]>;
+
+/// `grads![a, b]`: a VJP's [`Grads`], as `vec!` makes a `Vec`.
+#[macro_export]
+macro_rules! grads {
+    ($($g:expr),* $(,)?) => {
+        $crate::tape::Grads::from_iter([$($g),*])
+    };
+}
 
 /// A node's VJP. One that captures nothing (most arithmetic and unary ops) is a `'static`
 /// reference: a zero-sized closure needs no allocation, and the tape records millions of them.
@@ -48,10 +58,7 @@ pub(crate) enum VjpRef {
 impl VjpRef {
     pub(crate) fn new<F>(vjp: F) -> VjpRef
     where
-        F: Fn(&[Tensor], &[Option<Tensor>], usize) -> Result<Vec<Option<Tensor>>>
-            + Send
-            + Sync
-            + 'static,
+        F: Fn(&[Tensor], &[Option<Tensor>], usize) -> Result<Grads> + Send + Sync + 'static,
     {
         if std::mem::size_of::<F>() == 0 {
             // Leaking a zero-sized value allocates and loses nothing.
@@ -179,6 +186,12 @@ impl<T> std::ops::Index<usize> for Arena<T> {
     type Output = T;
     fn index(&self, i: usize) -> &T {
         &self.chunks[i / CHUNK][i % CHUNK]
+    }
+}
+
+impl<T> std::ops::IndexMut<usize> for Arena<T> {
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        &mut self.chunks[i / CHUNK][i % CHUNK]
     }
 }
 

@@ -5,7 +5,8 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use super::{
-    any_tape_active, watch_variable_locked, with_active, InputRef, Node, TapeState, Vjp, VjpRef,
+    any_tape_active, watch_variable_locked, with_active, Grads, InputRef, Node, TapeState, Vjp,
+    VjpRef,
 };
 use crate::error::Result;
 use crate::tensor::{Tensor, TensorId};
@@ -33,7 +34,7 @@ pub(crate) fn record_batched<F>(
     batchable: bool,
     vjp: F,
 ) where
-    F: Fn(&[Tensor], &Tensor, usize) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
+    F: Fn(&[Tensor], &Tensor, usize) -> Result<Grads> + Send + Sync + 'static,
 {
     if !output.is_differentiable() || !any_tape_active() {
         return;
@@ -47,7 +48,7 @@ pub(crate) fn record_batched<F>(
         VjpRef::new(
             move |saved: &[Tensor], grads: &[Option<Tensor>], batch: usize| match grads.first() {
                 Some(Some(dy)) => vjp(saved, dy, batch),
-                _ => Ok(Vec::new()),
+                _ => Ok(Grads::new()),
             },
         )
     });
@@ -181,7 +182,7 @@ pub(crate) fn read_variable(variable: &Variable, value: Tensor) -> Tensor {
         identity,
         || {
             VjpRef::new(|_: &[Tensor], grads: &[Option<Tensor>], _batch: usize| {
-                Ok(vec![grads.first().cloned().flatten()])
+                Ok(crate::grads![grads.first().cloned().flatten()])
             })
         },
     );

@@ -108,7 +108,7 @@ pub(crate) fn run(
         let empty = |s: &Source| Some(Tensor::zeros(&out_shape(s, 0, row_axis), s.dtype()));
         return Ok(sources.iter().map(empty).collect());
     }
-    let unbatchable = plan.steps.iter().find(|s| !s.batchable).map(|s| s.op);
+    let unbatchable = plan.steps().find(|s| !s.batchable).map(|s| s.op);
     if let (Vectorized, Some(op)) = (options.strategy, unbatchable) {
         return Err(Error::value(
             "GradientTape.jacobian",
@@ -168,11 +168,10 @@ fn out_shape(source: &Source, rows: usize, row_axis: usize) -> Vec<usize> {
 fn row_width(plan: &Plan, target: &Tensor, sources: &[Source]) -> usize {
     let connected = plan.connected_ids();
     let saved = plan
-        .steps
-        .iter()
-        .flat_map(|s| s.saved.iter())
+        .steps()
+        .flat_map(|s| s.saved.clone())
         .filter(|t| connected.contains(&t.id()))
-        .map(Tensor::size);
+        .map(|t| t.size());
     let sources = sources.iter().map(|s| s.shape().iter().product());
     saved
         .chain(sources)
@@ -199,7 +198,7 @@ fn sweep_block(
     let seed = seed_block(target, rows, hot, vectorised)?;
     let batch = usize::from(vectorised);
     let seeds = vec![(target.id(), seed)];
-    let mut grads = sweep(plan.steps.iter().rev(), &plan.connected, seeds, keep, batch)?;
+    let mut grads = sweep(plan, seeds, keep, batch)?;
     Ok(sources.iter().map(|s| grads.remove(&s.id())).collect())
 }
 

@@ -41,7 +41,7 @@ const Y: u8 = 4;
 const NOTHING: u8 = 0;
 
 /// `[da, db]` before unbroadcasting; `None` where not asked for.
-type Grads = Result<[Option<Tensor>; 2]>;
+type BranchGrads = Result<[Option<Tensor>; 2]>;
 
 /// Records the binary op `y = op(a, b)`. `reads[k]` names what the gradient of input `k` reads
 /// (bits [`A`], [`B`], [`Y`]). `rule(s, dy, need)` computes `[da, db]` from the saved tensors
@@ -57,7 +57,7 @@ type Grads = Result<[Option<Tensor>; 2]>;
 /// allocates nothing for it.
 fn record_binary<R>(op: &'static str, a: &Tensor, b: &Tensor, y: &Tensor, reads: [u8; 2], rule: R)
 where
-    R: Fn(&[Tensor], &Tensor, [bool; 2]) -> Grads + Send + Sync + 'static,
+    R: Fn(&[Tensor], &Tensor, [bool; 2]) -> BranchGrads + Send + Sync + 'static,
 {
     if !y.is_differentiable() || !any_tape_active() {
         return; // record_batched would drop it: skip the bookkeeping below
@@ -95,13 +95,13 @@ fn reduce(
     grads: [Option<Tensor>; 2],
     batch: usize,
     shapes: [&[usize]; 2],
-) -> Result<Vec<Option<Tensor>>> {
+) -> Result<crate::tape::Grads> {
     let [da, db] = grads;
     let sum = |g: Option<Tensor>, shape| {
         g.map(|g| sum_to_batched_shape(&g, batch, shape))
             .transpose()
     };
-    Ok(vec![sum(da, shapes[0])?, sum(db, shapes[1])?])
+    Ok(crate::grads![sum(da, shapes[0])?, sum(db, shapes[1])?])
 }
 
 /// `dy` where `mask` holds, else zero.
@@ -238,7 +238,7 @@ fn extremum_grads(
     dy: &Tensor,
     need: [bool; 2],
     a_wins: fn(&Tensor, &Tensor) -> Result<Tensor>,
-) -> Grads {
+) -> BranchGrads {
     let mask = a_wins(&s[0], &s[1])?;
     Ok([
         when(need[0], || masked(&mask, dy))?,

@@ -139,7 +139,7 @@ pub fn diagonal_part(x: &Tensor, axis_map: &[usize]) -> Result<Tensor> {
         true,
         move |_, dy, batch| {
             let (map, full) = batched_map(dy, batch, &map, &full);
-            Ok(vec![Some(diagonal_embed(dy, &map, &full)?)])
+            Ok(crate::grads![Some(diagonal_embed(dy, &map, &full)?)])
         },
     );
     Ok(y)
@@ -189,7 +189,7 @@ pub fn diagonal_embed(x: &Tensor, axis_map: &[usize], shape: &[usize]) -> Result
         true,
         move |_, dy, batch| {
             let (map, _) = batched_map(dy, batch, &map, &full);
-            Ok(vec![Some(diagonal_part(dy, &map)?)])
+            Ok(crate::grads![Some(diagonal_part(dy, &map)?)])
         },
     );
     Ok(y)

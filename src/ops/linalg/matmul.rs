@@ -607,7 +607,7 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
                     (true, true) => matmul(dy, a, true, true)?,
                 })
             };
-            Ok(vec![
+            Ok(crate::grads![
                 ga.map(|g| sum_to_batched_shape(&g, batch, &sa))
                     .transpose()?,
                 gb.map(|g| sum_to_batched_shape(&g, batch, &sb))

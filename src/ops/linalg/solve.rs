@@ -319,7 +319,7 @@ pub fn solve_adjoint(matrix: &Tensor, rhs: &Tensor, adjoint: bool) -> Result<Ten
             } else {
                 matmul(&grhs, x, false, true)?
             };
-            Ok(vec![
+            Ok(crate::grads![
                 Some(negative(&sum_to_batched_shape(&ga, batch, &sa)?)?),
                 Some(sum_to_batched_shape(&grhs, batch, &sb)?),
             ])
@@ -352,7 +352,7 @@ pub fn inv(matrix: &Tensor) -> Result<Tensor> {
         // d(A^-1) = -A^-1 dA A^-1, so gA = -Y^T dy Y^T.
         let yinv = &s[0];
         let g = matmul(&matmul(yinv, dy, true, false)?, yinv, false, true)?;
-        Ok(vec![Some(negative(&g)?)])
+        Ok(crate::grads![Some(negative(&g)?)])
     });
     Ok(y)
 }
