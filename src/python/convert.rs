@@ -13,6 +13,8 @@
 //!
 //! Out of a tensor: [`to_numpy_copy`] (a fresh, writable array) and [`to_numpy_view`] (a
 //! read-only array over the tensor's own storage, no copy).
+use std::borrow::Cow;
+
 use ndarray::ArrayD;
 use numpy::npyffi::{_PyArray_GET_ITEM_DATA, flags::NPY_ARRAY_WRITEABLE};
 use numpy::PyArrayDescrMethods;
@@ -112,26 +114,39 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, hint: Option<DType>) -> PyResult<Tensor
 /// Two operands of a binary op: the first `Tensor`/`Variable` among them gives the dtype the
 /// other takes. Two plain Python values: each converts alone, and if the dtypes differ the
 /// int one takes the float one's dtype (`maximum(1, 2.5)` is float32).
-pub fn convert_pair(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<(Tensor, Tensor)> {
-    match (tensorish(a), tensorish(b)) {
+pub fn convert_pair<'a>(
+    a: &'a Bound<'_, PyAny>,
+    b: &'a Bound<'_, PyAny>,
+) -> PyResult<(Cow<'a, Tensor>, Cow<'a, Tensor>)> {
+    match (borrowed_tensor(a), borrowed_tensor(b)) {
         (Some(x), Some(y)) => Ok((x, y)),
         (Some(x), None) => {
             let y = operand(b, x.dtype())?;
-            Ok((x, y))
+            Ok((x, Cow::Owned(y)))
         }
-        (None, Some(y)) => Ok((operand(a, y.dtype())?, y)),
+        (None, Some(y)) => Ok((Cow::Owned(operand(a, y.dtype())?), y)),
         (None, None) => {
             let (x, y) = (to_tensor(a, None)?, to_tensor(b, None)?);
             if x.dtype() == y.dtype() {
-                return Ok((x, y));
+                return Ok((Cow::Owned(x), Cow::Owned(y)));
             }
             if let Ok(x2) = to_tensor(a, Some(y.dtype())) {
-                return Ok((x2, y));
+                return Ok((Cow::Owned(x2), Cow::Owned(y)));
             }
             let y2 = to_tensor(b, Some(x.dtype()))?;
-            Ok((x, y2))
+            Ok((Cow::Owned(x), Cow::Owned(y2)))
         }
     }
+}
+
+/// [`tensorish`] without a reference-count bump for a `Tensor` object (the operator fast path).
+fn borrowed_tensor<'a>(obj: &'a Bound<'_, PyAny>) -> Option<Cow<'a, Tensor>> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        return Some(Cow::Borrowed(&t.get().t));
+    }
+    obj.cast::<PyVariable>()
+        .ok()
+        .map(|v| Cow::Owned(read_variable(v)))
 }
 
 /// The other operand of a binary op whose tensor operand has `dtype`. A Python float or int

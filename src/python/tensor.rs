@@ -18,7 +18,7 @@ use crate::ops;
 use crate::tensor::{Data, Tensor, TensorId};
 use crate::variable::Variable;
 
-#[pyclass(frozen, freelist = 256, name = "Tensor", module = "rustape._rustape")]
+#[pyclass(frozen, name = "Tensor", module = "rustape._rustape")]
 pub struct PyTensor {
     pub t: Tensor,
 }

@@ -106,39 +106,54 @@ fn record_node(
     kind: NodeKind,
     make_vjp: impl FnOnce() -> VjpRef,
 ) {
-    with_active(|tapes| {
-        if tapes.is_empty() {
-            return;
+    let keep = || {
+        let mut kept = SmallVec::new();
+        for t in saved {
+            kept.push((*t).clone());
         }
-        let mut make_vjp = Some(make_vjp);
-        let mut shared: Option<(VjpRef, SmallVec<[Tensor; 2]>)> = None;
-        for tape in tapes {
+        kept
+    };
+    let push = |state: &mut TapeState, inputs, vjp, saved| {
+        let index = state.nodes.len() as u32;
+        state.nodes.push(Node {
+            op,
+            inputs,
+            outputs: ids_of(outputs),
+            saved,
+            vjp,
+            mixes_rows: kind.mixes_rows,
+            batchable: kind.batchable,
+        });
+        state.mark_outputs(index, outputs);
+    };
+    with_active(|tapes| match tapes {
+        [] => {}
+        // One tape (the common case): the node takes the saved tensors and the VJP as built,
+        // with no reference counts to bump and drop again.
+        [tape] => {
             let mut state = tape.lock();
             if !state.recording {
-                continue;
+                return;
             }
-            let Some(inputs) = origins(&state) else {
-                continue;
-            };
-            let (vjp, saved) = shared.get_or_insert_with(|| {
-                let make = make_vjp.take().expect("built once");
-                let mut kept = SmallVec::new();
-                for t in saved {
-                    kept.push((*t).clone());
+            if let Some(inputs) = origins(&state) {
+                push(&mut state, inputs, make_vjp(), keep());
+            }
+        }
+        _ => {
+            let mut make_vjp = Some(make_vjp);
+            let mut shared: Option<(VjpRef, SmallVec<[Tensor; 2]>)> = None;
+            for tape in tapes {
+                let mut state = tape.lock();
+                if !state.recording {
+                    continue;
                 }
-                (make(), kept)
-            });
-            let index = state.nodes.len() as u32;
-            state.nodes.push(Node {
-                op,
-                inputs,
-                outputs: ids_of(outputs),
-                saved: saved.clone(),
-                vjp: vjp.clone(),
-                mixes_rows: kind.mixes_rows,
-                batchable: kind.batchable,
-            });
-            state.mark_outputs(index, outputs);
+                let Some(inputs) = origins(&state) else {
+                    continue;
+                };
+                let (vjp, saved) =
+                    shared.get_or_insert_with(|| (make_vjp.take().expect("built once")(), keep()));
+                push(&mut state, inputs, vjp.clone(), saved.clone());
+            }
         }
     });
 }
