@@ -94,6 +94,19 @@ pub fn sum_to_batched_shape(grad: &Tensor, batch: usize, shape: &[usize]) -> Res
     if logical == shape {
         return Ok(grad.clone());
     }
+    sum_broadcast_axes(grad, batch, shape)
+}
+
+/// [`sum_to_batched_shape`] taking the gradient: returned as is when nothing is summed.
+pub(crate) fn into_batched_shape(grad: Tensor, batch: usize, shape: &[usize]) -> Result<Tensor> {
+    if grad.shape()[batch.min(grad.ndim())..] == *shape {
+        return Ok(grad);
+    }
+    sum_broadcast_axes(&grad, batch, shape)
+}
+
+fn sum_broadcast_axes(grad: &Tensor, batch: usize, shape: &[usize]) -> Result<Tensor> {
+    let logical = &grad.shape()[batch.min(grad.ndim())..];
     let lead = batch + logical.len().saturating_sub(shape.len());
     let axes: Vec<isize> = (batch..grad.ndim())
         .filter(|&i| i < lead || (shape[i - lead] == 1 && grad.shape()[i] != 1))

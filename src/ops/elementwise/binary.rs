@@ -5,7 +5,7 @@ use super::{
 };
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
-use crate::ops::{broadcast_shapes, same_dtype, scalar_like, sum_to_batched_shape, zip_map};
+use crate::ops::{broadcast_shapes, into_batched_shape, same_dtype, scalar_like, zip_map};
 use crate::tape::{any_tape_active, input_needed};
 use crate::tensor::{Data, Tensor};
 
@@ -97,10 +97,7 @@ fn reduce(
     shapes: [&[usize]; 2],
 ) -> Result<crate::tape::Grads> {
     let [da, db] = grads;
-    let sum = |g: Option<Tensor>, shape| {
-        g.map(|g| sum_to_batched_shape(&g, batch, shape))
-            .transpose()
-    };
+    let sum = |g: Option<Tensor>, shape| g.map(|g| into_batched_shape(g, batch, shape)).transpose();
     Ok(crate::grads![sum(da, shapes[0])?, sum(db, shapes[1])?])
 }
 
