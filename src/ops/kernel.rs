@@ -18,6 +18,13 @@ const CHUNK: usize = 1 << 15;
 pub(crate) const PAR_CHEAP: usize = 1 << 17;
 pub(crate) const PAR_MATH: usize = 1 << 15;
 
+/// Whether a large kernel should split across rayon's threads: not when it already runs on one
+/// of them (a block of a parallel Jacobian), where the other threads are busy with blocks of
+/// their own and splitting only adds scheduling.
+pub(crate) fn may_split() -> bool {
+    rayon::current_thread_index().is_none() && rayon::current_num_threads() > 1
+}
+
 /// A vector of `n` elements, each chunk written by `kernel(offset, chunk)`, which must write
 /// every element of its chunk.
 pub(crate) fn fill<U: Send>(
@@ -27,7 +34,7 @@ pub(crate) fn fill<U: Send>(
 ) -> Vec<U> {
     let mut out = Vec::with_capacity(n);
     let dst = &mut out.spare_capacity_mut()[..n];
-    if n >= min_par && rayon::current_num_threads() > 1 {
+    if n >= min_par && may_split() {
         dst.par_chunks_mut(CHUNK)
             .enumerate()
             .for_each(|(i, d)| kernel(i * CHUNK, d));

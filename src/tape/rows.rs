@@ -12,6 +12,8 @@
 //! axis after the batch axis for `batch_jacobian`): no stacking, no transposition, and only the
 //! blocks in flight hold temporaries. When a tape records, the rows are joined with rustape's
 //! own ops instead, so that the Jacobian itself is recorded.
+use std::mem::MaybeUninit;
+
 use ndarray::{ArrayD, ArrayViewMutD, Axis, IxDyn};
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
@@ -204,8 +206,18 @@ fn sweep_block(
 
 /// The result buffer of one source, one block's slice of it at a time.
 enum Sink<'a> {
-    F32(ArrayViewMutD<'a, f32>),
-    F64(ArrayViewMutD<'a, f64>),
+    F32(ArrayViewMutD<'a, MaybeUninit<f32>>),
+    F64(ArrayViewMutD<'a, MaybeUninit<f64>>),
+}
+
+impl Sink<'_> {
+    /// Zeros in the block's slice (its rows did not reach the source).
+    fn zero(&mut self) {
+        match self {
+            Sink::F32(d) => d.fill(MaybeUninit::new(0.0)),
+            Sink::F64(d) => d.fill(MaybeUninit::new(0.0)),
+        }
+    }
 }
 
 /// The blocks run in waves of `in_flight` (bounding memory), each writing its rows into its own
@@ -225,9 +237,11 @@ fn written_in_place(
         .iter()
         .map(|s| {
             let shape = IxDyn(&out_shape(s, rows, row_axis));
+            // Uninitialised: every block writes its own slice (gradient or zeros), so the
+            // pages are first touched on the threads that fill them, in parallel.
             match s.dtype() {
-                DType::F32 => Some(Buffer::F32(ArrayD::zeros(shape))),
-                DType::F64 => Some(Buffer::F64(ArrayD::zeros(shape))),
+                DType::F32 => Some(Buffer::F32(ArrayD::uninit(shape))),
+                DType::F64 => Some(Buffer::F64(ArrayD::uninit(shape))),
                 _ => None,
             }
         })
@@ -257,7 +271,11 @@ fn written_in_place(
             .zip(sinks.iter_mut())
             .map(|(grad, sink)| match (grad, sink) {
                 (Some(g), Some(sink)) => place(sink, &g, blocks.vectorised, row_axis).map(|_| true),
-                _ => Ok(false),
+                (None, Some(sink)) => {
+                    sink.zero();
+                    Ok(false)
+                }
+                (_, None) => Ok(false),
             })
             .collect()
     };
@@ -280,9 +298,11 @@ fn written_in_place(
         .zip(reached)
         .map(|(buffer, reached)| {
             buffer.filter(|_| reached).map(|b| {
+                // SAFETY: every block ran without error (an error returned above) and wrote
+                // every element of its slice, and the slices cover the buffer.
                 Tensor::new(match b {
-                    Buffer::F32(a) => Data::from(a),
-                    Buffer::F64(a) => Data::from(a),
+                    Buffer::F32(a) => Data::from(unsafe { a.assume_init() }),
+                    Buffer::F64(a) => Data::from(unsafe { a.assume_init() }),
                 })
             })
         })
@@ -291,8 +311,8 @@ fn written_in_place(
 
 /// A source's result while blocks write into it.
 enum Buffer {
-    F32(ArrayD<f32>),
-    F64(ArrayD<f64>),
+    F32(ArrayD<MaybeUninit<f32>>),
+    F64(ArrayD<MaybeUninit<f64>>),
 }
 
 /// Disjoint mutable slices of `array` along `axis`, `size` long (the last shorter).
@@ -314,8 +334,8 @@ where
 /// Copies one block's gradient (`[len, source..]`, or the source's shape for a single row)
 /// into its slice of the result (`source.shape` with the `len` rows at `row_axis`).
 fn place(sink: &mut Sink, grad: &Tensor, vectorised: bool, row_axis: usize) -> Result<()> {
-    fn copy<T: Clone>(
-        dst: &mut ArrayViewMutD<T>,
+    fn copy<T: Copy>(
+        dst: &mut ArrayViewMutD<MaybeUninit<T>>,
         g: &crate::tensor::Values<T>,
         vectorised: bool,
         row_axis: usize,
@@ -341,7 +361,9 @@ fn place(sink: &mut Sink, grad: &Tensor, vectorised: bool, row_axis: usize) -> R
                 ),
             ));
         }
-        dst.assign(&g);
+        ndarray::Zip::from(dst)
+            .and(&g)
+            .for_each(|d, &v| *d = MaybeUninit::new(v));
         Ok(())
     }
     match (sink, grad.data()) {

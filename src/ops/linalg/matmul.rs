@@ -4,6 +4,8 @@
 //! transposes, broadcast batch dimensions (stride 0) and any ndarray layout cost no copy.
 //! Integer matmul (as TensorFlow allows) uses a plain loop with wrapping arithmetic.
 use gemm::Parallelism;
+
+use crate::ops::kernel::may_split;
 use ndarray::{ArrayD, IxDyn};
 use rayon::prelude::*;
 
@@ -407,7 +409,7 @@ impl<T: MatElem> Product<'_, T> {
         lhs: (*const T, isize, isize),
         rhs: (*const T, isize, isize),
     ) {
-        let parallel = rows * cols * self.k >= PARALLEL_GEMM_WORK;
+        let parallel = rows * cols * self.k >= PARALLEL_GEMM_WORK && may_split();
         unsafe {
             T::matmul_into(
                 rows, cols, self.k, dst.0, dst.1, dst.2, lhs.0, lhs.1, lhs.2, rhs.0, rhs.1, rhs.2,
@@ -514,7 +516,11 @@ impl<T: MatElem> Product<'_, T> {
         // SAFETY: `dst` is the kernel's output buffer of `count * m * n` elements, not otherwise
         // borrowed while this runs.
         let out = unsafe { std::slice::from_raw_parts_mut(self.dst, count * m * n) };
-        if work >= PARALLEL_GEMM_WORK {
+        if !may_split() {
+            out.chunks_mut(m * n)
+                .enumerate()
+                .for_each(|c| run(c, false));
+        } else if work >= PARALLEL_GEMM_WORK {
             out.chunks_mut(m * n).enumerate().for_each(|c| run(c, true));
         } else if count * work >= PARALLEL_GEMM_WORK {
             out.par_chunks_mut(m * n)
