@@ -236,7 +236,12 @@ fn written_in_place(
     let mut buffers: Vec<Option<Buffer>> = sources
         .iter()
         .map(|s| {
-            let shape = IxDyn(&out_shape(s, rows, row_axis));
+            // Held as [outer, rows, inner] (the axes before the row axis, the rows, the axes
+            // after it), so a block's slice is plain runs of `inner` elements.
+            let shape = s.shape();
+            let outer: usize = shape[..row_axis].iter().product();
+            let inner: usize = shape[row_axis..].iter().product();
+            let shape = IxDyn(&[outer, rows, inner]);
             // Uninitialised: every block writes its own slice (gradient or zeros), so the
             // pages are first touched on the threads that fill them, in parallel.
             match s.dtype() {
@@ -253,8 +258,8 @@ fn written_in_place(
         .collect();
     for buffer in buffers.iter_mut() {
         let slices: Vec<Option<Sink>> = match buffer {
-            Some(Buffer::F32(a)) => slices(a, row_axis, blocks.size, Sink::F32),
-            Some(Buffer::F64(a)) => slices(a, row_axis, blocks.size, Sink::F64),
+            Some(Buffer::F32(a)) => slices(a, blocks.size, Sink::F32),
+            Some(Buffer::F64(a)) => slices(a, blocks.size, Sink::F64),
             None => jobs.iter().map(|_| None).collect(),
         };
         for (job, slice) in jobs.iter_mut().zip(slices) {
@@ -262,6 +267,7 @@ fn written_in_place(
         }
     }
     // Per source, whether the block reached it.
+    let source_shapes: Vec<Vec<usize>> = sources.iter().map(Source::shape).collect();
     let run = |(start, sinks): &mut (usize, Vec<Option<Sink>>)| -> Result<Vec<bool>> {
         let end = (*start + blocks.size).min(rows);
         let rows = *start..end;
@@ -269,8 +275,9 @@ fn written_in_place(
         grads
             .into_iter()
             .zip(sinks.iter_mut())
-            .map(|(grad, sink)| match (grad, sink) {
-                (Some(g), Some(sink)) => place(sink, &g, blocks.vectorised, row_axis).map(|_| true),
+            .zip(&source_shapes)
+            .map(|((grad, sink), shape)| match (grad, sink) {
+                (Some(g), Some(sink)) => place(sink, &g, blocks.vectorised, shape).map(|_| true),
                 (None, Some(sink)) => {
                     sink.zero();
                     Ok(false)
@@ -296,14 +303,17 @@ fn written_in_place(
     Ok(buffers
         .into_iter()
         .zip(reached)
-        .map(|(buffer, reached)| {
+        .zip(sources)
+        .map(|((buffer, reached), source)| {
+            let shape = out_shape(source, rows, row_axis);
             buffer.filter(|_| reached).map(|b| {
                 // SAFETY: every block ran without error (an error returned above) and wrote
                 // every element of its slice, and the slices cover the buffer.
-                Tensor::new(match b {
+                let data = match b {
                     Buffer::F32(a) => Data::from(unsafe { a.assume_init() }),
                     Buffer::F64(a) => Data::from(unsafe { a.assume_init() }),
-                })
+                };
+                Tensor::new(data.reshaped(&shape))
             })
         })
         .collect())
@@ -315,10 +325,10 @@ enum Buffer {
     F64(ArrayD<MaybeUninit<f64>>),
 }
 
-/// Disjoint mutable slices of `array` along `axis`, `size` long (the last shorter).
+/// Disjoint mutable slices of `array` (`[outer, rows, inner]`) along the rows, `size` long
+/// (the last shorter).
 fn slices<'a, T>(
     array: &'a mut ArrayD<T>,
-    axis: usize,
     size: usize,
     wrap: fn(ArrayViewMutD<'a, T>) -> Sink<'a>,
 ) -> Vec<Option<Sink<'a>>>
@@ -326,49 +336,66 @@ where
     T: Clone,
 {
     array
-        .axis_chunks_iter_mut(Axis(axis), size)
+        .axis_chunks_iter_mut(Axis(1), size)
         .map(|v| Some(wrap(v)))
         .collect()
 }
 
 /// Copies one block's gradient (`[len, source..]`, or the source's shape for a single row)
-/// into its slice of the result (`source.shape` with the `len` rows at `row_axis`).
-fn place(sink: &mut Sink, grad: &Tensor, vectorised: bool, row_axis: usize) -> Result<()> {
+/// into its slice of the result (`[outer, len, inner]`: `outer` the product of the source's
+/// axes before the row axis, `inner` of the rest).
+fn place(sink: &mut Sink, grad: &Tensor, vectorised: bool, source: &[usize]) -> Result<()> {
     fn copy<T: Copy>(
         dst: &mut ArrayViewMutD<MaybeUninit<T>>,
         g: &crate::tensor::Values<T>,
         vectorised: bool,
-        row_axis: usize,
+        source: &[usize],
     ) -> Result<()> {
-        let g = g.view();
-        let g = if vectorised {
-            g
+        let (outer, len, inner) = (dst.shape()[0], dst.shape()[1], dst.shape()[2]);
+        let expected = if vectorised {
+            [&[len][..], source].concat()
         } else {
-            g.insert_axis(Axis(0))
+            source.to_vec()
         };
-        // The block's rows lead; move them to the row axis.
-        let mut perm: Vec<usize> = (1..g.ndim()).collect();
-        perm.insert(row_axis, 0);
-        let g = g.permuted_axes(perm);
-        if g.shape() != dst.shape() {
+        if g.shape() != expected {
             return Err(Error::shape(
                 "GradientTape.jacobian",
                 format!(
                     "a block of rows has gradient shape {} where {} was expected (a VJP on the \
                      path returned a gradient of the wrong shape)",
                     fmt_shape(g.shape()),
-                    fmt_shape(dst.shape())
+                    fmt_shape(&expected)
                 ),
             ));
         }
-        ndarray::Zip::from(dst)
-            .and(&g)
-            .for_each(|d, &v| *d = MaybeUninit::new(v));
+        // Row `r` of the block, index `o` of the axes before the row axis: `inner` elements
+        // at `(r * outer + o) * inner` of the row-major gradient.
+        let src = g.as_slice();
+        let (so, sr, si) = (dst.strides()[0], dst.strides()[1], dst.strides()[2]);
+        let base = dst.as_mut_ptr();
+        for o in 0..outer {
+            for r in 0..len {
+                let run = &src[(r * outer + o) * inner..][..inner];
+                let at = o as isize * so + r as isize * sr;
+                if si == 1 {
+                    // SAFETY: `at .. at + inner` is the lane (o, r, ..) of `dst`, which is
+                    // contiguous (stride 1), in bounds, and not aliased by `src`.
+                    unsafe {
+                        let lane = base.offset(at) as *mut T;
+                        std::ptr::copy_nonoverlapping(run.as_ptr(), lane, inner);
+                    }
+                } else {
+                    for (i, &v) in run.iter().enumerate() {
+                        dst[[o, r, i]] = MaybeUninit::new(v);
+                    }
+                }
+            }
+        }
         Ok(())
     }
     match (sink, grad.data()) {
-        (Sink::F32(dst), Data::F32(g)) => copy(dst, g, vectorised, row_axis),
-        (Sink::F64(dst), Data::F64(g)) => copy(dst, g, vectorised, row_axis),
+        (Sink::F32(dst), Data::F32(g)) => copy(dst, g, vectorised, source),
+        (Sink::F64(dst), Data::F64(g)) => copy(dst, g, vectorised, source),
         (_, other) => Err(Error::dtype(
             "GradientTape.jacobian",
             format!(
