@@ -220,8 +220,8 @@ impl Sink<'_> {
     }
 }
 
-/// The blocks run in waves of `in_flight` (bounding memory), each writing its rows into its own
-/// slice of the results.
+/// The blocks run at most `in_flight` at a time (bounding memory), each writing its rows into
+/// its own slice of the results.
 fn written_in_place(
     plan: &Plan,
     target: &Tensor,
@@ -287,7 +287,15 @@ fn written_in_place(
             .collect()
     };
     let mut reached = vec![false; sources.len()];
-    for wave in jobs.chunks_mut(blocks.in_flight.max(1)) {
+    // Rayon never runs more blocks at once than it has threads: with as many in flight as
+    // threads, one parallel loop over all blocks bounds memory as waves would, without a
+    // barrier after each wave.
+    let wave_len = if blocks.in_flight >= rayon::current_num_threads() {
+        jobs.len()
+    } else {
+        blocks.in_flight
+    };
+    for wave in jobs.chunks_mut(wave_len.max(1)) {
         let done: Vec<Vec<bool>> = if wave.len() > 1 {
             wave.par_iter_mut().map(run).collect::<Result<_>>()?
         } else {
