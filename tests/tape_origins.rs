@@ -131,3 +131,62 @@ fn hessian_of_a_tape_that_nests_inside_another() {
     assert_eq!((h[1], h[2]), (0.0, 0.0));
     drop(pad);
 }
+
+#[test]
+fn tapes_on_several_threads_share_an_input_and_its_producer_hints() {
+    // Each thread records on its own tape from the same watched input; a tensor produced on
+    // one thread's tape is then a plain (watched) input on another's.
+    let x = Tensor::from_vec(vec![0.3, -0.7, 1.1], &[3]).unwrap();
+    let y0 = {
+        let tape = Tape::new(true, true);
+        let _r = tape.enter().unwrap();
+        tape.watch(&x);
+        sin(&x).unwrap()
+    };
+    let handles: Vec<_> = (0..4)
+        .map(|k| {
+            let (x, y0) = (x.clone(), y0.clone());
+            std::thread::spawn(move || {
+                let tape = Tape::new(true, true);
+                let _r = tape.enter().unwrap();
+                tape.watch(&x);
+                tape.watch(&y0);
+                let mut y = multiply(&x, &y0).unwrap();
+                for _ in 0..k {
+                    y = multiply(&y, &x).unwrap();
+                }
+                let sum = rustape::ops::reduce_sum(&y, None, false).unwrap();
+                let g = |s: &Tensor| {
+                    tape.gradient(
+                        std::slice::from_ref(&sum),
+                        &[Source::from(s)],
+                        None,
+                        Unconnected::None,
+                    )
+                    .unwrap()
+                    .remove(0)
+                    .unwrap()
+                    .to_f64_vec()
+                };
+                (k, g(&x), g(&y0))
+            })
+        })
+        .collect();
+    let xs = [0.3f64, -0.7, 1.1];
+    for h in handles {
+        let (k, dx, dy0) = h.join().unwrap();
+        // sum(x^(k+1) * y0) with y0 a leaf on this tape.
+        for i in 0..3 {
+            let (xv, yv) = (xs[i], xs[i].sin());
+            let p = (k + 1) as f64;
+            assert!(
+                (dx[i] - p * xv.powi(k as i32) * yv).abs() < 1e-12,
+                "{k} {dx:?}"
+            );
+            assert!(
+                (dy0[i] - xv.powi(k as i32 + 1)).abs() < 1e-12,
+                "{k} {dy0:?}"
+            );
+        }
+    }
+}
