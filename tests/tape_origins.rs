@@ -179,14 +179,8 @@ fn tapes_on_several_threads_share_an_input_and_its_producer_hints() {
         for i in 0..3 {
             let (xv, yv) = (xs[i], xs[i].sin());
             let p = (k + 1) as f64;
-            assert!(
-                (dx[i] - p * xv.powi(k as i32) * yv).abs() < 1e-12,
-                "{k} {dx:?}"
-            );
-            assert!(
-                (dy0[i] - xv.powi(k as i32 + 1)).abs() < 1e-12,
-                "{k} {dy0:?}"
-            );
+            assert!((dx[i] - p * xv.powi(k) * yv).abs() < 1e-12, "{k} {dx:?}");
+            assert!((dy0[i] - xv.powi(k + 1)).abs() < 1e-12, "{k} {dy0:?}");
         }
     }
 }
