@@ -556,11 +556,19 @@ impl Tape {
                 .count()
         );
         for (i, n) in state.nodes.iter().enumerate() {
-            let inputs: Vec<TensorId> = n.inputs.iter().map(|&r| state.input_id(r)).collect();
+            // A Python number or VJP constant (a shared scalar) shows as `const`.
+            let inputs: Vec<String> = n
+                .inputs
+                .iter()
+                .map(|&r| match r.is_constant() {
+                    true => "const".to_string(),
+                    false => state.input_id(r).to_string(),
+                })
+                .collect();
             out.push_str(&format!(
-                "{i:>6}  {:<20} {:?} -> {:?}\n",
+                "{i:>6}  {:<20} [{}] -> {:?}\n",
                 n.op,
-                inputs,
+                inputs.join(", "),
                 &n.outputs[..]
             ));
         }
@@ -580,9 +588,15 @@ impl Tape {
         }
         for (i, n) in state.nodes.iter().enumerate() {
             out.push_str(&format!("  op{i} [label=\"{}\", shape=box];\n", n.op));
-            for &input in &n.inputs {
-                let id = state.input_id(input);
-                out.push_str(&format!("  t{id} -> op{i};\n"));
+            for (k, &input) in n.inputs.iter().enumerate() {
+                if input.is_constant() {
+                    out.push_str(&format!(
+                        "  c{i}_{k} [label=\"const\", shape=plaintext];\n  c{i}_{k} -> op{i};\n"
+                    ));
+                } else {
+                    let id = state.input_id(input);
+                    out.push_str(&format!("  t{id} -> op{i};\n"));
+                }
             }
             for id in &n.outputs {
                 out.push_str(&format!(

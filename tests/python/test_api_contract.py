@@ -543,6 +543,13 @@ def test_introspection():
     assert "sin" in text.lower()
     dot = tape.to_dot()
     assert dot.startswith("digraph") and "->" in dot
+    # A Python number is a constant, not an id.
+    with tape:
+        w = z * 0.5
+    last = tape.summary().splitlines()[-1]
+    assert last.split()[1] == "multiply" and "const]" in last
+    assert 'label="const"' in tape.to_dot()
+    del w
     tape.gradient(z, x)
     tape.reset()
     assert len(tape) == 0 and tape.nbytes == 0
