@@ -87,11 +87,6 @@ impl<T: Copy + Default> Values<T> {
         Values::from_vec(&self.shape, self.iter().map(|&v| f(v)).collect())
     }
 
-    /// An owned ndarray array (a copy).
-    pub fn to_array(&self) -> ArrayD<T> {
-        self.view().to_owned()
-    }
-
     /// The same elements in another shape of the same size (shared, not copied).
     pub fn reshaped(&self, shape: &[usize]) -> Values<T> {
         debug_assert_eq!(self.len(), shape.iter().product::<usize>());
