@@ -1,12 +1,14 @@
-//! The op set. Each op is one function: its forward kernel, then `record(...)` with its VJP,
-//! written in these same ops so that an outer tape records the backward pass (any order).
+//! The op set. Each op is one function: its forward kernel, then `record_batched(...)` with its
+//! VJP, written in these same ops so that an outer tape records the backward pass (any order).
 //!
 //! Conventions for an op:
 //! - validate shapes/dtypes first and return `Error` naming the op, shapes and dtypes;
-//! - compute with `dispatch!` / `dispatch2!` (src/tensor.rs) over ndarray;
-//! - `record(name, inputs, &output, saved, |saved, dy| ...)` returning one `Option<Tensor>`
-//!   per input; save only what the VJP needs (shapes go in the closure, not tensors);
-//! - broadcasting VJPs reduce with [`sum_to_shape`].
+//! - compute with `dispatch!` / `dispatch2!` (src/tensor.rs): an ndarray view, or the
+//!   `Values` slice where that is all the kernel needs;
+//! - `record_batched(name, inputs, &output, saved, rows, batchable, |saved, dy, batch| ...)`
+//!   returning `grads![..]`, one `Option<Tensor>` per input; save only what the VJP needs
+//!   (shapes go in the closure, not tensors); binary ops go through `record_binary`;
+//! - broadcasting VJPs reduce with [`sum_to_batched_shape`].
 mod activation;
 mod arith;
 mod creation;
