@@ -77,11 +77,12 @@ impl JacobianOptions {
     }
 }
 
-/// Elements the widest cotangent of one vectorised block may hold by default: 128Ki, 512 KiB of
-/// float32, half a core's L2, so a block's few live temporaries stay in cache and its
-/// allocations are reused rather than mapped afresh (W4, 65,536-element rows: blocks of 2
-/// rows).
-const BLOCK_ELEMENTS: usize = 1 << 17;
+/// Elements the widest cotangent of one vectorised block may hold by default: 64Ki, 256 KiB of
+/// float32, a quarter of a core's L2, so a block's few live temporaries stay in cache and its
+/// allocations are reused rather than mapped afresh. W4 (65,536-element rows) runs one row per
+/// block: at 128Ki (two rows) it was 2-3% faster, but a fresh process's first call grew peak RSS
+/// by 1.8-2.1x the result and tape instead of ~1.5x (the allocator keeps each size's freed pages).
+const BLOCK_ELEMENTS: usize = 1 << 16;
 
 /// How the rows run: `size` rows per sweep (on a leading axis when `vectorised`), at most
 /// `in_flight` sweeps at once on rayon's threads (1: one after another on this thread).
