@@ -10,6 +10,8 @@
 //!   recording is not timed); divide by 10,000 for the cost per node.
 //! - `chain_vec16/record_and_gradient_1000`: 500 x (`y = y * 0.99999 + 1e-6`) on a [16] vector,
 //!   recorded and differentiated, as W6 does at 200x the length.
+//! - `fan_out_8/gradient_n`: a persistent tape's gradient where `x` of `n` elements feeds 8
+//!   products (7 accumulations of `n` elements into its gradient).
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -158,5 +160,44 @@ fn bench_chain_vec16(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_record, bench_backward, bench_chain_vec16);
+/// Gradient accumulation: `x` of `n` float32 feeds 8 products, so its gradient is a sum of 8
+/// cotangents of `n` elements (the sweep adds them into a buffer nothing else holds).
+fn bench_fan_out(c: &mut Criterion) {
+    let mut group = c.benchmark_group("fan_out_8");
+    for n in [1usize << 10, 1 << 16, 1 << 20] {
+        let x = Tensor::from_vec(vec![0.5f32; n], &[n]).unwrap();
+        let tape = Tape::new(true, true);
+        let loss = {
+            let _on = tape.enter().unwrap();
+            tape.watch(&x);
+            let mut total = ops::multiply(&x, &Tensor::scalar(1.0f32)).unwrap();
+            for k in 2..=8 {
+                let term = ops::multiply(&x, &Tensor::scalar(k as f32)).unwrap();
+                total = ops::add(&total, &term).unwrap();
+            }
+            ops::reduce_sum(&total, None, false).unwrap()
+        };
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_function(format!("gradient_{n}"), |b| {
+            b.iter(|| {
+                tape.gradient(
+                    std::slice::from_ref(&loss),
+                    &[Source::from(&x)],
+                    None,
+                    Unconnected::None,
+                )
+                .unwrap()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench_record,
+    bench_backward,
+    bench_chain_vec16,
+    bench_fan_out
+);
 criterion_main!(benches);

@@ -393,6 +393,11 @@ impl Tensor {
     pub fn data(&self) -> &Data {
         &self.0.data
     }
+    /// The data to change in place, when this is the only handle on the tensor. Whoever changes
+    /// it must hand the result on under a fresh id ([`Tensor::new`]): a tensor's id names one value.
+    pub(crate) fn data_mut(&mut self) -> Option<&mut Data> {
+        Arc::get_mut(&mut self.0).map(|inner| &mut inner.data)
+    }
     pub fn dtype(&self) -> DType {
         self.0.data.dtype()
     }

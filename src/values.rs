@@ -121,6 +121,15 @@ impl<T> Values<T> {
         }
     }
 
+    /// The elements to write in place, when they are in a buffer nothing else shares (inline
+    /// elements are left to the ops that make new values: they cost no allocation anyway).
+    pub(crate) fn unshared_slice_mut(&mut self) -> Option<&mut [T]> {
+        match &mut self.buf {
+            Buf::Inline(_) => None,
+            Buf::Shared(v) => Arc::get_mut(v).map(|v| v.as_mut_slice()),
+        }
+    }
+
     /// The elements, row-major.
     pub fn iter(&self) -> std::slice::Iter<'_, T> {
         self.as_slice().iter()

@@ -88,6 +88,23 @@ pub(crate) fn zip_vec<T: Copy + Sync, U: Send>(
     })
 }
 
+/// `dst[i] = f(dst[i], src[i])` over two slices of one length, in place.
+pub(crate) fn zip_assign<T: Copy + Send + Sync>(
+    dst: &mut [T],
+    src: &[T],
+    min_par: usize,
+    f: impl Fn(T, T) -> T + Sync,
+) {
+    let run = |d: &mut [T], s: &[T]| d.iter_mut().zip(s).for_each(|(d, &s)| *d = f(*d, s));
+    if dst.len() >= min_par && may_split() {
+        dst.par_chunks_mut(CHUNK)
+            .zip(src.par_chunks(CHUNK))
+            .for_each(|(d, s)| run(d, s));
+    } else {
+        run(dst, src);
+    }
+}
+
 /// `f` over three contiguous slices of one length.
 pub(crate) fn select_vec<C: Copy + Sync, T: Copy + Sync, U: Send>(
     c: &[C],

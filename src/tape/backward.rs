@@ -432,7 +432,7 @@ pub fn input_needed(k: usize) -> bool {
 
 fn accumulate(total: &mut Option<Tensor>, grad: Tensor) -> Result<()> {
     *total = Some(match total.take() {
-        Some(previous) => ops::add(&previous, &grad)?,
+        Some(previous) => ops::accumulate(previous, grad)?,
         None => grad,
     });
     Ok(())

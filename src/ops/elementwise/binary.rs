@@ -5,8 +5,9 @@ use super::{
 };
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
+use crate::ops::kernel::{zip_assign, PAR_CHEAP};
 use crate::ops::{broadcast_shapes, into_batched_shape, same_dtype, scalar_like, zip_map};
-use crate::tape::{any_tape_active, input_needed};
+use crate::tape::{any_tape_active, any_tape_recording, input_needed};
 use crate::tensor::{Data, Tensor};
 
 /// Whether an integer tensor has an element for which `f` holds (false for other dtypes).
@@ -116,6 +117,36 @@ pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         Ok([need[0].then(|| dy.clone()), need[1].then(|| dy.clone())])
     });
     Ok(y)
+}
+
+/// The sum of two gradients of one tensor, for the backward sweep: written into the buffer of
+/// whichever operand nothing else holds, as a new tensor, when no tape would record the sum;
+/// else [`add`]. Same numbers either way (`p + q` is `q + p` in floating point).
+pub(crate) fn accumulate(mut total: Tensor, mut grad: Tensor) -> Result<Tensor> {
+    if total.shape() == grad.shape() && !any_tape_recording() {
+        if let Some(sum) = add_into(&mut total, &grad).or_else(|| add_into(&mut grad, &total)) {
+            return Ok(sum);
+        }
+    }
+    add(&total, &grad)
+}
+
+/// `dst + src` in `dst`'s buffer when only `dst` holds it (same floating dtype), under a fresh id.
+fn add_into(dst: &mut Tensor, src: &Tensor) -> Option<Tensor> {
+    match (dst.data_mut()?, src.data()) {
+        (Data::F32(d), Data::F32(s)) => {
+            zip_assign(d.unshared_slice_mut()?, s.as_slice(), PAR_CHEAP, |p, q| {
+                p + q
+            })
+        }
+        (Data::F64(d), Data::F64(s)) => {
+            zip_assign(d.unshared_slice_mut()?, s.as_slice(), PAR_CHEAP, |p, q| {
+                p + q
+            })
+        }
+        _ => return None,
+    }
+    Some(Tensor::new(dst.data().clone()))
 }
 
 /// `a - b`, broadcasting.
