@@ -9,6 +9,7 @@ use crate::ops::kernel::{zip_assign, PAR_CHEAP};
 use crate::ops::{broadcast_shapes, into_batched_shape, same_dtype, scalar_like, zip_map};
 use crate::tape::{any_tape_active, any_tape_recording, input_needed};
 use crate::tensor::{Data, Tensor};
+use crate::values::INLINE;
 
 /// Whether an integer tensor has an element for which `f` holds (false for other dtypes).
 fn any_int(t: &Tensor, f: impl Fn(i64) -> bool) -> bool {
@@ -123,7 +124,8 @@ pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// whichever operand nothing else holds, as a new tensor, when no tape would record the sum;
 /// else [`add`]. Same numbers either way (`p + q` is `q + p` in floating point).
 pub(crate) fn accumulate(mut total: Tensor, mut grad: Tensor) -> Result<Tensor> {
-    if total.shape() == grad.shape() && !any_tape_recording() {
+    // Inline values (scalars) have no buffer to reuse: skip the checks.
+    if total.size() > INLINE && total.shape() == grad.shape() && !any_tape_recording() {
         if let Some(sum) = add_into(&mut total, &grad).or_else(|| add_into(&mut grad, &total)) {
             return Ok(sum);
         }
