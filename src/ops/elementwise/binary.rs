@@ -9,7 +9,7 @@ use crate::ops::kernel::{zip_assign, PAR_CHEAP};
 use crate::ops::{broadcast_shapes, into_batched_shape, same_dtype, scalar_like, zip_map};
 use crate::tape::{any_tape_active, any_tape_recording, input_needed};
 use crate::tensor::{Data, Tensor};
-use crate::values::INLINE;
+use crate::values::{Values, INLINE};
 
 /// Whether an integer tensor has an element for which `f` holds (false for other dtypes).
 fn any_int(t: &Tensor, f: impl Fn(i64) -> bool) -> bool {
@@ -135,17 +135,21 @@ pub(crate) fn accumulate(mut total: Tensor, mut grad: Tensor) -> Result<Tensor> 
 
 /// `dst + src` in `dst`'s buffer when only `dst` holds it (same floating dtype), under a fresh id.
 fn add_into(dst: &mut Tensor, src: &Tensor) -> Option<Tensor> {
+    fn add_slices<T: Copy + Send + Sync + std::ops::Add<Output = T>>(
+        dst: &mut Values<T>,
+        src: &Values<T>,
+    ) -> Option<()> {
+        zip_assign(
+            dst.unshared_slice_mut()?,
+            src.as_slice(),
+            PAR_CHEAP,
+            |p, q| p + q,
+        );
+        Some(())
+    }
     match (dst.data_mut()?, src.data()) {
-        (Data::F32(d), Data::F32(s)) => {
-            zip_assign(d.unshared_slice_mut()?, s.as_slice(), PAR_CHEAP, |p, q| {
-                p + q
-            })
-        }
-        (Data::F64(d), Data::F64(s)) => {
-            zip_assign(d.unshared_slice_mut()?, s.as_slice(), PAR_CHEAP, |p, q| {
-                p + q
-            })
-        }
+        (Data::F32(d), Data::F32(s)) => add_slices(d, s)?,
+        (Data::F64(d), Data::F64(s)) => add_slices(d, s)?,
         _ => return None,
     }
     Some(Tensor::new(dst.data().clone()))
