@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use ndarray::{ArrayD, ArrayViewD};
+use num_complex::Complex;
 
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
@@ -33,17 +34,41 @@ pub enum Data {
     I32(Values<i32>),
     I64(Values<i64>),
     Bool(Values<bool>),
+    /// complex64: float32 real and imaginary parts.
+    C64(Values<Complex<f32>>),
+    /// complex128: float64 real and imaginary parts. Boxed so that its inline elements (16
+    /// bytes each) do not make every `Data`, and so every tensor, larger: a real tensor op
+    /// moves and allocates no more than before complex dtypes existed.
+    C128(Box<Values<Complex<f64>>>),
 }
 
 /// The element types a tensor can hold, with the way in and out of [`Data`].
 pub trait Element: Copy + Default + Send + Sync + fmt::Debug + PartialEq + 'static {
+    /// The dtype of tensors holding this type.
     const DTYPE: DType;
+    /// Values of this type as a [`Data`].
     fn into_data(values: Values<Self>) -> Data;
+    /// The values, if `data` holds this type.
     fn values_of(data: &Data) -> Option<&Values<Self>>;
+    /// `v` converted (as `as` converts; a complex value gets imaginary part 0).
     fn from_f64(v: f64) -> Self;
+    /// The value as f64 (a complex value's real part).
     fn to_f64(self) -> f64;
     /// The value's bit pattern (the key of the shared-scalar cache).
     fn bits(self) -> u64;
+    /// Whether [`Element::bits`] identifies the value (a complex value with an imaginary part
+    /// other than +0 is not cached by [`Tensor::shared_scalar`]).
+    fn cacheable(self) -> bool {
+        true
+    }
+    /// The value as a complex128 number (a real value has imaginary part 0).
+    fn to_complex(self) -> Complex<f64> {
+        Complex::new(self.to_f64(), 0.0)
+    }
+    /// `v` converted: real types keep the real part (as TensorFlow's cast does).
+    fn from_complex(v: Complex<f64>) -> Self {
+        Self::from_f64(v.re)
+    }
 }
 
 macro_rules! element {
@@ -116,12 +141,61 @@ element!(
     |b| b as u64
 );
 
+macro_rules! complex_element {
+    ($t:ty, $variant:ident, $dtype:expr, |$v:ident| $wrap:expr) => {
+        impl Element for Complex<$t> {
+            const DTYPE: DType = $dtype;
+            fn into_data($v: Values<Self>) -> Data {
+                Data::$variant($wrap)
+            }
+            fn values_of(data: &Data) -> Option<&Values<Self>> {
+                match data {
+                    Data::$variant(a) => Some(a),
+                    _ => None,
+                }
+            }
+            fn from_f64(v: f64) -> Self {
+                Complex::new(v as $t, 0.0)
+            }
+            fn to_f64(self) -> f64 {
+                self.re as f64
+            }
+            fn bits(self) -> u64 {
+                self.re.to_bits() as u64
+            }
+            fn cacheable(self) -> bool {
+                self.im.to_bits() == 0
+            }
+            fn to_complex(self) -> Complex<f64> {
+                Complex::new(self.re as f64, self.im as f64)
+            }
+            fn from_complex(v: Complex<f64>) -> Self {
+                Complex::new(v.re as $t, v.im as $t)
+            }
+        }
+        impl From<ArrayD<Complex<$t>>> for Data {
+            fn from(array: ArrayD<Complex<$t>>) -> Data {
+                <Complex<$t>>::into_data(Values::from_array(array))
+            }
+        }
+        impl From<Values<Complex<$t>>> for Data {
+            fn from(values: Values<Complex<$t>>) -> Data {
+                <Complex<$t>>::into_data(values)
+            }
+        }
+    };
+}
+complex_element!(f32, C64, DType::Complex64, |v| v);
+complex_element!(f64, C128, DType::Complex128, |v| Box::new(v));
+
 /// Runs a kernel on the typed elements of a `Data`, for the dtypes a class admits:
-/// `dispatch!(float data, "op", |a| expr)` (float32, float64), `num` (floats and ints), `all`.
-/// `a` is an ndarray view (`&ArrayViewD<T>`); with `values` first (`dispatch!(values float ..)`)
-/// it is the `&Values<T>` itself, for kernels that only need the slice and the shape. `expr`
-/// yields an `ArrayD<T>` or `Values<T>`; the result is a `Data` of that type. Any other dtype
-/// returns a TypeError naming the op from the enclosing function.
+/// `dispatch!(float data, "op", |a| expr)` (float32, float64), `num` (floats and ints),
+/// `complex` (complex64, complex128), `float_or_complex`, `num_or_complex`, `real` (every dtype
+/// but the complex ones), `all`. An op opts into complex dtypes by naming a class that has
+/// them. `a` is an ndarray view (`&ArrayViewD<T>`); with `values` first
+/// (`dispatch!(values float ..)`) it is the `&Values<T>` itself, for kernels that only need the
+/// slice and the shape. `expr` yields an `ArrayD<T>` or `Values<T>`; the result is a `Data` of
+/// that type. Any other dtype returns a TypeError naming the op from the enclosing function.
 #[macro_export]
 macro_rules! dispatch {
     (@arm view $v:ident, |$a:ident| $body:expr) => {{
@@ -129,30 +203,33 @@ macro_rules! dispatch {
         $crate::tensor::Data::from($body)
     }};
     (@arm values $v:ident, |$a:ident| $body:expr) => {{
-        let $a = $v;
+        let $a = $crate::tensor::values_ref($v);
         $crate::tensor::Data::from($body)
     }};
-    (@float $how:ident $data:expr, $op:expr, |$a:ident| $body:expr) => {
+    (@class $how:ident $data:expr, $op:expr, $what:expr, |$a:ident| $body:expr; $($variant:ident),*) => {
         match $data {
-            $crate::tensor::Data::F32(v) => $crate::dispatch!(@arm $how v, |$a| $body),
-            $crate::tensor::Data::F64(v) => $crate::dispatch!(@arm $how v, |$a| $body),
-            other => {
-                return Err($crate::tensor::unsupported(
-                    $op,
-                    other.dtype(),
-                    "a floating",
-                ))
-            }
+            $($crate::tensor::Data::$variant(v) => $crate::dispatch!(@arm $how v, |$a| $body),)*
+            #[allow(unreachable_patterns)]
+            other => return Err($crate::tensor::unsupported($op, other.dtype(), $what)),
         }
     };
+    (@float $how:ident $data:expr, $op:expr, |$a:ident| $body:expr) => {
+        $crate::dispatch!(@class $how $data, $op, "a floating", |$a| $body; F32, F64)
+    };
     (@num $how:ident $data:expr, $op:expr, |$a:ident| $body:expr) => {
-        match $data {
-            $crate::tensor::Data::F32(v) => $crate::dispatch!(@arm $how v, |$a| $body),
-            $crate::tensor::Data::F64(v) => $crate::dispatch!(@arm $how v, |$a| $body),
-            $crate::tensor::Data::I32(v) => $crate::dispatch!(@arm $how v, |$a| $body),
-            $crate::tensor::Data::I64(v) => $crate::dispatch!(@arm $how v, |$a| $body),
-            other => return Err($crate::tensor::unsupported($op, other.dtype(), "a numeric")),
-        }
+        $crate::dispatch!(@class $how $data, $op, "a real numeric", |$a| $body; F32, F64, I32, I64)
+    };
+    (@complex $how:ident $data:expr, $op:expr, |$a:ident| $body:expr) => {
+        $crate::dispatch!(@class $how $data, $op, "a complex", |$a| $body; C64, C128)
+    };
+    (@float_or_complex $how:ident $data:expr, $op:expr, |$a:ident| $body:expr) => {
+        $crate::dispatch!(@class $how $data, $op, "a floating or complex", |$a| $body; F32, F64, C64, C128)
+    };
+    (@num_or_complex $how:ident $data:expr, $op:expr, |$a:ident| $body:expr) => {
+        $crate::dispatch!(@class $how $data, $op, "a numeric", |$a| $body; F32, F64, I32, I64, C64, C128)
+    };
+    (@real $how:ident $data:expr, $op:expr, |$a:ident| $body:expr) => {
+        $crate::dispatch!(@class $how $data, $op, "a real (not complex)", |$a| $body; F32, F64, I32, I64, Bool)
     };
     (@all $how:ident $data:expr, |$a:ident| $body:expr) => {
         match $data {
@@ -161,35 +238,35 @@ macro_rules! dispatch {
             $crate::tensor::Data::I32(v) => $crate::dispatch!(@arm $how v, |$a| $body),
             $crate::tensor::Data::I64(v) => $crate::dispatch!(@arm $how v, |$a| $body),
             $crate::tensor::Data::Bool(v) => $crate::dispatch!(@arm $how v, |$a| $body),
+            $crate::tensor::Data::C64(v) => $crate::dispatch!(@arm $how v, |$a| $body),
+            $crate::tensor::Data::C128(v) => $crate::dispatch!(@arm $how v, |$a| $body),
         }
-    };
-    (values float $data:expr, $op:expr, |$a:ident| $body:expr) => {
-        $crate::dispatch!(@float values $data, $op, |$a| $body)
-    };
-    (values num $data:expr, $op:expr, |$a:ident| $body:expr) => {
-        $crate::dispatch!(@num values $data, $op, |$a| $body)
     };
     (values all $data:expr, |$a:ident| $body:expr) => {
         $crate::dispatch!(@all values $data, |$a| $body)
     };
-    (float $data:expr, $op:expr, |$a:ident| $body:expr) => {
-        $crate::dispatch!(@float view $data, $op, |$a| $body)
-    };
-    (num $data:expr, $op:expr, |$a:ident| $body:expr) => {
-        $crate::dispatch!(@num view $data, $op, |$a| $body)
-    };
     (all $data:expr, |$a:ident| $body:expr) => {
         $crate::dispatch!(@all view $data, |$a| $body)
+    };
+    (values $class:ident $data:expr, $op:expr, |$a:ident| $body:expr) => {
+        $crate::dispatch!(@$class values $data, $op, |$a| $body)
+    };
+    ($class:ident $data:expr, $op:expr, |$a:ident| $body:expr) => {
+        $crate::dispatch!(@$class view $data, $op, |$a| $body)
     };
 }
 
 /// Like [`dispatch!`] for two operands that must share a dtype, each given to the kernel as
-/// its `&Values<T>`: `dispatch2!(float a, b, "op", |x, y| expr)`, or `num`, or `all`.
+/// its `&Values<T>`: `dispatch2!(float a, b, "op", |x, y| expr)`, or any class of
+/// [`dispatch!`].
 #[macro_export]
 macro_rules! dispatch2 {
     (@arms $a:expr, $b:expr, $op:expr, $what:expr, |$x:ident, $y:ident| $body:expr; $($v:ident),*) => {
         match ($a, $b) {
-            $(($crate::tensor::Data::$v($x), $crate::tensor::Data::$v($y)) => $crate::tensor::Data::from($body),)*
+            $(($crate::tensor::Data::$v($x), $crate::tensor::Data::$v($y)) => {
+                let ($x, $y) = ($crate::tensor::values_ref($x), $crate::tensor::values_ref($y));
+                $crate::tensor::Data::from($body)
+            })*
             (p, q) if p.dtype() == q.dtype() => return Err($crate::tensor::unsupported($op, p.dtype(), $what)),
             (p, q) => return Err($crate::tensor::mismatch($op, p.dtype(), q.dtype())),
         }
@@ -198,11 +275,30 @@ macro_rules! dispatch2 {
         $crate::dispatch2!(@arms $a, $b, $op, "a floating", |$x, $y| $body; F32, F64)
     };
     (num $a:expr, $b:expr, $op:expr, |$x:ident, $y:ident| $body:expr) => {
-        $crate::dispatch2!(@arms $a, $b, $op, "a numeric", |$x, $y| $body; F32, F64, I32, I64)
+        $crate::dispatch2!(@arms $a, $b, $op, "a real numeric", |$x, $y| $body; F32, F64, I32, I64)
+    };
+    (complex $a:expr, $b:expr, $op:expr, |$x:ident, $y:ident| $body:expr) => {
+        $crate::dispatch2!(@arms $a, $b, $op, "a complex", |$x, $y| $body; C64, C128)
+    };
+    (float_or_complex $a:expr, $b:expr, $op:expr, |$x:ident, $y:ident| $body:expr) => {
+        $crate::dispatch2!(@arms $a, $b, $op, "a floating or complex", |$x, $y| $body; F32, F64, C64, C128)
+    };
+    (num_or_complex $a:expr, $b:expr, $op:expr, |$x:ident, $y:ident| $body:expr) => {
+        $crate::dispatch2!(@arms $a, $b, $op, "a numeric", |$x, $y| $body; F32, F64, I32, I64, C64, C128)
+    };
+    (real $a:expr, $b:expr, $op:expr, |$x:ident, $y:ident| $body:expr) => {
+        $crate::dispatch2!(@arms $a, $b, $op, "a real (not complex)", |$x, $y| $body; F32, F64, I32, I64, Bool)
     };
     (all $a:expr, $b:expr, $op:expr, |$x:ident, $y:ident| $body:expr) => {
-        $crate::dispatch2!(@arms $a, $b, $op, "any", |$x, $y| $body; F32, F64, I32, I64, Bool)
+        $crate::dispatch2!(@arms $a, $b, $op, "any", |$x, $y| $body; F32, F64, I32, I64, Bool, C64, C128)
     };
+}
+
+/// The `Values` a `Data` variant holds, whether inline in the variant or boxed (complex128).
+#[doc(hidden)]
+#[inline(always)]
+pub fn values_ref<T, V: AsRef<Values<T>> + ?Sized>(v: &V) -> &Values<T> {
+    v.as_ref()
 }
 
 pub fn unsupported(op: &str, dtype: DType, wanted: &str) -> Error {
@@ -219,6 +315,7 @@ pub fn mismatch(op: &str, a: DType, b: DType) -> Error {
 }
 
 impl Data {
+    #[inline]
     pub fn dtype(&self) -> DType {
         match self {
             Data::F32(_) => DType::F32,
@@ -226,8 +323,11 @@ impl Data {
             Data::I32(_) => DType::I32,
             Data::I64(_) => DType::I64,
             Data::Bool(_) => DType::Bool,
+            Data::C64(_) => DType::Complex64,
+            Data::C128(_) => DType::Complex128,
         }
     }
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         match self {
             Data::F32(v) => v.shape(),
@@ -235,6 +335,8 @@ impl Data {
             Data::I32(v) => v.shape(),
             Data::I64(v) => v.shape(),
             Data::Bool(v) => v.shape(),
+            Data::C64(v) => v.shape(),
+            Data::C128(v) => v.shape(),
         }
     }
     /// The address of the elements, so `nbytes` counts storage once however often it is
@@ -246,6 +348,8 @@ impl Data {
             Data::I32(v) => v.storage_key(),
             Data::I64(v) => v.storage_key(),
             Data::Bool(v) => v.storage_key(),
+            Data::C64(v) => v.storage_key(),
+            Data::C128(v) => v.storage_key(),
         }
     }
     /// The same elements in another shape of the same size (shared, not copied).
@@ -256,6 +360,8 @@ impl Data {
             Data::I32(v) => Data::I32(v.reshaped(shape)),
             Data::I64(v) => Data::I64(v.reshaped(shape)),
             Data::Bool(v) => Data::Bool(v.reshaped(shape)),
+            Data::C64(v) => Data::C64(v.reshaped(shape)),
+            Data::C128(v) => Data::C128(Box::new(v.reshaped(shape))),
         }
     }
 }
@@ -309,6 +415,15 @@ impl Tensor {
             static CACHE: std::cell::RefCell<[Option<(DType, u64, Tensor)>; SLOTS]> =
                 const { std::cell::RefCell::new([const { None }; SLOTS]) };
         }
+        if !value.cacheable() {
+            // A complex constant with an imaginary part: shared in kind (no user holds it),
+            // not cached.
+            return Tensor(Arc::new(Inner {
+                id: fresh_id() | SHARED_SCALAR_ID,
+                producer: AtomicU32::new(NOT_RECORDED),
+                data: T::into_data(Values::scalar(value)),
+            }));
+        }
         let bits = value.bits();
         let hash = (bits ^ (T::DTYPE as u64) << 59).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let slot = (hash >> 58) as usize % SLOTS;
@@ -328,7 +443,8 @@ impl Tensor {
             }
         })
     }
-    /// [`Tensor::shared_scalar`] for a value given as f64 and cast to `dtype`.
+    /// [`Tensor::shared_scalar`] for a value given as f64 and cast to `dtype` (a complex
+    /// dtype gets imaginary part 0).
     pub fn shared_scalar_of(value: f64, dtype: DType) -> Tensor {
         match dtype {
             DType::F32 => Tensor::shared_scalar(value as f32),
@@ -336,6 +452,8 @@ impl Tensor {
             DType::I32 => Tensor::shared_scalar(value as i32),
             DType::I64 => Tensor::shared_scalar(value as i64),
             DType::Bool => Tensor::shared_scalar(value != 0.0),
+            DType::Complex64 => Tensor::shared_scalar(Complex::new(value as f32, 0.0)),
+            DType::Complex128 => Tensor::shared_scalar(Complex::new(value, 0.0)),
         }
     }
     /// A tensor of `shape` and `dtype` with every element `value` (cast to the dtype).
@@ -349,6 +467,8 @@ impl Tensor {
             DType::I32 => fill::<i32>(shape, value),
             DType::I64 => fill::<i64>(shape, value),
             DType::Bool => fill::<bool>(shape, value),
+            DType::Complex64 => fill::<Complex<f32>>(shape, value),
+            DType::Complex128 => fill::<Complex<f64>>(shape, value),
         })
     }
     pub fn zeros(shape: &[usize], dtype: DType) -> Tensor {
@@ -390,6 +510,7 @@ impl Tensor {
     pub fn is_shared_scalar(&self) -> bool {
         self.0.id & SHARED_SCALAR_ID != 0
     }
+    #[inline]
     pub fn data(&self) -> &Data {
         &self.0.data
     }
@@ -398,9 +519,11 @@ impl Tensor {
     pub(crate) fn data_mut(&mut self) -> Option<&mut Data> {
         Arc::get_mut(&mut self.0).map(|inner| &mut inner.data)
     }
+    #[inline]
     pub fn dtype(&self) -> DType {
         self.0.data.dtype()
     }
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         self.0.data.shape()
     }
@@ -425,7 +548,8 @@ impl Tensor {
     pub fn array<T: Element>(&self) -> Option<ArrayViewD<'_, T>> {
         self.values::<T>().map(Values::view)
     }
-    /// Every element as f64, in row-major order (for tests, printing and conversions).
+    /// Every element as f64, in row-major order (for tests, printing and conversions); a
+    /// complex element gives its real part (see [`Tensor::to_complex_vec`]).
     pub fn to_f64_vec(&self) -> Vec<f64> {
         fn collect<T: Element>(v: &Values<T>) -> Vec<f64> {
             v.as_slice().iter().map(|v| v.to_f64()).collect()
@@ -436,10 +560,47 @@ impl Tensor {
             Data::I32(a) => collect(a),
             Data::I64(a) => collect(a),
             Data::Bool(a) => collect(a),
+            Data::C64(a) => collect(a),
+            Data::C128(a) => collect(a),
         }
     }
-    /// The value of a one-element tensor.
+    /// Every element as a complex128 number, in row-major order (real elements get imaginary
+    /// part 0).
+    pub fn to_complex_vec(&self) -> Vec<Complex<f64>> {
+        fn collect<T: Element>(v: &Values<T>) -> Vec<Complex<f64>> {
+            v.as_slice().iter().map(|v| v.to_complex()).collect()
+        }
+        match self.data() {
+            Data::F32(a) => collect(a),
+            Data::F64(a) => collect(a),
+            Data::I32(a) => collect(a),
+            Data::I64(a) => collect(a),
+            Data::Bool(a) => collect(a),
+            Data::C64(a) => collect(a),
+            Data::C128(a) => collect(a),
+        }
+    }
+    /// The value of a one-element complex (or real) tensor.
+    pub fn item_complex(&self) -> Result<Complex<f64>> {
+        self.check_one_element()?;
+        Ok(self.to_complex_vec()[0])
+    }
+    /// The value of a one-element real tensor (a complex one is a TypeError: see
+    /// [`Tensor::item_complex`]).
     pub fn item(&self) -> Result<f64> {
+        if self.dtype().is_complex() {
+            return Err(Error::dtype(
+                "item",
+                format!(
+                    "a {} tensor has no f64 value (use item_complex)",
+                    self.dtype()
+                ),
+            ));
+        }
+        self.check_one_element()?;
+        Ok(self.to_f64_vec()[0])
+    }
+    fn check_one_element(&self) -> Result<()> {
         if self.size() != 1 {
             return Err(Error::value(
                 "item",
@@ -449,10 +610,11 @@ impl Tensor {
                 ),
             ));
         }
-        Ok(self.to_f64_vec()[0])
+        Ok(())
     }
+    /// Whether gradients flow through this tensor: floating and complex dtypes.
     pub fn is_differentiable(&self) -> bool {
-        self.dtype().is_float()
+        self.dtype().is_differentiable()
     }
 }
 
@@ -460,11 +622,15 @@ impl fmt::Debug for Tensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "Tensor(id={}, shape={}, dtype={}, values={:?})",
+            "Tensor(id={}, shape={}, dtype={}, values=",
             self.id(),
             fmt_shape(self.shape()),
             self.dtype(),
-            self.to_f64_vec()
-        )
+        )?;
+        if self.dtype().is_complex() {
+            write!(f, "{:?})", self.to_complex_vec())
+        } else {
+            write!(f, "{:?})", self.to_f64_vec())
+        }
     }
 }

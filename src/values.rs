@@ -154,6 +154,14 @@ impl<T> Values<T> {
     }
 }
 
+/// So that code taking a `Data` variant's values reads `Values<T>` and `Box<Values<T>>` (the
+/// boxed complex128 variant) alike (see `tensor::values_ref`).
+impl<T> AsRef<Values<T>> for Values<T> {
+    fn as_ref(&self) -> &Values<T> {
+        self
+    }
+}
+
 impl<T: Copy + Default> From<ArrayD<T>> for Values<T> {
     fn from(array: ArrayD<T>) -> Values<T> {
         Values::from_array(array)

@@ -4,6 +4,8 @@
 //! gradient either).
 
 use crate::dtype::DType;
+use num_complex::Complex;
+
 use crate::error::{Error, Result};
 use crate::tensor::{Data, Element, Tensor, Values};
 
@@ -20,6 +22,8 @@ fn from_f64s(values: Vec<f64>, shape: &[usize], dtype: DType) -> Tensor {
         DType::I32 => build::<i32>(values, shape),
         DType::I64 => build::<i64>(values, shape),
         DType::Bool => build::<bool>(values, shape),
+        DType::Complex64 => build::<Complex<f32>>(values, shape),
+        DType::Complex128 => build::<Complex<f64>>(values, shape),
     })
 }
 
@@ -87,8 +91,11 @@ pub fn linspace(start: f64, stop: f64, num: usize, dtype: DType) -> Result<Tenso
 /// TensorFlow); `start == limit` gives an empty tensor.
 pub fn range(start: f64, limit: f64, delta: f64, dtype: DType) -> Result<Tensor> {
     let op = "range";
-    if dtype == DType::Bool {
-        return Err(Error::dtype(op, "expected a numeric dtype, got bool"));
+    if dtype == DType::Bool || dtype.is_complex() {
+        return Err(Error::dtype(
+            op,
+            format!("expected a real numeric dtype, got {dtype}"),
+        ));
     }
     if !start.is_finite() || !limit.is_finite() || !delta.is_finite() {
         return Err(Error::value(

@@ -9,6 +9,7 @@
 //! Gradients follow TensorFlow's registered gradients, ties and kinks included; `floordiv`,
 //! `round`, `floor`, comparisons and logic are not recorded (their gradient is None).
 use ndarray::{IxDyn, Zip};
+use num_complex::Complex;
 
 use super::arith::Arith;
 use super::kernel::{map_array_with, select_vec, PAR_CHEAP, PAR_MATH};
@@ -458,14 +459,21 @@ pub fn logical_not(x: &Tensor) -> Result<Tensor> {
 // ---------------------------------------------------------------------------------------------
 // Conversions
 
-/// Converts to `dtype`. Gradients pass between floating dtypes; integer and bool ends have none.
+/// Converts to `dtype`, as TensorFlow's cast: a complex value cast to a real dtype keeps its
+/// real part, a real value cast to a complex dtype gets imaginary part 0. Gradients pass
+/// between floating and complex dtypes (cast back to the source's dtype: a real source keeps
+/// the real part of a complex gradient); integer and bool ends have none.
 pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
     if x.dtype() == dtype {
         return Ok(x.clone());
     }
     fn convert<T: Element>(x: &Tensor) -> Data {
         fn each<S: Element, T: Element>(a: &Values<S>) -> Data {
-            T::into_data(a.mapv(|v| T::from_f64(v.to_f64())))
+            if S::DTYPE.is_complex() || T::DTYPE.is_complex() {
+                T::into_data(a.mapv(|v| T::from_complex(v.to_complex())))
+            } else {
+                T::into_data(a.mapv(|v| T::from_f64(v.to_f64())))
+            }
         }
         match x.data() {
             Data::F32(a) => each::<f32, T>(a),
@@ -473,6 +481,8 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
             Data::I32(a) => each::<i32, T>(a),
             Data::I64(a) => each::<i64, T>(a),
             Data::Bool(a) => each::<bool, T>(a),
+            Data::C64(a) => each::<Complex<f32>, T>(a),
+            Data::C128(a) => each::<Complex<f64>, T>(a),
         }
     }
     let data = match dtype {
@@ -481,10 +491,12 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
         DType::I32 => convert::<i32>(x),
         DType::I64 => convert::<i64>(x),
         DType::Bool => convert::<bool>(x),
+        DType::Complex64 => convert::<Complex<f32>>(x),
+        DType::Complex128 => convert::<Complex<f64>>(x),
     };
     let y = Tensor::new(data);
     let from = x.dtype();
-    if from.is_float() {
+    if from.is_differentiable() {
         record_batched("cast", &[x], &y, &[], 0, true, move |_, dy, _batch| {
             Ok(crate::grads![Some(cast(dy, from)?)])
         });

@@ -313,9 +313,9 @@ pub fn uniform(
                 )
             })
         }
-        DType::Bool => Err(Error::dtype(
+        DType::Bool | DType::Complex64 | DType::Complex128 => Err(Error::dtype(
             op,
-            "expected a numeric dtype (float32, float64, int32, int64), got bool",
+            format!("expected a real numeric dtype (float32, float64, int32, int64), got {dtype}"),
         )),
     }
 }

@@ -524,5 +524,5 @@ fn arg_extremum(op: &str, x: &Tensor, axis: isize, max: bool) -> Result<Tensor> 
             best as i64
         })
     }
-    Ok(Tensor::new(dispatch!(all x.data(), |a| kernel(a, ax, max))))
+    Ok(Tensor::new(dispatch!(real x.data(), op, |a| kernel(a, ax, max))))
 }

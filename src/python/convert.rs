@@ -2,11 +2,13 @@
 //!
 //! Into a tensor ([`to_tensor`]):
 //! - a `Tensor` is itself; a `Variable` is a read of it (recorded and auto-watched);
-//! - Python `bool` -> bool, `int` -> int32 (int64 if it does not fit), `float` -> float32;
-//!   nested lists/tuples of them likewise (ints with floats -> float32; ragged -> ValueError);
+//! - Python `bool` -> bool, `int` -> int32 (int64 if it does not fit), `float` -> float32,
+//!   `complex` -> complex128; nested lists/tuples of them likewise (ints with floats -> float32;
+//!   complex numbers with other numbers or ragged -> ValueError, as TensorFlow);
 //! - NumPy arrays and scalars keep their dtype (small integer types widen to int32);
 //! - with a dtype `hint` (the dtype of the tensor the value meets), numbers, lists and arrays
-//!   take the hint when TensorFlow would: int -> int or float, float -> float, bool -> bool.
+//!   take the hint when TensorFlow would: int -> int, float or complex, float -> float or
+//!   complex, complex -> complex, bool -> bool.
 //!   Anything else (`2.5` meeting int32) is TensorFlow's TypeError "Cannot convert 2.5 to
 //!   EagerTensor of dtype int32". Tensors are never converted: two tensors of different
 //!   dtypes meet in the op, which raises a TypeError naming both.
@@ -24,7 +26,8 @@ use numpy::{
 };
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
+use num_complex::Complex;
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 
 use super::dtype::{numpy, numpy_type_name, SUPPORTED};
 use super::error::{type_error, value_error};
@@ -74,6 +77,9 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, hint: Option<DType>) -> PyResult<Tensor
     }
     if let Ok(array) = obj.cast::<PyUntypedArray>() {
         return array_to_tensor(array, hint);
+    }
+    if let Ok(c) = obj.cast::<PyComplex>() {
+        return complex_scalar(obj, Complex::new(c.real(), c.imag()), hint, Scalar::Fresh);
     }
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         return sequence_to_tensor(obj, hint);
@@ -158,6 +164,10 @@ fn operand(obj: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Tensor> {
     }
     if obj.is_exact_instance_of::<PyInt>() {
         return int_scalar(obj, Some(dtype), Scalar::Shared);
+    }
+    if let Ok(c) = obj.cast_exact::<PyComplex>() {
+        let v = Complex::new(c.real(), c.imag());
+        return complex_scalar(obj, v, Some(dtype), Scalar::Shared);
     }
     to_tensor(obj, Some(dtype))
 }
@@ -249,6 +259,22 @@ fn float_scalar(
     match hint {
         None | Some(DType::F32) => Ok(make.of(v as f32)),
         Some(DType::F64) => Ok(make.of(v)),
+        Some(DType::Complex64) => Ok(make.of(Complex::new(v as f32, 0.0))),
+        Some(DType::Complex128) => Ok(make.of(Complex::new(v, 0.0))),
+        Some(d) => Err(cannot_convert(obj, d)),
+    }
+}
+
+/// A Python `complex`: complex128 by itself (as TensorFlow), or the complex dtype it meets.
+fn complex_scalar(
+    obj: &Bound<'_, PyAny>,
+    v: Complex<f64>,
+    hint: Option<DType>,
+    make: Scalar,
+) -> PyResult<Tensor> {
+    match hint {
+        None | Some(DType::Complex128) => Ok(make.of(v)),
+        Some(DType::Complex64) => Ok(make.of(Complex::new(v.re as f32, v.im as f32))),
         Some(d) => Err(cannot_convert(obj, d)),
     }
 }
@@ -289,16 +315,19 @@ fn int_scalar(obj: &Bound<'_, PyAny>, hint: Option<DType>, make: Scalar) -> PyRe
         Some(DType::I64) => Ok(make.of(v)),
         Some(DType::F32) => Ok(make.of(v as f32)),
         Some(DType::F64) => Ok(make.of(v as f64)),
+        Some(DType::Complex64) => Ok(make.of(Complex::new(v as f32, 0.0))),
+        Some(DType::Complex128) => Ok(make.of(Complex::new(v as f64, 0.0))),
         Some(DType::Bool) => Err(cannot_convert(obj, DType::Bool)),
     }
 }
 
 /// May a value whose own dtype is `natural` take `target`? TensorFlow's rule: int -> int,
-/// int or float -> float, and bool only to bool.
+/// int or float -> float, int, float or complex -> complex, and bool only to bool.
 fn compatible(natural: DType, target: DType) -> bool {
     natural == target
         || (target.is_int() && natural.is_int())
         || (target.is_float() && (natural.is_float() || natural.is_int()))
+        || (target.is_complex() && natural != DType::Bool)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -314,6 +343,8 @@ fn natural_dtype(kind: u8, itemsize: usize) -> Option<DType> {
         (b'u', 1 | 2) => DType::I32,
         (b'u', 4) => DType::I64,
         (b'b', 1) => DType::Bool,
+        (b'c', 8) => DType::Complex64,
+        (b'c', 16) => DType::Complex128,
         _ => return None,
     })
 }
@@ -338,6 +369,8 @@ fn array_to_tensor(array: &Bound<'_, PyUntypedArray>, hint: Option<DType>) -> Py
         DType::I32 => Data::I32(extract::<i32>(array)?),
         DType::I64 => Data::I64(extract::<i64>(array)?),
         DType::Bool => Data::Bool(extract::<bool>(array)?),
+        DType::Complex64 => Data::C64(extract::<Complex<f32>>(array)?),
+        DType::Complex128 => Data::from(extract::<Complex<f64>>(array)?),
     }))
 }
 
@@ -372,6 +405,7 @@ enum Leaf {
     Bool(bool),
     Int(i64),
     Float(f64),
+    Complex(Complex<f64>),
 }
 
 fn ragged() -> PyErr {
@@ -432,6 +466,8 @@ fn flatten(root: &Bound<'_, PyAny>) -> PyResult<Option<(Vec<usize>, Vec<Leaf>)>>
             Leaf::Bool(item.is_truthy()?)
         } else if item.is_exact_instance_of::<PyInt>() {
             Leaf::Int(int_value(&item)?)
+        } else if let Ok(c) = item.cast_exact::<PyComplex>() {
+            Leaf::Complex(Complex::new(c.real(), c.imag()))
         } else {
             return Ok(None);
         };
@@ -444,7 +480,7 @@ fn sequence_to_tensor(obj: &Bound<'_, PyAny>, hint: Option<DType>) -> PyResult<T
     let Some((shape, leaves)) = flatten(obj)? else {
         return mixed_sequence_to_tensor(obj, hint);
     };
-    let (mut bools, mut ints, mut floats) = (false, false, false);
+    let (mut bools, mut ints, mut floats, mut complexes) = (false, false, false, false);
     let mut wide = false;
     for leaf in &leaves {
         match leaf {
@@ -454,7 +490,14 @@ fn sequence_to_tensor(obj: &Bound<'_, PyAny>, hint: Option<DType>) -> PyResult<T
                 wide |= i32::try_from(*v).is_err();
             }
             Leaf::Float(_) => floats = true,
+            Leaf::Complex(_) => complexes = true,
         }
+    }
+    if complexes && (bools || ints || floats) {
+        return Err(value_error(
+            OP,
+            "Can't convert Python sequence with mixed types to Tensor.",
+        ));
     }
     if bools && (ints || floats) {
         return Err(type_error(
@@ -467,6 +510,8 @@ fn sequence_to_tensor(obj: &Bound<'_, PyAny>, hint: Option<DType>) -> PyResult<T
     }
     let natural = if bools {
         DType::Bool
+    } else if complexes {
+        DType::Complex128
     } else if floats || !ints {
         DType::F32
     } else if wide {
@@ -500,11 +545,17 @@ fn sequence_to_tensor(obj: &Bound<'_, PyAny>, hint: Option<DType>) -> PyResult<T
         Leaf::Float(v) => v,
         Leaf::Int(v) => v as f64,
         Leaf::Bool(v) => f64::from(u8::from(v)),
+        Leaf::Complex(v) => v.re,
     };
     let as_i64 = |l: &Leaf| match *l {
         Leaf::Int(v) => v,
         Leaf::Float(v) => v as i64,
         Leaf::Bool(v) => i64::from(v),
+        Leaf::Complex(v) => v.re as i64,
+    };
+    let as_complex = |l: &Leaf| match *l {
+        Leaf::Complex(v) => v,
+        _ => Complex::new(as_f64(l), 0.0),
     };
     match dtype {
         DType::F32 => build(&shape, &leaves, |l| as_f64(l) as f32),
@@ -512,6 +563,11 @@ fn sequence_to_tensor(obj: &Bound<'_, PyAny>, hint: Option<DType>) -> PyResult<T
         DType::I32 => build(&shape, &leaves, |l| as_i64(l) as i32),
         DType::I64 => build(&shape, &leaves, as_i64),
         DType::Bool => build(&shape, &leaves, |l| matches!(l, Leaf::Bool(true))),
+        DType::Complex64 => build(&shape, &leaves, |l| {
+            let v = as_complex(l);
+            Complex::new(v.re as f32, v.im as f32)
+        }),
+        DType::Complex128 => build(&shape, &leaves, as_complex),
     }
 }
 
@@ -546,6 +602,8 @@ pub fn to_numpy_copy<'py>(py: Python<'py>, t: &Tensor) -> Bound<'py, PyAny> {
         Data::I32(a) => a.view().to_pyarray(py).into_any(),
         Data::I64(a) => a.view().to_pyarray(py).into_any(),
         Data::Bool(a) => a.view().to_pyarray(py).into_any(),
+        Data::C64(a) => a.view().to_pyarray(py).into_any(),
+        Data::C128(a) => a.view().to_pyarray(py).into_any(),
     }
 }
 
@@ -573,6 +631,8 @@ pub fn to_numpy_view<'py>(t: &Tensor, owner: Bound<'py, PyTensor>) -> Bound<'py,
         Data::I32(a) => view(&a.view(), owner),
         Data::I64(a) => view(&a.view(), owner),
         Data::Bool(a) => view(&a.view(), owner),
+        Data::C64(a) => view(&a.view(), owner),
+        Data::C128(a) => view(&a.view(), owner),
     }
 }
 

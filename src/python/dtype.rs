@@ -3,12 +3,20 @@
 use pyo3::basic::CompareOp;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyFloat, PyInt, PyString, PyTuple, PyType};
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyString, PyTuple, PyType};
 
 use super::error::type_error;
 use crate::dtype::DType;
 
-pub const ALL: [DType; 5] = [DType::F32, DType::F64, DType::I32, DType::I64, DType::Bool];
+pub const ALL: [DType; 7] = [
+    DType::F32,
+    DType::F64,
+    DType::I32,
+    DType::I64,
+    DType::Bool,
+    DType::Complex64,
+    DType::Complex128,
+];
 
 #[pyclass(frozen, name = "DType", module = "rustape._rustape")]
 pub struct PyDType {
@@ -24,6 +32,8 @@ fn index(dtype: DType) -> usize {
         DType::I32 => 2,
         DType::I64 => 3,
         DType::Bool => 4,
+        DType::Complex64 => 5,
+        DType::Complex128 => 6,
     }
 }
 
@@ -53,10 +63,11 @@ pub fn numpy_type_name(dtype: DType) -> &'static str {
     }
 }
 
-pub const SUPPORTED: &str = "float32, float64, int32, int64, bool";
+pub const SUPPORTED: &str = "float32, float64, int32, int64, bool, complex64, complex128";
 
 /// What a `dtype=` argument names: a `DType`, a name (`"float32"`), a NumPy dtype or scalar
-/// type, or Python's `float` (float32, as in TensorFlow), `int` (int64), `bool`. `None` when
+/// type, or Python's `float` (float32, as in TensorFlow), `int` (int64), `bool`, `complex`
+/// (complex128). `None` when
 /// `obj` is not a dtype at all.
 pub fn lookup_dtype(obj: &Bound<'_, PyAny>) -> PyResult<Option<DType>> {
     let py = obj.py();
@@ -77,6 +88,9 @@ pub fn lookup_dtype(obj: &Bound<'_, PyAny>) -> PyResult<Option<DType>> {
         }
         if t.is(py.get_type::<PyInt>()) {
             return Ok(Some(DType::I64));
+        }
+        if t.is(py.get_type::<PyComplex>()) {
+            return Ok(Some(DType::Complex128));
         }
         if !t.is_subclass(&np.getattr("generic")?)? {
             return Ok(None);
@@ -122,6 +136,16 @@ impl PyDType {
     #[getter]
     fn is_floating(&self) -> bool {
         self.dtype.is_float()
+    }
+    /// complex64 or complex128.
+    #[getter]
+    fn is_complex(&self) -> bool {
+        self.dtype.is_complex()
+    }
+    /// The dtype of a complex dtype's parts (float32 for complex64); any other dtype itself.
+    #[getter]
+    fn real_dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDType>> {
+        dtype_object(py, self.dtype.real_dtype())
     }
     #[getter]
     fn is_integer(&self) -> bool {

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyList, PyTuple, PyWeakrefReference};
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyList, PyTuple, PyWeakrefReference};
 use rustc_hash::FxHashMap;
 
 use super::convert::{convert_pair, tensorish, to_numpy, to_numpy_copy, to_numpy_view, to_tensor};
@@ -180,7 +180,7 @@ fn numpy_text(py: Python<'_>, t: &Tensor, repr: bool) -> PyResult<String> {
     })
 }
 
-/// The single element of `t` as a Python `float`, `int` or `bool`.
+/// The single element of `t` as a Python `float`, `int`, `bool` or `complex`.
 fn python_scalar<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
     if t.size() != 1 {
         return Err(PyValueError::new_err(format!(
@@ -210,6 +210,10 @@ fn python_scalar<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>
         Data::Bool(a) => PyBool::new(py, a.iter().next().copied().unwrap_or_default())
             .to_owned()
             .into_any(),
+        Data::C64(_) | Data::C128(_) => {
+            let v = t.to_complex_vec()[0];
+            PyComplex::from_doubles(py, v.re, v.im).into_any()
+        }
     })
 }
 
@@ -334,8 +338,23 @@ macro_rules! tensor_protocol {
                     value.call_method1("__format__", (spec,))?.extract()
                 })
             }
+            /// A complex value gives its real part with NumPy's ComplexWarning (as TensorFlow).
             fn __float__(slf: &Bound<'_, Self>) -> PyResult<f64> {
-                guard(|| python_scalar(slf.py(), &<$cls>::peek(slf))?.extract::<f64>())
+                guard(|| {
+                    let t = <$cls>::peek(slf);
+                    if t.dtype().is_complex() && t.size() == 1 {
+                        return to_numpy(slf.py(), &t)?.call_method0("__float__")?.extract::<f64>();
+                    }
+                    python_scalar(slf.py(), &t)?.extract::<f64>()
+                })
+            }
+            fn __complex__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyComplex>> {
+                guard(|| {
+                    let t = <$cls>::peek(slf);
+                    python_scalar(slf.py(), &t)?; // one element, or the error saying so
+                    let v = t.to_complex_vec()[0];
+                    Ok(PyComplex::from_doubles(slf.py(), v.re, v.im))
+                })
             }
             fn __int__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
                 guard(|| {

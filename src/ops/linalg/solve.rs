@@ -46,6 +46,8 @@ pub fn eye(
         DType::I32 => build::<i32>(&shape, num_rows, cols),
         DType::I64 => build::<i64>(&shape, num_rows, cols),
         DType::Bool => build::<bool>(&shape, num_rows, cols),
+        DType::Complex64 => build::<num_complex::Complex<f32>>(&shape, num_rows, cols),
+        DType::Complex128 => build::<num_complex::Complex<f64>>(&shape, num_rows, cols),
     }
 }
 
