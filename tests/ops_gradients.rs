@@ -4,8 +4,8 @@
 //! and its vectorised Jacobian must equal the row-by-row one (`check_vectorized`; the batch
 //! Jacobian too where the case keeps batch rows apart).
 use rustape::ops::*;
-use rustape::testing::{check_vectorized, gradcheck, pseudo_random, Tolerance};
-use rustape::{Result, Tensor};
+use rustape::testing::{analytic_gradient, check_vectorized, gradcheck, pseudo_random, Tolerance};
+use rustape::{DType, Result, Tensor};
 
 type F = Box<dyn Fn(&[Tensor]) -> Result<Tensor>>;
 
@@ -525,5 +525,47 @@ fn vectorized_jacobians_equal_row_by_row() {
         };
         check_vectorized(&wrapped, &c.inputs, 1e-12)
             .unwrap_or_else(|e| panic!("check_vectorized of {}: {e}", c.name));
+    }
+}
+
+/// `f`'s value and the gradients of `sum(f(x) * w)` at `xs`, as f64 vectors.
+fn value_and_gradients(f: &F, xs: &[Tensor]) -> (Tensor, Vec<Vec<f64>>) {
+    let y = f(xs).unwrap();
+    let w = cast(&pseudo_random(y.shape(), 7), y.dtype()).unwrap();
+    let loss = |xs: &[Tensor]| reduce_sum(&multiply(&f(xs)?, &w)?, None, false);
+    let grads = analytic_gradient(&loss, xs).unwrap();
+    (y, grads.iter().map(Tensor::to_f64_vec).collect())
+}
+
+#[test]
+fn float32_agrees_with_float64() {
+    for c in all_cases() {
+        let narrow: Vec<Tensor> = c
+            .inputs
+            .iter()
+            .map(|x| cast(x, DType::F32).unwrap())
+            .collect();
+        let (y64, g64) = value_and_gradients(&c.f, &c.inputs);
+        let (y32, g32) = value_and_gradients(&c.f, &narrow);
+        assert_eq!(
+            y32.dtype(),
+            DType::F32,
+            "{}: float32 in, float32 out",
+            c.name
+        );
+        let close = |what: &str, a: &[f64], b: &[f64]| {
+            assert_eq!(a.len(), b.len(), "{}: {what}", c.name);
+            for (i, (p, q)) in a.iter().zip(b).enumerate() {
+                assert!(
+                    (p - q).abs() <= 2e-4 * q.abs().max(1.0),
+                    "{} {what}, element {i}: float32 {p}, float64 {q}",
+                    c.name
+                );
+            }
+        };
+        close("value", &y32.to_f64_vec(), &y64.to_f64_vec());
+        for (k, (a, b)) in g32.iter().zip(&g64).enumerate() {
+            close(&format!("gradient {k}"), a, b);
+        }
     }
 }
