@@ -12,7 +12,7 @@ use super::arith::Arith;
 use super::{cast, divide, equal, gather, logical_and, scalar_like, where_};
 use crate::dispatch;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::{mixes_input, record_batched};
+use crate::tape::{any_tape_active, mixes_input, record_batched};
 use crate::tensor::{Data, Element, Tensor, Values};
 
 /// Validated segment ids as i64 (negative ones kept: the unsorted ops drop them).
@@ -118,7 +118,8 @@ pub fn unsorted_segment_sum(
     let y = Tensor::new(dispatch!(values num data.data(), op, |a| {
         fold_segments(a, &ids, &shape, Default::default(), Arith::add)
     }));
-    if y.is_differentiable() {
+    // The gather indices the VJP needs are built only when a tape may record it.
+    if y.is_differentiable() && any_tape_active() {
         let (clipped, kept) = clipped_ids(&ids, segment_ids.shape(), data.ndim())?;
         record_batched(
             op,
@@ -197,7 +198,7 @@ pub fn unsorted_segment_max(
         Data::I64(a) => run(a, &ids, &shape, i64::MIN).into(),
         other => return Err(crate::tensor::unsupported(op, other.dtype(), "a numeric")),
     });
-    if !y.is_differentiable() {
+    if !y.is_differentiable() || !any_tape_active() {
         return Ok(y);
     }
     let (clipped, kept) = clipped_ids(&ids, segment_ids.shape(), data.ndim())?;

@@ -201,7 +201,8 @@ pub fn scatter_nd(indices: Obj, updates: Obj, shape: Obj, name: OptObj) -> PyRes
     })
 }
 
-/// `tensor` with the slices at `indices` replaced by `updates`.
+/// `tensor` with the slices at `indices` replaced by `updates`; where indices repeat, the last
+/// update wins (and only it gets a gradient).
 ///
 /// >>> import rustape as rt
 /// >>> rt.tensor_scatter_nd_update([1.0, 2.0, 3.0], [[0]], [9.0]).numpy().tolist()

@@ -275,7 +275,8 @@ pub fn cumsum(
     guard(|| wrap(ops::cumsum(&tensor(x)?, axis, exclusive, reverse)))
 }
 
-/// The cumulative product along `axis` (`exclusive`, `reverse` as in `cumsum`).
+/// The cumulative product along `axis` (`exclusive`, `reverse` as in `cumsum`). Its gradient
+/// is exact where `x` holds zeros (TensorFlow's formula gives 0 there).
 ///
 /// >>> import rustape as rt
 /// >>> rt.math.cumprod([1.0, 2.0, 3.0], reverse=True).numpy().tolist()
@@ -316,7 +317,9 @@ pub fn sigmoid_cross_entropy_with_logits(
     })
 }
 
-/// `-sum(labels * log_softmax(logits), axis)`, computed stably.
+/// `-sum(labels * log_softmax(logits), axis)`, computed stably. The logits' gradient is
+/// `sum(labels) * softmax - labels`: TensorFlow's `softmax - labels` for labels that sum to 1,
+/// exact for others.
 ///
 /// >>> import rustape as rt
 /// >>> round(float(rt.nn.softmax_cross_entropy_with_logits([0.0, 1.0], [0.0, 0.0])), 6)
