@@ -248,9 +248,9 @@ def _origins() -> dict[int, tuple[str, str]]:
 
     origins: dict[int, tuple[str, str]] = {}
     for name, _ in _rustape._bindings:
-        origins[id(getattr(_rustape, name))] = ("._rustape", name)
+        origins[id(getattr(_rustape, name))] = ("rustape._rustape", name)
     for f in _export._PYTHON.values():
-        origins[id(f)] = ("._ops", f.__name__)
+        origins[id(f)] = ("rustape._ops", f.__name__)
         assert getattr(_ops, f.__name__) is f
     return origins
 
@@ -258,18 +258,21 @@ def _origins() -> dict[int, tuple[str, str]]:
 def namespace_stub(namespace: str) -> str:
     """The stub of one namespace module: its rows re-exported; for `rt`, the package's other
     public names too."""
-    import importlib
-
-    import rustape
     from rustape import _export
 
-    module = rustape if namespace == "rt" else importlib.import_module(f"rustape.{namespace}")
+    module = _namespace_module(namespace)
     origins = _origins()
     rows = _export.table()[namespace]
+    # Imports relative to the stub's own package (`rustape.experimental.dlpack` is two deep).
+    depth = len(module.__name__.split(".")) - (0 if hasattr(module, "__path__") else 1)
+
+    def relative(name: str) -> str:
+        return "." * depth + name.removeprefix("rustape").lstrip(".")
+
     lines: list[str] = []
     for exported in sorted(rows):
         origin, name = origins[id(rows[exported])]
-        lines.append(f"from {origin} import {name} as {exported}")
+        lines.append(f"from {relative(origin)} import {name} as {exported}")
     extra: list[str] = []
     for exported in sorted(set(module.__all__) - set(rows)):
         obj = getattr(module, exported)
@@ -278,8 +281,7 @@ def namespace_stub(namespace: str) -> str:
         elif isinstance(obj, types.ModuleType):
             lines.append(f"from . import {exported} as {exported}")
         else:
-            source = obj.__module__.replace("rustape", "", 1) or "."
-            lines.append(f"from {source} import {obj.__qualname__} as {exported}")
+            lines.append(f"from {relative(obj.__module__)} import {obj.__qualname__} as {exported}")
     doc = (module.__doc__ or "").strip().splitlines()[0].rstrip(".")
     what = doc.split(": ", 1)[-1] if namespace != "rt" else "the top-level names"
     text = NAMESPACE_HEADER.format(module=module.__name__, what=what)
@@ -288,6 +290,13 @@ def namespace_stub(namespace: str) -> str:
         text += "\n" + "\n".join(extra) + "\n"
     text += f"\n__all__ = {_list(sorted(module.__all__))}\n"
     return text
+
+
+def _namespace_module(namespace: str) -> types.ModuleType:
+    """The module of a namespace: `rt` is the package, `math` is `rustape.math`, ..."""
+    import importlib
+
+    return importlib.import_module("rustape" if namespace == "rt" else f"rustape.{namespace}")
 
 
 def _wrap_import(line: str) -> str:
@@ -309,8 +318,9 @@ def stubs() -> dict[Path, str]:
 
     out = {PACKAGE / "_rustape.pyi": extension_stub()}
     for namespace in sorted(_export.table()):
-        path = PACKAGE / ("__init__.pyi" if namespace == "rt" else f"{namespace}.pyi")
-        out[path] = namespace_stub(namespace)
+        source = _namespace_module(namespace).__file__
+        assert source is not None
+        out[Path(source).with_suffix(".pyi")] = namespace_stub(namespace)
     return out
 
 
