@@ -7,10 +7,13 @@ appears in (see `_export.py` and DEVELOPERS.md "Adding an op").
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from . import _rustape as _rt
 from ._export import export
+from ._rustape import Tensor
+from ._typing import Axis, DTypeLike, Shape, TensorLike
 
 # -- argument normalisation -----------------------------------------------------------------
 
@@ -19,7 +22,7 @@ def _is_tensorlike(x: Any) -> bool:
     return isinstance(x, (_rt.Tensor, _rt.Variable))
 
 
-def _tensor(x: Any, dtype: Any = None) -> Any:
+def _tensor(x: TensorLike, dtype: DTypeLike = None) -> Tensor:
     if isinstance(x, _rt.Tensor):
         return x
     if isinstance(x, _rt.Variable):
@@ -31,7 +34,7 @@ def _tensor(x: Any, dtype: Any = None) -> Any:
 
 
 @export("rt")
-def identity(input: Any, name: Optional[str] = None) -> Any:
+def identity(input: TensorLike, name: str | None = None) -> Tensor:
     """A new tensor with the same value; the gradient passes through unchanged."""
     t = _tensor(input)
     if t.dtype == _rt.bool:
@@ -40,14 +43,14 @@ def identity(input: Any, name: Optional[str] = None) -> Any:
 
 
 @export("rt")
-def shape(input: Any, out_type: Any = None, name: Optional[str] = None) -> Any:
+def shape(input: TensorLike, out_type: DTypeLike = None, name: str | None = None) -> Tensor:
     """The shape of `input` as a 1-D int32 Tensor."""
     dims = list(_shape_of(input))
     return _rt.constant(dims, dtype=out_type or _rt.int32, shape=[len(dims)])
 
 
 @export("rt")
-def size(input: Any, out_type: Any = None, name: Optional[str] = None) -> Any:
+def size(input: TensorLike, out_type: DTypeLike = None, name: str | None = None) -> Tensor:
     n = 1
     for d in _shape_of(input):
         n *= d
@@ -55,18 +58,18 @@ def size(input: Any, out_type: Any = None, name: Optional[str] = None) -> Any:
 
 
 @export("rt")
-def rank(input: Any, name: Optional[str] = None) -> Any:
+def rank(input: TensorLike, name: str | None = None) -> Tensor:
     return _rt.constant(len(_shape_of(input)), dtype=_rt.int32)
 
 
-def _shape_of(x: Any) -> tuple:
+def _shape_of(x: Any) -> tuple[int, ...]:
     if _is_tensorlike(x):
         return tuple(x.shape)
     return tuple(_tensor(x).shape)
 
 
 @export("rt", "math")
-def add_n(inputs: Sequence[Any], name: Optional[str] = None) -> Any:
+def add_n(inputs: Sequence[TensorLike], name: str | None = None) -> Tensor:
     """The elementwise sum of a list of tensors of one shape and dtype."""
     inputs = list(inputs)
     if not inputs:
@@ -78,28 +81,28 @@ def add_n(inputs: Sequence[Any], name: Optional[str] = None) -> Any:
 
 
 @export("rt", "math")
-def truediv(x: Any, y: Any, name: Optional[str] = None) -> Any:
+def truediv(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     return _rt.divide(x, y)
 
 
 @export("rt", "math")
-def reciprocal(x: Any, name: Optional[str] = None) -> Any:
+def reciprocal(x: TensorLike, name: str | None = None) -> Tensor:
     t = _tensor(x)
     return _rt.divide(_rt.ones_like(t), t)
 
 
 @export("rt", "math")
-def rsqrt(x: Any, name: Optional[str] = None) -> Any:
+def rsqrt(x: TensorLike, name: str | None = None) -> Tensor:
     return reciprocal(_rt.sqrt(x))
 
 
 @export("rt", "math")
-def squared_difference(x: Any, y: Any, name: Optional[str] = None) -> Any:
+def squared_difference(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     return _rt.square(_rt.subtract(x, y))
 
 
 @export("math")
-def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: Optional[str] = None) -> Any:
+def reduce_variance(input_tensor: TensorLike, axis: Axis = None, keepdims: bool = False, name: str | None = None) -> Tensor:
     """The (biased) variance over `axis`."""
     x = _tensor(input_tensor)
     mean = _rt.reduce_mean(x, axis=axis, keepdims=True)
@@ -107,12 +110,12 @@ def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False,
 
 
 @export("math")
-def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: Optional[str] = None) -> Any:
+def reduce_std(input_tensor: TensorLike, axis: Axis = None, keepdims: bool = False, name: str | None = None) -> Tensor:
     return _rt.sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))
 
 
 @export("math", "nn", "linalg")
-def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: Optional[str] = None, dim: Any = None) -> Any:
+def l2_normalize(x: TensorLike, axis: Axis = None, epsilon: float = 1e-12, name: str | None = None, dim: Axis = None) -> Tensor:
     """`x / sqrt(max(sum(x**2, axis), epsilon))`."""
     if dim is not None:
         axis = dim
@@ -122,24 +125,24 @@ def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: Optiona
 
 
 @export("nn")
-def l2_loss(t: Any, name: Optional[str] = None) -> Any:
+def l2_loss(t: TensorLike, name: str | None = None) -> Tensor:
     """`sum(t ** 2) / 2`."""
     return _rt.divide(_rt.reduce_sum(_rt.square(t)), 2.0)
 
 
 @export("nn")
-def leaky_relu(features: Any, alpha: float = 0.2, name: Optional[str] = None) -> Any:
+def leaky_relu(features: TensorLike, alpha: float = 0.2, name: str | None = None) -> Tensor:
     t = _tensor(features)
     return _rt.where(_rt.greater(t, 0.0), t, _rt.multiply(t, alpha))
 
 
 @export("nn")
-def relu6(features: Any, name: Optional[str] = None) -> Any:
+def relu6(features: TensorLike, name: str | None = None) -> Tensor:
     return _rt.minimum(_rt.relu(features), 6.0)
 
 
 @export("nn")
-def silu(features: Any, beta: float = 1.0, name: Optional[str] = None) -> Any:
+def silu(features: TensorLike, beta: float = 1.0, name: str | None = None) -> Tensor:
     """`x * sigmoid(beta * x)` (also `swish`)."""
     t = _tensor(features)
     return _rt.multiply(t, _rt.sigmoid(_rt.multiply(t, beta) if beta != 1.0 else t))
@@ -149,7 +152,7 @@ swish = export("nn", name="swish")(silu)
 
 
 @export("linalg")
-def matrix_transpose(a: Any, name: Optional[str] = None, conjugate: bool = False) -> Any:
+def matrix_transpose(a: TensorLike, name: str | None = None, conjugate: bool = False) -> Tensor:
     """Swaps the last two axes."""
     t = _tensor(a)
     n = len(t.shape)
@@ -163,7 +166,7 @@ adjoint = export("linalg", name="adjoint")(matrix_transpose)
 
 
 @export("random")
-def truncated_normal(shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: Any = None, seed: Any = None, name: Optional[str] = None) -> Any:
+def truncated_normal(shape: Shape, mean: float = 0.0, stddev: float = 1.0, dtype: DTypeLike = None, seed: int | None = None, name: str | None = None) -> Tensor:
     """Normal samples redrawn until within two standard deviations of the mean."""
     from . import random as _random
 

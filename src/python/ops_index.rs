@@ -73,7 +73,9 @@ fn descending(direction: &str, op: &str) -> PyResult<bool> {
 /// >>> rt.sort([3.0, 1.0, 2.0], direction="DESCENDING").numpy().tolist()
 /// [3.0, 2.0, 1.0]
 #[pyfunction]
-#[pyo3(signature = (values, axis=-1, direction="ASCENDING", name=None))]
+#[pyo3(signature = (values, axis=-1, direction="ASCENDING", name=None),
+    text_signature = "(values, axis=-1, direction=\"ASCENDING\", name=None)"
+)]
 pub fn sort(values: Obj, axis: isize, direction: &str, name: OptObj) -> PyResult<PyTensor> {
     let _ = name;
     guard(|| {
@@ -91,7 +93,9 @@ pub fn sort(values: Obj, axis: isize, direction: &str, name: OptObj) -> PyResult
 /// >>> rt.argsort([3.0, 1.0, 2.0]).numpy().tolist()
 /// [1, 2, 0]
 #[pyfunction]
-#[pyo3(signature = (values, axis=-1, direction="ASCENDING", stable=false, name=None))]
+#[pyo3(signature = (values, axis=-1, direction="ASCENDING", stable=false, name=None),
+    text_signature = "(values, axis=-1, direction=\"ASCENDING\", stable=False, name=None)"
+)]
 pub fn argsort(
     values: Obj,
     axis: isize,

@@ -325,7 +325,9 @@ pub fn sigmoid_cross_entropy_with_logits(
 /// >>> round(float(rt.nn.softmax_cross_entropy_with_logits([0.0, 1.0], [0.0, 0.0])), 6)
 /// 0.693147
 #[pyfunction]
-#[pyo3(signature = (labels, logits, axis=-1, name=None))]
+#[pyo3(signature = (labels, logits, axis=-1, name=None),
+    text_signature = "(labels, logits, axis=-1, name=None)"
+)]
 pub fn softmax_cross_entropy_with_logits(
     labels: Obj,
     logits: Obj,
