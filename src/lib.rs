@@ -26,6 +26,8 @@ mod python;
 
 pub use dtype::DType;
 pub use error::{Error, ErrorKind, Result};
+/// The element type of complex64 (`Complex<f32>`) and complex128 (`Complex<f64>`) tensors.
+pub use num_complex::Complex;
 pub use tape::{JacobianOptions, JacobianStrategy, Source, Tape, Unconnected};
 pub use tensor::{Data, Tensor, TensorId};
 pub use variable::Variable;

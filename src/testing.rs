@@ -1,5 +1,11 @@
 //! Gradient checking against central finite differences, for rustape's own tests and for
 //! users' ops (`rt.test.gradcheck` in Python).
+//!
+//! Complex128 inputs are checked in both directions: the gradient of a complex input `z = x +
+//! iy` must be `dR/dx + i dR/dy`, `R` the real part of the (complex) loss (TensorFlow's
+//! convention, see `ops::complex`), each part against its own central difference.
+use num_complex::Complex;
+
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ops;
@@ -27,23 +33,24 @@ impl Default for Tolerance {
 /// A function of tensors to a tensor, as gradcheck calls it.
 pub type Function<'a> = &'a dyn Fn(&[Tensor]) -> Result<Tensor>;
 
-/// Checks first-order gradients of `f` at float64 `inputs`, and second-order ones when
-/// `second_order` (the gradient of a random projection of the gradient, by nested tapes).
+/// Checks first-order gradients of `f` at float64 or complex128 `inputs`, and second-order ones
+/// when `second_order` (the gradient of a random projection of the gradient, by nested tapes).
 pub fn gradcheck(f: Function, inputs: &[Tensor], second_order: bool, tol: Tolerance) -> Result<()> {
     for (i, x) in inputs.iter().enumerate() {
-        if x.dtype() != DType::F64 {
+        if x.dtype() != DType::F64 && x.dtype() != DType::Complex128 {
             return Err(Error::dtype(
                 "gradcheck",
                 format!(
-                    "input {i} must be float64 for finite differences, got {}",
+                    "input {i} must be float64 or complex128 for finite differences, got {}",
                     x.dtype()
                 ),
             ));
         }
     }
-    let output_shape = f(inputs)?.shape().to_vec();
-    let weights = pseudo_random(&output_shape, 17);
-    // L(x) = sum(f(x) * w): a scalar whose gradient exercises every output element differently.
+    let output = f(inputs)?;
+    let weights = pseudo_random_like(output.shape(), output.dtype(), 17);
+    // L(x) = sum(f(x) * w): a scalar whose gradient exercises every output element differently
+    // (both parts of each, for complex outputs and weights: what is checked is Re L).
     let loss = |xs: &[Tensor]| -> Result<Tensor> {
         ops::reduce_sum(&ops::multiply(&f(xs)?, &weights)?, None, false)
     };
@@ -58,17 +65,15 @@ pub fn gradcheck(f: Function, inputs: &[Tensor], second_order: bool, tol: Tolera
         let directions: Vec<Tensor> = inputs
             .iter()
             .enumerate()
-            .map(|(i, x)| pseudo_random(x.shape(), 31 + i as u64))
+            .map(|(i, x)| pseudo_random_like(x.shape(), x.dtype(), 31 + i as u64))
             .collect();
-        // G(x) = sum_i <dL/dx_i, v_i>, computed with tapes, then differentiated again.
+        // G(x) = sum_i Re sum(dL/dx_i * v_i), computed with tapes, then differentiated again.
         let projected = |xs: &[Tensor]| -> Result<Tensor> {
             let grads = analytic_gradient(&loss, xs)?;
             let mut total = Tensor::scalar(0.0f64);
             for (g, v) in grads.iter().zip(&directions) {
-                total = ops::add(
-                    &total,
-                    &ops::reduce_sum(&ops::multiply(g, v)?, None, false)?,
-                )?;
+                let term = ops::reduce_sum(&ops::multiply(g, v)?, None, false)?;
+                total = ops::add(&total, &ops::real(&term)?)?;
             }
             Ok(total)
         };
@@ -83,7 +88,8 @@ pub fn gradcheck(f: Function, inputs: &[Tensor], second_order: bool, tol: Tolera
     Ok(())
 }
 
-/// The gradient of scalar `loss` at `xs`, zeros where unconnected.
+/// The gradient of scalar `loss` at `xs` (of its real part, for a complex `loss`), zeros
+/// where unconnected.
 pub fn analytic_gradient(
     loss: &dyn Fn(&[Tensor]) -> Result<Tensor>,
     xs: &[Tensor],
@@ -103,25 +109,48 @@ pub fn analytic_gradient(
         .collect())
 }
 
-/// The central-difference gradient of scalar `loss` at `xs`.
+/// The central-difference gradient of scalar `loss` at float64 `xs`.
 pub fn numeric_gradient(
     loss: &dyn Fn(&[Tensor]) -> Result<Tensor>,
     xs: &[Tensor],
     eps: f64,
 ) -> Result<Vec<Vec<f64>>> {
+    Ok(numeric_gradient_complex(loss, xs, eps)?
+        .into_iter()
+        .map(|g| g.into_iter().map(|v| v.re).collect())
+        .collect())
+}
+
+/// The central-difference gradient of the real part of scalar `loss` at `xs` (float64 or
+/// complex128): `dR/dx + i dR/dy` for each complex element `x + iy` (0 imaginary part for real
+/// inputs), TensorFlow's convention.
+pub fn numeric_gradient_complex(
+    loss: &dyn Fn(&[Tensor]) -> Result<Tensor>,
+    xs: &[Tensor],
+    eps: f64,
+) -> Result<Vec<Vec<Complex<f64>>>> {
     let mut out = Vec::with_capacity(xs.len());
     for i in 0..xs.len() {
-        let base = xs[i].to_f64_vec();
-        let mut grad = vec![0.0; base.len()];
+        let complex = xs[i].dtype().is_complex();
+        let base = xs[i].to_complex_vec();
+        let mut grad = vec![Complex::new(0.0, 0.0); base.len()];
         for j in 0..base.len() {
-            let at = |delta: f64| -> Result<f64> {
+            let at = |delta: Complex<f64>| -> Result<f64> {
                 let mut moved = base.clone();
                 moved[j] += delta;
                 let mut args = xs.to_vec();
-                args[i] = Tensor::from_vec(moved, xs[i].shape())?;
-                loss(&args)?.item()
+                args[i] = if complex {
+                    Tensor::from_vec(moved, xs[i].shape())?
+                } else {
+                    Tensor::from_vec(moved.iter().map(|v| v.re).collect(), xs[i].shape())?
+                };
+                Ok(loss(&args)?.item_complex()?.re)
             };
-            grad[j] = (at(eps)? - at(-eps)?) / (2.0 * eps);
+            let step = |d: Complex<f64>| -> Result<f64> { Ok((at(d)? - at(-d)?) / (2.0 * eps)) };
+            grad[j].re = step(Complex::new(eps, 0.0))?;
+            if complex {
+                grad[j].im = step(Complex::new(0.0, eps))?;
+            }
         }
         out.push(grad);
     }
@@ -135,7 +164,7 @@ fn compare(
     inputs: &[Tensor],
     tol: Tolerance,
 ) -> Result<()> {
-    let numeric = numeric_gradient(loss, inputs, tol.eps)?;
+    let numeric = numeric_gradient_complex(loss, inputs, tol.eps)?;
     let analytic = analytic(inputs)?;
     for (i, (a, n)) in analytic.iter().zip(&numeric).enumerate() {
         if a.shape() != inputs[i].shape() {
@@ -148,13 +177,29 @@ fn compare(
                 ),
             ));
         }
-        for (j, (a, n)) in a.to_f64_vec().iter().zip(n).enumerate() {
+        if a.dtype() != inputs[i].dtype() {
+            return Err(Error::dtype(
+                "gradcheck",
+                format!(
+                    "{what}: gradient of input {i} has dtype {}, the input {}",
+                    a.dtype(),
+                    inputs[i].dtype()
+                ),
+            ));
+        }
+        for (j, (a, n)) in a.to_complex_vec().iter().zip(n).enumerate() {
             // Written negated so that a NaN on either side fails the check.
             #[allow(clippy::neg_cmp_op_on_partial_ord)]
-            if !((a - n).abs() <= tol.atol + tol.rtol * n.abs()) {
+            let close = |a: f64, n: f64| (a - n).abs() <= tol.atol + tol.rtol * n.abs();
+            if !(close(a.re, n.re) && close(a.im, n.im)) {
+                let (a, n) = if inputs[i].dtype().is_complex() {
+                    (format!("{a:.10e}"), format!("{n:.10e}"))
+                } else {
+                    (format!("{:.10e}", a.re), format!("{:.10e}", n.re))
+                };
                 return Err(Error::value(
                     "gradcheck",
-                    format!("{what}: input {i}, element {j}: analytic {a:.10e} but finite differences give {n:.10e}"),
+                    format!("{what}: input {i}, element {j}: analytic {a} but finite differences give {n}"),
                 ));
             }
         }
@@ -175,6 +220,23 @@ pub fn pseudo_random(shape: &[usize], seed: u64) -> Tensor {
         })
         .collect();
     Tensor::from_vec(values, shape).unwrap_or_else(|_| Tensor::scalar(1.0f64))
+}
+
+/// [`pseudo_random`] values of `dtype`: complex128 ones get an imaginary part of their own
+/// (in `[0.5, 1.5)` too), any other dtype the real values (float64).
+pub fn pseudo_random_like(shape: &[usize], dtype: DType, seed: u64) -> Tensor {
+    let re = pseudo_random(shape, seed);
+    if !dtype.is_complex() {
+        return re;
+    }
+    let im = pseudo_random(shape, seed ^ 0x5555);
+    let values = re
+        .to_f64_vec()
+        .into_iter()
+        .zip(im.to_f64_vec())
+        .map(|(re, im)| Complex::new(re, im))
+        .collect();
+    Tensor::from_vec(values, shape).unwrap_or_else(|_| Tensor::scalar(Complex::new(1.0, 1.0)))
 }
 
 /// Checks that the vectorised Jacobian of `f` (one sweep, seeds stacked on a leading axis)
@@ -231,9 +293,14 @@ pub fn check_vectorized(f: Function, inputs: &[Tensor], rtol: f64) -> Result<()>
                     format!("input {i}: shapes {:?} and {:?}", w.shape(), g.shape()),
                 ));
             }
-            for (j, (a, b)) in g.to_f64_vec().iter().zip(w.to_f64_vec()).enumerate() {
+            for (j, (a, b)) in g
+                .to_complex_vec()
+                .iter()
+                .zip(w.to_complex_vec())
+                .enumerate()
+            {
                 #[allow(clippy::neg_cmp_op_on_partial_ord)]
-                if !((a - b).abs() <= rtol * (1.0 + b.abs())) {
+                if !((a - b).norm() <= rtol * (1.0 + b.norm())) {
                     let what = if batch { "batch_jacobian" } else { "jacobian" };
                     return Err(Error::value(
                         "check_vectorized",

@@ -57,7 +57,7 @@ fn says_why_each_kind_of_source_is_disconnected() {
     );
     let m = reason(&tape, &y, (&n).into());
     assert!(
-        m.contains("int32") && m.contains("only floating tensors"),
+        m.contains("int32") && m.contains("only floating and complex tensors"),
         "{m}"
     );
     let m = reason(&tape, &y, (&v).into());

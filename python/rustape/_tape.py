@@ -125,7 +125,7 @@ class GradientTape:
                     f"Passed in object of type {_type_name(t)}, not rt.Tensor or rt.Variable "
                     "(GradientTape.watch)"
                 )
-            if not t.dtype.is_floating:
+            if not (t.dtype.is_floating or t.dtype.is_complex):
                 warnings.warn(
                     "The dtype of the watched tensor must be floating (e.g. tf.float32), "
                     f"got tf.{t.dtype.name}",

@@ -5,9 +5,11 @@
 //!
 //! A gradient op takes the activation's output `y` and a cotangent `dy`; `dy` may carry leading
 //! batch axes (a vectorised Jacobian), and `y` broadcasts against it from the right.
+use super::cmath::CMath;
 use super::elementwise::{
     broadcast_mixes, map_float, map_num, max_nan, plus, rsub, scale, unary_vjp, zip, Saves,
 };
+use super::kernel::{map_array, PAR_MATH};
 use super::vmath::VMath;
 use super::{
     abs, add, broadcast_shapes, divide, erf, exp, greater, less, multiply, negative, scalar_like,
@@ -17,8 +19,17 @@ use crate::error::Result;
 use crate::tape::{input_needed, record_batched};
 use crate::tensor::Tensor;
 
-/// `tanh(x)`. Gradient `tanh_grad(y, dy) = dy * (1 - y^2)`.
+/// `tanh(x)`. Gradient `tanh_grad(y, dy) = dy * (1 - y^2)`; for a complex `x`,
+/// `dy * conj(1 - y^2)` (TensorFlow's convention, see `ops::complex`).
 pub fn tanh(x: &Tensor) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        let y = Tensor::new(crate::dispatch!(values complex x.data(), "tanh", |a| {
+            map_array(a, PAR_MATH, |c| c.c_tanh())
+        }));
+        return unary_vjp("tanh", x, y, Saves::Output, |y, dy| {
+            super::complex::mul_conj(dy, &rsub(1.0, &super::square(y)?)?)
+        });
+    }
     let y = map_float!(math x, "tanh", |v| v.v_tanh());
     unary_vjp("tanh", x, y, Saves::Output, tanh_grad)
 }

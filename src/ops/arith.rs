@@ -127,3 +127,88 @@ macro_rules! arith_int {
 }
 arith_int!(i32);
 arith_int!(i64);
+
+/// The arithmetic every numeric dtype has, complex ones included: [`Arith`]'s for the real
+/// dtypes (integers wrap), the field operations of `num_complex` for complex ones.
+pub(crate) trait Ring: Copy {
+    fn add(self, o: Self) -> Self;
+    fn sub(self, o: Self) -> Self;
+    fn mul(self, o: Self) -> Self;
+    fn neg(self) -> Self;
+}
+
+impl<T: Arith> Ring for T {
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        Arith::add(self, o)
+    }
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        Arith::sub(self, o)
+    }
+    #[inline(always)]
+    fn mul(self, o: Self) -> Self {
+        Arith::mul(self, o)
+    }
+    #[inline(always)]
+    fn neg(self) -> Self {
+        Arith::neg(self)
+    }
+}
+
+macro_rules! ring_complex {
+    ($t:ty) => {
+        impl Ring for num_complex::Complex<$t> {
+            #[inline(always)]
+            fn add(self, o: Self) -> Self {
+                self + o
+            }
+            #[inline(always)]
+            fn sub(self, o: Self) -> Self {
+                self - o
+            }
+            #[inline(always)]
+            fn mul(self, o: Self) -> Self {
+                self * o
+            }
+            #[inline(always)]
+            fn neg(self) -> Self {
+                -self
+            }
+        }
+    };
+}
+ring_complex!(f32);
+ring_complex!(f64);
+
+/// Division where a dtype has it elementwise: IEEE for floats, C99 Annex G for complex
+/// numbers (`super::cmath::div`, TensorFlow's values at zeros and infinities).
+pub(crate) trait Field: Ring {
+    fn div(self, o: Self) -> Self;
+}
+
+impl Field for f32 {
+    #[inline(always)]
+    fn div(self, o: Self) -> Self {
+        self / o
+    }
+}
+
+impl Field for f64 {
+    #[inline(always)]
+    fn div(self, o: Self) -> Self {
+        self / o
+    }
+}
+
+impl Field for num_complex::Complex<f32> {
+    fn div(self, o: Self) -> Self {
+        super::cmath::CMath::c_div(self, o)
+    }
+}
+
+impl Field for num_complex::Complex<f64> {
+    fn div(self, o: Self) -> Self {
+        super::cmath::CMath::c_div(self, o)
+    }
+}

@@ -11,8 +11,10 @@
 use ndarray::{IxDyn, Zip};
 use num_complex::Complex;
 
-use super::arith::Arith;
-use super::kernel::{map_array_with, select_vec, PAR_CHEAP, PAR_MATH};
+use super::arith::{Arith, Ring};
+use super::cmath::CMath;
+use super::complex::{complex_abs, div_conj, mul_conj};
+use super::kernel::{map_array, map_array_with, select_vec, PAR_CHEAP, PAR_MATH};
 use super::vmath::{map_slice_trig, VMath};
 use super::{broadcast_shapes, scalar_like, shape_of, sum_to_batched_shape, zip_map};
 use crate::dispatch2;
@@ -71,6 +73,35 @@ macro_rules! map_num {
     };
 }
 
+/// Like [`map_num!`] for complex dtypes too (use [`Ring`] for arithmetic every dtype has).
+macro_rules! map_num_or_complex {
+    ($x:expr, $op:expr, |$v:ident| $f:expr) => {
+        Tensor::new($crate::dispatch!(values num_or_complex $x.data(), $op, |a| $crate::ops::kernel::map_array(
+            a, $crate::ops::kernel::PAR_CHEAP, |$v| $f)))
+    };
+}
+
+/// `|v| real` over a floating tensor and `|c| complex` over a complex one (each closure
+/// instantiated for both widths), as a new `Tensor`; other dtypes are a TypeError naming `op`.
+/// `par` is the floating kernel's parallel threshold (complex kernels use `PAR_MATH`).
+macro_rules! map_float_or_complex {
+    ($par:expr, $x:expr, $op:expr, |$v:ident| $f:expr, |$c:ident| $g:expr) => {
+        Tensor::new(match $x.data() {
+            Data::F32(a) => map_array(a, $par, |$v| $f).into(),
+            Data::F64(a) => map_array(a, $par, |$v| $f).into(),
+            Data::C64(a) => map_array(a, PAR_MATH, |$c| $g).into(),
+            Data::C128(a) => map_array($crate::tensor::values_ref(a), PAR_MATH, |$c| $g).into(),
+            other => {
+                return Err($crate::tensor::unsupported(
+                    $op,
+                    other.dtype(),
+                    "a floating or complex",
+                ))
+            }
+        })
+    };
+}
+
 /// sin (or cos) over a tensor: the vectorised kernel, std beyond its range.
 fn map_trig(x: &Tensor, op: &str, sin: bool) -> Result<Tensor> {
     // Function items (not pointers), so that the kernels inline into the vector loops.
@@ -85,10 +116,25 @@ fn map_trig(x: &Tensor, op: &str, sin: bool) -> Result<Tensor> {
             })
         }
     }
+    fn run_complex<T: CMath + Default>(a: &Values<T>, sin: bool) -> Values<T> {
+        if sin {
+            map_array(a, PAR_MATH, T::c_sin)
+        } else {
+            map_array(a, PAR_MATH, T::c_cos)
+        }
+    }
     Ok(Tensor::new(match x.data() {
         Data::F32(a) => run(a, sin).into(),
         Data::F64(a) => run(a, sin).into(),
-        other => return Err(crate::tensor::unsupported(op, other.dtype(), "a floating")),
+        Data::C64(a) => run_complex(a, sin).into(),
+        Data::C128(a) => run_complex(a, sin).into(),
+        other => {
+            return Err(crate::tensor::unsupported(
+                op,
+                other.dtype(),
+                "a floating or complex",
+            ))
+        }
     }))
 }
 
@@ -100,7 +146,7 @@ macro_rules! zip {
         Tensor::new($crate::dispatch2!($class $a.data(), $b.data(), $op, |x, z| zip_map(x, z, &shape, |$p, $q| $f)))
     }};
 }
-pub(super) use {map_float, map_num, zip};
+pub(super) use {map_float, map_float_or_complex, map_num, zip};
 
 // ---------------------------------------------------------------------------------------------
 // Gradient helpers
@@ -198,15 +244,20 @@ pub(super) fn scale(t: &Tensor, c: f64) -> Result<Tensor> {
 
 /// `-x`.
 pub fn negative(x: &Tensor) -> Result<Tensor> {
-    let y = map_num!(x, "negative", |v| Arith::neg(v));
+    let y = map_num_or_complex!(x, "negative", |v| Ring::neg(v));
     record_batched("negative", &[x], &y, &[], 0, true, |_, dy, _batch| {
         Ok(crate::grads![Some(negative(dy)?)])
     });
     Ok(y)
 }
 
-/// `|x|` (integers wrap: the most negative value stays itself). Gradient `dy * sign(x)`.
+/// `|x|` (integers wrap: the most negative value stays itself). Gradient `dy * sign(x)`. The
+/// modulus of a complex tensor is real (float32 for complex64, float64 for complex128), with
+/// gradient `dy * x / |x|` (0 where `x` is 0).
 pub fn abs(x: &Tensor) -> Result<Tensor> {
+    if x.dtype().is_complex() {
+        return complex_abs(x);
+    }
     let y = map_num!(x, "abs", |v| Arith::abs(v));
     unary_vjp("abs", x, y, Saves::Input, |x, dy| multiply(dy, &sign(x)?))
 }
@@ -220,32 +271,37 @@ pub fn sign(x: &Tensor) -> Result<Tensor> {
     Ok(y)
 }
 
-/// `x * x`.
+// The complex VJPs below apply the conjugate of the derivative (`mul_conj`, `div_conj`:
+// TensorFlow's convention, see `ops::complex`); for real dtypes they are the plain products.
+
+/// `x * x`. Gradient `dy * conj(2x)`.
 pub fn square(x: &Tensor) -> Result<Tensor> {
-    let y = map_num!(x, "square", |v| Arith::mul(v, v));
+    let y = map_num_or_complex!(x, "square", |v| Ring::mul(v, v));
     unary_vjp("square", x, y, Saves::Input, |x, dy| {
-        multiply(dy, &scale(x, 2.0)?)
+        mul_conj(dy, &scale(x, 2.0)?)
     })
 }
 
-/// `√x`; NaN for negative `x`. Gradient `dy / (2 √x)`.
+/// `√x`; NaN for negative real `x`, the principal root of a complex one. Gradient
+/// `dy / conj(2 √x)`.
 pub fn sqrt(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(x, "sqrt", |v| v.sqrt());
+    let y = map_float_or_complex!(PAR_CHEAP, x, "sqrt", |v| v.sqrt(), |c| c.c_sqrt());
     unary_vjp("sqrt", x, y, Saves::Output, |y, dy| {
-        divide(dy, &scale(y, 2.0)?)
+        div_conj(dy, &scale(y, 2.0)?)
     })
 }
 
-/// `e^x`.
+/// `e^x`. Gradient `dy * conj(e^x)`.
 pub fn exp(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(math x, "exp", |v| v.v_exp());
-    unary_vjp("exp", x, y, Saves::Output, |y, dy| multiply(dy, y))
+    let y = map_float_or_complex!(PAR_MATH, x, "exp", |v| v.v_exp(), |c| c.c_exp());
+    unary_vjp("exp", x, y, Saves::Output, |y, dy| mul_conj(dy, y))
 }
 
-/// The natural logarithm; `-inf` at 0, NaN below.
+/// The natural logarithm; `-inf` at 0, NaN below (real), the principal branch for complex
+/// `x`. Gradient `dy / conj(x)`.
 pub fn log(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(math x, "log", |v| v.v_ln());
-    unary_vjp("log", x, y, Saves::Input, |x, dy| divide(dy, x))
+    let y = map_float_or_complex!(PAR_MATH, x, "log", |v| v.v_ln(), |c| c.c_ln());
+    unary_vjp("log", x, y, Saves::Input, |x, dy| div_conj(dy, x))
 }
 
 /// `log(1 + x)`, accurate for small `x`.
@@ -256,25 +312,25 @@ pub fn log1p(x: &Tensor) -> Result<Tensor> {
     })
 }
 
-/// `tan(x)`. Gradient `dy / cos(x)^2`.
+/// `tan(x)`. Gradient `dy / conj(cos(x)^2)`.
 pub fn tan(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(math x, "tan", |v| v.tan());
+    let y = map_float_or_complex!(PAR_MATH, x, "tan", |v| v.tan(), |c| c.c_tan());
     unary_vjp("tan", x, y, Saves::Input, |x, dy| {
-        divide(dy, &square(&cos(x)?)?)
+        div_conj(dy, &square(&cos(x)?)?)
     })
 }
 
-/// `sin(x)`.
+/// `sin(x)`. Gradient `dy * conj(cos(x))`.
 pub fn sin(x: &Tensor) -> Result<Tensor> {
     let y = map_trig(x, "sin", true)?;
-    unary_vjp("sin", x, y, Saves::Input, |x, dy| multiply(dy, &cos(x)?))
+    unary_vjp("sin", x, y, Saves::Input, |x, dy| mul_conj(dy, &cos(x)?))
 }
 
-/// `cos(x)`.
+/// `cos(x)`. Gradient `-dy * conj(sin(x))`.
 pub fn cos(x: &Tensor) -> Result<Tensor> {
     let y = map_trig(x, "cos", false)?;
     unary_vjp("cos", x, y, Saves::Input, |x, dy| {
-        negative(&multiply(dy, &sin(x)?)?)
+        negative(&mul_conj(dy, &sin(x)?)?)
     })
 }
 

@@ -245,7 +245,8 @@ pub fn scatter_add_to(
             Err(_) => unreachable!("the element count matches the shape"),
         }
     }
-    let y = Tensor::new(dispatch!(num updates.data(), op, |a| kernel(a, &idx, g, shape)));
+    let y =
+        Tensor::new(dispatch!(num_or_complex updates.data(), op, |a| kernel(a, &idx, g, shape)));
     let rows = if axis == 0 { mixes_input(0) } else { 0 };
     record_batched(
         op,

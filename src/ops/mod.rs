@@ -12,6 +12,8 @@
 mod activation;
 mod arith;
 mod arrange;
+mod cmath;
+mod complex;
 mod contract;
 mod creation;
 mod elementwise;
@@ -31,6 +33,7 @@ mod vmath;
 
 pub use activation::*;
 pub use arrange::*;
+pub use complex::{adjoint, angle, complex, conj, imag, real};
 pub use contract::*;
 pub use creation::*;
 pub use elementwise::*;

@@ -86,15 +86,16 @@ fn as_isize(axes: &[usize]) -> Vec<isize> {
 }
 
 /// Element arithmetic for the reduction kernels: integers wrap (no panic on overflow).
-trait Reducible: Element + PartialOrd + num_traits::Zero {
+trait Reducible: Element + num_traits::Zero {
     fn plus(self, other: Self) -> Self;
     fn times(self, other: Self) -> Self;
     /// The mean of `count` values summing to `sum` (integers: truncated, as in TensorFlow).
     fn mean(sum: Self, count: usize) -> Self;
-    /// NaN is the one value not ordered with itself.
-    fn nan(self) -> bool {
-        self.partial_cmp(&self).is_none()
-    }
+}
+
+/// NaN is the one value not ordered with itself.
+fn is_nan<T: PartialOrd>(v: T) -> bool {
+    v.partial_cmp(&v).is_none()
 }
 
 macro_rules! reducible_float {
@@ -107,7 +108,7 @@ macro_rules! reducible_float {
                 self * other
             }
             fn mean(sum: Self, count: usize) -> Self {
-                sum / count as $t
+                sum / Self::from_f64(count as f64)
             }
         }
     };
@@ -134,6 +135,8 @@ macro_rules! reducible_int {
 }
 reducible_float!(f32);
 reducible_float!(f64);
+reducible_float!(num_complex::Complex<f32>);
+reducible_float!(num_complex::Complex<f64>);
 reducible_int!(i32);
 reducible_int!(i64);
 
@@ -152,7 +155,7 @@ fn fold_axes<T: Reducible>(
 }
 
 fn sum_kernel<T: Reducible>(a: &ndarray::ArrayViewD<'_, T>, axes: &[usize]) -> ArrayD<T> {
-    if T::DTYPE.is_float() {
+    if T::DTYPE.is_differentiable() {
         let mut out = a.to_owned();
         for &ax in axes.iter().rev() {
             out = out.sum_axis(Axis(ax));
@@ -169,7 +172,7 @@ fn mean_kernel<T: Reducible>(a: &ndarray::ArrayViewD<'_, T>, axes: &[usize]) -> 
 
 /// Max (or min) over `axes`; NaN wins, as in NumPy. An empty reduction gives -inf (+inf) for
 /// floats and the lowest (highest) value for integers, as in TensorFlow.
-fn extremum_kernel<T: Reducible>(
+fn extremum_kernel<T: Reducible + PartialOrd>(
     a: &ndarray::ArrayViewD<'_, T>,
     axes: &[usize],
     max: bool,
@@ -181,7 +184,7 @@ fn extremum_kernel<T: Reducible>(
     });
     fold_axes(a, axes, init, |acc, v| {
         let better = if max { v > acc } else { v < acc };
-        if acc.nan() || !(better || v.nan()) {
+        if is_nan(acc) || !(better || is_nan(v)) {
             acc
         } else {
             v
@@ -197,7 +200,7 @@ fn prod_kernel<T: Reducible>(a: &ndarray::ArrayViewD<'_, T>, axes: &[usize]) -> 
 pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
     let op = "reduce_sum";
     let axes = normalize_axes(op, axes, x.ndim())?;
-    let y = Tensor::new(dispatch!(num x.data(), op, |a| sum_kernel(a, &axes)));
+    let y = Tensor::new(dispatch!(num_or_complex x.data(), op, |a| sum_kernel(a, &axes)));
     let in_shape = shape_of(x);
     let kept_axes = axes.clone();
     record_batched(
@@ -221,7 +224,7 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
 pub fn reduce_mean(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
     let op = "reduce_mean";
     let axes = normalize_axes(op, axes, x.ndim())?;
-    let y = Tensor::new(dispatch!(num x.data(), op, |a| mean_kernel(a, &axes)));
+    let y = Tensor::new(dispatch!(num_or_complex x.data(), op, |a| mean_kernel(a, &axes)));
     let in_shape = shape_of(x);
     let count: usize = axes.iter().map(|&ax| x.shape()[ax]).product();
     let kept_axes = axes.clone();
@@ -281,12 +284,12 @@ fn extremum(
     finish_shape(y, x.shape(), &axes, keepdims)
 }
 
-/// Product over `axes`. The gradient is the product of the other elements, exact when the
-/// input holds zeros (one or several), to any order.
+/// Product over `axes`. The gradient is the product of the other elements (its conjugate for
+/// complex tensors), exact when the input holds zeros (one or several), to any order.
 pub fn reduce_prod(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
     let op = "reduce_prod";
     let axes = normalize_axes(op, axes, x.ndim())?;
-    let y = Tensor::new(dispatch!(num x.data(), op, |a| prod_kernel(a, &axes)));
+    let y = Tensor::new(dispatch!(num_or_complex x.data(), op, |a| prod_kernel(a, &axes)));
     let kept_axes = axes.clone();
     let rows = reduction_mixes(&axes);
     record_batched(op, &[x], &y, &[x, &y], rows, true, move |s, dy, batch| {
@@ -294,7 +297,7 @@ pub fn reduce_prod(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result
         // `others` is built from the saved (unbatched) tensors only, zeros or not; the batched
         // cotangent broadcasts over it.
         let others = product_of_others(x, y, &kept_axes)?;
-        Ok(crate::grads![Some(multiply(
+        Ok(crate::grads![Some(super::complex::mul_conj(
             &unreduce(dy, batch, x.shape(), &kept_axes)?,
             &others,
         )?)])
@@ -315,7 +318,15 @@ fn product_of_others(x: &Tensor, y: &Tensor, axes: &[usize]) -> Result<Tensor> {
     let zeros: ArrayD<bool> = match x.data() {
         Data::F32(a) => a.view().mapv(|v| v == 0.0),
         Data::F64(a) => a.view().mapv(|v| v == 0.0),
-        other => return Err(unsupported("reduce_prod", other.dtype(), "a floating")),
+        Data::C64(a) => a.view().mapv(|v| v == num_complex::Complex::new(0.0, 0.0)),
+        Data::C128(a) => a.view().mapv(|v| v == num_complex::Complex::new(0.0, 0.0)),
+        other => {
+            return Err(unsupported(
+                "reduce_prod",
+                other.dtype(),
+                "a floating or complex",
+            ))
+        }
     };
     let (ranks, most) = zero_ranks(&zeros, axes);
     if most == 0 {
@@ -524,7 +535,9 @@ fn arg_extremum(op: &str, x: &Tensor, axis: isize, max: bool) -> Result<Tensor> 
             best as i64
         })
     }
-    Ok(Tensor::new(dispatch!(real x.data(), op, |a| kernel(a, ax, max))))
+    Ok(Tensor::new(
+        dispatch!(real x.data(), op, |a| kernel(a, ax, max)),
+    ))
 }
 
 /// Logical AND (`all`) or OR (`any`) of a bool tensor over `axes`.

@@ -18,6 +18,7 @@
 use std::borrow::Cow;
 
 use ndarray::ArrayD;
+use num_complex::Complex;
 use numpy::npyffi::{_PyArray_GET_ITEM_DATA, flags::NPY_ARRAY_WRITEABLE};
 use numpy::PyArrayDescrMethods;
 use numpy::{
@@ -26,7 +27,6 @@ use numpy::{
 };
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use num_complex::Complex;
 use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 
 use super::dtype::{numpy, numpy_type_name, SUPPORTED};

@@ -450,8 +450,8 @@ pub(crate) fn collect(
         .enumerate()
         .map(|(i, s)| match grads.get(&s.id()) {
             // A gradient may be a shared constant (a VJP's `scalar_like`); a user gets their own.
-            Some(g) if s.dtype().is_float() && g.is_shared_scalar() => Ok(Some(g.alias())),
-            Some(g) if s.dtype().is_float() => Ok(Some(g.clone())),
+            Some(g) if s.dtype().is_differentiable() && g.is_shared_scalar() => Ok(Some(g.alias())),
+            Some(g) if s.dtype().is_differentiable() => Ok(Some(g.clone())),
             _ => unconnected_value(s, &s.shape(), unconnected, diagnosis, "gradient", i),
         })
         .collect()
@@ -468,7 +468,7 @@ pub(crate) fn unconnected_value(
 ) -> Result<Option<Tensor>> {
     match (unconnected, diagnosis) {
         (Unconnected::Raise, Some(d)) => Err(d.error(method, index, source)),
-        (Unconnected::Zero, _) if source.dtype().is_float() => {
+        (Unconnected::Zero, _) if source.dtype().is_differentiable() => {
             Ok(Some(Tensor::zeros(shape, source.dtype())))
         }
         _ => Ok(None),

@@ -47,8 +47,8 @@ impl Diagnosis {
             fmt_shape(&source.shape()),
             source.dtype()
         );
-        let why = if !source.dtype().is_float() {
-            "only floating tensors are differentiable".to_string()
+        let why = if !source.dtype().is_differentiable() {
+            "only floating and complex tensors are differentiable".to_string()
         } else if !self.tracked.contains(&source.id()) {
             match source {
                 Source::Variable(_) => "the tape never watched it: it was read outside the tape's `with` block, \

@@ -15,6 +15,7 @@
 use std::mem::MaybeUninit;
 
 use ndarray::{ArrayD, ArrayViewMutD, Axis, IxDyn};
+use num_complex::Complex;
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
@@ -209,6 +210,8 @@ fn sweep_block(
 enum Sink<'a> {
     F32(ArrayViewMutD<'a, MaybeUninit<f32>>),
     F64(ArrayViewMutD<'a, MaybeUninit<f64>>),
+    C64(ArrayViewMutD<'a, MaybeUninit<Complex<f32>>>),
+    C128(ArrayViewMutD<'a, MaybeUninit<Complex<f64>>>),
 }
 
 impl Sink<'_> {
@@ -217,6 +220,8 @@ impl Sink<'_> {
         match self {
             Sink::F32(d) => d.fill(MaybeUninit::new(0.0)),
             Sink::F64(d) => d.fill(MaybeUninit::new(0.0)),
+            Sink::C64(d) => d.fill(MaybeUninit::new(Complex::new(0.0, 0.0))),
+            Sink::C128(d) => d.fill(MaybeUninit::new(Complex::new(0.0, 0.0))),
         }
     }
 }
@@ -233,7 +238,7 @@ fn written_in_place(
     blocks: Blocks,
 ) -> Result<Vec<Option<Tensor>>> {
     let keep = keep_of(sources);
-    // Only floating sources receive gradients.
+    // Only floating and complex sources receive gradients.
     let mut buffers: Vec<Option<Buffer>> = sources
         .iter()
         .map(|s| {
@@ -248,6 +253,8 @@ fn written_in_place(
             match s.dtype() {
                 DType::F32 => Some(Buffer::F32(ArrayD::uninit(shape))),
                 DType::F64 => Some(Buffer::F64(ArrayD::uninit(shape))),
+                DType::Complex64 => Some(Buffer::C64(ArrayD::uninit(shape))),
+                DType::Complex128 => Some(Buffer::C128(ArrayD::uninit(shape))),
                 _ => None,
             }
         })
@@ -261,6 +268,8 @@ fn written_in_place(
         let slices: Vec<Option<Sink>> = match buffer {
             Some(Buffer::F32(a)) => slices(a, blocks.size, Sink::F32),
             Some(Buffer::F64(a)) => slices(a, blocks.size, Sink::F64),
+            Some(Buffer::C64(a)) => slices(a, blocks.size, Sink::C64),
+            Some(Buffer::C128(a)) => slices(a, blocks.size, Sink::C128),
             None => jobs.iter().map(|_| None).collect(),
         };
         for (job, slice) in jobs.iter_mut().zip(slices) {
@@ -321,6 +330,8 @@ fn written_in_place(
                 let data = match b {
                     Buffer::F32(a) => Data::from(unsafe { a.assume_init() }),
                     Buffer::F64(a) => Data::from(unsafe { a.assume_init() }),
+                    Buffer::C64(a) => Data::from(unsafe { a.assume_init() }),
+                    Buffer::C128(a) => Data::from(unsafe { a.assume_init() }),
                 };
                 Tensor::new(data.reshaped(&shape))
             })
@@ -332,6 +343,8 @@ fn written_in_place(
 enum Buffer {
     F32(ArrayD<MaybeUninit<f32>>),
     F64(ArrayD<MaybeUninit<f64>>),
+    C64(ArrayD<MaybeUninit<Complex<f32>>>),
+    C128(ArrayD<MaybeUninit<Complex<f64>>>),
 }
 
 /// Disjoint mutable slices of `array` (`[outer, rows, inner]`) along the rows, `size` long
@@ -405,6 +418,8 @@ fn place(sink: &mut Sink, grad: &Tensor, vectorised: bool, source: &[usize]) -> 
     match (sink, grad.data()) {
         (Sink::F32(dst), Data::F32(g)) => copy(dst, g, vectorised, source),
         (Sink::F64(dst), Data::F64(g)) => copy(dst, g, vectorised, source),
+        (Sink::C64(dst), Data::C64(g)) => copy(dst, g, vectorised, source),
+        (Sink::C128(dst), Data::C128(g)) => copy(dst, g, vectorised, source),
         (_, other) => Err(Error::dtype(
             "GradientTape.jacobian",
             format!(
@@ -503,6 +518,8 @@ fn seed_block(
     match target.dtype() {
         DType::F32 => ones::<f32>(n, size, range, hot, &shape),
         DType::F64 => ones::<f64>(n, size, range, hot, &shape),
+        DType::Complex64 => ones::<Complex<f32>>(n, size, range, hot, &shape),
+        DType::Complex128 => ones::<Complex<f64>>(n, size, range, hot, &shape),
         other => ops::cast(&ones::<f64>(n, size, range, hot, &shape)?, other),
     }
 }

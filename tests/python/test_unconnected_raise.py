@@ -27,7 +27,7 @@ def test_each_reason_is_named():
     # The connected source is unaffected.
     assert tape.gradient(y, x, unconnected_gradients=rt.UnconnectedGradients.RAISE) is not None
     _raises(tape, y, lonely, "never watched", "tape.watch()")
-    _raises(tape, y, n, "int32", "only floating tensors")
+    _raises(tape, y, n, "int32", "only floating and complex tensors")
     _raises(tape, y, v, "variable 'v:0'", "read outside")
     _raises(tape, y, blocked, "stop_gradient")
     # Nested sources: the error names the source's position.

@@ -11,6 +11,7 @@
 //! families need belongs here, not in a second copy.
 #![allow(dead_code)] // each test file uses its own subset
 
+pub mod complex;
 pub mod elementwise;
 pub mod linalg;
 pub mod reduce;

@@ -5,6 +5,9 @@ use super::{
 };
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
+use crate::ops::arith::{Field, Ring};
+use crate::ops::cmath::CMath;
+use crate::ops::complex::{div_conj, mul_conj, pow_grads_complex};
 use crate::ops::kernel::{zip_assign, PAR_CHEAP};
 use crate::ops::{broadcast_shapes, into_batched_shape, same_dtype, scalar_like, zip_map};
 use crate::tape::{any_tape_active, any_tape_recording, input_needed};
@@ -119,7 +122,7 @@ fn masked(mask: &Tensor, dy: &Tensor) -> Result<Tensor> {
 
 /// `a + b`, broadcasting.
 pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let y = zip!(num "add", a, b, |p, q| Arith::add(p, q));
+    let y = zip!(num_or_complex "add", a, b, |p, q| Ring::add(p, q));
     record_binary("add", a, b, &y, [NOTHING, NOTHING], |_, dy, need| {
         Ok([need[0].then(|| dy.clone()), need[1].then(|| dy.clone())])
     });
@@ -139,7 +142,8 @@ pub(crate) fn accumulate(mut total: Tensor, mut grad: Tensor) -> Result<Tensor> 
     add(&total, &grad)
 }
 
-/// `dst + src` in `dst`'s buffer when only `dst` holds it (same floating dtype), under a fresh id.
+/// `dst + src` in `dst`'s buffer when only `dst` holds it (same floating or complex dtype),
+/// under a fresh id.
 fn add_into(dst: &mut Tensor, src: &Tensor) -> Option<Tensor> {
     fn add_slices<T: Copy + Send + Sync + std::ops::Add<Output = T>>(
         dst: &mut Values<T>,
@@ -156,6 +160,8 @@ fn add_into(dst: &mut Tensor, src: &Tensor) -> Option<Tensor> {
     match (dst.data_mut()?, src.data()) {
         (Data::F32(d), Data::F32(s)) => add_slices(d, s)?,
         (Data::F64(d), Data::F64(s)) => add_slices(d, s)?,
+        (Data::C64(d), Data::C64(s)) => add_slices(d, s)?,
+        (Data::C128(d), Data::C128(s)) => add_slices(d, s)?,
         _ => return None,
     }
     Some(Tensor::new(dst.data().clone()))
@@ -163,20 +169,21 @@ fn add_into(dst: &mut Tensor, src: &Tensor) -> Option<Tensor> {
 
 /// `a - b`, broadcasting.
 pub fn subtract(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let y = zip!(num "subtract", a, b, |p, q| Arith::sub(p, q));
+    let y = zip!(num_or_complex "subtract", a, b, |p, q| Ring::sub(p, q));
     record_binary("subtract", a, b, &y, [NOTHING, NOTHING], |_, dy, need| {
         Ok([need[0].then(|| dy.clone()), when(need[1], || negative(dy))?])
     });
     Ok(y)
 }
 
-/// `a * b`, broadcasting.
+/// `a * b`, broadcasting. Gradients `dy * conj(b)` and `dy * conj(a)` (TensorFlow's complex
+/// convention; the plain products for real dtypes).
 pub fn multiply(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let y = zip!(num "multiply", a, b, |p, q| Arith::mul(p, q));
+    let y = zip!(num_or_complex "multiply", a, b, |p, q| Ring::mul(p, q));
     record_binary("multiply", a, b, &y, [B, A], |s, dy, need| {
         Ok([
-            when(need[0], || multiply(dy, &s[1]))?,
-            when(need[1], || multiply(dy, &s[0]))?,
+            when(need[0], || mul_conj(dy, &s[1]))?,
+            when(need[1], || mul_conj(dy, &s[0]))?,
         ])
     });
     Ok(y)
@@ -184,21 +191,23 @@ pub fn multiply(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 
 /// `a / b`, broadcasting: true division, as TensorFlow's `truediv`. Two integer operands
 /// (int32 or int64, the same) are converted to float64 first, so the result is float64; use
-/// [`floordiv`] for integer division. Division by zero gives inf or NaN.
+/// [`floordiv`] for integer division. Division by zero gives inf or NaN. Complex division
+/// follows C99 Annex G (TensorFlow's values; no overflow for large or small magnitudes).
 pub fn divide(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     if a.dtype().is_int() && b.dtype().is_int() {
         broadcast_shapes("divide", a.shape(), b.shape())?;
         same_dtype("divide", a, b)?;
         return divide(&cast(a, DType::F64)?, &cast(b, DType::F64)?);
     }
-    let y = zip!(float "divide", a, b, |p, q| p / q);
+    let y = zip!(float_or_complex "divide", a, b, |p, q| Field::div(p, q));
     record_binary("divide", a, b, &y, [B, A | B], |s, dy, need| {
         if !need[1] {
-            return Ok([when(need[0], || divide(dy, &s[1]))?, None]);
+            return Ok([when(need[0], || div_conj(dy, &s[1]))?, None]);
         }
-        let da = divide(dy, &s[1])?;
-        // d(a/b)/db = -a / b^2, written as -(dy/b) * (a/b) to stay in range.
-        let db = negative(&multiply(&da, &divide(&s[0], &s[1])?)?)?;
+        let da = div_conj(dy, &s[1])?;
+        // d(a/b)/db = -a / b^2, written as -(dy/b) * (a/b) to stay in range (conjugated for
+        // complex operands).
+        let db = negative(&mul_conj(&da, &divide(&s[0], &s[1])?)?)?;
         Ok([need[0].then_some(da), Some(db)])
     });
     Ok(y)
@@ -226,7 +235,8 @@ pub fn floormod(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// `a ** b`, broadcasting. A negative base to a non-integer power is NaN; for integers a
 /// negative exponent is an error (as in TensorFlow) and overflow wraps.
 /// Gradient (TensorFlow's): `da = dy * b * a^(b-1)`, `db = dy * a^b * log(a)` where `a > 0`,
-/// else 0.
+/// else 0. Complex: `a^b = exp(b log a)` (principal branch), gradients the conjugates of those
+/// products, `log(a)` taken where `a != 0`, computed from `conj(a)` and `conj(b)` as TensorFlow.
 pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let op = "pow";
     broadcast_shapes(op, a.shape(), b.shape())?;
@@ -237,8 +247,15 @@ pub fn pow(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             "integers to negative integer powers are not allowed",
         ));
     }
-    let y = zip!(num op, a, b, |p, q| Arith::pow(p, q));
+    let y = if a.dtype().is_complex() {
+        zip!(complex op, a, b, |p, q| p.c_pow(q))
+    } else {
+        zip!(num op, a, b, |p, q| Arith::pow(p, q))
+    };
     record_binary(op, a, b, &y, [A | B, A | Y], |s, dy, need| {
+        if s[0].dtype().is_complex() {
+            return pow_grads_complex(s, dy, need);
+        }
         let a = &s[0];
         let da = || multiply(&multiply(dy, &s[1])?, &pow(a, &plus(&s[1], -1.0)?)?);
         let db = || {

@@ -4,9 +4,12 @@
 //! Gradients are TensorFlow's registered ones, written in rustape ops (so the infinities and
 //! NaNs at domain edges are TensorFlow's too: `asin'(±1)` and `atanh'(±1)` are `inf`,
 //! `acosh'(1)` is `inf`).
-use super::{map_float, plus, rsub, unary_vjp, Saves};
+use super::{map_float, map_float_or_complex, plus, rsub, unary_vjp, Saves};
 use crate::dispatch;
 use crate::error::Result;
+use crate::ops::cmath::CMath;
+use crate::ops::complex::mul_conj;
+use crate::ops::kernel::PAR_MATH;
 use crate::ops::kernel::{map_array, PAR_CHEAP};
 use crate::ops::{divide, exp, multiply, negative, sqrt, square};
 use crate::tensor::{Data, Element, Tensor};
@@ -40,16 +43,16 @@ pub fn atan(x: &Tensor) -> Result<Tensor> {
     })
 }
 
-/// `sinh(x)`. Gradient `dy * cosh(x)`.
+/// `sinh(x)`, real or complex. Gradient `dy * conj(cosh(x))`.
 pub fn sinh(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(math x, "sinh", |v| v.sinh());
-    unary_vjp("sinh", x, y, Saves::Input, |x, dy| multiply(dy, &cosh(x)?))
+    let y = map_float_or_complex!(PAR_MATH, x, "sinh", |v| v.sinh(), |c| c.c_sinh());
+    unary_vjp("sinh", x, y, Saves::Input, |x, dy| mul_conj(dy, &cosh(x)?))
 }
 
-/// `cosh(x)`. Gradient `dy * sinh(x)`.
+/// `cosh(x)`, real or complex. Gradient `dy * conj(sinh(x))`.
 pub fn cosh(x: &Tensor) -> Result<Tensor> {
-    let y = map_float!(math x, "cosh", |v| v.cosh());
-    unary_vjp("cosh", x, y, Saves::Input, |x, dy| multiply(dy, &sinh(x)?))
+    let y = map_float_or_complex!(PAR_MATH, x, "cosh", |v| v.cosh(), |c| c.c_cosh());
+    unary_vjp("cosh", x, y, Saves::Input, |x, dy| mul_conj(dy, &sinh(x)?))
 }
 
 /// `asinh(x)`. Gradient `dy / cosh(y)` (TensorFlow's form, from the output).

@@ -13,7 +13,7 @@ use super::batch_axis_rows;
 use crate::dispatch2;
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops::{
-    batched_dims, broadcast_shapes, expand_dims, reshape, same_dtype, shape_of,
+    batched_dims, broadcast_shapes, conj, expand_dims, reshape, same_dtype, shape_of,
     sum_to_batched_shape,
 };
 use crate::tape::{input_needed, mixes_input, record_batched};
@@ -116,7 +116,7 @@ trait MatElem: Element {
 }
 
 macro_rules! gemm_elem {
-    ($t:ty) => {
+    ($t:ty, $zero:expr, $one:expr) => {
         impl MatElem for $t {
             unsafe fn matmul_into(
                 m: usize,
@@ -154,8 +154,8 @@ macro_rules! gemm_elem {
                         rhs,
                         rhs_cs,
                         rhs_rs,
-                        0.0,
-                        1.0,
+                        $zero,
+                        $one,
                         false,
                         false,
                         false,
@@ -166,8 +166,18 @@ macro_rules! gemm_elem {
         }
     };
 }
-gemm_elem!(f32);
-gemm_elem!(f64);
+gemm_elem!(f32, 0.0, 1.0);
+gemm_elem!(f64, 0.0, 1.0);
+gemm_elem!(
+    num_complex::Complex<f32>,
+    num_complex::Complex::new(0.0, 0.0),
+    num_complex::Complex::new(1.0, 0.0)
+);
+gemm_elem!(
+    num_complex::Complex<f64>,
+    num_complex::Complex::new(0.0, 0.0),
+    num_complex::Complex::new(1.0, 0.0)
+);
 
 macro_rules! int_elem {
     ($t:ty) => {
@@ -554,13 +564,15 @@ fn matmul_row_mixing(sa: &[usize], sb: &[usize], ta: bool, dims: &MatmulDims) ->
 
 /// Matrix product of the last two axes, `a @ b`, with the leading (batch) axes broadcast as in
 /// NumPy: `[2, 1, 3, 4] @ [5, 4, 6]` is `[2, 5, 3, 6]`. `transpose_a` / `transpose_b` use the
-/// transposed matrices (free: the kernel reads through strides). float32, float64, int32, int64.
+/// transposed matrices (free: the kernel reads through strides). float32, float64, int32,
+/// int64, complex64 and complex128 (the GEMM crate's complex kernels); complex gradients
+/// multiply by the conjugated operands (TensorFlow's `_MatMulGrad`).
 pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Result<Tensor> {
     let op = "matmul";
     let dims = matmul_dims(op, a.shape(), b.shape(), transpose_a, transpose_b)?;
     let (ta, tb) = (transpose_a, transpose_b);
     let y = Tensor::new(
-        dispatch2!(num a.data(), b.data(), op, |x, z| matmul_kernel(&x.view(), &z.view(), ta, tb, &dims)),
+        dispatch2!(num_or_complex a.data(), b.data(), op, |x, z| matmul_kernel(&x.view(), &z.view(), ta, tb, &dims)),
     );
     let (sa, sb) = (shape_of(a), shape_of(b));
     let mixes = matmul_row_mixing(&sa, &sb, ta, &dims);
@@ -576,7 +588,23 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
         mixes,
         true,
         move |s, dy, batch| {
-            let (a, b) = (&s[0], &s[1]);
+            // Complex operands enter conjugated, each only where the other's gradient reads it.
+            let (conj_a, conj_b);
+            let (a, b) = if s[0].dtype().is_complex() {
+                conj_a = if input_needed(1) {
+                    conj(&s[0])?
+                } else {
+                    s[0].clone()
+                };
+                conj_b = if input_needed(0) {
+                    conj(&s[1])?
+                } else {
+                    s[1].clone()
+                };
+                (&conj_a, &conj_b)
+            } else {
+                (&s[0], &s[1])
+            };
             // Only the gradients the sweep will use: the other one can be the largest tensor of a
             // vectorised Jacobian (a constant weight's gradient, one per row).
             let ga = if !input_needed(0) {

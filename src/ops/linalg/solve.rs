@@ -1,12 +1,16 @@
 //! `solve`, `solve_adjoint` and `inv` (LU factorisation with partial pivoting, batched), and
-//! `eye`.
+//! `eye`. Real and complex: a complex pivot is chosen by modulus, `adjoint` is the conjugate
+//! transpose, and the gradients multiply by adjoints (TensorFlow's).
 use ndarray::{ArrayD, IxDyn};
 use rayon::prelude::*;
 
+use num_complex::Complex;
+
 use super::{batch_axis_rows, matmul};
-use crate::dtype::{DType, Float};
+use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
-use crate::ops::{broadcast_shapes, negative, shape_of, sum_to_batched_shape};
+use crate::ops::arith::Field;
+use crate::ops::{broadcast_shapes, conj, negative, shape_of, sum_to_batched_shape};
 use crate::tape::{mixes_input, record_batched};
 use crate::tensor::{Element, Tensor};
 use crate::{dispatch, dispatch2};
@@ -51,22 +55,67 @@ pub fn eye(
     }
 }
 
+/// The element types LU factorises: float32, float64, complex64 and complex128.
+pub(crate) trait LuElem: Element + Field {
+    /// The size a pivot is chosen by (`|x|`, the modulus for complex numbers, as Eigen's LU).
+    fn magnitude(self) -> f64;
+    /// The complex conjugate (the value itself for real types).
+    fn conjugate(self) -> Self;
+}
+
+impl LuElem for f32 {
+    fn magnitude(self) -> f64 {
+        self.abs() as f64
+    }
+    fn conjugate(self) -> Self {
+        self
+    }
+}
+
+impl LuElem for f64 {
+    fn magnitude(self) -> f64 {
+        self.abs()
+    }
+    fn conjugate(self) -> Self {
+        self
+    }
+}
+
+impl LuElem for Complex<f32> {
+    fn magnitude(self) -> f64 {
+        (self.re as f64).hypot(self.im as f64)
+    }
+    fn conjugate(self) -> Self {
+        self.conj()
+    }
+}
+
+impl LuElem for Complex<f64> {
+    fn magnitude(self) -> f64 {
+        self.re.hypot(self.im)
+    }
+    fn conjugate(self) -> Self {
+        self.conj()
+    }
+}
+
 /// LU factorisation with partial pivoting of the row-major `n x n` matrix in `lu`, in place.
 /// Returns the row permutation, or `None` when a pivot is exactly zero (singular matrix, the
 /// test TensorFlow and LAPACK make).
-fn lu_factor<T: Float>(lu: &mut [T], n: usize) -> Option<Vec<usize>> {
+fn lu_factor<T: LuElem>(lu: &mut [T], n: usize) -> Option<Vec<usize>> {
+    let zero = T::default();
     let mut perm: Vec<usize> = (0..n).collect();
     for col in 0..n {
         let mut best = col;
-        let mut best_abs = lu[col * n + col].abs();
+        let mut best_abs = lu[col * n + col].magnitude();
         for r in col + 1..n {
-            let v = lu[r * n + col].abs();
+            let v = lu[r * n + col].magnitude();
             if v > best_abs {
                 best = r;
                 best_abs = v;
             }
         }
-        if best_abs == T::zero() || best_abs.is_nan() {
+        if best_abs == 0.0 || best_abs.is_nan() {
             return None;
         }
         if best != col {
@@ -77,12 +126,12 @@ fn lu_factor<T: Float>(lu: &mut [T], n: usize) -> Option<Vec<usize>> {
         }
         let pivot = lu[col * n + col];
         for r in col + 1..n {
-            let factor = lu[r * n + col] / pivot;
+            let factor = lu[r * n + col].div(pivot);
             lu[r * n + col] = factor;
-            if factor != T::zero() {
+            if factor != zero {
                 for j in col + 1..n {
                     let u = lu[col * n + j];
-                    lu[r * n + j] = lu[r * n + j] - factor * u;
+                    lu[r * n + j] = lu[r * n + j].sub(factor.mul(u));
                 }
             }
         }
@@ -91,16 +140,17 @@ fn lu_factor<T: Float>(lu: &mut [T], n: usize) -> Option<Vec<usize>> {
 }
 
 /// Solves `LU x = P b` for the `n x k` row-major right-hand side `b`, writing `x` to `out`.
-fn lu_solve<T: Float>(lu: &[T], perm: &[usize], n: usize, k: usize, b: &[T], out: &mut [T]) {
+fn lu_solve<T: LuElem>(lu: &[T], perm: &[usize], n: usize, k: usize, b: &[T], out: &mut [T]) {
+    let zero = T::default();
     for (i, &p) in perm.iter().enumerate() {
         out[i * k..(i + 1) * k].copy_from_slice(&b[p * k..(p + 1) * k]);
     }
     for i in 0..n {
         for r in 0..i {
             let l = lu[i * n + r];
-            if l != T::zero() {
+            if l != zero {
                 for j in 0..k {
-                    out[i * k + j] = out[i * k + j] - l * out[r * k + j];
+                    out[i * k + j] = out[i * k + j].sub(l.mul(out[r * k + j]));
                 }
             }
         }
@@ -108,15 +158,15 @@ fn lu_solve<T: Float>(lu: &[T], perm: &[usize], n: usize, k: usize, b: &[T], out
     for i in (0..n).rev() {
         for r in i + 1..n {
             let u = lu[i * n + r];
-            if u != T::zero() {
+            if u != zero {
                 for j in 0..k {
-                    out[i * k + j] = out[i * k + j] - u * out[r * k + j];
+                    out[i * k + j] = out[i * k + j].sub(u.mul(out[r * k + j]));
                 }
             }
         }
         let d = lu[i * n + i];
         for j in 0..k {
-            out[i * k + j] = out[i * k + j] / d;
+            out[i * k + j] = out[i * k + j].div(d);
         }
     }
 }
@@ -187,7 +237,7 @@ fn broadcast_index(own: &[usize], batch: &[usize]) -> Vec<usize> {
 /// Solves every system of the broadcast batch. Each matrix of `a` is factorised once, however
 /// many right-hand sides it meets: a matrix shared by a batch of right-hand sides (the VJP of a
 /// vectorised Jacobian, whose cotangents carry a batch axis the matrix lacks) costs one LU.
-fn solve_kernel<T: Float + Element>(
+fn solve_kernel<T: LuElem>(
     op: &str,
     a: &ndarray::ArrayViewD<'_, T>,
     b: &ndarray::ArrayViewD<'_, T>,
@@ -200,9 +250,12 @@ fn solve_kernel<T: Float + Element>(
     let own = &a.shape()[..a.ndim() - 2];
     let matrices: usize = own.iter().product();
     let count: usize = batch.iter().product();
-    let mut out = vec![T::zero(); count * n * k];
+    let mut out = vec![T::default(); count * n * k];
     if n > 0 && count > 0 {
-        let av = batched_values(a, own, adjoint);
+        let mut av = batched_values(a, own, adjoint);
+        if adjoint && T::DTYPE.is_complex() {
+            av.iter_mut().for_each(|v| *v = v.conjugate());
+        }
         let factor = |i: usize| -> Result<(Vec<T>, Vec<usize>)> {
             let mut lu = av[i * n * n..(i + 1) * n * n].to_vec();
             let perm = lu_factor(&mut lu, n).ok_or_else(|| not_invertible(op, full_a_shape, i))?;
@@ -262,7 +315,8 @@ pub fn solve(matrix: &Tensor, rhs: &Tensor) -> Result<Tensor> {
     solve_adjoint(matrix, rhs, false)
 }
 
-/// [`solve`] with TensorFlow's `adjoint` flag: solves `matrix^T @ x = rhs` when `adjoint`.
+/// [`solve`] with TensorFlow's `adjoint` flag: solves `matrix^H @ x = rhs` when `adjoint` (the
+/// conjugate transpose; the transpose for real matrices).
 pub fn solve_adjoint(matrix: &Tensor, rhs: &Tensor, adjoint: bool) -> Result<Tensor> {
     let op = "solve";
     let m = check_square(op, matrix)?;
@@ -289,7 +343,7 @@ pub fn solve_adjoint(matrix: &Tensor, rhs: &Tensor, adjoint: bool) -> Result<Ten
     })?;
     let full: Vec<usize> = sa.to_vec();
     let y = Tensor::new(
-        dispatch2!(float matrix.data(), rhs.data(), op, |a, b| solve_kernel(
+        dispatch2!(float_or_complex matrix.data(), rhs.data(), op, |a, b| solve_kernel(
         op, &a.view(), &b.view(), adjoint, &batch, &full
     )?),
     );
@@ -314,12 +368,12 @@ pub fn solve_adjoint(matrix: &Tensor, rhs: &Tensor, adjoint: bool) -> Result<Ten
         true,
         move |s, dy, batch| {
             let (a, x) = (&s[0], &s[1]);
-            // TensorFlow's MatrixSolve gradient: grhs = A^-T dy, gA = -grhs x^T (or -x grhs^T).
+            // TensorFlow's MatrixSolve gradient: grhs = A^-H dy, gA = -grhs x^H (or -x grhs^H).
             let grhs = solve_adjoint(a, dy, !adjoint)?;
             let ga = if adjoint {
-                matmul(x, &grhs, false, true)?
+                matmul(x, &conj(&grhs)?, false, true)?
             } else {
-                matmul(&grhs, x, false, true)?
+                matmul(&grhs, &conj(x)?, false, true)?
             };
             Ok(crate::grads![
                 Some(negative(&sum_to_batched_shape(&ga, batch, &sa)?)?),
@@ -336,13 +390,14 @@ fn identity_like<T: Element>(_like: &ndarray::ArrayViewD<'_, T>, m: usize) -> Ar
     ArrayD::from_shape_fn(IxDyn(&[m, m]), |i| if i[0] == i[1] { one } else { zero })
 }
 
-/// The inverse of each `[..., M, M]` matrix. A singular matrix is a ValueError.
+/// The inverse of each `[..., M, M]` matrix, real or complex. A singular matrix is a
+/// ValueError.
 pub fn inv(matrix: &Tensor) -> Result<Tensor> {
     let op = "inv";
     let m = check_square(op, matrix)?;
     let batch = matrix.shape()[..matrix.ndim() - 2].to_vec();
     let full = matrix.shape().to_vec();
-    let y = Tensor::new(dispatch!(float matrix.data(), op, |a| {
+    let y = Tensor::new(dispatch!(float_or_complex matrix.data(), op, |a| {
         let identity = identity_like(a, m);
         solve_kernel(op, a, &identity.view(), false, &batch, &full)?
     }));
@@ -351,8 +406,8 @@ pub fn inv(matrix: &Tensor) -> Result<Tensor> {
     let mixes = if batch.is_empty() { mixes_input(0) } else { 0 };
     // Batchable: the products broadcast over `dy`'s leading batch axes.
     record_batched(op, &[matrix], &y, &[&y], mixes, true, |s, dy, _batch| {
-        // d(A^-1) = -A^-1 dA A^-1, so gA = -Y^T dy Y^T.
-        let yinv = &s[0];
+        // d(A^-1) = -A^-1 dA A^-1, so gA = -Y^H dy Y^H.
+        let yinv = &conj(&s[0])?;
         let g = matmul(&matmul(yinv, dy, true, false)?, yinv, false, true)?;
         Ok(crate::grads![Some(negative(&g)?)])
     });
