@@ -42,6 +42,7 @@ PARAMETER_TYPES: dict[str, str] = {
             "value", "condition", "clip_value_min", "clip_value_max", "clip_norm",
             "params", "indices", "matrix", "rhs", "mean", "variance", "offset", "scale",
             "on_value", "off_value", "start", "stop", "limit", "delta", "shift", "inputs",
+            "real", "imag",
         ],
         "TensorLike",
     ),
@@ -259,14 +260,20 @@ def _list(names: list[str]) -> str:
     return "[\n" + body + "]"
 
 
-def _isort_key(name: str) -> tuple[int, str]:
+def _isort_key(name: str) -> tuple[int, tuple[tuple[int, int, str], ...]]:
     if name.isupper() and len(name) > 1:
         kind = 0
     elif name[:1].isupper():
         kind = 1
     else:
         kind = 2
-    return (kind, name)
+    return (kind, _natural(name))
+
+
+def _natural(name: str) -> tuple[tuple[int, int, str], ...]:
+    """Ruff's natural order: runs of digits compare as numbers (`complex64` before
+    `complex128`), and before other characters."""
+    return tuple((0, int(run), "") if run.isdigit() else (1, 0, run) for run in re.findall(r"\d+|\D+", name))
 
 
 def _origins() -> dict[int, tuple[str, str]]:
@@ -334,9 +341,9 @@ def _wrap_import(line: str) -> str:
     return f"{head} import (\n    {names},\n)"
 
 
-def _import_order(line: str) -> tuple[str, str]:
+def _import_order(line: str) -> tuple[str, tuple[tuple[int, int, str], ...]]:
     parts = line.split()
-    return (parts[1], parts[3])
+    return (parts[1], _natural(parts[3]))
 
 
 def stubs() -> dict[Path, str]:

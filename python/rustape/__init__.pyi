@@ -47,6 +47,9 @@ from ._rustape import broadcast_to as broadcast_to
 from ._rustape import cast as cast
 from ._rustape import clip_by_norm as clip_by_norm
 from ._rustape import clip_by_value as clip_by_value
+from ._rustape import complex as complex
+from ._rustape import complex64 as complex64
+from ._rustape import complex128 as complex128
 from ._rustape import concat as concat
 from ._rustape import constant as constant
 from ._rustape import convert_to_tensor as convert_to_tensor
@@ -179,6 +182,9 @@ __all__ = [
     "cast",
     "clip_by_norm",
     "clip_by_value",
+    "complex",
+    "complex64",
+    "complex128",
     "concat",
     "constant",
     "contrib",

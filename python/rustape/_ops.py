@@ -153,16 +153,15 @@ swish = export("nn", name="swish")(silu)
 
 @export("linalg")
 def matrix_transpose(a: TensorLike, name: str | None = None, conjugate: bool = False) -> Tensor:
-    """Swaps the last two axes."""
+    """Swaps the last two axes (`conjugate=True`: the conjugate transpose, `linalg.adjoint`)."""
     t = _tensor(a)
     n = len(t.shape)
     if n < 2:
         raise ValueError(f"matrix_transpose: needs a tensor of rank >= 2, got shape {list(t.shape)}")
+    if conjugate:
+        return _rt.adjoint(t)
     perm = list(range(n - 2)) + [n - 1, n - 2]
     return _rt.transpose(t, perm)
-
-
-adjoint = export("linalg", name="adjoint")(matrix_transpose)
 
 
 @export("random")

@@ -14,6 +14,7 @@ from ._rustape import abs as abs
 from ._rustape import acos as acos
 from ._rustape import acosh as acosh
 from ._rustape import add as add
+from ._rustape import angle as angle
 from ._rustape import argmax as argmax
 from ._rustape import argmin as argmin
 from ._rustape import asin as asin
@@ -21,6 +22,7 @@ from ._rustape import asinh as asinh
 from ._rustape import atan as atan
 from ._rustape import atan2 as atan2
 from ._rustape import atanh as atanh
+from ._rustape import conj as conj
 from ._rustape import cos as cos
 from ._rustape import cosh as cosh
 from ._rustape import cumprod as cumprod
@@ -38,6 +40,7 @@ from ._rustape import floordiv as floordiv
 from ._rustape import floormod as floormod
 from ._rustape import greater as greater
 from ._rustape import greater_equal as greater_equal
+from ._rustape import imag as imag
 from ._rustape import is_finite as is_finite
 from ._rustape import is_inf as is_inf
 from ._rustape import is_nan as is_nan
@@ -58,6 +61,7 @@ from ._rustape import negative as negative
 from ._rustape import not_equal as not_equal
 from ._rustape import polygamma as polygamma
 from ._rustape import pow as pow
+from ._rustape import real as real
 from ._rustape import reduce_all as reduce_all
 from ._rustape import reduce_any as reduce_any
 from ._rustape import reduce_euclidean_norm as reduce_euclidean_norm
@@ -95,6 +99,7 @@ __all__ = [
     "acosh",
     "add",
     "add_n",
+    "angle",
     "argmax",
     "argmin",
     "asin",
@@ -102,6 +107,7 @@ __all__ = [
     "atan",
     "atan2",
     "atanh",
+    "conj",
     "cos",
     "cosh",
     "cumprod",
@@ -119,6 +125,7 @@ __all__ = [
     "floormod",
     "greater",
     "greater_equal",
+    "imag",
     "is_finite",
     "is_inf",
     "is_nan",
@@ -140,6 +147,7 @@ __all__ = [
     "not_equal",
     "polygamma",
     "pow",
+    "real",
     "reciprocal",
     "reduce_all",
     "reduce_any",

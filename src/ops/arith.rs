@@ -181,8 +181,8 @@ macro_rules! ring_complex {
 ring_complex!(f32);
 ring_complex!(f64);
 
-/// Division where a dtype has it elementwise: IEEE for floats, C99 Annex G for complex
-/// numbers (`super::cmath::div`, TensorFlow's values at zeros and infinities).
+/// Division where a dtype has it elementwise: IEEE for floats, TensorFlow's for complex
+/// numbers (`super::cmath::div`: scaled, no overflow; C99's values at zeros and infinities).
 pub(crate) trait Field: Ring {
     fn div(self, o: Self) -> Self;
 }

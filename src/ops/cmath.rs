@@ -6,9 +6,9 @@
 //! f32's square never overflows an f64, so complex64 division needs no scaling), which costs
 //! little next to the transcendental functions themselves.
 //!
-//! - division: the algorithm of C99 Annex G (G.5.1): scale the divisor by a power of two when
-//!   its magnitude is far from 1, then recover infinities and zeros that the formula turned
-//!   into NaN. `x / 0` is `inf` (or `inf + NaN i`), as in TensorFlow;
+//! - division: scaled by the divisor's larger part (TensorFlow's vectorised kernel, bit for
+//!   bit), with C99 Annex G's infinities and zeros where that gives NaN: `x / 0` is `inf` (or
+//!   `inf + NaN i`), as in TensorFlow;
 //! - `sqrt`: `w = sqrt((|x| + |z|) / 2)`, the stable branch chosen by the sign of `x` (Eigen's
 //!   formula, so `sqrt(-4 - 0i)` is `2i` as in TensorFlow);
 //! - `tanh`: Kahan's formula `(beta rho s + i t) / (1 + beta s^2)` with `t = tan y`,
@@ -105,35 +105,22 @@ impl CMath for Complex<f64> {
     }
 }
 
-/// `x * 2^n` for `n` in `[-2 * 1022, 2 * 1023]`, exact unless the result is subnormal.
-fn scale_by_power_of_two(x: f64, n: i32) -> f64 {
-    fn pow2(k: i32) -> f64 {
-        f64::from_bits(((k + 1023) as u64) << 52)
-    }
-    let half = n / 2;
-    x * pow2(half) * pow2(n - half)
-}
-
-/// `z / w` (C99 Annex G, G.5.1).
+/// `z / w`: the divisor scaled by its larger part `m` (no overflow or underflow in `|w|^2`),
+/// `z * conj(w / m) / |w / m|^2 / m`, which is what TensorFlow's vectorised CPU kernel (Eigen)
+/// computes, bit for bit. Where that gives `NaN + NaN i` (a zero or infinite operand) the
+/// values of C99 Annex G are recovered, as TensorFlow's scalar path gives them: `x / 0` is
+/// infinite, `x / inf` is zero.
 pub(crate) fn div(z: C, w: C) -> C {
     let (a, b) = (z.re, z.im);
-    let (mut c, mut d) = (w.re, w.im);
-    let big = c.abs().max(d.abs());
-    // Far from 1 (or not finite) the products below could overflow or underflow: scale the
-    // divisor by a power of two (exact) and the quotient back.
-    let mut shift = 0;
-    let logb = big.log2().floor();
-    if logb.is_finite() && !(-500.0..=500.0).contains(&logb) {
-        shift = logb as i32;
-        c = scale_by_power_of_two(c, -shift);
-        d = scale_by_power_of_two(d, -shift);
-    }
-    let denom = c * c + d * d;
-    let mut x = scale_by_power_of_two((a * c + b * d) / denom, -shift);
-    let mut y = scale_by_power_of_two((b * c - a * d) / denom, -shift);
+    let (c, d) = (w.re, w.im);
+    let m = c.abs().max(d.abs());
+    let (cs, ds) = (c / m, d / m);
+    let denom = cs * cs + ds * ds;
+    let mut x = (a * cs + b * ds) / denom / m;
+    let mut y = (b * cs - a * ds) / denom / m;
     if x.is_nan() && y.is_nan() {
         let unit = |v: f64| (if v.is_infinite() { 1.0f64 } else { 0.0 }).copysign(v);
-        if denom == 0.0 && (!a.is_nan() || !b.is_nan()) {
+        if c == 0.0 && d == 0.0 && (!a.is_nan() || !b.is_nan()) {
             let inf = f64::INFINITY.copysign(c);
             x = inf * a;
             y = inf * b;
@@ -141,7 +128,7 @@ pub(crate) fn div(z: C, w: C) -> C {
             let (a, b) = (unit(a), unit(b));
             x = f64::INFINITY * (a * c + b * d);
             y = f64::INFINITY * (b * c - a * d);
-        } else if big.is_infinite() && a.is_finite() && b.is_finite() {
+        } else if m.is_infinite() && a.is_finite() && b.is_finite() {
             let (c, d) = (unit(c), unit(d));
             x = 0.0 * (a * c + b * d);
             y = 0.0 * (b * c - a * d);

@@ -190,11 +190,15 @@ pub(crate) fn complex_abs(x: &Tensor) -> Result<Tensor> {
     };
     record_batched("abs", &[x], &y, &[x, &y], 0, true, |s, dy, _batch| {
         let (x, y) = (&s[0], &s[1]);
-        // x / |x|, and 0 / 1 where x is 0 (its modulus replaced by 1).
+        // (dy x) / |x| in TensorFlow's order (so |z|^2 at 1 + 2i gives exactly 2 + 4i), and
+        // 0 / 1 where x is 0 (its modulus replaced by 1).
         let zero = equal(y, &scalar_like(0.0, y))?;
         let safe = where_(&zero, &scalar_like(1.0, y), y)?;
-        let unit = divide(x, &cast(&safe, x.dtype())?)?;
-        Ok(crate::grads![Some(multiply(&cast(dy, x.dtype())?, &unit)?)])
+        let scaled = multiply(&cast(dy, x.dtype())?, x)?;
+        Ok(crate::grads![Some(divide(
+            &scaled,
+            &cast(&safe, x.dtype())?
+        )?)])
     });
     Ok(y)
 }

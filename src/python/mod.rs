@@ -16,6 +16,7 @@ mod dtype;
 mod error;
 mod index;
 mod ops;
+mod ops_complex;
 mod ops_index;
 mod ops_math;
 mod ops_shape;
@@ -79,6 +80,7 @@ fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ops_shape::register(m, &mut table)?;
     ops_math::register(m, &mut table)?;
     ops_index::register(m, &mut table)?;
+    ops_complex::register(m, &mut table)?;
     table.value(m, "__version__", env!("CARGO_PKG_VERSION"), &[])?;
     table.publish(m)
 }

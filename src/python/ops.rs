@@ -175,11 +175,31 @@ pub fn convert_to_tensor(
     })
 }
 
+/// TensorFlow's warning when a cast drops imaginary parts, as NumPy's `ComplexWarning`.
+fn complex_cast_warning(py: Python<'_>, from: DType, to: DType) -> PyResult<()> {
+    let np = super::dtype::numpy(py)?;
+    let category = match np.getattr("exceptions") {
+        Ok(e) => e.getattr("ComplexWarning")?,
+        Err(_) => np.getattr("ComplexWarning")?,
+    };
+    let message = std::ffi::CString::new(format!(
+        "You are casting an input of type {from} to an incompatible dtype {to}.  This will \
+         discard the imaginary part and may not be what you intended."
+    ))?;
+    PyErr::warn(py, &category, &message, 1)
+}
+
 #[pyfunction]
 #[pyo3(signature = (x, dtype, name=None))]
 pub fn cast(x: Obj, dtype: Obj, name: OptObj) -> PyResult<PyTensor> {
     let _ = name;
-    guard(|| wrap(ops::cast(&tensor(x)?, parse_dtype(dtype)?)))
+    guard(|| {
+        let (x, to) = (tensor(x)?, parse_dtype(dtype)?);
+        if x.dtype().is_complex() && !to.is_complex() {
+            complex_cast_warning(dtype.py(), x.dtype(), to)?;
+        }
+        wrap(ops::cast(&x, to))
+    })
 }
 
 #[pyfunction]

@@ -1,4 +1,6 @@
 //! Op functions, part two: shape, linear algebra, creation, random.
+use std::borrow::Cow;
+
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -275,6 +277,17 @@ pub fn matmul(
     let _ = name;
     guard(|| {
         let (x, y) = super::convert::convert_pair(a, b)?;
+        // An adjoint is the conjugated operand, transposed (free, in the kernel's strides).
+        let x = if adjoint_a {
+            Cow::Owned(ops::conj(&x)?)
+        } else {
+            x
+        };
+        let y = if adjoint_b {
+            Cow::Owned(ops::conj(&y)?)
+        } else {
+            y
+        };
         wrap(ops::matmul(
             &x,
             &y,
@@ -296,6 +309,11 @@ pub fn matvec(
     let _ = name;
     guard(|| {
         let (x, y) = super::convert::convert_pair(a, b)?;
+        let x = if adjoint_a {
+            Cow::Owned(ops::conj(&x)?)
+        } else {
+            x
+        };
         wrap(ops::matvec(&x, &y, transpose_a || adjoint_a))
     })
 }
@@ -356,10 +374,7 @@ pub fn inv(input: Obj, adjoint: bool, name: OptObj) -> PyResult<PyTensor> {
         let x = tensor(input)?;
         let inverse = ops::inv(&x)?;
         if adjoint {
-            let rank = inverse.ndim();
-            let mut perm: Vec<usize> = (0..rank).collect();
-            perm.swap(rank - 2, rank - 1);
-            return wrap(ops::transpose(&inverse, Some(&perm)));
+            return wrap(ops::adjoint(&inverse));
         }
         Ok(PyTensor::new(inverse))
     })

@@ -2,7 +2,9 @@
 
 `check_gradients` is an independent finite-difference check (NumPy central differences around
 rustape's forward pass, in float64), first and second order, so the tests do not depend on the
-engine's own `gradcheck` being right.
+engine's own `gradcheck` being right. Complex inputs are checked in complex128, in the real and
+the imaginary direction: the gradient of `z = x + iy` must be `dR/dx + i dR/dy`, `R` the real
+part of the loss (TensorFlow's convention).
 """
 from __future__ import annotations
 
@@ -24,19 +26,30 @@ def to_numpy(x):
 
 
 def f64(x) -> rt.Tensor:
+    """A float64 tensor of `x`; complex128 when `x` is complex."""
+    if np.iscomplexobj(x):
+        return rt.constant(np.asarray(x, dtype=np.complex128), dtype=rt.complex128)
     return rt.constant(np.asarray(x, dtype=np.float64), dtype=rt.float64)
 
 
-def _weights(shape, seed) -> np.ndarray:
-    # Fixed, distinct weights so that sum(w * f(x)) does not hide errors by symmetry.
+def _weights(shape, seed, complex_: bool = False) -> np.ndarray:
+    # Fixed, distinct weights so that sum(w * f(x)) does not hide errors by symmetry (complex
+    # for a complex output, so that its imaginary part counts too).
     rng = np.random.default_rng(seed)
-    return rng.uniform(0.5, 1.5, size=shape)
+    w = rng.uniform(0.5, 1.5, size=shape)
+    if complex_:
+        w = w + 1j * rng.uniform(0.5, 1.5, size=shape)
+    return w
 
 
 def _loss(f, xs_np, w):
     ts = [f64(x) for x in xs_np]
     y = f(*ts)
-    return float(np.sum(to_numpy(y).astype(np.float64) * w))
+    return float(np.real(np.sum(to_numpy(y) * w)))
+
+
+def _weighted_sum(y, w):
+    return rt.reduce_sum(y * rt.constant(w, dtype=y.dtype))
 
 
 def analytic_gradient(f: Callable, xs_np: Sequence[np.ndarray], w: np.ndarray) -> list[np.ndarray]:
@@ -44,7 +57,7 @@ def analytic_gradient(f: Callable, xs_np: Sequence[np.ndarray], w: np.ndarray) -
     with rt.GradientTape() as tape:
         tape.watch(ts)
         y = f(*ts)
-        loss = rt.reduce_sum(y * rt.constant(w, dtype=rt.float64))
+        loss = _weighted_sum(y, w)
     grads = tape.gradient(loss, ts, unconnected_gradients="zero")
     return [to_numpy(g) for g in grads]
 
@@ -57,9 +70,10 @@ def hessian_vector(f: Callable, xs_np: Sequence[np.ndarray], w: np.ndarray, vs: 
         with rt.GradientTape() as inner:
             inner.watch(ts)
             y = f(*ts)
-            loss = rt.reduce_sum(y * rt.constant(w, dtype=rt.float64))
+            loss = _weighted_sum(y, w)
         grads = inner.gradient(loss, ts, unconnected_gradients="zero")
-        s = rt.add_n([rt.reduce_sum(g * f64(v)) for g, v in zip(grads, vs)])
+        # <g, v> as real vectors: Re(g * conj(v)), so that its gradient is H v.
+        s = rt.add_n([rt.math.real(rt.reduce_sum(g * rt.math.conj(f64(v)))) for g, v in zip(grads, vs)])
     hv = outer.gradient(s, ts, unconnected_gradients="zero")
     return [to_numpy(h) for h in hv]
 
@@ -68,24 +82,27 @@ def check_gradients(f: Callable, inputs: Sequence, second_order: bool = True, ep
                     atol: float = 1e-6, rtol: float = 1e-5, seed: int = 0) -> None:
     """Asserts that rustape's first (and second) derivatives of `f` match central differences.
 
-    `f` takes float64 Tensors (one per input) and returns a Tensor; the scalar checked is
-    `sum(w * f(x))` for fixed random weights `w`.
+    `f` takes float64 Tensors (complex128 for complex inputs, one per input) and returns a
+    Tensor; the scalar checked is the real part of `sum(w * f(x))` for fixed random weights `w`.
     """
-    xs = [np.array(x, dtype=np.float64) for x in inputs]
+    xs = [np.array(x, dtype=np.complex128 if np.iscomplexobj(x) else np.float64) for x in inputs]
     y0 = to_numpy(f(*[f64(x) for x in xs]))
-    w = _weights(y0.shape, seed)
+    w = _weights(y0.shape, seed, np.iscomplexobj(y0))
 
     # first order
     grads = analytic_gradient(f, xs, w)
     for k, x in enumerate(xs):
         assert grads[k].shape == x.shape, f"gradient {k} has shape {grads[k].shape}, input {x.shape}"
         numeric = np.zeros_like(x)
+        steps = [eps, 1j * eps] if np.iscomplexobj(x) else [eps]
         for idx in np.ndindex(*x.shape):
-            xp = [a.copy() for a in xs]
-            xm = [a.copy() for a in xs]
-            xp[k][idx] += eps
-            xm[k][idx] -= eps
-            numeric[idx] = (_loss(f, xp, w) - _loss(f, xm, w)) / (2 * eps)
+            for step in steps:
+                xp = [a.copy() for a in xs]
+                xm = [a.copy() for a in xs]
+                xp[k][idx] += step
+                xm[k][idx] -= step
+                # d/dx for a real step, i d/dy for an imaginary one.
+                numeric[idx] += (_loss(f, xp, w) - _loss(f, xm, w)) / (2 * eps) * (step / eps)
         np.testing.assert_allclose(
             grads[k], numeric, atol=atol, rtol=rtol,
             err_msg=f"first-order gradient of input {k} differs from finite differences",
@@ -95,7 +112,10 @@ def check_gradients(f: Callable, inputs: Sequence, second_order: bool = True, ep
         return
     # second order: H v against finite differences of the analytic gradient along v
     rng = np.random.default_rng(seed + 1)
-    vs = [rng.uniform(-1.0, 1.0, size=x.shape) for x in xs]
+    vs = [
+        rng.uniform(-1.0, 1.0, size=x.shape) + (1j * rng.uniform(-1.0, 1.0, size=x.shape) if np.iscomplexobj(x) else 0)
+        for x in xs
+    ]
     hv = hessian_vector(f, xs, w, vs)
     h = 1e-5
     gp = analytic_gradient(f, [x + h * v for x, v in zip(xs, vs)], w)

@@ -192,7 +192,8 @@ pub fn multiply(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// `a / b`, broadcasting: true division, as TensorFlow's `truediv`. Two integer operands
 /// (int32 or int64, the same) are converted to float64 first, so the result is float64; use
 /// [`floordiv`] for integer division. Division by zero gives inf or NaN. Complex division
-/// follows C99 Annex G (TensorFlow's values; no overflow for large or small magnitudes).
+/// is TensorFlow's (scaled by the divisor's larger part: no overflow; C99's values at zero
+/// and infinity).
 pub fn divide(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     if a.dtype().is_int() && b.dtype().is_int() {
         broadcast_shapes("divide", a.shape(), b.shape())?;
