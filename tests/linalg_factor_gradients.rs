@@ -4,12 +4,13 @@
 //! `batch_jacobian` through a batch of matrices. Inputs of ops that read one triangle of a
 //! symmetric matrix (cholesky, logdet, eigh) are symmetrised first, as TensorFlow's gradients
 //! are those with respect to a symmetric input.
-mod linalg_common;
+mod support;
 
-use linalg_common::{check, rand64, well_conditioned};
 use rustape::ops::*;
 use rustape::testing::check_vectorized;
 use rustape::{DType, Result, Source, Tape, Tensor, Unconnected};
+use support::check;
+use support::linalg::{lower, matrix_t, rand64, spd, sym, well_conditioned};
 
 fn vectorized(f: &dyn Fn(&[Tensor]) -> Result<Tensor>, inputs: &[Tensor]) {
     // A single matrix couples its rows, so batch_jacobian (which check_vectorized runs when
@@ -28,37 +29,6 @@ fn vectorized(f: &dyn Fn(&[Tensor]) -> Result<Tensor>, inputs: &[Tensor]) {
 fn both(f: &dyn Fn(&[Tensor]) -> Result<Tensor>, inputs: &[Tensor]) {
     check(f, inputs);
     vectorized(f, inputs);
-}
-
-fn matrix_t(x: &Tensor) -> Result<Tensor> {
-    let n = x.ndim();
-    let mut perm: Vec<usize> = (0..n).collect();
-    perm.swap(n - 2, n - 1);
-    transpose(x, Some(&perm))
-}
-
-/// `(x + x^T) / 2`.
-fn sym(x: &Tensor) -> Result<Tensor> {
-    multiply(&add(x, &matrix_t(x)?)?, &Tensor::scalar(0.5f64))
-}
-
-fn spd(batch: &[usize], n: usize, seed: u64) -> Tensor {
-    let a = rand64(&[batch, &[n, n]].concat(), seed);
-    let g = matmul(&a, &a, false, true).unwrap();
-    add(
-        &g,
-        &multiply(&eye(n, None, &[], DType::F64), &Tensor::scalar(n as f64)).unwrap(),
-    )
-    .unwrap()
-}
-
-fn lower(batch: &[usize], n: usize, seed: u64) -> Tensor {
-    let two = multiply(&eye(n, None, &[], DType::F64), &Tensor::scalar(2.0f64)).unwrap();
-    add(
-        &band_part(&rand64(&[batch, &[n, n]].concat(), seed), -1, 0).unwrap(),
-        &two,
-    )
-    .unwrap()
 }
 
 /// Several outputs flattened into one vector (gradcheck takes one output).

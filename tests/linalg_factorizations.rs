@@ -4,22 +4,12 @@
 //! non-positive-definite, empty and non-finite inputs, and errors that name the op, shapes
 //! and dtypes. Gradients are in linalg_factor_gradients.rs; TensorFlow's own numbers in
 //! linalg_reference.rs.
-mod linalg_common;
+mod support;
 
-use linalg_common::{assert_close, rand64, t64, well_conditioned};
 use rustape::ops::{self, *};
-use rustape::testing::analytic_gradient;
 use rustape::{DType, ErrorKind, Tensor};
-
-fn spd(batch: &[usize], n: usize, seed: u64) -> Tensor {
-    let a = rand64(&[batch, &[n, n]].concat(), seed);
-    let g = matmul(&a, &a, false, true).unwrap();
-    add(
-        &g,
-        &multiply(&eye(n, None, &[], DType::F64), &Tensor::scalar(n as f64)).unwrap(),
-    )
-    .unwrap()
-}
+use support::linalg::{matrix_t, rand64, spd, well_conditioned};
+use support::{assert_close, gradients, t64};
 
 fn identity_close(q_t_q: &Tensor, n: usize, batch: &[usize]) {
     assert_close(
@@ -72,7 +62,11 @@ fn triangular_solve_every_flag_and_broadcast() {
     let low = add(&band_part(&rand64(&[3, 3], 2), -1, 0).unwrap(), &two).unwrap();
     let b = rand64(&[2, 3, 2], 3);
     for (lower, adjoint) in [(true, false), (true, true), (false, false), (false, true)] {
-        let t = if lower { low.clone() } else { matrix_t(&low) };
+        let t = if lower {
+            low.clone()
+        } else {
+            matrix_t(&low).unwrap()
+        };
         // Garbage in the triangle that is not read.
         let noisy = if lower {
             add(&t, &band_part(&rand64(&[3, 3], 4), 0, -1).unwrap()).unwrap()
@@ -89,13 +83,6 @@ fn triangular_solve_every_flag_and_broadcast() {
     let singular = t64(&[1.0, 0.0, 2.0, 0.0], &[2, 2]);
     let x = triangular_solve(&singular, &t64(&[1.0, 1.0], &[2, 1]), true, false).unwrap();
     assert!(x.to_f64_vec()[1].is_infinite());
-}
-
-fn matrix_t(x: &Tensor) -> Tensor {
-    let n = x.ndim();
-    let mut perm: Vec<usize> = (0..n).collect();
-    perm.swap(n - 2, n - 1);
-    transpose(x, Some(&perm)).unwrap()
 }
 
 #[test]
@@ -148,8 +135,7 @@ fn det_and_slogdet_values_singular_and_empty() {
         (s.item().unwrap(), l.item().unwrap()),
         (0.0, f64::NEG_INFINITY)
     );
-    let e =
-        analytic_gradient(&|x: &[Tensor]| det(&x[0]), std::slice::from_ref(&singular)).unwrap_err();
+    let e = gradients(&|x: &[Tensor]| det(&x[0]), std::slice::from_ref(&singular)).unwrap_err();
     assert_eq!((e.kind, e.op.as_str()), (ErrorKind::Value, "inv"));
     assert!(e.message.contains("not invertible"), "{}", e.message);
     // Empty matrices: 1 and (1, 0).
@@ -499,14 +485,14 @@ fn errors_name_the_op_the_shapes_and_the_dtypes() {
     .unwrap_err();
     assert_eq!((e.kind, e.op.as_str()), (ErrorKind::DType, "lstsq"));
     // Gradients TensorFlow does not define raise, naming the op.
-    let e = analytic_gradient(
+    let e = gradients(
         &|x: &[Tensor]| qr(&x[0], true).map(|p| p.1),
         &[rand64(&[4, 3], 3)],
     )
     .unwrap_err();
     assert_eq!((e.kind, e.op.as_str()), (ErrorKind::Value, "qr"));
     assert!(e.message.contains("full_matrices"), "{}", e.message);
-    let e = analytic_gradient(
+    let e = gradients(
         &|x: &[Tensor]| svd(&x[0], true).map(|p| p.1),
         &[rand64(&[5, 3], 3)],
     )

@@ -16,6 +16,7 @@ mod dtype;
 mod error;
 mod index;
 mod ops;
+mod ops_linalg;
 mod ops_shape;
 mod tape;
 mod tensor;
@@ -75,6 +76,7 @@ fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     tape::register(m, &mut table)?;
     ops::register(m, &mut table)?;
     ops_shape::register(m, &mut table)?;
+    ops_linalg::register(m, &mut table)?;
     table.value(m, "__version__", env!("CARGO_PKG_VERSION"), &[])?;
     table.publish(m)
 }

@@ -12,17 +12,12 @@ use crate::ops::multiply;
 use crate::tape::{record_batched, record_multi, Vjp};
 use crate::tensor::Tensor;
 
-/// `(sign, log|det|)` of the row-major `n x n` matrix `a`: `(0, -inf)` when singular (an exact
-/// zero pivot), `(1, 0)` for the empty matrix, NaN for a matrix holding NaN.
-fn sign_and_log_abs(a: &[f64], n: usize) -> (f64, f64) {
-    if a.iter().any(|v| v.is_nan()) {
-        return (f64::NAN, f64::NAN);
-    }
+/// The permutation's sign and the pivots of the LU factorisation of the row-major `n x n`
+/// matrix `a`; `None` when singular (an exact zero pivot).
+fn lu_pivots(a: &[f64], n: usize) -> Option<(f64, Vec<f64>)> {
     let mut lu = a.to_vec();
-    let Some(perm) = lu_factor(&mut lu, n) else {
-        return (0.0, f64::NEG_INFINITY);
-    };
-    // The permutation's parity: count the cycles.
+    let perm = lu_factor(&mut lu, n)?;
+    // The permutation's parity: a cycle of even length flips the sign.
     let mut sign = 1.0;
     let mut seen = vec![false; n];
     for start in 0..n {
@@ -37,9 +32,32 @@ fn sign_and_log_abs(a: &[f64], n: usize) -> (f64, f64) {
             sign = -sign;
         }
     }
+    Some((sign, (0..n).map(|i| lu[i * n + i]).collect()))
+}
+
+/// The determinant of the row-major `n x n` matrix `a`: the signed product of the pivots (0
+/// when singular, 1 for the empty matrix, NaN for a matrix holding NaN).
+fn determinant(a: &[f64], n: usize) -> f64 {
+    if a.iter().any(|v| v.is_nan()) {
+        return f64::NAN;
+    }
+    match lu_pivots(a, n) {
+        Some((sign, pivots)) => sign * pivots.iter().product::<f64>(),
+        None => 0.0,
+    }
+}
+
+/// `(sign, log|det|)` of the row-major `n x n` matrix `a`: `(0, -inf)` when singular, `(1, 0)`
+/// for the empty matrix, NaN for a matrix holding NaN.
+fn sign_and_log_abs(a: &[f64], n: usize) -> (f64, f64) {
+    if a.iter().any(|v| v.is_nan()) {
+        return (f64::NAN, f64::NAN);
+    }
+    let Some((mut sign, pivots)) = lu_pivots(a, n) else {
+        return (0.0, f64::NEG_INFINITY);
+    };
     let mut log_abs = 0.0;
-    for i in 0..n {
-        let d = lu[i * n + i];
+    for d in pivots {
         if d < 0.0 {
             sign = -sign;
         }
@@ -54,14 +72,7 @@ fn sign_and_log_abs(a: &[f64], n: usize) -> (f64, f64) {
 pub fn det(x: &Tensor) -> Result<Tensor> {
     let op = "det";
     let n = check_square_float(op, x)?;
-    let values = map_matrices(x, n * n * n, |_, a| {
-        let (sign, log_abs) = sign_and_log_abs(a, n);
-        Ok(if sign == 0.0 {
-            0.0
-        } else {
-            sign * log_abs.exp()
-        })
-    })?;
+    let values = map_matrices(x, n * n * n, |_, a| Ok(determinant(a, n)))?;
     let batch = &x.shape()[..x.ndim() - 2];
     let y = tensor_of(values, batch, x.dtype())?;
     let rows = per_matrix_rows(0, x.ndim());
