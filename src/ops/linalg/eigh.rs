@@ -17,6 +17,9 @@ const MAX_SWEEPS: usize = 100;
 
 /// Eigenvalues (ascending) and eigenvectors (columns, row-major `n x n`) of the symmetric
 /// matrix whose lower triangle is that of `a`.
+///
+/// Each rotation rewrites rows `p` and `q` (contiguous) and mirrors them into the columns;
+/// the eigenvectors accumulate as rows of `vt`, so their rotation is contiguous too.
 fn jacobi_eigh(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
     let mut w = vec![0.0; n * n];
     for i in 0..n {
@@ -25,15 +28,19 @@ fn jacobi_eigh(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
             w[j * n + i] = a[i * n + j];
         }
     }
-    let mut v = vec![0.0; n * n];
+    let mut vt = vec![0.0; n * n];
     for i in 0..n {
-        v[i * n + i] = 1.0;
+        vt[i * n + i] = 1.0;
     }
     let scale: f64 = w.iter().map(|x| x * x).sum::<f64>().sqrt();
     for _ in 0..MAX_SWEEPS {
         let off: f64 = (0..n)
-            .flat_map(|p| (p + 1..n).map(move |q| (p, q)))
-            .map(|(p, q)| w[p * n + q] * w[p * n + q])
+            .map(|p| {
+                w[p * n + p + 1..(p + 1) * n]
+                    .iter()
+                    .map(|x| x * x)
+                    .sum::<f64>()
+            })
             .sum();
         if off.sqrt() <= f64::EPSILON * 1e-3 * scale || off == 0.0 {
             break;
@@ -52,22 +59,34 @@ fn jacobi_eigh(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
                 };
                 let c = 1.0 / (t * t + 1.0).sqrt();
                 let s = t * c;
-                for k in 0..n {
-                    let (kp, kq) = (w[k * n + p], w[k * n + q]);
-                    w[k * n + p] = c * kp - s * kq;
-                    w[k * n + q] = s * kp + c * kq;
+                // J^T A J with J the rotation in the (p, q) plane: rows p and q, then the
+                // diagonal pair, then the mirror image into columns p and q.
+                let (app, aqq) = (w[p * n + p], w[q * n + q]);
+                let (head, tail) = w.split_at_mut(q * n);
+                let row_p = &mut head[p * n..(p + 1) * n];
+                let row_q = &mut tail[..n];
+                for (x, y) in row_p.iter_mut().zip(row_q.iter_mut()) {
+                    let (pk, qk) = (*x, *y);
+                    *x = c * pk - s * qk;
+                    *y = s * pk + c * qk;
                 }
-                for k in 0..n {
-                    let (pk, qk) = (w[p * n + k], w[q * n + k]);
-                    w[p * n + k] = c * pk - s * qk;
-                    w[q * n + k] = s * pk + c * qk;
-                }
+                w[p * n + p] = app - t * apq;
+                w[q * n + q] = aqq + t * apq;
                 w[p * n + q] = 0.0;
                 w[q * n + p] = 0.0;
                 for k in 0..n {
-                    let (kp, kq) = (v[k * n + p], v[k * n + q]);
-                    v[k * n + p] = c * kp - s * kq;
-                    v[k * n + q] = s * kp + c * kq;
+                    if k != p && k != q {
+                        w[k * n + p] = w[p * n + k];
+                        w[k * n + q] = w[q * n + k];
+                    }
+                }
+                let (head, tail) = vt.split_at_mut(q * n);
+                let vp = &mut head[p * n..(p + 1) * n];
+                let vq = &mut tail[..n];
+                for (x, y) in vp.iter_mut().zip(vq.iter_mut()) {
+                    let (a, b) = (*x, *y);
+                    *x = c * a - s * b;
+                    *y = s * a + c * b;
                 }
             }
         }
@@ -77,29 +96,30 @@ fn jacobi_eigh(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
     let values = order.iter().map(|&i| w[i * n + i]).collect();
     let mut vectors = vec![0.0; n * n];
     for (to, &from) in order.iter().enumerate() {
-        let sign = column_sign(&v, n, n, from);
-        for k in 0..n {
-            vectors[k * n + to] = sign * v[k * n + from];
+        let vector = &vt[from * n..(from + 1) * n];
+        let sign = vector_sign(vector);
+        for (k, x) in vector.iter().enumerate() {
+            vectors[k * n + to] = sign * x;
         }
     }
     (values, vectors)
 }
 
-/// The sign that makes column `col` of the row-major `rows x cols` matrix `v` have a positive
-/// entry of largest magnitude (the first such entry, counting entries within rounding of the
-/// largest as equal): rustape's convention for eigenvectors and singular vectors, which are
-/// otherwise defined up to sign.
-pub(super) fn column_sign(v: &[f64], rows: usize, cols: usize, col: usize) -> f64 {
-    let largest = (0..rows)
-        .map(|k| v[k * cols + col].abs())
-        .fold(0.0, f64::max);
-    let first = (0..rows)
-        .map(|k| v[k * cols + col])
-        .find(|x| x.abs() >= largest * (1.0 - 1e-9));
-    match first {
-        Some(x) if x < 0.0 => -1.0,
+/// The sign that makes the entry of largest magnitude of `vector` positive (the first such
+/// entry, counting entries within rounding of the largest as equal): rustape's convention for
+/// eigenvectors and singular vectors, which are otherwise defined up to sign.
+pub(super) fn vector_sign(vector: &[f64]) -> f64 {
+    let largest = vector.iter().map(|x| x.abs()).fold(0.0, f64::max);
+    match vector.iter().find(|x| x.abs() >= largest * (1.0 - 1e-9)) {
+        Some(&x) if x < 0.0 => -1.0,
         _ => 1.0,
     }
+}
+
+/// [`vector_sign`] of column `col` of the row-major `rows x cols` matrix `v`.
+pub(super) fn column_sign(v: &[f64], rows: usize, cols: usize, col: usize) -> f64 {
+    let column: Vec<f64> = (0..rows).map(|k| v[k * cols + col]).collect();
+    vector_sign(&column)
 }
 
 /// The eigen decomposition of each symmetric matrix of `x` (`[..., M, M]`; only the lower

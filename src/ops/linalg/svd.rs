@@ -52,21 +52,36 @@ fn complete_columns(q: &mut [f64], rows: usize, cols: usize, known: usize) {
 /// The SVD of the row-major `r x c` matrix `b` with `r >= c`: `s` descending, `u` `r x u_cols`
 /// (`c`, or `r` for full matrices), `v` `c x c`, by one-sided Jacobi rotations of the columns.
 fn jacobi_svd_tall(b: &[f64], r: usize, c: usize, full: bool) -> Svd {
-    let mut w = b.to_vec();
-    let mut v = vec![0.0; c * c];
-    for i in 0..c {
-        v[i * c + i] = 1.0;
+    // Columns are rotated, so they are kept as the contiguous rows of `wt` (and of `vt`).
+    let mut wt = vec![0.0; c * r];
+    for i in 0..r {
+        for j in 0..c {
+            wt[j * r + i] = b[i * c + j];
+        }
     }
+    let mut vt = vec![0.0; c * c];
+    for i in 0..c {
+        vt[i * c + i] = 1.0;
+    }
+    let rotate = |m: &mut [f64], len: usize, p: usize, q: usize, cs: f64, sn: f64| {
+        let (head, tail) = m.split_at_mut(q * len);
+        let x = &mut head[p * len..(p + 1) * len];
+        for (a, b) in x.iter_mut().zip(tail[..len].iter_mut()) {
+            let (u, v) = (*a, *b);
+            *a = cs * u - sn * v;
+            *b = sn * u + cs * v;
+        }
+    };
     for _ in 0..MAX_SWEEPS {
         let mut rotated = false;
         for p in 0..c {
             for q in p + 1..c {
                 let (mut alpha, mut beta, mut gamma) = (0.0, 0.0, 0.0);
-                for i in 0..r {
-                    let (x, y) = (w[i * c + p], w[i * c + q]);
-                    alpha += x * x;
-                    beta += y * y;
-                    gamma += x * y;
+                let (x, y) = (&wt[p * r..(p + 1) * r], &wt[q * r..(q + 1) * r]);
+                for (a, b) in x.iter().zip(y) {
+                    alpha += a * a;
+                    beta += b * b;
+                    gamma += a * b;
                 }
                 if gamma == 0.0 || gamma.abs() <= f64::EPSILON * (alpha * beta).sqrt() {
                     continue;
@@ -80,16 +95,8 @@ fn jacobi_svd_tall(b: &[f64], r: usize, c: usize, full: bool) -> Svd {
                 };
                 let cs = 1.0 / (1.0 + t * t).sqrt();
                 let sn = cs * t;
-                for i in 0..r {
-                    let (x, y) = (w[i * c + p], w[i * c + q]);
-                    w[i * c + p] = cs * x - sn * y;
-                    w[i * c + q] = sn * x + cs * y;
-                }
-                for i in 0..c {
-                    let (x, y) = (v[i * c + p], v[i * c + q]);
-                    v[i * c + p] = cs * x - sn * y;
-                    v[i * c + q] = sn * x + cs * y;
-                }
+                rotate(&mut wt, r, p, q, cs, sn);
+                rotate(&mut vt, c, p, q, cs, sn);
             }
         }
         if !rotated {
@@ -98,8 +105,9 @@ fn jacobi_svd_tall(b: &[f64], r: usize, c: usize, full: bool) -> Svd {
     }
     let norms: Vec<f64> = (0..c)
         .map(|j| {
-            (0..r)
-                .map(|i| w[i * c + j] * w[i * c + j])
+            wt[j * r..(j + 1) * r]
+                .iter()
+                .map(|x| x * x)
                 .sum::<f64>()
                 .sqrt()
         })
@@ -116,11 +124,11 @@ fn jacobi_svd_tall(b: &[f64], r: usize, c: usize, full: bool) -> Svd {
     let mut vs = vec![0.0; c * c];
     for (to, &from) in order.iter().enumerate() {
         for i in 0..c {
-            vs[i * c + to] = v[i * c + from];
+            vs[i * c + to] = vt[from * c + i];
         }
         if to < known {
             for i in 0..r {
-                u[i * u_cols + to] = w[i * c + from] / norms[from];
+                u[i * u_cols + to] = wt[from * r + i] / norms[from];
             }
         }
     }
