@@ -221,6 +221,31 @@ fn eigh_rebuilds_with_ascending_values_and_a_sign_convention() {
     assert_close(&back.to_f64_vec(), &big.to_f64_vec(), 1e-11);
     let (e, _) = eigh(&eye(3, None, &[], DType::F64)).unwrap();
     assert_eq!(e.to_f64_vec(), vec![1.0; 3]);
+    // Zero, diagonal, 1 x 1, and repeated eigenvalue pairs.
+    let (e, v) = eigh(&Tensor::zeros(&[3, 3], DType::F64)).unwrap();
+    assert_eq!(e.to_f64_vec(), vec![0.0; 3]);
+    identity_close(&matmul(&v, &v, true, false).unwrap(), 3, &[]);
+    let (e, v) = eigh(&t64(
+        &[3.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 2.0],
+        &[3, 3],
+    ))
+    .unwrap();
+    assert_eq!(e.to_f64_vec(), vec![1.0, 2.0, 3.0]);
+    assert_close(
+        &v.to_f64_vec(),
+        &[0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0],
+        1e-15,
+    );
+    let (e, v) = eigh(&t64(&[5.0], &[1, 1])).unwrap();
+    assert_eq!((e.to_f64_vec(), v.to_f64_vec()), (vec![5.0], vec![1.0]));
+    let (q, _) = qr(&rand64(&[5, 5], 14), false).unwrap();
+    let pairs = t64(&[1.0, 1.0, 2.0, 2.0, 3.0], &[5]);
+    let a = matmul(&multiply(&q, &pairs).unwrap(), &q, false, true).unwrap();
+    let (e, v) = eigh(&a).unwrap();
+    assert_close(&e.to_f64_vec(), &pairs.to_f64_vec(), 1e-13);
+    identity_close(&matmul(&v, &v, true, false).unwrap(), 5, &[]);
+    let back = matmul(&multiply(&v, &e).unwrap(), &v, false, true).unwrap();
+    assert_close(&back.to_f64_vec(), &a.to_f64_vec(), 1e-13);
     assert_eq!(eigvalsh(&big).unwrap().shape(), &[40]);
     // NaN: an error, as TensorFlow.
     let e = eigh(&t64(&[f64::NAN, 0.0, 0.0, 1.0], &[2, 2])).unwrap_err();

@@ -1,4 +1,5 @@
-//! `eigh` (cyclic Jacobi rotations, eigenvalues ascending) with TensorFlow's gradient,
+//! `eigh` (Householder tridiagonalisation and implicit QL, eigenvalues ascending) with
+//! TensorFlow's gradient,
 //! including its Lorentz-broadened `1 / (e_j - e_i)` for (near-)repeated eigenvalues.
 use std::sync::Arc;
 
@@ -12,97 +13,191 @@ use crate::ops::{add, divide, expand_dims, multiply, scalar_like, square, subtra
 use crate::tape::{record_multi, Vjp};
 use crate::tensor::Tensor;
 
-/// Sweeps of Jacobi rotations before giving up (convergence is quadratic: ~10 suffice).
-const MAX_SWEEPS: usize = 100;
-
 /// Eigenvalues (ascending) and eigenvectors (columns, row-major `n x n`) of the symmetric
-/// matrix whose lower triangle is that of `a`.
-///
-/// Each rotation rewrites rows `p` and `q` (contiguous) and mirrors them into the columns;
-/// the eigenvectors accumulate as rows of `vt`, so their rotation is contiguous too.
-fn jacobi_eigh(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
-    let mut w = vec![0.0; n * n];
+/// matrix whose lower triangle is that of `a`: Householder reduction to tridiagonal form, then
+/// the implicit QL method with Wilkinson-like shifts (the EISPACK `tred2` / `tql2` pair, as
+/// JAMA writes it). About 6 n^3 flops, against some 30 n^3 for cyclic Jacobi.
+fn tridiagonal_eigh(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
+    if n == 0 {
+        return (Vec::new(), Vec::new());
+    }
+    let mut v = vec![0.0; n * n];
     for i in 0..n {
         for j in 0..=i {
-            w[i * n + j] = a[i * n + j];
-            w[j * n + i] = a[i * n + j];
+            v[i * n + j] = a[i * n + j];
+            v[j * n + i] = a[i * n + j];
         }
     }
-    let mut vt = vec![0.0; n * n];
-    for i in 0..n {
-        vt[i * n + i] = 1.0;
-    }
-    let scale: f64 = w.iter().map(|x| x * x).sum::<f64>().sqrt();
-    for _ in 0..MAX_SWEEPS {
-        let off: f64 = (0..n)
-            .map(|p| {
-                w[p * n + p + 1..(p + 1) * n]
-                    .iter()
-                    .map(|x| x * x)
-                    .sum::<f64>()
-            })
-            .sum();
-        if off.sqrt() <= f64::EPSILON * 1e-3 * scale || off == 0.0 {
-            break;
-        }
-        for p in 0..n {
-            for q in p + 1..n {
-                let apq = w[p * n + q];
-                if apq == 0.0 {
-                    continue;
-                }
-                let theta = (w[q * n + q] - w[p * n + p]) / (2.0 * apq);
-                let t = if theta.abs() > 1e150 {
-                    0.5 / theta
-                } else {
-                    theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt())
-                };
-                let c = 1.0 / (t * t + 1.0).sqrt();
-                let s = t * c;
-                // J^T A J with J the rotation in the (p, q) plane: rows p and q, then the
-                // diagonal pair, then the mirror image into columns p and q.
-                let (app, aqq) = (w[p * n + p], w[q * n + q]);
-                let (head, tail) = w.split_at_mut(q * n);
-                let row_p = &mut head[p * n..(p + 1) * n];
-                let row_q = &mut tail[..n];
-                for (x, y) in row_p.iter_mut().zip(row_q.iter_mut()) {
-                    let (pk, qk) = (*x, *y);
-                    *x = c * pk - s * qk;
-                    *y = s * pk + c * qk;
-                }
-                w[p * n + p] = app - t * apq;
-                w[q * n + q] = aqq + t * apq;
-                w[p * n + q] = 0.0;
-                w[q * n + p] = 0.0;
-                for k in 0..n {
-                    if k != p && k != q {
-                        w[k * n + p] = w[p * n + k];
-                        w[k * n + q] = w[q * n + k];
-                    }
-                }
-                let (head, tail) = vt.split_at_mut(q * n);
-                let vp = &mut head[p * n..(p + 1) * n];
-                let vq = &mut tail[..n];
-                for (x, y) in vp.iter_mut().zip(vq.iter_mut()) {
-                    let (a, b) = (*x, *y);
-                    *x = c * a - s * b;
-                    *y = s * a + c * b;
-                }
-            }
-        }
-    }
+    let (mut d, mut e) = (vec![0.0; n], vec![0.0; n]);
+    tridiagonalize(&mut v, &mut d, &mut e, n);
+    tridiagonal_ql(&mut v, &mut d, &mut e, n);
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&i, &j| w[i * n + i].total_cmp(&w[j * n + j]));
-    let values = order.iter().map(|&i| w[i * n + i]).collect();
+    order.sort_by(|&i, &j| d[i].total_cmp(&d[j]));
+    let values = order.iter().map(|&i| d[i]).collect();
     let mut vectors = vec![0.0; n * n];
     for (to, &from) in order.iter().enumerate() {
-        let vector = &vt[from * n..(from + 1) * n];
-        let sign = vector_sign(vector);
-        for (k, x) in vector.iter().enumerate() {
-            vectors[k * n + to] = sign * x;
+        let sign = column_sign(&v, n, n, from);
+        for k in 0..n {
+            vectors[k * n + to] = sign * v[k * n + from];
         }
     }
     (values, vectors)
+}
+
+/// Householder reduction of the symmetric matrix in `v` to tridiagonal form: diagonal `d`,
+/// subdiagonal `e[1..]`, and `v` overwritten by the orthogonal transformation.
+fn tridiagonalize(v: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize) {
+    for j in 0..n {
+        d[j] = v[(n - 1) * n + j];
+    }
+    for i in (1..n).rev() {
+        let scale: f64 = d[..i].iter().map(|x| x.abs()).sum();
+        let mut h = 0.0;
+        if scale == 0.0 {
+            e[i] = d[i - 1];
+            for j in 0..i {
+                d[j] = v[(i - 1) * n + j];
+                v[i * n + j] = 0.0;
+                v[j * n + i] = 0.0;
+            }
+        } else {
+            for x in d[..i].iter_mut() {
+                *x /= scale;
+                h += *x * *x;
+            }
+            let f = d[i - 1];
+            let g = if f > 0.0 { -h.sqrt() } else { h.sqrt() };
+            e[i] = scale * g;
+            h -= f * g;
+            d[i - 1] = f - g;
+            e[..i].iter_mut().for_each(|x| *x = 0.0);
+            for j in 0..i {
+                let f = d[j];
+                v[j * n + i] = f;
+                let mut g = e[j] + v[j * n + j] * f;
+                for k in j + 1..i {
+                    g += v[k * n + j] * d[k];
+                    e[k] += v[k * n + j] * f;
+                }
+                e[j] = g;
+            }
+            let mut f = 0.0;
+            for j in 0..i {
+                e[j] /= h;
+                f += e[j] * d[j];
+            }
+            let hh = f / (h + h);
+            for j in 0..i {
+                e[j] -= hh * d[j];
+            }
+            for j in 0..i {
+                let (f, g) = (d[j], e[j]);
+                for k in j..i {
+                    v[k * n + j] -= f * e[k] + g * d[k];
+                }
+                d[j] = v[(i - 1) * n + j];
+                v[i * n + j] = 0.0;
+            }
+        }
+        d[i] = h;
+    }
+    // Accumulate the transformations.
+    for i in 0..n - 1 {
+        v[(n - 1) * n + i] = v[i * n + i];
+        v[i * n + i] = 1.0;
+        let h = d[i + 1];
+        if h != 0.0 {
+            for k in 0..=i {
+                d[k] = v[k * n + i + 1] / h;
+            }
+            for j in 0..=i {
+                let mut g = 0.0;
+                for k in 0..=i {
+                    g += v[k * n + i + 1] * v[k * n + j];
+                }
+                for k in 0..=i {
+                    v[k * n + j] -= g * d[k];
+                }
+            }
+        }
+        for k in 0..=i {
+            v[k * n + i + 1] = 0.0;
+        }
+    }
+    for j in 0..n {
+        d[j] = v[(n - 1) * n + j];
+        v[(n - 1) * n + j] = 0.0;
+    }
+    v[(n - 1) * n + n - 1] = 1.0;
+    e[0] = 0.0;
+}
+
+/// The implicit QL method on the tridiagonal (`d`, `e[1..]`), accumulating into `v`; `d`
+/// ends as the eigenvalues (unsorted).
+fn tridiagonal_ql(v: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize) {
+    for i in 1..n {
+        e[i - 1] = e[i];
+    }
+    e[n - 1] = 0.0;
+    let (mut f, mut tst1) = (0.0f64, 0.0f64);
+    let eps = f64::EPSILON;
+    for l in 0..n {
+        tst1 = tst1.max(d[l].abs() + e[l].abs());
+        let mut m = l;
+        while m < n - 1 && e[m].abs() > eps * tst1 {
+            m += 1;
+        }
+        if m > l {
+            // Each eigenvalue converges in a few iterations; the bound only guards against a
+            // pathological input looping forever.
+            for _ in 0..60 {
+                let g = d[l];
+                let mut p = (d[l + 1] - g) / (2.0 * e[l]);
+                let mut r = p.hypot(1.0);
+                if p < 0.0 {
+                    r = -r;
+                }
+                d[l] = e[l] / (p + r);
+                d[l + 1] = e[l] * (p + r);
+                let dl1 = d[l + 1];
+                let mut h = g - d[l];
+                for x in d[l + 2..n].iter_mut() {
+                    *x -= h;
+                }
+                f += h;
+                p = d[m];
+                let (mut c, mut c2, mut c3) = (1.0, 1.0, 1.0);
+                let el1 = e[l + 1];
+                let (mut s, mut s2) = (0.0, 0.0);
+                for i in (l..m).rev() {
+                    c3 = c2;
+                    c2 = c;
+                    s2 = s;
+                    let g = c * e[i];
+                    h = c * p;
+                    r = p.hypot(e[i]);
+                    e[i + 1] = s * r;
+                    s = e[i] / r;
+                    c = p / r;
+                    p = c * d[i] - s * g;
+                    d[i + 1] = h + s * (c * g + s * d[i]);
+                    for k in 0..n {
+                        let h = v[k * n + i + 1];
+                        v[k * n + i + 1] = s * v[k * n + i] + c * h;
+                        v[k * n + i] = c * v[k * n + i] - s * h;
+                    }
+                }
+                p = -s * s2 * c3 * el1 * e[l] / dl1;
+                e[l] = s * p;
+                d[l] = c * p;
+                if e[l].abs() <= eps * tst1 {
+                    break;
+                }
+            }
+        }
+        d[l] += f;
+        e[l] = 0.0;
+    }
 }
 
 /// The sign that makes the entry of largest magnitude of `vector` positive (the first such
@@ -145,7 +240,7 @@ pub fn eigh(x: &Tensor) -> Result<(Tensor, Tensor)> {
                 ),
             ));
         }
-        Ok(jacobi_eigh(a, n))
+        Ok(tridiagonal_eigh(a, n))
     })?;
     let batch = &x.shape()[..x.ndim() - 2];
     let (es, vs): (Vec<Vec<f64>>, Vec<Vec<f64>>) = pairs.into_iter().unzip();
