@@ -256,7 +256,7 @@ pub fn band_part(input: Obj, num_lower: i64, num_upper: i64, name: OptObj) -> Py
 }
 
 /// Matrices with `diagonal` (`[..., len]`) on diagonal `k` and `padding_value` elsewhere;
-/// `num_rows` / `num_cols` of -1 are the smallest that hold the diagonal.
+/// `num_rows` / `num_cols` of None or -1 are the smallest that hold the diagonal.
 ///
 /// >>> import rustape as rt
 /// >>> rt.linalg.diag([1.0, 2.0]).numpy().tolist()
@@ -264,18 +264,19 @@ pub fn band_part(input: Obj, num_lower: i64, num_upper: i64, name: OptObj) -> Py
 /// >>> rt.linalg.diag([1.0, 2.0], k=1).numpy().tolist()
 /// [[0.0, 1.0, 0.0], [0.0, 0.0, 2.0], [0.0, 0.0, 0.0]]
 #[pyfunction]
-#[pyo3(signature = (diagonal, name=None, k=0, num_rows=-1, num_cols=-1, padding_value=0.0, align="RIGHT_LEFT"))]
+#[pyo3(signature = (diagonal, name=None, k=0, num_rows=None, num_cols=None, padding_value=0.0, align="RIGHT_LEFT"))]
 pub fn diag(
     diagonal: Obj,
     name: OptObj,
     k: i64,
-    num_rows: i64,
-    num_cols: i64,
+    num_rows: Option<i64>,
+    num_cols: Option<i64>,
     padding_value: f64,
-    align: &str,
+    align: Option<&str>,
 ) -> PyResult<PyTensor> {
     let _ = (name, align);
-    let size = |v: i64| usize::try_from(v).ok();
+    // TensorFlow's default -1 (and None) leave a size to be inferred.
+    let size = |v: Option<i64>| v.and_then(|v| usize::try_from(v).ok());
     guard(|| {
         wrap(ops::matrix_diag(
             &tensor(diagonal)?,
@@ -300,7 +301,7 @@ pub fn set_diag(
     diagonal: Obj,
     name: OptObj,
     k: i64,
-    align: &str,
+    align: Option<&str>,
 ) -> PyResult<PyTensor> {
     let _ = (name, align);
     guard(|| {
