@@ -30,15 +30,23 @@ fn tridiagonal_eigh(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
     }
     let (mut d, mut e) = (vec![0.0; n], vec![0.0; n]);
     tridiagonalize(&mut v, &mut d, &mut e, n);
-    tridiagonal_ql(&mut v, &mut d, &mut e, n);
+    // The QL rotations combine columns of v: they run on its transpose's contiguous rows.
+    let mut vt = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            vt[j * n + i] = v[i * n + j];
+        }
+    }
+    tridiagonal_ql(&mut vt, &mut d, &mut e, n);
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&i, &j| d[i].total_cmp(&d[j]));
     let values = order.iter().map(|&i| d[i]).collect();
     let mut vectors = vec![0.0; n * n];
     for (to, &from) in order.iter().enumerate() {
-        let sign = column_sign(&v, n, n, from);
-        for k in 0..n {
-            vectors[k * n + to] = sign * v[k * n + from];
+        let vector = &vt[from * n..(from + 1) * n];
+        let sign = vector_sign(vector);
+        for (k, x) in vector.iter().enumerate() {
+            vectors[k * n + to] = sign * x;
         }
     }
     (values, vectors)
@@ -132,9 +140,9 @@ fn tridiagonalize(v: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize) {
     e[0] = 0.0;
 }
 
-/// The implicit QL method on the tridiagonal (`d`, `e[1..]`), accumulating into `v`; `d`
-/// ends as the eigenvalues (unsorted).
-fn tridiagonal_ql(v: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize) {
+/// The implicit QL method on the tridiagonal (`d`, `e[1..]`), accumulating into the rows of
+/// `vt` (the transposed transformation); `d` ends as the eigenvalues (unsorted).
+fn tridiagonal_ql(vt: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize) {
     for i in 1..n {
         e[i - 1] = e[i];
     }
@@ -181,10 +189,12 @@ fn tridiagonal_ql(v: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize) {
                     c = p / r;
                     p = c * d[i] - s * g;
                     d[i + 1] = h + s * (c * g + s * d[i]);
-                    for k in 0..n {
-                        let h = v[k * n + i + 1];
-                        v[k * n + i + 1] = s * v[k * n + i] + c * h;
-                        v[k * n + i] = c * v[k * n + i] - s * h;
+                    let (head, tail) = vt.split_at_mut((i + 1) * n);
+                    let row_i = &mut head[i * n..];
+                    for (x, y) in row_i.iter_mut().zip(tail[..n].iter_mut()) {
+                        let h = *y;
+                        *y = s * *x + c * h;
+                        *x = c * *x - s * h;
                     }
                 }
                 p = -s * s2 * c3 * el1 * e[l] / dl1;

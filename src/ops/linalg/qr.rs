@@ -16,11 +16,26 @@ use crate::tensor::Tensor;
 /// in sign to the pivot, and no reflection at all when the column below the pivot is zero.
 fn qr_kernel(a: &[f64], m: usize, n: usize, full: bool) -> (Vec<f64>, Vec<f64>) {
     let k = m.min(n);
-    let mut w = a.to_vec();
+    // Reflections act on columns: keep them as the contiguous rows of `wt` (`n x m`).
+    let mut wt = vec![0.0; n * m];
+    for i in 0..m {
+        for j in 0..n {
+            wt[j * m + i] = a[i * n + j];
+        }
+    }
+    // `I - tau v v^T` applied to `x` (the part of a column from row `j` on; `v[0]` is 1).
+    let reflect = |x: &mut [f64], v: &[f64], tau: f64| {
+        let dot: f64 = x.iter().zip(v).map(|(a, b)| a * b).sum();
+        let scale = tau * dot;
+        for (a, b) in x.iter_mut().zip(v) {
+            *a -= scale * b;
+        }
+    };
     let mut reflectors: Vec<(Vec<f64>, f64)> = Vec::with_capacity(k);
     for j in 0..k {
-        let c0 = w[j * n + j];
-        let tail: f64 = (j + 1..m).map(|i| w[i * n + j] * w[i * n + j]).sum();
+        let column = &wt[j * m + j..(j + 1) * m];
+        let c0 = column[0];
+        let tail: f64 = column[1..].iter().map(|x| x * x).sum();
         let mut v = vec![0.0; m - j];
         v[0] = 1.0;
         let (beta, tau) = if tail <= f64::MIN_POSITIVE {
@@ -30,48 +45,47 @@ fn qr_kernel(a: &[f64], m: usize, n: usize, full: bool) -> (Vec<f64>, Vec<f64>) 
             if c0 >= 0.0 {
                 beta = -beta;
             }
-            for i in j + 1..m {
-                v[i - j] = w[i * n + j] / (c0 - beta);
+            for (vi, x) in v[1..].iter_mut().zip(&column[1..]) {
+                *vi = x / (c0 - beta);
             }
             (beta, (beta - c0) / beta)
         };
         if tau != 0.0 {
             for col in j + 1..n {
-                let dot: f64 = (j..m).map(|i| v[i - j] * w[i * n + col]).sum();
-                let scale = tau * dot;
-                for i in j..m {
-                    w[i * n + col] -= scale * v[i - j];
-                }
+                reflect(&mut wt[col * m + j..(col + 1) * m], &v, tau);
             }
         }
-        w[j * n + j] = beta;
-        for i in j + 1..m {
-            w[i * n + j] = 0.0;
-        }
+        wt[j * m + j] = beta;
+        wt[j * m + j + 1..(j + 1) * m]
+            .iter_mut()
+            .for_each(|x| *x = 0.0);
         reflectors.push((v, tau));
     }
     let q_cols = if full { m } else { k };
     let mut r = vec![0.0; q_cols * n];
     for i in 0..q_cols.min(m) {
         for c in i..n {
-            r[i * n + c] = w[i * n + c];
+            r[i * n + c] = wt[c * m + i];
         }
     }
-    // Q = H_0 H_1 ... H_{k-1} applied to the first `q_cols` columns of the identity.
-    let mut q = vec![0.0; m * q_cols];
+    // Q = H_0 H_1 ... H_{k-1} applied to the first `q_cols` columns of the identity, each
+    // column kept as a contiguous row of `qt`.
+    let mut qt = vec![0.0; q_cols * m];
     for i in 0..q_cols.min(m) {
-        q[i * q_cols + i] = 1.0;
+        qt[i * m + i] = 1.0;
     }
     for (j, (v, tau)) in reflectors.iter().enumerate().rev() {
         if *tau == 0.0 {
             continue;
         }
         for col in 0..q_cols {
-            let dot: f64 = (j..m).map(|i| v[i - j] * q[i * q_cols + col]).sum();
-            let scale = tau * dot;
-            for i in j..m {
-                q[i * q_cols + col] -= scale * v[i - j];
-            }
+            reflect(&mut qt[col * m + j..(col + 1) * m], v, *tau);
+        }
+    }
+    let mut q = vec![0.0; m * q_cols];
+    for col in 0..q_cols {
+        for i in 0..m {
+            q[i * q_cols + col] = qt[col * m + i];
         }
     }
     (q, r)
