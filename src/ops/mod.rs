@@ -14,7 +14,7 @@ mod arith;
 mod creation;
 mod elementwise;
 mod indexing;
-mod kernel;
+pub(crate) mod kernel;
 mod linalg;
 mod nn;
 mod random;
