@@ -5,6 +5,7 @@
 //! - `dtype.rs`: `DType` and the dtype attributes;
 //! - `tape.rs`: `Tape`, custom gradients, gradcheck, the thread's tape switches;
 //! - `ops.rs`, `ops_shape.rs`: the op functions;
+//! - `optim.rs`: `Optimizer` and `Schedule`, behind `rt.keras.optimizers`;
 //! - `error.rs`: engine errors, Python exceptions and panics.
 //!
 //! Every exposed function runs its body in [`error::guard`], so no Rust panic reaches Python.
@@ -14,6 +15,7 @@ mod error;
 mod index;
 mod ops;
 mod ops_shape;
+mod optim;
 mod tape;
 mod tensor;
 
@@ -69,5 +71,6 @@ fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     tape::register(m)?;
     ops::register(m)?;
     ops_shape::register(m)?;
+    optim::register(m)?;
     Ok(())
 }
