@@ -512,7 +512,7 @@ impl Optimizer {
             .options
             .weight_decay
             .filter(|_| self.decays(var))
-            .map(|wd| (cast(wd), cast(rate)));
+            .map(|wd| (rules::cast::<T>(wd), cast(rate)));
         let g = grad
             .values::<T>()
             .ok_or_else(|| Error::dtype("Optimizer.apply_gradients", "gradient dtype changed"))?

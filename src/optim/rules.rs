@@ -6,13 +6,20 @@
 //! combined with another Python number is computed in double and rounded once (`1 - beta_1` in
 //! Adam), while a constant cast to the variable's dtype first is computed in that dtype
 //! (`1 - beta_1` in Nadam and Lion). [`py`] marks the first kind; plain arithmetic on `T` the
-//! second.
+//! second. A hyperparameter Keras passes through `ops.cast` is converted to a float32 tensor
+//! first ([`cast`]): it differs from [`py`] only for float64 variables.
 use crate::dtype::Float;
 use crate::error::{Error, Result};
 
 /// A Python number as Keras hands it to a tensor op: rounded to the variable's dtype.
 pub(crate) fn py<T: Float>(x: f64) -> T {
     <T as num_traits::FromPrimitive>::from_f64(x).unwrap_or_else(T::nan)
+}
+
+/// A Python number through Keras's `ops.cast(x, dtype)` (`tf.cast` makes it a float32 tensor
+/// first): rounded to float32, then to the variable's dtype.
+pub(crate) fn cast<T: Float>(x: f64) -> T {
+    py(x as f32 as f64)
 }
 
 /// Stochastic gradient descent, with momentum and Nesterov momentum.
@@ -348,12 +355,12 @@ impl Algorithm {
         match self {
             Algorithm::Sgd(s) => Prepared::Sgd {
                 lr,
-                momentum: (s.momentum != 0.0).then(|| py(s.momentum)),
+                momentum: (s.momentum != 0.0).then(|| cast(s.momentum)),
                 nesterov: s.nesterov,
             },
             Algorithm::Adam(a) | Algorithm::AdamW(AdamW { adam: a, .. }) => {
-                let beta_1_power = py::<T>(a.beta_1).powf(local_step);
-                let beta_2_power = py::<T>(a.beta_2).powf(local_step);
+                let beta_1_power = cast::<T>(a.beta_1).powf(local_step);
+                let beta_2_power = cast::<T>(a.beta_2).powf(local_step);
                 Prepared::Adam {
                     keep_1: py(1.0 - a.beta_1),
                     keep_2: py(1.0 - a.beta_2),
@@ -381,9 +388,9 @@ impl Algorithm {
                 epsilon: py(a.epsilon),
             },
             Algorithm::Nadam(n) => {
-                let beta_1: T = py(n.beta_1);
-                let beta_2: T = py(n.beta_2);
-                let decay: T = py(0.96);
+                let beta_1: T = cast(n.beta_1);
+                let beta_2: T = cast(n.beta_2);
+                let decay: T = cast(0.96);
                 let half: T = py(0.5);
                 let u_t = beta_1 * (T::one() - half * decay.powf(local_step));
                 let u_t_1 = beta_1 * (T::one() - half * decay.powf(local_step + T::one()));
@@ -405,12 +412,12 @@ impl Algorithm {
                 lr,
                 keep_1: py(1.0 - a.beta_1),
                 beta_2: py(a.beta_2),
-                one_minus_beta_1_power: T::one() - py::<T>(a.beta_1).powf(local_step),
+                one_minus_beta_1_power: T::one() - cast::<T>(a.beta_1).powf(local_step),
                 epsilon: py(a.epsilon),
             },
             Algorithm::Lion(l) => {
-                let beta_1: T = py(l.beta_1);
-                let beta_2: T = py(l.beta_2);
+                let beta_1: T = cast(l.beta_1);
+                let beta_2: T = cast(l.beta_2);
                 Prepared::Lion {
                     lr,
                     beta_1,
