@@ -7,6 +7,9 @@ use rustape::optim::{
 };
 use rustape::{ops, ErrorKind, Tensor, Variable};
 
+mod support;
+use support::*;
+
 fn var(values: &[f32]) -> Variable {
     Variable::new(
         Tensor::from_vec(values.to_vec(), &[values.len()]).unwrap(),
@@ -17,10 +20,6 @@ fn var(values: &[f32]) -> Variable {
 
 fn vec32(v: &Variable) -> Vec<f32> {
     v.peek().to_f64_vec().iter().map(|&x| x as f32).collect()
-}
-
-fn t(values: &[f32]) -> Tensor {
-    Tensor::from_vec(values.to_vec(), &[values.len()]).unwrap()
 }
 
 #[test]
@@ -39,7 +38,7 @@ fn sgd_momentum_matches_the_formula_in_float32() {
     let mut m = [0.0f32; 3];
     for step in 0..5 {
         let g: Vec<f32> = expect.iter().map(|x| x * 0.5 + step as f32).collect();
-        opt.apply_gradients(&[Some(t(&g))], std::slice::from_ref(&w))
+        opt.apply_gradients(&[Some(v32(&g))], std::slice::from_ref(&w))
             .unwrap();
         for i in 0..3 {
             m[i] = m[i] * mu - g[i] * lr;
@@ -54,11 +53,9 @@ fn sgd_momentum_matches_the_formula_in_float32() {
 fn adam_first_step_moves_by_the_learning_rate() {
     let w = var(&[1.0, -2.0]);
     let mut opt = Optimizer::new(Adam::default(), 0.01).unwrap();
-    opt.apply_gradients(&[Some(t(&[3.0, -0.25]))], std::slice::from_ref(&w))
+    opt.apply_gradients(&[Some(v32(&[3.0, -0.25]))], std::slice::from_ref(&w))
         .unwrap();
-    let after = vec32(&w);
-    assert!((after[0] - 0.99).abs() < 1e-6, "{after:?}");
-    assert!((after[1] + 1.99).abs() < 1e-6, "{after:?}");
+    assert_close(&values(&w.peek()), &[0.99, -1.99], 1e-6);
     let m = opt.slot(&w, "momentum").unwrap();
     assert_eq!(vec32(&m), vec![0.3f32 * 1.0, -0.025]);
 }
@@ -68,7 +65,7 @@ fn none_gradients_skip_their_variable_and_all_none_is_an_error() {
     let (a, b) = (var(&[1.0]), var(&[2.0]));
     let vars = [a.clone(), b.clone()];
     let mut opt = Optimizer::new(Sgd::default(), 0.5).unwrap();
-    opt.apply_gradients(&[Some(t(&[1.0])), None], &vars)
+    opt.apply_gradients(&[Some(v32(&[1.0])), None], &vars)
         .unwrap();
     assert_eq!((vec32(&a), vec32(&b)), (vec![0.5], vec![2.0]));
     let err = opt.apply_gradients(&[None, None], &vars).unwrap_err();
@@ -82,14 +79,14 @@ fn bad_input_is_an_error_naming_the_variable() {
     let w = var(&[1.0, 2.0]);
     let mut opt = Optimizer::new(Adam::default(), 0.1).unwrap();
     let err = opt
-        .apply_gradients(&[Some(t(&[1.0]))], std::slice::from_ref(&w))
+        .apply_gradients(&[Some(v32(&[1.0]))], std::slice::from_ref(&w))
         .unwrap_err();
     assert_eq!(err.kind, ErrorKind::Shape);
     assert!(err.message.contains("'w:0'"), "{err}");
     opt.build(std::slice::from_ref(&w)).unwrap();
     let other = var(&[0.0]);
     let err = opt
-        .apply_gradients(&[Some(t(&[1.0]))], std::slice::from_ref(&other))
+        .apply_gradients(&[Some(v32(&[1.0]))], std::slice::from_ref(&other))
         .unwrap_err();
     assert!(err.message.contains("Unknown variable"), "{err}");
     let both = Options {
@@ -119,7 +116,7 @@ fn an_update_is_not_recorded_and_leaves_held_values_alone() {
     let mut opt = Optimizer::new(Sgd::default(), 1.0).unwrap();
     let tape = rustape::Tape::new(false, true);
     let _rec = tape.enter().unwrap();
-    let g = ops::multiply(&w.value(), &t(&[1.0; 6])).unwrap();
+    let g = ops::multiply(&w.value(), &v32(&[1.0; 6])).unwrap();
     opt.apply_gradients(&[Some(g)], std::slice::from_ref(&w))
         .unwrap();
     // A tensor read before the update keeps its value (the buffer was copied, not changed).
@@ -138,7 +135,7 @@ fn clipping_options() {
             ..Options::default()
         })
         .unwrap();
-    opt.apply_gradients(&[Some(t(&[3.0, 4.0]))], std::slice::from_ref(&w))
+    opt.apply_gradients(&[Some(v32(&[3.0, 4.0]))], std::slice::from_ref(&w))
         .unwrap();
     assert_eq!(vec32(&w), vec![-0.6, -0.8]);
     let w = var(&[0.0, 0.0]);
@@ -149,7 +146,7 @@ fn clipping_options() {
             ..Options::default()
         })
         .unwrap();
-    opt.apply_gradients(&[Some(t(&[3.0, -0.25]))], std::slice::from_ref(&w))
+    opt.apply_gradients(&[Some(v32(&[3.0, -0.25]))], std::slice::from_ref(&w))
         .unwrap();
     assert_eq!(vec32(&w), vec![-0.5, 0.25]);
 }
@@ -161,13 +158,13 @@ fn large_variables_update_in_parallel_chunks_like_small_ones() {
     let grads: Vec<f32> = (0..n).map(|i| (i as f32 * 0.11).cos()).collect();
     let big = var(&values);
     let mut opt = Optimizer::new(Adam::default(), 0.1).unwrap();
-    opt.apply_gradients(&[Some(t(&grads))], std::slice::from_ref(&big))
+    opt.apply_gradients(&[Some(v32(&grads))], std::slice::from_ref(&big))
         .unwrap();
     let got = vec32(&big);
     for i in [0, 1, 4095, 32768, 65537, n - 1] {
         let small = var(&values[i..i + 1]);
         let mut one = Optimizer::new(Adam::default(), 0.1).unwrap();
-        one.apply_gradients(&[Some(t(&grads[i..i + 1]))], std::slice::from_ref(&small))
+        one.apply_gradients(&[Some(v32(&grads[i..i + 1]))], std::slice::from_ref(&small))
             .unwrap();
         assert_eq!(got[i], vec32(&small)[0], "element {i}");
     }
@@ -190,7 +187,7 @@ fn schedules() {
     let w = var(&[0.0]);
     let mut opt = Optimizer::new(Sgd::default(), p).unwrap();
     for _ in 0..5 {
-        opt.apply_gradients(&[Some(t(&[1.0]))], std::slice::from_ref(&w))
+        opt.apply_gradients(&[Some(v32(&[1.0]))], std::slice::from_ref(&w))
             .unwrap();
     }
     // Steps 0-3 at 1.0, step 4 at 0.5.

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use super::bindings::bindings;
 use super::convert::to_tensor;
 use super::error::{guard, type_error, value_error};
 use super::tensor::{wrap_variable, PyVariable};
@@ -369,9 +370,9 @@ impl PyOptimizer {
     }
 }
 
-/// Adds the classes to the module.
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyOptimizer>()?;
-    m.add_class::<PySchedule>()?;
-    Ok(())
+// The engine objects behind rt.keras.optimizers (the extension only: users meet the Python
+// classes that hold them).
+bindings! {
+    class PyOptimizer => [];
+    class PySchedule => [];
 }
