@@ -26,7 +26,7 @@ fn spirals(per_class: usize, rng: &mut Lcg) -> Result<(Tensor, Tensor)> {
             let r = i as f32 / per_class as f32;
             let angle = class as f32 * 2.1 + r * 4.0 + (rng.next() - 0.5) * 0.3;
             xs.extend([r * angle.sin(), r * angle.cos()]);
-            ys.push(class as i32);
+            ys.push(class);
         }
     }
     let n = ys.len();
@@ -77,7 +77,12 @@ fn main() -> Result<()> {
                 ops::reduce_sum(&ops::multiply(&targets, &log_p)?, Some(&[-1]), false)?;
             ops::negative(&ops::reduce_mean(&per_example, None, false)?)?
         };
-        let grads = tape.gradient(&[loss.clone()], &sources, None, Unconnected::None)?;
+        let grads = tape.gradient(
+            std::slice::from_ref(&loss),
+            &sources,
+            None,
+            Unconnected::None,
+        )?;
         adam.apply_gradients(&grads, &vars)?;
         let value = loss.item()?;
         curve.push(value);

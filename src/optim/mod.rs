@@ -607,7 +607,13 @@ fn global_scale<T: Float + Element>(pairs: &[(Tensor, usize)], clip: f64) -> f64
     let inv = T::one() / norm;
     let inv_clip = py(1.0 / clip);
     let smaller = if inv_clip < inv { inv_clip } else { inv };
-    let scale = py(clip) * smaller + (norm - norm);
+    // Keras adds `norm - norm`: 0 for a finite norm, NaN for an infinite or NaN one.
+    let nan_unless_finite = if norm.is_finite() {
+        T::zero()
+    } else {
+        T::nan()
+    };
+    let scale = py(clip) * smaller + nan_unless_finite;
     Element::to_f64(scale)
 }
 

@@ -89,3 +89,7 @@ def test_huge_logits_stay_finite() -> None:
                 rt.keras.losses.CategoricalCrossentropy(from_logits=True)(y, x)
         assert np.isfinite(float(loss))
         assert np.all(np.isfinite(tape.gradient(loss, x).numpy()))
+
+
+# The gradient checks of the losses (first and second order) live in cases_keras_losses.py.
+from cases_keras_losses import test_loss_gradients  # noqa: E402,F401

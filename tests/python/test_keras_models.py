@@ -140,3 +140,21 @@ def test_sequential_without_input_builds_on_first_call() -> None:
     with redirect_stdout(buf):
         model.summary()
     assert "(None, 3)" in buf.getvalue() and "Total params: 19" in buf.getvalue()
+
+
+def test_tracking_survives_cycles_and_shared_layers() -> None:
+    shared = keras.layers.Dense(2)
+
+    class Net(keras.Model):
+        def __init__(self) -> None:
+            super().__init__()
+            self.blocks: Any = [shared, shared]
+            self.blocks.append(self.blocks)  # a list that contains itself
+            self.alias = {"again": shared}
+
+        def call(self, x: Any) -> Any:
+            return shared(shared(x))
+
+    net = Net()
+    net(np.ones((1, 2), np.float32))
+    assert len(net.trainable_variables) == 2

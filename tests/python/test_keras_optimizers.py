@@ -58,12 +58,12 @@ def test_trajectory_matches_keras(name: str) -> None:
                 want = REF[f"{name}/w{k}"][saved]
                 got = v.numpy()
                 assert got.dtype == want.dtype
-                # Elementwise float32 arithmetic in Keras's order: the same bits, but for a few
-                # units in the last place where TensorFlow's pow, cos or reduction order rounds
-                # differently (they grow with the step count only through the problem's
-                # feedback, which contracts).
+                # Elementwise arithmetic in Keras's order gives TensorFlow's bits exactly; norm
+                # clipping sums squares in another order than TensorFlow's reduction (a few
+                # units in the last place, measured at most 20 over the 120 steps).
                 worst = float(np.max(ulps(got, want)))
-                assert worst <= 64, f"{name} step {step + 1} w{k}: {worst} ulps\n{got}\n{want}"
+                allowed = 32 if "clipnorm" in name else 0
+                assert worst <= allowed, f"{name} step {step + 1} w{k}: {worst} ulps\n{got}\n{want}"
             saved += 1
     assert int(opt.iterations.numpy()) == int(REF[f"{name}/iterations"])
     np.testing.assert_allclose(
@@ -162,10 +162,10 @@ def test_update_is_not_recorded() -> None:
     opt = rt.keras.optimizers.Adam(0.1)
     with rt.GradientTape(persistent=True) as tape:
         y = rt.reduce_sum(w * w)
-        grads = tape.gradient(y, [w])
-        n = len(tape)
+    grads = tape.gradient(y, [w])
+    with rt.GradientTape() as recording:
+        recording.watch(w)
         opt.apply_gradients(zip(grads, [w]))
-        assert len(tape) == n
-    # The gradient taken before the update still sees the old value.
+    assert len(recording) == 0
+    # A gradient of what was recorded before the update still sees the old value.
     np.testing.assert_allclose(tape.gradient(y, w).numpy(), 2 * np.arange(6))
-

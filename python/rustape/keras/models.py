@@ -462,7 +462,8 @@ def _walk(roots: List[Tuple[Any, bool]], seen: set) -> Iterator[Tuple[Any, bool]
     stack = list(reversed(roots))
     while stack:
         item, trainable = stack.pop()
-        if isinstance(item, (Layer, _rt.Variable)):
+        if isinstance(item, (Layer, _rt.Variable, list, tuple, dict)):
+            # Each object once: shared layers count once, and cycles end.
             if id(item) in seen:
                 continue
             seen.add(id(item))
