@@ -3,11 +3,10 @@ each loss class with its options, differentiated with respect to the predictions
 soft-label losses, the labels too."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable
 
 import numpy as np
 import pytest
-
 import rustape as rt
 from conftest import check_gradients
 
@@ -25,7 +24,7 @@ BINARY = rng.uniform(0.05, 0.95, size=(3, 4))
 WEIGHTS = np.array([0.5, 1.0, 2.0])
 SPARSE = np.array([0, 3, 1], np.int32)
 
-CASES: Dict[str, Tuple[Callable[..., Any], List[np.ndarray]]] = {
+CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
     "mse": (lambda p: L.MeanSquaredError(**F64)(TRUE, p), [PRED]),
     "mse_weighted_sum": (lambda p: L.MeanSquaredError(reduction="sum", **F64)(TRUE, p, WEIGHTS), [PRED]),
     "mae": (lambda p: L.MeanAbsoluteError(**F64)(TRUE, p), [PRED]),

@@ -9,12 +9,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 import rustape as rt
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "reference"))
-import gen_losses as gen  # noqa: E402
+import gen_losses as gen
 
 REF = np.load(os.path.join(HERE, "..", "reference", "losses.npz"), allow_pickle=False)
 
@@ -92,4 +91,4 @@ def test_huge_logits_stay_finite() -> None:
 
 
 # The gradient checks of the losses (first and second order) live in cases_keras_losses.py.
-from cases_keras_losses import test_loss_gradients  # noqa: E402,F401
+from cases_keras_losses import test_loss_gradients  # noqa: F401

@@ -10,12 +10,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 import rustape as rt
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "reference"))
-import gen_training as gen  # noqa: E402
+import gen_training as gen
 
 REF = np.load(os.path.join(HERE, "..", "reference", "training.npz"), allow_pickle=False)
 keras = rt.keras

@@ -9,12 +9,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 import rustape as rt
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "reference"))
-import gen_optimizers as gen  # noqa: E402
+import gen_optimizers as gen
 
 REF = np.load(os.path.join(HERE, "..", "reference", "optimizers.npz"), allow_pickle=False)
 SCHEDULES = rt.keras.optimizers.schedules

@@ -9,16 +9,15 @@ physics-informed network (second derivatives through nested tapes inside a train
 """
 from __future__ import annotations
 
-from typing import Any, Tuple
+from typing import Any
 
 import numpy as np
-
 import rustape as rt
 
 keras = rt.keras
 
 
-def blobs(n: int, classes: int, features: int, seed: int) -> Tuple[np.ndarray, np.ndarray]:
+def blobs(n: int, classes: int, features: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     centres = rng.normal(size=(classes, features)) * 5
     labels = rng.integers(0, classes, size=n)
@@ -166,7 +165,7 @@ def test_gan_training_step() -> None:
     generator_optimizer = keras.optimizers.Adam(1e-2)
     discriminator_optimizer = keras.optimizers.Adam(1e-2)
 
-    def train_step(images: Any) -> Tuple[float, float]:
+    def train_step(images: Any) -> tuple[float, float]:
         noise = rt.random.normal([64, 4])
         with rt.GradientTape() as gen_tape, rt.GradientTape() as disc_tape:
             generated = generator(noise, training=True)

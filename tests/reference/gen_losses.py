@@ -6,7 +6,7 @@ Run with TensorFlow's venv (see README.md); writes losses.npz beside this file. 
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +36,7 @@ seq_logits = rng.normal(size=(2, 3, 5)).astype(F)
 seq_labels = np.array([[1, 0, 4], [2, 2, 3]], np.int32)
 
 # name -> (class, constructor kwargs, y_true, y_pred, sample_weight or None)
-LOSS_CASES: Dict[str, Tuple[str, Dict[str, Any], np.ndarray, np.ndarray, Any]] = {
+LOSS_CASES: dict[str, tuple[str, dict[str, Any], np.ndarray, np.ndarray, Any]] = {
     "mse": ("MeanSquaredError", {}, reg_true, reg_pred, None),
     "mse_weighted": ("MeanSquaredError", {}, reg_true, reg_pred, weights),
     "mse_sum": ("MeanSquaredError", {"reduction": "sum"}, reg_true, reg_pred, weights),
@@ -88,7 +88,7 @@ metric_true_bin = np.array([1, 0, 1, 1, 0, 0, 1, 0], F)
 metric_score = np.array([0.9, 0.2, 0.4, 0.6, 0.7, 0.1, 0.5, 0.5], F)
 metric_weights = np.array([1, 2, 0.5, 1, 1, 0, 3, 1], F)
 # name -> (class, kwargs, list of update_state argument tuples)
-METRIC_CASES: Dict[str, Tuple[str, Dict[str, Any], List[Tuple[Any, ...]]]] = {
+METRIC_CASES: dict[str, tuple[str, dict[str, Any], list[tuple[Any, ...]]]] = {
     "mean": ("Mean", {}, [(np.array([1.0, 2.0, 4.0], F),), (np.array([10.0], F), np.array([0.5], F))]),
     "sum": ("Sum", {}, [(np.array([1.0, 2.0, 4.0], F),), (reg_pred, weights_2d)]),
     "accuracy": ("Accuracy", {}, [(labels, np.array([0, 3, 2, 4], np.int32)),
@@ -116,7 +116,7 @@ def main() -> None:
     import keras
     import tensorflow as tf
 
-    out: Dict[str, np.ndarray] = {}
+    out: dict[str, np.ndarray] = {}
     for name, (cls, kwargs, y_true, y_pred, weight) in LOSS_CASES.items():
         loss = getattr(keras.losses, cls)(**kwargs)
         args = [tf.constant(y_true), tf.constant(y_pred)]

@@ -13,7 +13,7 @@ the optimizer's `iterations` and its learning rate at the end.
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +22,7 @@ SAVED = list(range(1, 11)) + list(range(20, STEPS + 1, 10))
 SHAPES = [(7, 5), (5,), (3, 2)]
 
 
-def problem(dtype: Any = np.float32) -> Tuple[List[np.ndarray], List[np.ndarray], List[np.ndarray], np.ndarray]:
+def problem(dtype: Any = np.float32) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], np.ndarray]:
     """Initial values, scales `a`, centres `c`, and per-step noise (flattened per variable)."""
     rng = np.random.default_rng(1234)
     inits = [rng.normal(size=s).astype(dtype) for s in SHAPES]
@@ -33,10 +33,10 @@ def problem(dtype: Any = np.float32) -> Tuple[List[np.ndarray], List[np.ndarray]
     return inits, scales, centres, noise
 
 
-def gradients(step: int, values: List[np.ndarray], dtype: Any = np.float32) -> List[Any]:
+def gradients(step: int, values: list[np.ndarray], dtype: Any = np.float32) -> list[Any]:
     """The gradients at `step` (0-based) for the current `values`; None for w2 every third step."""
     _, scales, centres, noise = problem(dtype)
-    out: List[Any] = []
+    out: list[Any] = []
     at = 0
     for k, (w, a, c) in enumerate(zip(values, scales, centres)):
         n = noise[step, at : at + w.size].reshape(w.shape)
@@ -50,7 +50,7 @@ def gradients(step: int, values: List[np.ndarray], dtype: Any = np.float32) -> L
 
 # name -> (optimizer class name, constructor arguments, dtype); schedules are given as
 # {"schedule": class name, ...arguments} in place of learning_rate.
-CONFIGS: Dict[str, Tuple[str, Dict[str, Any], str]] = {
+CONFIGS: dict[str, tuple[str, dict[str, Any], str]] = {
     "sgd": ("SGD", {"learning_rate": 0.1}, "float32"),
     "sgd_momentum": ("SGD", {"learning_rate": 0.05, "momentum": 0.9}, "float32"),
     "sgd_nesterov": ("SGD", {"learning_rate": 0.05, "momentum": 0.9, "nesterov": True}, "float32"),
@@ -113,7 +113,7 @@ CONFIGS: Dict[str, Tuple[str, Dict[str, Any], str]] = {
 }
 
 
-def run(tf: Any, keras: Any, name: str) -> Dict[str, np.ndarray]:
+def run(tf: Any, keras: Any, name: str) -> dict[str, np.ndarray]:
     cls, kwargs, dtype_name = CONFIGS[name]
     dtype = np.dtype(dtype_name)
     kwargs = dict(kwargs)
@@ -139,7 +139,7 @@ def run(tf: Any, keras: Any, name: str) -> Dict[str, np.ndarray]:
     return out
 
 
-SCHEDULES: Dict[str, Dict[str, Any]] = {
+SCHEDULES: dict[str, dict[str, Any]] = {
     "exponential": {"schedule": "ExponentialDecay", "initial_learning_rate": 0.3, "decay_steps": 9,
                     "decay_rate": 0.7},
     "exponential_staircase": {"schedule": "ExponentialDecay", "initial_learning_rate": 0.3,
@@ -166,10 +166,10 @@ SCHEDULE_STEPS = 150
 
 
 def main() -> None:
-    import tensorflow as tf
     import keras
+    import tensorflow as tf
 
-    out: Dict[str, np.ndarray] = {}
+    out: dict[str, np.ndarray] = {}
     for name in CONFIGS:
         out.update(run(tf, keras, name))
     for name, spec in SCHEDULES.items():

@@ -8,14 +8,13 @@ README.md); writes training.npz beside this file. `setup()` is imported by the t
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Tuple
 
 import numpy as np
 
 STEPS = 20
 
 
-def setup() -> Tuple[np.ndarray, np.ndarray, np.ndarray, List[np.ndarray]]:
+def setup() -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]:
     """Inputs, class labels, regression targets and the initial weights (kernel, bias, ...)."""
     rng = np.random.default_rng(42)
     x = rng.normal(size=(32, 8)).astype(np.float32)
@@ -35,7 +34,7 @@ def main() -> None:
     import tensorflow as tf
 
     x, labels, targets, weights = setup()
-    out: Dict[str, np.ndarray] = {}
+    out: dict[str, np.ndarray] = {}
     for run in RUNS:
         model = keras.Sequential([
             keras.Input(shape=(8,)),

@@ -9,6 +9,15 @@ from . import activations, initializers, layers, losses, metrics, models, optimi
 from .models import Input, InputLayer, Model, Sequential
 
 __all__ = [
-    "activations", "initializers", "layers", "losses", "metrics", "models", "optimizers",
-    "Input", "InputLayer", "Model", "Sequential",
+    "Input",
+    "InputLayer",
+    "Model",
+    "Sequential",
+    "activations",
+    "initializers",
+    "layers",
+    "losses",
+    "metrics",
+    "models",
+    "optimizers",
 ]

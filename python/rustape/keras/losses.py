@@ -13,20 +13,48 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable
 
 from .. import _rustape as _rt
 from .. import nn as _nn
 from ._util import _snake
 
 __all__ = [
-    "Loss", "MeanSquaredError", "MeanAbsoluteError", "MeanAbsolutePercentageError", "Huber",
-    "LogCosh", "BinaryCrossentropy", "CategoricalCrossentropy", "SparseCategoricalCrossentropy",
-    "KLDivergence", "Poisson", "CosineSimilarity", "Hinge", "mean_squared_error",
-    "mean_absolute_error", "mean_absolute_percentage_error", "huber", "log_cosh",
-    "binary_crossentropy", "categorical_crossentropy", "sparse_categorical_crossentropy",
-    "kl_divergence", "poisson", "cosine_similarity", "hinge", "get",
-    "mse", "mae", "mape", "MSE", "MAE", "MAPE", "kld", "KLD", "logcosh",
+    "KLD",
+    "MAE",
+    "MAPE",
+    "MSE",
+    "BinaryCrossentropy",
+    "CategoricalCrossentropy",
+    "CosineSimilarity",
+    "Hinge",
+    "Huber",
+    "KLDivergence",
+    "LogCosh",
+    "Loss",
+    "MeanAbsoluteError",
+    "MeanAbsolutePercentageError",
+    "MeanSquaredError",
+    "Poisson",
+    "SparseCategoricalCrossentropy",
+    "binary_crossentropy",
+    "categorical_crossentropy",
+    "cosine_similarity",
+    "get",
+    "hinge",
+    "huber",
+    "kl_divergence",
+    "kld",
+    "log_cosh",
+    "logcosh",
+    "mae",
+    "mape",
+    "mean_absolute_error",
+    "mean_absolute_percentage_error",
+    "mean_squared_error",
+    "mse",
+    "poisson",
+    "sparse_categorical_crossentropy",
 ]
 
 EPSILON = 1e-7
@@ -43,14 +71,14 @@ def _tensor(x: Any, dtype: Any = None) -> Any:
     return _rt.convert_to_tensor(x, dtype=dtype)
 
 
-def _pair(y_true: Any, y_pred: Any) -> Tuple[Any, Any]:
+def _pair(y_true: Any, y_pred: Any) -> tuple[Any, Any]:
     y_pred = _tensor(y_pred)
     if not y_pred.dtype.is_floating:
         y_pred = _rt.cast(y_pred, _rt.float32)
     return _tensor(y_true, y_pred.dtype), y_pred
 
 
-def squeeze_or_expand_to_same_rank(x1: Any, x2: Any, expand_rank_1: bool = True) -> Tuple[Any, Any]:
+def squeeze_or_expand_to_same_rank(x1: Any, x2: Any, expand_rank_1: bool = True) -> tuple[Any, Any]:
     """Keras's rank matching: a trailing axis of 1 on one side is dropped (or added to a rank-1
     other side)."""
     r1, r2 = len(x1.shape), len(x2.shape)
@@ -226,7 +254,10 @@ def categorical_crossentropy(
     0.510826
     """
     if isinstance(axis, bool):
-        raise ValueError(f"`axis` must be of type `int`. Received: axis={axis} of type {type(axis)}")
+        # Keras raises ValueError here.
+        raise ValueError(  # noqa: TRY004
+            f"`axis` must be of type `int`. Received: axis={axis} of type {type(axis)}"
+        )
     y_true, y_pred = _pair(y_true, y_pred)
     if len(y_pred.shape) and y_pred.shape[-1] == 1:
         warnings.warn(
@@ -252,7 +283,7 @@ def categorical_crossentropy(
 
 
 def sparse_categorical_crossentropy(
-    y_true: Any, y_pred: Any, from_logits: bool = False, ignore_class: Optional[int] = None,
+    y_true: Any, y_pred: Any, from_logits: bool = False, ignore_class: int | None = None,
     axis: int = -1, _return_mask: bool = False,
 ) -> Any:
     """Cross-entropy between integer class labels and probabilities (or logits).
@@ -307,7 +338,7 @@ class Loss:
     3.0
     """
 
-    def __init__(self, name: Optional[str] = None, reduction: Any = "sum_over_batch_size",
+    def __init__(self, name: str | None = None, reduction: Any = "sum_over_batch_size",
                  dtype: Any = None) -> None:
         if reduction not in _REDUCTIONS:
             raise ValueError(
@@ -335,12 +366,12 @@ class Loss:
             sample_weight = _mask_weights(mask, sample_weight, self.reduction, values.dtype)
         return reduce_weighted_values(values, sample_weight, self.reduction, self.dtype)
 
-    def get_config(self) -> Dict[str, Any]:
+    def get_config(self) -> dict[str, Any]:
         """The constructor arguments."""
         return {"name": self.name, "reduction": self.reduction}
 
     @classmethod
-    def from_config(cls, config: Dict[str, Any]) -> "Loss":
+    def from_config(cls, config: dict[str, Any]) -> Loss:
         """A loss from `get_config()`'s dict."""
         return cls(**config)
 
@@ -400,7 +431,7 @@ class LossFunctionWrapper(Loss):
     """
 
     def __init__(self, fn: Callable, reduction: Any = "sum_over_batch_size",
-                 name: Optional[str] = None, dtype: Any = None, **kwargs: Any) -> None:
+                 name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
         super().__init__(name=name, reduction=reduction, dtype=dtype)
         self.fn = fn
         self._fn_kwargs = kwargs
@@ -411,7 +442,7 @@ class LossFunctionWrapper(Loss):
             return self.fn(y_true, y_pred, _return_mask=True, **self._fn_kwargs)
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 
-    def get_config(self) -> Dict[str, Any]:
+    def get_config(self) -> dict[str, Any]:
         config = super().get_config()
         config.update(self._fn_kwargs)
         return config
@@ -419,7 +450,7 @@ class LossFunctionWrapper(Loss):
 
 def _wrapper(fn: Callable, default_name: str, doc: str, **defaults: Any) -> type:
     def __init__(self: Any, *args: Any, reduction: Any = "sum_over_batch_size",
-                 name: Optional[str] = None, dtype: Any = None, **kwargs: Any) -> None:
+                 name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
         options = dict(defaults)
         names = list(defaults)
         if len(args) > len(names):
@@ -526,7 +557,7 @@ mape = MAPE = mean_absolute_percentage_error
 kld = KLD = kl_divergence
 logcosh = log_cosh
 
-_BY_NAME: Dict[str, Any] = {
+_BY_NAME: dict[str, Any] = {
     name: obj for name, obj in globals().items()
     if name in __all__ and name not in ("get", "Loss") and callable(obj)
 }

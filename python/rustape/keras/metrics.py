@@ -11,7 +11,7 @@ recorded on a tape).
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable
 
 import numpy as np
 
@@ -19,14 +19,26 @@ from .. import _rustape as _rt
 from ._util import _snake
 
 __all__ = [
-    "Metric", "Mean", "Sum", "MeanMetricWrapper", "Accuracy", "BinaryAccuracy",
-    "CategoricalAccuracy", "SparseCategoricalAccuracy", "TopKCategoricalAccuracy",
-    "MeanSquaredError", "AUC", "accuracy", "binary_accuracy", "categorical_accuracy",
-    "sparse_categorical_accuracy", "top_k_categorical_accuracy", "get",
+    "AUC",
+    "Accuracy",
+    "BinaryAccuracy",
+    "CategoricalAccuracy",
+    "Mean",
+    "MeanMetricWrapper",
+    "MeanSquaredError",
+    "Metric",
+    "SparseCategoricalAccuracy",
+    "Sum",
+    "TopKCategoricalAccuracy",
+    "accuracy",
+    "binary_accuracy",
+    "categorical_accuracy",
+    "get",
+    "sparse_categorical_accuracy",
+    "top_k_categorical_accuracy",
 ]
 
 EPSILON = 1e-7
-F32 = np.float32
 
 
 def _array(x: Any, dtype: Any = None) -> np.ndarray:
@@ -36,7 +48,7 @@ def _array(x: Any, dtype: Any = None) -> np.ndarray:
     return a.astype(dtype) if dtype is not None else a
 
 
-def _same_rank(x1: np.ndarray, x2: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+def _same_rank(x1: np.ndarray, x2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Keras's `squeeze_or_expand_to_same_rank`."""
     r1, r2 = x1.ndim, x2.ndim
     if r1 == r2 + 1 and x1.shape[-1] == 1:
@@ -69,7 +81,7 @@ class Metric:
     2
     """
 
-    def __init__(self, name: Optional[str] = None, dtype: Any = None) -> None:
+    def __init__(self, name: str | None = None, dtype: Any = None) -> None:
         self.name = name if name is not None else _snake(type(self).__name__)
         self.dtype = _rt.float32 if dtype is None else _rt.as_dtype(dtype)
 
@@ -89,7 +101,7 @@ class Metric:
         self.update_state(*args, **kwargs)
         return self.result()
 
-    def get_config(self) -> Dict[str, Any]:
+    def get_config(self) -> dict[str, Any]:
         """The constructor arguments."""
         return {"name": self.name}
 
@@ -98,12 +110,12 @@ class Metric:
 
 
 def _samplewise(values: np.ndarray, sample_weight: Any,
-                reduce: Callable) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+                reduce: Callable) -> tuple[np.ndarray, np.ndarray | None]:
     """Keras's `reduce_to_samplewise_values`."""
-    values = values.astype(F32)
+    values = values.astype(np.float32)
     weight = None
     if sample_weight is not None:
-        weight = _array(sample_weight, F32)
+        weight = _array(sample_weight, np.float32)
         values, weight = _same_rank(values, weight)
         if values.ndim > weight.ndim:
             values = reduce(values, axis=tuple(range(weight.ndim, values.ndim)))
@@ -125,17 +137,17 @@ class Sum(Metric):
 
     def __init__(self, name: str = "sum", dtype: Any = None) -> None:
         super().__init__(name=name, dtype=dtype)
-        self.total = F32(0)
+        self.total = np.float32(0)
 
     def update_state(self, values: Any, sample_weight: Any = None) -> None:
         v, _ = _samplewise(_array(values), sample_weight, np.sum)
-        self.total = F32(self.total + np.sum(v, dtype=F32))
+        self.total = np.float32(self.total + np.sum(v, dtype=np.float32))
 
     def result(self) -> Any:
         return _rt.constant(self.total, dtype=_rt.float32)
 
     def reset_state(self) -> None:
-        self.total = F32(0)
+        self.total = np.float32(0)
 
 
 class Mean(Metric):
@@ -147,27 +159,27 @@ class Mean(Metric):
 
     def __init__(self, name: str = "mean", dtype: Any = None) -> None:
         super().__init__(name=name, dtype=dtype)
-        self.total = F32(0)
-        self.count = F32(0)
+        self.total = np.float32(0)
+        self.count = np.float32(0)
 
     def update_state(self, values: Any, sample_weight: Any = None) -> None:
         v, w = _samplewise(_array(values), sample_weight, np.mean)
-        self.total = F32(self.total + np.sum(v, dtype=F32))
+        self.total = np.float32(self.total + np.sum(v, dtype=np.float32))
         if w is not None:
-            n = np.sum(w, dtype=F32)
+            n = np.sum(w, dtype=np.float32)
         elif v.ndim >= 1:
-            n = F32(v.shape[0])
+            n = np.float32(v.shape[0])
         else:
-            n = F32(1)
-        self.count = F32(self.count + n)
+            n = np.float32(1)
+        self.count = np.float32(self.count + n)
 
     def result(self) -> Any:
-        value = F32(0) if self.count == 0 else F32(self.total / self.count)
+        value = np.float32(0) if self.count == 0 else np.float32(self.total / self.count)
         return _rt.constant(value, dtype=_rt.float32)
 
     def reset_state(self) -> None:
-        self.total = F32(0)
-        self.count = F32(0)
+        self.total = np.float32(0)
+        self.count = np.float32(0)
 
 
 class MeanMetricWrapper(Mean):
@@ -177,14 +189,16 @@ class MeanMetricWrapper(Mean):
     0.5
     """
 
-    def __init__(self, fn: Callable, name: Optional[str] = None, dtype: Any = None,
+    def __init__(self, fn: Callable, name: str | None = None, dtype: Any = None,
                  **kwargs: Any) -> None:
         super().__init__(name=name if name is not None else getattr(fn, "__name__", "mean"),
                          dtype=dtype)
         self._fn = fn
         self._fn_kwargs = kwargs
 
-    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+    def update_state(  # type: ignore[override]  # Keras's signature
+        self, y_true: Any, y_pred: Any, sample_weight: Any = None
+    ) -> None:
         values = self._fn(y_true, y_pred, **self._fn_kwargs)
         super().update_state(values, sample_weight=sample_weight)
 
@@ -196,7 +210,7 @@ def accuracy(y_true: Any, y_pred: Any) -> np.ndarray:
     [1.0, 0.0]
     """
     t, p = _same_rank(_array(y_true), _array(y_pred))
-    return (t.astype(p.dtype) == p).astype(F32)
+    return (t.astype(p.dtype) == p).astype(np.float32)
 
 
 def binary_accuracy(y_true: Any, y_pred: Any, threshold: float = 0.5) -> np.ndarray:
@@ -205,8 +219,8 @@ def binary_accuracy(y_true: Any, y_pred: Any, threshold: float = 0.5) -> np.ndar
     >>> binary_accuracy([[1.0, 0.0]], [[0.7, 0.6]]).tolist()
     [[1.0, 0.0]]
     """
-    t, p = _same_rank(_array(y_true, F32), _array(y_pred, F32))
-    return (t == (p > F32(threshold)).astype(F32)).astype(F32)
+    t, p = _same_rank(_array(y_true, np.float32), _array(y_pred, np.float32))
+    return (t == (p > np.float32(threshold)).astype(np.float32)).astype(np.float32)
 
 
 def categorical_accuracy(y_true: Any, y_pred: Any) -> np.ndarray:
@@ -227,7 +241,7 @@ def sparse_categorical_accuracy(y_true: Any, y_pred: Any) -> np.ndarray:
     t, p = _array(y_true), _array(y_pred)
     if t.ndim == p.ndim and t.ndim > 0 and t.shape[-1] == 1:
         t = t[..., 0]
-    return (np.argmax(p, axis=-1) == t.astype(np.int64)).astype(F32)
+    return (np.argmax(p, axis=-1) == t.astype(np.int64)).astype(np.float32)
 
 
 def top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> np.ndarray:
@@ -236,11 +250,11 @@ def top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> np.ndarr
     >>> top_k_categorical_accuracy([[0, 0, 1]], [[0.5, 0.3, 0.2]], k=2).tolist()
     [0.0]
     """
-    t, p = _array(y_true), _array(y_pred, F32)
+    t, p = _array(y_true), _array(y_pred, np.float32)
     labels = np.argmax(t, axis=-1)
     target = np.take_along_axis(p, labels[..., None], axis=-1)
     higher = np.sum(p > target, axis=-1)
-    return (higher < k).astype(F32)
+    return (higher < k).astype(np.float32)
 
 
 def _wrapped(fn: Callable, class_name: str, default_name: str, doc: str,
@@ -293,9 +307,9 @@ TopKCategoricalAccuracy = _wrapped(
     """, k=5)
 
 
-def _mse(y_true: Any, y_pred: Any) -> np.ndarray:
-    t, p = _same_rank(_array(y_true, F32), _array(y_pred, F32))
-    return np.mean(np.square(t - p), axis=-1, dtype=F32)
+def _mse(y_true: Any, y_pred: Any) -> Any:
+    t, p = _same_rank(_array(y_true, np.float32), _array(y_pred, np.float32))
+    return np.mean(np.square(t - p), axis=-1, dtype=np.float32)
 
 
 MeanSquaredError = _wrapped(_mse, "MeanSquaredError", "mean_squared_error",
@@ -317,9 +331,9 @@ class AUC(Metric):
     """
 
     def __init__(self, num_thresholds: int = 200, curve: str = "ROC",
-                 summation_method: str = "interpolation", name: Optional[str] = None,
-                 dtype: Any = None, thresholds: Optional[List[float]] = None,
-                 multi_label: bool = False, num_labels: Optional[int] = None,
+                 summation_method: str = "interpolation", name: str | None = None,
+                 dtype: Any = None, thresholds: list[float] | None = None,
+                 multi_label: bool = False, num_labels: int | None = None,
                  label_weights: Any = None, from_logits: bool = False) -> None:
         super().__init__(name=name if name is not None else "auc", dtype=dtype)
         if multi_label or num_labels is not None or label_weights is not None:
@@ -351,39 +365,39 @@ class AUC(Metric):
         self.reset_state()
 
     @property
-    def thresholds(self) -> List[float]:
+    def thresholds(self) -> list[float]:
         """The thresholds, the outer two just beyond 0 and 1."""
         return list(self._thresholds)
 
     def reset_state(self) -> None:
         n = self.num_thresholds
-        self.true_positives = np.zeros(n, F32)
-        self.false_positives = np.zeros(n, F32)
-        self.true_negatives = np.zeros(n, F32)
-        self.false_negatives = np.zeros(n, F32)
+        self.true_positives = np.zeros(n, np.float32)
+        self.false_positives = np.zeros(n, np.float32)
+        self.true_negatives = np.zeros(n, np.float32)
+        self.false_negatives = np.zeros(n, np.float32)
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         t = _array(y_true).astype(bool).reshape(-1)
-        p = _array(y_pred, F32).reshape(-1)
+        p = _array(y_pred, np.float32).reshape(-1)
         if self._from_logits:
-            p = (1.0 / (1.0 + np.exp(-p))).astype(F32)
+            p = (1.0 / (1.0 + np.exp(-p))).astype(np.float32)
         if sample_weight is None:
             w = np.ones_like(p)
         else:
-            w = np.broadcast_to(_array(sample_weight, F32), _array(y_pred).shape).reshape(-1)
-        above = p[None, :] > self._thresholds.astype(F32)[:, None]
+            w = np.broadcast_to(_array(sample_weight, np.float32), _array(y_pred).shape).reshape(-1)
+        above = p[None, :] > self._thresholds.astype(np.float32)[:, None]
         pos, neg = (w * t)[None, :], (w * ~t)[None, :]
-        self.true_positives += np.sum(above * pos, axis=1, dtype=F32)
-        self.false_negatives += np.sum(~above * pos, axis=1, dtype=F32)
-        self.false_positives += np.sum(above * neg, axis=1, dtype=F32)
-        self.true_negatives += np.sum(~above * neg, axis=1, dtype=F32)
+        self.true_positives += np.sum(above * pos, axis=1, dtype=np.float32)
+        self.false_negatives += np.sum(~above * pos, axis=1, dtype=np.float32)
+        self.false_positives += np.sum(above * neg, axis=1, dtype=np.float32)
+        self.true_negatives += np.sum(~above * neg, axis=1, dtype=np.float32)
 
     @staticmethod
     def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(b == 0, F32(0), a / np.where(b == 0, F32(1), b)).astype(F32)
+            return np.where(b == 0, np.float32(0), a / np.where(b == 0, np.float32(1), b)).astype(np.float32)
 
-    def _interpolate_pr(self) -> Any:
+    def _interpolate_pr(self) -> Any:  # a float32 scalar
         tp, fp, fn = self.true_positives, self.false_positives, self.false_negatives
         dtp = tp[:-1] - tp[1:]
         p = tp + fp
@@ -392,9 +406,9 @@ class AUC(Metric):
         intercept = tp[1:] - slope * p[1:]
         ratio = np.where((p[:-1] > 0) & (p[1:] > 0), self._div(p[:-1], np.maximum(p[1:], 0)),
                          np.ones_like(p[1:]))
-        increment = self._div(slope * (dtp + intercept * np.log(ratio).astype(F32)),
+        increment = self._div(slope * (dtp + intercept * np.log(ratio).astype(np.float32)),
                               np.maximum(tp[1:] + fn[1:], 0))
-        return np.sum(increment, dtype=F32)
+        return np.sum(increment, dtype=np.float32)
 
     def result(self) -> Any:
         if self.curve == "PR" and self.summation_method == "interpolation":
@@ -407,15 +421,15 @@ class AUC(Metric):
         else:
             x, y = recall, self._div(tp, tp + fp)
         if self.summation_method == "interpolation":
-            heights = (y[:-1] + y[1:]) / F32(2)
+            heights = (y[:-1] + y[1:]) / np.float32(2)
         elif self.summation_method == "minoring":
             heights = np.minimum(y[:-1], y[1:])
         else:
             heights = np.maximum(y[:-1], y[1:])
-        return _rt.constant(np.sum((x[:-1] - x[1:]) * heights, dtype=F32), dtype=_rt.float32)
+        return _rt.constant(np.sum((x[:-1] - x[1:]) * heights, dtype=np.float32), dtype=_rt.float32)
 
 
-_BY_NAME: Dict[str, Any] = {
+_BY_NAME: dict[str, Any] = {
     "accuracy": Accuracy, "acc": Accuracy, "binary_accuracy": BinaryAccuracy,
     "categorical_accuracy": CategoricalAccuracy,
     "sparse_categorical_accuracy": SparseCategoricalAccuracy,

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import inspect
 import os
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -27,7 +28,7 @@ from .. import _rustape as _rt
 from ._util import _as_dtype, _snake, _unique_name
 from .layers.base import Layer
 
-__all__ = ["Model", "Sequential", "Input", "InputLayer", "KerasTensor"]
+__all__ = ["Input", "InputLayer", "KerasTensor", "Model", "Sequential"]
 
 
 class KerasTensor:
@@ -40,8 +41,8 @@ class KerasTensor:
 
     _keras_symbolic = True
 
-    def __init__(self, shape: Tuple[Any, ...], dtype: Any, node: Optional["_Node"] = None,
-                 name: Optional[str] = None) -> None:
+    def __init__(self, shape: tuple[Any, ...], dtype: Any, node: _Node | None = None,
+                 name: str | None = None) -> None:
         self.shape = tuple(shape)
         self.dtype = dtype
         self.node = node
@@ -58,17 +59,17 @@ class KerasTensor:
 class _Node:
     """One layer call in a functional graph: the layer, its (symbolic) inputs and arguments."""
 
-    def __init__(self, layer: Any, inputs: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> None:
+    def __init__(self, layer: Any, inputs: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         self.layer = layer
         self.inputs = inputs
         self.args = args
         self.kwargs = kwargs
-        self.outputs: List["KerasTensor"] = []
+        self.outputs: list[KerasTensor] = []
 
 
-def _flatten(structure: Any) -> List[Any]:
+def _flatten(structure: Any) -> list[Any]:
     """The leaves of nested lists/tuples/dicts, in order (explicit stack)."""
-    out: List[Any] = []
+    out: list[Any] = []
     stack = [structure]
     while stack:
         item = stack.pop()
@@ -140,8 +141,8 @@ class InputLayer:
     (None, 3)
     """
 
-    def __init__(self, input_shape: Optional[Sequence[Any]] = None, batch_size: Optional[int] = None,
-                 dtype: Any = None, name: Optional[str] = None, shape: Optional[Sequence[Any]] = None) -> None:
+    def __init__(self, input_shape: Sequence[Any] | None = None, batch_size: int | None = None,
+                 dtype: Any = None, name: str | None = None, shape: Sequence[Any] | None = None) -> None:
         shape = shape if shape is not None else input_shape
         if shape is None:
             raise ValueError("InputLayer: give `shape` (the shape of one sample)")
@@ -150,8 +151,8 @@ class InputLayer:
         self.output._input_layer = self  # type: ignore[attr-defined]
 
 
-def Input(shape: Optional[Sequence[Any]] = None, batch_size: Optional[int] = None,
-          dtype: Any = None, name: Optional[str] = None, batch_shape: Optional[Sequence[Any]] = None) -> KerasTensor:
+def Input(shape: Sequence[Any] | None = None, batch_size: int | None = None,
+          dtype: Any = None, name: str | None = None, batch_shape: Sequence[Any] | None = None) -> KerasTensor:
     """A symbolic input of `shape` per sample (the batch axis is `batch_size`, None by default).
 
     >>> Input(shape=(3,), batch_size=8).shape
@@ -200,7 +201,7 @@ class Model(Layer):
             raise TypeError(f"Model got unexpected keyword arguments: {sorted(kwargs)}")
         super().__init__(name=name if name is not None else _unique_name(_snake(type(self).__name__)),
                          dtype=dtype, trainable=trainable)
-        self._functional: Optional[Tuple[Any, Any, List[_Node]]] = None
+        self._functional: tuple[Any, Any, list[_Node]] | None = None
         if inputs is not None or outputs is not None:
             if inputs is None or outputs is None:
                 raise ValueError("Model(inputs, outputs): give both, or neither to subclass")
@@ -209,15 +210,15 @@ class Model(Layer):
 
     # -- the functional graph --------------------------------------------------------------
     @staticmethod
-    def _graph(inputs: Any, outputs: Any) -> List[_Node]:
+    def _graph(inputs: Any, outputs: Any) -> list[_Node]:
         """The nodes from `inputs` to `outputs`, each after the nodes it reads (explicit stack)."""
         input_ids = {id(x) for x in _flatten(inputs)}
         for x in _flatten(inputs):
             if not getattr(x, "_keras_symbolic", False):
                 raise TypeError(f"Model inputs must come from rt.keras.Input, got {type(x).__name__}")
-        order: List[_Node] = []
-        state: Dict[int, int] = {}
-        stack: List[Tuple[_Node, bool]] = []
+        order: list[_Node] = []
+        state: dict[int, int] = {}
+        stack: list[tuple[_Node, bool]] = []
         for out in _flatten(outputs):
             if not getattr(out, "_keras_symbolic", False):
                 raise TypeError(f"Model outputs must be symbolic tensors, got {type(out).__name__}")
@@ -254,7 +255,7 @@ class Model(Layer):
 
     def _run_graph(self, inputs: Any, training: Any) -> Any:
         sym_inputs, sym_outputs, nodes = self._functional  # type: ignore[misc]
-        values: Dict[int, Any] = {}
+        values: dict[int, Any] = {}
         sym_flat = _flatten(sym_inputs)
         if isinstance(sym_inputs, dict) and isinstance(inputs, dict):
             real_flat = [inputs[k] for k in sym_inputs]
@@ -294,7 +295,7 @@ class Model(Layer):
             kwargs["training"] = training
         return self.call(inputs, *args, **kwargs)
 
-    def call(self, inputs: Any, training: Any = None) -> Any:
+    def call(self, inputs: Any, training: Any = None, **kwargs: Any) -> Any:
         """The forward pass (override it when subclassing)."""
         if self._functional is None:
             raise NotImplementedError(f"Model {self.name}: subclasses define call(inputs, ...)")
@@ -305,14 +306,14 @@ class Model(Layer):
         self.built = True
 
     # -- tracking ----------------------------------------------------------------------------
-    def _tracked(self) -> Iterator[Tuple[Any, bool]]:
+    def _tracked(self) -> Iterator[tuple[Any, bool]]:
         """Every layer and variable reachable from this model (any depth), with whether it is
         trainable given its owners."""
         return _walk([(x, self.trainable) for x, _ in self._direct()], {id(self)})
 
-    def _direct(self) -> List[Tuple[Any, bool]]:
+    def _direct(self) -> list[tuple[Any, bool]]:
         """What `_tracked` visits first: the graph's layers, attributes, own weights."""
-        out: List[Any] = []
+        out: list[Any] = []
         if self._functional is not None:
             out += [node.layer for node in self._functional[2]]
         out += [v for k, v in self.__dict__.items() if k not in ("_variables", "_functional")]
@@ -320,9 +321,9 @@ class Model(Layer):
         return [(x, True) for x in out]
 
     @property
-    def layers(self) -> List[Any]:
+    def layers(self) -> list[Any]:
         """The direct sublayers, in the order they were assigned (or called, functionally)."""
-        found: List[Any] = []
+        found: list[Any] = []
         seen = set()
         for item, _ in self._direct():
             for x in _flatten(item) if isinstance(item, (list, tuple, dict)) else [item]:
@@ -332,34 +333,34 @@ class Model(Layer):
         return found
 
     @property
-    def variables(self) -> List[Any]:
+    def variables(self) -> list[Any]:
         """Every variable of the model and its layers (each once)."""
         return [v for v, _ in self._tracked() if isinstance(v, _rt.Variable)]
 
     @property
-    def trainable_variables(self) -> List[Any]:
+    def trainable_variables(self) -> list[Any]:
         """The variables a tape should watch and an optimizer update."""
         return [v for v, t in self._tracked() if isinstance(v, _rt.Variable) and t]
 
     @property
-    def non_trainable_variables(self) -> List[Any]:
+    def non_trainable_variables(self) -> list[Any]:
         """Variables not trained (moving statistics, frozen layers)."""
         return [v for v, t in self._tracked() if isinstance(v, _rt.Variable) and not t]
 
     @property
-    def weights(self) -> List[Any]:
+    def weights(self) -> list[Any]:
         return self.variables
 
     @property
-    def trainable_weights(self) -> List[Any]:
+    def trainable_weights(self) -> list[Any]:
         return self.trainable_variables
 
     @property
-    def non_trainable_weights(self) -> List[Any]:
+    def non_trainable_weights(self) -> list[Any]:
         return self.non_trainable_variables
 
     # -- weights -----------------------------------------------------------------------------
-    def get_weights(self) -> List[np.ndarray]:
+    def get_weights(self) -> list[np.ndarray]:
         """Every variable's value as a NumPy array, in `variables` order."""
         return [np.array(v.numpy()) for v in self.variables]
 
@@ -388,7 +389,7 @@ class Model(Layer):
         arrays = {f"{i:05d}:{v.name}": np.asarray(v.numpy())
                   for i, v in enumerate(self.variables)}
         with open(filepath, "wb") as f:
-            np.savez(f, **arrays)
+            np.savez(f, **arrays)  # type: ignore[arg-type]
 
     def load_weights(self, filepath: str) -> None:
         """Reads weights written by `save_weights` (with `allow_pickle=False`: nothing in the file
@@ -398,9 +399,9 @@ class Model(Layer):
             self.set_weights([data[k] for k in keys])
 
     # -- summary -----------------------------------------------------------------------------
-    def _layer_rows(self) -> List[Tuple[str, str, int]]:
+    def _layer_rows(self) -> list[tuple[str, str, int]]:
         rows = []
-        shapes: Dict[int, Any] = {}
+        shapes: dict[int, Any] = {}
         if self._functional is not None:
             for node in self._functional[2]:
                 outs = node.outputs
@@ -456,7 +457,7 @@ class Model(Layer):
         return f"<rt.keras.{type(self).__name__} name={self.name!r} built={self.built}>"
 
 
-def _walk(roots: List[Tuple[Any, bool]], seen: set) -> Iterator[Tuple[Any, bool]]:
+def _walk(roots: list[tuple[Any, bool]], seen: set) -> Iterator[tuple[Any, bool]]:
     """Layers and variables reachable from `roots` through attributes, lists, tuples and dicts
     (explicit stack; each object once), with whether each is trainable given its owners."""
     stack = list(reversed(roots))
@@ -484,7 +485,7 @@ def _walk(roots: List[Tuple[Any, bool]], seen: set) -> Iterator[Tuple[Any, bool]
             stack.extend((v, trainable) for v in reversed(item))
 
 
-def _layer_vars(layer: Any) -> List[Tuple[Any, bool]]:
+def _layer_vars(layer: Any) -> list[tuple[Any, bool]]:
     """A plain layer's variables, its sublayers' included."""
     return [(v, t) for v, t in _walk([(layer, True)], set()) if isinstance(v, _rt.Variable)]
 
@@ -499,14 +500,14 @@ class Sequential(Model):
     (2, 1)
     """
 
-    def __init__(self, layers: Optional[Sequence[Any]] = None, name: Optional[str] = None,
+    def __init__(self, layers: Sequence[Any] | None = None, name: str | None = None,
                  trainable: bool = True) -> None:
         super().__init__(name=name if name is not None else _unique_name("sequential"),
                          trainable=trainable)
-        self._layers: List[Any] = []
-        self._input: Optional[KerasTensor] = None
-        self._symbolic: Optional[KerasTensor] = None
-        self._output_shapes: Dict[int, Any] = {}
+        self._layers: list[Any] = []
+        self._input: KerasTensor | None = None
+        self._symbolic: KerasTensor | None = None
+        self._output_shapes: dict[int, Any] = {}
         for layer in layers or []:
             self.add(layer)
 
@@ -536,13 +537,13 @@ class Sequential(Model):
         return layer
 
     @property
-    def layers(self) -> List[Any]:
+    def layers(self) -> list[Any]:
         return list(self._layers)
 
-    def _direct(self) -> List[Tuple[Any, bool]]:
+    def _direct(self) -> list[tuple[Any, bool]]:
         return [(layer, True) for layer in self._layers]
 
-    def call(self, inputs: Any, training: Any = None) -> Any:
+    def call(self, inputs: Any, training: Any = None, **kwargs: Any) -> Any:
         x = inputs
         for layer in self._layers:
             if training is not None and _accepts(layer.call, "training"):

@@ -17,15 +17,26 @@ from __future__ import annotations
 
 import re
 import warnings
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from ... import _rustape as _rt
 from . import schedules
 from .schedules import LearningRateSchedule
 
 __all__ = [
-    "Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Nadam", "Adamax",
-    "Lion", "schedules", "get",
+    "SGD",
+    "Adadelta",
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "Lion",
+    "Nadam",
+    "Optimizer",
+    "RMSprop",
+    "get",
+    "schedules",
 ]
 
 
@@ -41,17 +52,17 @@ class Optimizer:
     def __init__(
         self,
         learning_rate: Any,
-        hyperparameters: Dict[str, Any],
-        weight_decay: Optional[float] = None,
-        clipnorm: Optional[float] = None,
-        clipvalue: Optional[float] = None,
-        global_clipnorm: Optional[float] = None,
+        hyperparameters: dict[str, Any],
+        weight_decay: float | None = None,
+        clipnorm: float | None = None,
+        clipvalue: float | None = None,
+        global_clipnorm: float | None = None,
         use_ema: bool = False,
         ema_momentum: float = 0.99,
-        ema_overwrite_frequency: Optional[int] = None,
-        loss_scale_factor: Optional[float] = None,
-        gradient_accumulation_steps: Optional[int] = None,
-        name: Optional[str] = None,
+        ema_overwrite_frequency: int | None = None,
+        loss_scale_factor: float | None = None,
+        gradient_accumulation_steps: int | None = None,
+        name: str | None = None,
         **kwargs: Any,
     ) -> None:
         if kwargs:
@@ -73,9 +84,9 @@ class Optimizer:
             setattr(self, key, value)
         self._hyperparameters = dict(hyperparameters)
         self._learning_rate: Any = learning_rate
-        self._exclude_vars: List[Any] = []
-        self._exclude_names: List[str] = []
-        self._built_with: List[Any] = []
+        self._exclude_vars: list[Any] = []
+        self._exclude_names: list[str] = []
+        self._built_with: list[Any] = []
         self._core = _rt.Optimizer(
             self._algorithm,
             self._engine_rate(learning_rate),
@@ -109,7 +120,7 @@ class Optimizer:
                 ) from None
         return float(learning_rate)
 
-    def _python_rate(self) -> Optional[float]:
+    def _python_rate(self) -> float | None:
         """The rate for this step when only Python can compute it, else None."""
         lr = self._learning_rate
         if isinstance(lr, _rt.Variable) or getattr(lr, "_engine", None) is not None:
@@ -153,7 +164,7 @@ class Optimizer:
         self._core.set_learning_rate(self._engine_rate(value))
 
     @property
-    def variables(self) -> List[Any]:
+    def variables(self) -> list[Any]:
         """Every variable of the optimizer in Keras's order (iterations, learning rate, slots)."""
         return self._core.variables()
 
@@ -179,7 +190,7 @@ class Optimizer:
         self._core.build(var_list)
 
     def exclude_from_weight_decay(
-        self, var_list: Optional[Sequence[Any]] = None, var_names: Optional[Sequence[str]] = None
+        self, var_list: Sequence[Any] | None = None, var_names: Sequence[str] | None = None
     ) -> None:
         """Leaves `var_list` and variables whose name matches one of `var_names` out of weight
         decay. Only before the optimizer is built."""
@@ -204,7 +215,7 @@ class Optimizer:
         self.apply(list(grads), list(variables))
         return self.iterations
 
-    def apply(self, grads: Sequence[Any], trainable_variables: Optional[Sequence[Any]] = None) -> None:
+    def apply(self, grads: Sequence[Any], trainable_variables: Sequence[Any] | None = None) -> None:
         """Applies `grads[i]` to `trainable_variables[i]` (the built list when omitted)."""
         grads = list(grads)
         if trainable_variables is None:
@@ -236,7 +247,7 @@ class Optimizer:
         self._core.apply(grads, variables, self._python_rate())
 
     @property
-    def variables_built_with(self) -> List[Any]:
+    def variables_built_with(self) -> list[Any]:
         """The trainable variables the optimizer was built with."""
         return list(self._built_with)
 
@@ -246,14 +257,15 @@ class Optimizer:
         from ..._tape import GradientTape
 
         if callable(loss):
-            with GradientTape() as tape:
+            with GradientTape() as recording:
                 if not callable(var_list):
-                    tape.watch(var_list)
+                    recording.watch(var_list)
                 loss = loss()
+            tape = recording
         elif tape is None:
             raise ValueError(
-                "`tape` is required when a `Tensor` loss is passed. Received: loss={}, "
-                "tape=None.".format(loss)
+                f"`tape` is required when a `Tensor` loss is passed. Received: loss={loss}, "
+                "tape=None."
             )
         if callable(var_list):
             var_list = var_list()
@@ -261,7 +273,7 @@ class Optimizer:
         grads = tape.gradient(loss, var_list)
         return self.apply_gradients(zip(grads, var_list))
 
-    def get_config(self) -> Dict[str, Any]:
+    def get_config(self) -> dict[str, Any]:
         """The constructor arguments."""
         lr = self._learning_rate
         if isinstance(lr, _rt.Variable):
@@ -278,7 +290,7 @@ class Optimizer:
         return config
 
     @classmethod
-    def from_config(cls, config: Dict[str, Any]) -> "Optimizer":
+    def from_config(cls, config: dict[str, Any]) -> Optimizer:
         """An optimizer from `get_config()`'s dict."""
         return cls(**config)
 

@@ -6,19 +6,20 @@ pass one as an optimizer's `learning_rate`. Subclass `LearningRateSchedule` (def
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ... import _rustape as _rt
 
 __all__ = [
-    "LearningRateSchedule",
-    "ExponentialDecay",
-    "PiecewiseConstantDecay",
-    "InverseTimeDecay",
-    "PolynomialDecay",
     "CosineDecay",
+    "ExponentialDecay",
+    "InverseTimeDecay",
+    "LearningRateSchedule",
+    "PiecewiseConstantDecay",
+    "PolynomialDecay",
 ]
 
 
@@ -37,6 +38,7 @@ class LearningRateSchedule:
     """
 
     _engine: Any = None
+    _config: dict[str, Any] = {}  # noqa: RUF012 (replaced per instance, never mutated)
 
     def __call__(self, step: Any) -> Any:
         if self._engine is None:
@@ -45,12 +47,12 @@ class LearningRateSchedule:
             )
         return _rt.constant(self._engine(_step(step)), dtype=_rt.float32)
 
-    def get_config(self) -> Dict[str, Any]:
+    def get_config(self) -> dict[str, Any]:
         """The constructor arguments."""
         return dict(self._config)
 
     @classmethod
-    def from_config(cls, config: Dict[str, Any]) -> "LearningRateSchedule":
+    def from_config(cls, config: dict[str, Any]) -> LearningRateSchedule:
         """A schedule from `get_config()`'s dict."""
         return cls(**config)
 
@@ -75,8 +77,8 @@ class ExponentialDecay(LearningRateSchedule):
         staircase: bool = False,
         name: str = "ExponentialDecay",
     ) -> None:
-        self._config = dict(initial_learning_rate=initial_learning_rate, decay_steps=decay_steps,
-                            decay_rate=decay_rate, staircase=staircase, name=name)
+        self._config = {"initial_learning_rate": initial_learning_rate, "decay_steps": decay_steps,
+                            "decay_rate": decay_rate, "staircase": staircase, "name": name}
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
         self.decay_rate = decay_rate
@@ -98,7 +100,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
     def __init__(
         self, boundaries: Sequence[Any], values: Sequence[Any], name: str = "PiecewiseConstant"
     ) -> None:
-        self._config = dict(boundaries=list(boundaries), values=list(values), name=name)
+        self._config = {"boundaries": list(boundaries), "values": list(values), "name": name}
         self.boundaries = list(boundaries)
         self.values = list(values)
         self.name = name
@@ -122,8 +124,8 @@ class InverseTimeDecay(LearningRateSchedule):
         staircase: bool = False,
         name: str = "InverseTimeDecay",
     ) -> None:
-        self._config = dict(initial_learning_rate=initial_learning_rate, decay_steps=decay_steps,
-                            decay_rate=decay_rate, staircase=staircase, name=name)
+        self._config = {"initial_learning_rate": initial_learning_rate, "decay_steps": decay_steps,
+                            "decay_rate": decay_rate, "staircase": staircase, "name": name}
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
         self.decay_rate = decay_rate
@@ -150,9 +152,9 @@ class PolynomialDecay(LearningRateSchedule):
         cycle: bool = False,
         name: str = "PolynomialDecay",
     ) -> None:
-        self._config = dict(initial_learning_rate=initial_learning_rate, decay_steps=decay_steps,
-                            end_learning_rate=end_learning_rate, power=power, cycle=cycle,
-                            name=name)
+        self._config = {"initial_learning_rate": initial_learning_rate, "decay_steps": decay_steps,
+                            "end_learning_rate": end_learning_rate, "power": power, "cycle": cycle,
+                            "name": name}
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
         self.end_learning_rate = end_learning_rate
@@ -178,12 +180,12 @@ class CosineDecay(LearningRateSchedule):
         decay_steps: float,
         alpha: float = 0.0,
         name: str = "CosineDecay",
-        warmup_target: Optional[float] = None,
+        warmup_target: float | None = None,
         warmup_steps: float = 0,
     ) -> None:
-        self._config = dict(initial_learning_rate=initial_learning_rate, decay_steps=decay_steps,
-                            alpha=alpha, name=name, warmup_target=warmup_target,
-                            warmup_steps=warmup_steps)
+        self._config = {"initial_learning_rate": initial_learning_rate, "decay_steps": decay_steps,
+                            "alpha": alpha, "name": name, "warmup_target": warmup_target,
+                            "warmup_steps": warmup_steps}
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
         self.alpha = alpha
