@@ -80,7 +80,7 @@ def mlp_workload(torch: Any) -> Optional[Tuple[Callable[[], float], Callable[[],
         loss = ce(net(xt), yt)
         loss.backward()
         topt.step()
-        return float(loss)
+        return float(loss.detach())
 
     return rt_step, torch_step
 
@@ -113,13 +113,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--only", default="mlp,cnn,lstm")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                        help="torch's threads (set RAYON_NUM_THREADS to the same for rustape)")
     args = parser.parse_args()
     try:
         import torch
     except ImportError:
         sys.exit("benches/train.py compares with torch: pip install -r benches/requirements-peers.txt")
-    torch.set_num_threads(os.cpu_count() or 1)
-    print(f"# rustape beside torch {torch.__version__}, {os.cpu_count()} cores, "
+    torch.set_num_threads(args.threads)
+    rayon = os.environ.get("RAYON_NUM_THREADS", "all")
+    print(f"# rustape ({rayon} rayon threads) beside torch {torch.__version__} "
+          f"({args.threads} threads), {os.cpu_count()} cores, "
           f"{args.steps} steps each (after 3 warm-up steps)")
     print(f"{'workload':10} {'rustape ms':>12} {'torch ms':>10} {'ratio':>7} {'other load':>11}")
     for name in args.only.split(","):
