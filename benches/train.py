@@ -21,10 +21,9 @@ import os
 import statistics
 import sys
 import time
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable
 
 import numpy as np
-
 import rustape as rt
 
 RNG = np.random.default_rng(0)
@@ -38,7 +37,7 @@ def busy_seconds() -> float:
     return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
 
 
-def mlp_workload(torch: Any) -> Optional[Tuple[Callable[[], float], Callable[[], float]]]:
+def mlp_workload(torch: Any) -> tuple[Callable[[], float], Callable[[], float]] | None:
     x = RNG.standard_normal((256, 784)).astype(np.float32)
     y = RNG.integers(0, 10, size=256).astype(np.int64)
     sizes = [(784, 512), (512, 512), (512, 10)]
@@ -85,8 +84,108 @@ def mlp_workload(torch: Any) -> Optional[Tuple[Callable[[], float], Callable[[],
     return rt_step, torch_step
 
 
-WORKLOADS: Dict[str, Callable[[Any], Optional[Tuple[Callable[[], float], Callable[[], float]]]]] = {
+def _copy_into(torch: Any, pairs: list[tuple[Any, np.ndarray]]) -> None:
+    with torch.no_grad():
+        for param, value in pairs:
+            param.copy_(torch.from_numpy(np.ascontiguousarray(value)))
+
+
+def _adam_step(torch: Any, net: Any, forward: Callable[[], Any]) -> Callable[[], float]:
+    topt = torch.optim.Adam(net.parameters(), lr=1e-3, eps=1e-7)
+
+    def step() -> float:
+        topt.zero_grad()
+        loss = forward()
+        loss.backward()
+        topt.step()
+        return float(loss.detach())
+
+    return step
+
+
+def _rt_step(model: Any, x: Any, y: Any) -> Callable[[], float]:
+    opt = rt.keras.optimizers.Adam(1e-3)
+    loss_fn = rt.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    def step() -> float:
+        with rt.GradientTape() as tape:
+            loss = loss_fn(y, model(x, training=True))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        return float(loss)
+
+    return step
+
+
+def cnn_workload(torch: Any) -> tuple[Callable[[], float], Callable[[], float]] | None:
+    layers = rt.keras.layers
+    if not all(hasattr(layers, n) for n in ("Conv2D", "MaxPooling2D", "Flatten")):
+        return None
+    x = RNG.standard_normal((64, 28, 28, 1)).astype(np.float32)
+    y = RNG.integers(0, 10, size=64).astype(np.int64)
+    model = rt.keras.Sequential([
+        rt.keras.Input(shape=(28, 28, 1)),
+        layers.Conv2D(32, 3, activation="relu"), layers.MaxPooling2D(),
+        layers.Conv2D(64, 3, activation="relu"), layers.MaxPooling2D(),
+        layers.Flatten(), layers.Dense(128, activation="relu"), layers.Dense(10)])
+    k1, b1, k2, b2, d1, c1, d2, c2 = model.get_weights()
+    nn = torch.nn
+    net = nn.Sequential(nn.Conv2d(1, 32, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(32, 64, 3),
+                        nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(1600, 128), nn.ReLU(),
+                        nn.Linear(128, 10))
+    # HWIO kernels to OIHW; the Dense rows from (h, w, c) order to torch's (c, h, w).
+    d1_chw = d1.reshape(5, 5, 64, 128).transpose(2, 0, 1, 3).reshape(1600, 128)
+    _copy_into(torch, [(net[0].weight, k1.transpose(3, 2, 0, 1)), (net[0].bias, b1),
+                       (net[3].weight, k2.transpose(3, 2, 0, 1)), (net[3].bias, b2),
+                       (net[7].weight, d1_chw.T), (net[7].bias, c1),
+                       (net[9].weight, d2.T), (net[9].bias, c2)])
+    xt = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)))
+    yt = torch.from_numpy(y)
+    ce = nn.CrossEntropyLoss()
+    return (_rt_step(model, rt.constant(x), rt.constant(y.astype(np.int32))),
+            _adam_step(torch, net, lambda: ce(net(xt), yt)))
+
+
+def lstm_workload(torch: Any) -> tuple[Callable[[], float], Callable[[], float]] | None:
+    layers = rt.keras.layers
+    if not all(hasattr(layers, n) for n in ("LSTM", "Embedding")):
+        return None
+    vocab, units, batch, steps = 1000, 256, 32, 35
+    tokens = RNG.integers(0, vocab, size=(batch, steps + 1))
+    x, y = tokens[:, :-1], tokens[:, 1:]
+    model = rt.keras.Sequential([
+        rt.keras.Input(shape=(steps,), dtype="int32"),
+        layers.Embedding(vocab, units), layers.LSTM(units, return_sequences=True),
+        layers.Dense(vocab)])
+    emb, kernel, recurrent, bias, dense, dense_bias = model.get_weights()
+    nn = torch.nn
+
+    class LM(nn.Module):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.emb = nn.Embedding(vocab, units)
+            self.lstm = nn.LSTM(units, units, batch_first=True)
+            self.out = nn.Linear(units, vocab)
+
+        def forward(self, t: Any) -> Any:
+            return self.out(self.lstm(self.emb(t))[0])
+
+    net = LM()
+    # Keras's gates (i, f, c, o) are torch's (i, f, g, o); one bias, the other zero.
+    _copy_into(torch, [(net.emb.weight, emb), (net.lstm.weight_ih_l0, kernel.T),
+                       (net.lstm.weight_hh_l0, recurrent.T), (net.lstm.bias_ih_l0, bias),
+                       (net.lstm.bias_hh_l0, np.zeros_like(bias)), (net.out.weight, dense.T),
+                       (net.out.bias, dense_bias)])
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    ce = nn.CrossEntropyLoss()
+    return (_rt_step(model, rt.constant(x.astype(np.int32)), rt.constant(y.astype(np.int32))),
+            _adam_step(torch, net, lambda: ce(net(xt).reshape(-1, vocab), yt.reshape(-1))))
+
+
+WORKLOADS: dict[str, Callable[[Any], tuple[Callable[[], float], Callable[[], float]] | None]] = {
     "mlp": mlp_workload,
+    "cnn": cnn_workload,
+    "lstm": lstm_workload,
 }
 MISSING = {
     "cnn": "rt.keras.layers.Conv2D / MaxPooling2D",
@@ -95,8 +194,8 @@ MISSING = {
 
 
 def time_pair(rt_step: Callable[[], float], torch_step: Callable[[], float],
-              steps: int) -> Tuple[List[float], List[float]]:
-    times: Tuple[List[float], List[float]] = ([], [])
+              steps: int) -> tuple[list[float], list[float]]:
+    times: tuple[list[float], list[float]] = ([], [])
     for block in range(steps // 5):
         order = [(0, rt_step), (1, torch_step)]
         if block % 2:
@@ -127,11 +226,9 @@ def main() -> None:
           f"{args.steps} steps each (after 3 warm-up steps)")
     print(f"{'workload':10} {'rustape ms':>12} {'torch ms':>10} {'ratio':>7} {'other load':>11}")
     for name in args.only.split(","):
-        if name in MISSING and name not in WORKLOADS:
-            print(f"{name:10} {'n/a':>12} {'':>10} {'':>7}   needs {MISSING[name]}")
-            continue
         pair = WORKLOADS[name](torch)
         if pair is None:
+            print(f"{name:10} {'n/a':>12} {'':>10} {'':>7}   needs {MISSING[name]}")
             continue
         rt_step, torch_step = pair
         first_rt, first_torch = rt_step(), torch_step()

@@ -340,6 +340,8 @@ _BY_NAME: dict[str, type] = {
     "variance_scaling": VarianceScaling, "glorot_uniform": GlorotUniform,
     "glorot_normal": GlorotNormal, "he_uniform": HeUniform, "he_normal": HeNormal,
     "lecun_uniform": LecunUniform, "lecun_normal": LecunNormal, "identity": Identity,
+    # Keras's short aliases.
+    "uniform": RandomUniform, "normal": RandomNormal,
 }
 
 
