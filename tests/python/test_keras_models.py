@@ -157,3 +157,29 @@ def test_tracking_survives_cycles_and_shared_layers() -> None:
     net = Net()
     net(np.ones((1, 2), np.float32))
     assert len(net.trainable_variables) == 2
+
+
+def test_compile_fit_evaluate_predict() -> None:
+    rt.random.set_seed(1)
+    rng = np.random.default_rng(1)
+    centres = rng.normal(size=(3, 4)) * 6
+    y = rng.integers(0, 3, size=240)
+    x = (centres[y] + rng.normal(size=(240, 4))).astype(np.float32)
+    model = keras.Sequential([keras.Input(shape=(4,)), keras.layers.Dense(16, activation="relu"),
+                              keras.layers.Dense(3)])
+    with pytest.raises(RuntimeError, match="compile"):
+        model.fit(x, y)
+    model.compile(optimizer="adam",
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+    history = model.fit(x[:200], y[:200], batch_size=20, epochs=15,
+                        validation_data=(x[200:], y[200:]))
+    losses = history.history["loss"]
+    assert len(losses) == 15 and losses[-1] < 0.3 * losses[0]
+    assert history.history["accuracy"][-1] > 0.9 and history.history["val_accuracy"][-1] > 0.9
+    loss, accuracy = model.evaluate(x[200:], y[200:])
+    assert accuracy == history.history["val_accuracy"][-1]
+    # evaluate's loss is the batch losses' mean weighted by batch size: the full-batch loss.
+    full = float(keras.losses.SparseCategoricalCrossentropy(from_logits=True)(y[200:], model(x[200:])))
+    assert abs(loss - full) < 1e-5
+    assert model.predict(x, batch_size=64).shape == (240, 3)

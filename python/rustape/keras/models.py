@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import _rustape as _rt
+from .._tape import GradientTape as _GradientTape
 from ._util import _as_dtype, _snake, _unique_name
 from .layers.base import Layer
 
@@ -398,6 +399,123 @@ class Model(Layer):
             keys = sorted(data.files)
             self.set_weights([data[k] for k in keys])
 
+    # -- compile / fit (a minimal Keras loop over NumPy arrays) ------------------------------
+    def compile(self, optimizer: Any = "rmsprop", loss: Any = None, metrics: Any = None) -> None:
+        """Sets the optimizer, loss and metrics `fit` and `evaluate` use (names or objects)."""
+        from . import losses as _losses
+        from . import optimizers as _optimizers
+
+        self.optimizer = _optimizers.get(optimizer)
+        if loss is None:
+            raise ValueError("compile: give a `loss` (a name, a function or a Loss)")
+        fn = _losses.get(loss)
+        self.loss = fn if isinstance(fn, _losses.Loss) else _losses.LossFunctionWrapper(fn)
+        self._metric_specs = list(metrics or [])
+        self._metrics_built: list[Any] = []
+
+    def _make_metrics(self, y: np.ndarray, y_pred: Any) -> list[Any]:
+        from . import metrics as _metrics
+
+        out = []
+        for spec in self._metric_specs:
+            if isinstance(spec, str) and spec.lower() in ("accuracy", "acc"):
+                width = int(y_pred.shape[-1]) if len(y_pred.shape) else 1
+                if width == 1:
+                    out.append(_metrics.BinaryAccuracy(name="accuracy"))
+                elif np.issubdtype(y.dtype, np.integer) or y.ndim < len(y_pred.shape):
+                    out.append(_metrics.SparseCategoricalAccuracy(name="accuracy"))
+                else:
+                    out.append(_metrics.CategoricalAccuracy(name="accuracy"))
+            else:
+                out.append(_metrics.get(spec))
+        return out
+
+    def _batches(self, n: int, batch_size: int, shuffle: bool, seed: int) -> list[np.ndarray]:
+        order = np.random.default_rng(seed).permutation(n) if shuffle else np.arange(n)
+        return [order[i:i + batch_size] for i in range(0, n, batch_size)]
+
+    def train_step(self, x: Any, y: Any) -> Any:
+        """One optimizer step on a batch; returns the batch's loss and predictions."""
+        with _GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.loss(y, y_pred)
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        return loss, y_pred
+
+    def fit(self, x: Any, y: Any, batch_size: int = 32, epochs: int = 1, verbose: int = 0,
+            shuffle: bool = True, validation_data: Any = None) -> Any:
+        """Trains for `epochs` passes over `(x, y)` (NumPy arrays) in batches; returns a History
+        whose `history` maps "loss", each metric and their "val_" forms to per-epoch values.
+
+        >>> import numpy as np, rustape as rt
+        >>> rt.random.set_seed(0)
+        >>> model = rt.keras.Sequential([rt.keras.Input(shape=(2,)), rt.keras.layers.Dense(1)])
+        >>> model.compile(optimizer=rt.keras.optimizers.SGD(0.1), loss="mse")
+        >>> x = np.random.default_rng(0).normal(size=(64, 2)).astype(np.float32)
+        >>> h = model.fit(x, x.sum(1, keepdims=True), epochs=20, shuffle=False)
+        >>> h.history["loss"][-1] < 0.01 * h.history["loss"][0]
+        True
+        >>> model.predict(x[:3]).shape
+        (3, 1)
+        """
+        from . import metrics as _metrics
+
+        if not hasattr(self, "loss"):
+            raise RuntimeError("You must call `compile()` before `fit()`.")
+        x, y = np.asarray(x), np.asarray(y)
+        history: dict[str, list[float]] = {}
+        for epoch in range(epochs):
+            mean_loss = _metrics.Mean()
+            metrics: list[Any] | None = None
+            for idx in self._batches(len(x), batch_size, shuffle, epoch):
+                loss, y_pred = self.train_step(x[idx], y[idx])
+                mean_loss.update_state(loss, sample_weight=float(len(idx)))
+                if metrics is None:
+                    metrics = self._make_metrics(y, y_pred)
+                for m in metrics:
+                    m.update_state(y[idx], y_pred)
+            logs = {"loss": float(mean_loss.result())}
+            logs.update({m.name: float(m.result()) for m in metrics or []})
+            if validation_data is not None:
+                val_x, val_y = validation_data
+                val = self.evaluate(val_x, val_y, batch_size=batch_size, return_dict=True)
+                logs.update({f"val_{k}": v for k, v in val.items()})
+            for k, v in logs.items():
+                history.setdefault(k, []).append(v)
+            if verbose:
+                print(f"Epoch {epoch + 1}/{epochs} - " +
+                      " - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
+        return _History(history)
+
+    def evaluate(self, x: Any, y: Any, batch_size: int = 32, verbose: int = 0,
+                 return_dict: bool = False) -> Any:
+        """The loss (and metrics) over `(x, y)`, batch by batch, without training."""
+        from . import metrics as _metrics
+
+        x, y = np.asarray(x), np.asarray(y)
+        mean_loss = _metrics.Mean()
+        metrics: list[Any] | None = None
+        for idx in self._batches(len(x), batch_size, False, 0):
+            y_pred = self(x[idx], training=False)
+            mean_loss.update_state(self.loss(y[idx], y_pred), sample_weight=float(len(idx)))
+            if metrics is None:
+                metrics = self._make_metrics(y, y_pred)
+            for m in metrics:
+                m.update_state(y[idx], y_pred)
+        logs = {"loss": float(mean_loss.result())}
+        logs.update({m.name: float(m.result()) for m in metrics or []})
+        if verbose:
+            print(" - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
+        return logs if return_dict else (list(logs.values()) if len(logs) > 1 else logs["loss"])
+
+    def predict(self, x: Any, batch_size: int = 32, verbose: int = 0) -> np.ndarray:
+        """The model's outputs for `x`, batch by batch, as one NumPy array."""
+        x = np.asarray(x)
+        parts = [np.asarray(self(x[i:i + batch_size], training=False).numpy())
+                 for i in range(0, len(x), batch_size)]
+        return np.concatenate(parts, axis=0)
+
     # -- summary -----------------------------------------------------------------------------
     def _layer_rows(self) -> list[tuple[str, str, int]]:
         rows = []
@@ -488,6 +606,13 @@ def _walk(roots: list[tuple[Any, bool]], seen: set) -> Iterator[tuple[Any, bool]
 def _layer_vars(layer: Any) -> list[tuple[Any, bool]]:
     """A plain layer's variables, its sublayers' included."""
     return [(v, t) for v, t in _walk([(layer, True)], set()) if isinstance(v, _rt.Variable)]
+
+
+class _History:
+    """What `fit` returns: `history` maps each logged name to its per-epoch values."""
+
+    def __init__(self, history: dict[str, list[float]]) -> None:
+        self.history = history
 
 
 class Sequential(Model):
