@@ -207,16 +207,6 @@ def hinge(y_true: Any, y_pred: Any) -> Any:
     return _mean_last(_rt.maximum(_rt.subtract(1.0, _rt.multiply(y_true, y_pred)), 0.0))
 
 
-def _sigmoid_cross_entropy(z: Any, x: Any) -> Any:
-    """`max(x, 0) - x * z + log1p(exp(-|x|))` written as TensorFlow writes it (with `where` on
-    `x >= 0`), so that the gradient at a logit of exactly 0 is TensorFlow's `sigmoid(0) - z`."""
-    nonnegative = _rt.greater_equal(x, 0.0)
-    zeros = _rt.zeros_like(x)
-    relu_logits = _rt.where(nonnegative, x, zeros)
-    neg_abs_logits = _rt.where(nonnegative, _rt.negative(x), x)
-    return _rt.add(_rt.subtract(relu_logits, _rt.multiply(x, z)), _rt.log1p(_rt.exp(neg_abs_logits)))
-
-
 def binary_crossentropy(
     y_true: Any, y_pred: Any, from_logits: bool = False, label_smoothing: float = 0.0, axis: int = -1
 ) -> Any:
@@ -234,7 +224,8 @@ def binary_crossentropy(
             f"target.shape={tuple(y_true.shape)}, output.shape={tuple(y_pred.shape)}"
         )
     if from_logits:
-        bce = _sigmoid_cross_entropy(y_true, y_pred)
+        # One Rust op; its gradient at a logit of 0 is TensorFlow's sigmoid(0) - z.
+        bce = _nn.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
     else:
         p = _rt.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
         bce = _rt.add(
