@@ -102,7 +102,7 @@ impl LuElem for Complex<f64> {
 /// LU factorisation with partial pivoting of the row-major `n x n` matrix in `lu`, in place.
 /// Returns the row permutation, or `None` when a pivot is exactly zero (singular matrix, the
 /// test TensorFlow and LAPACK make).
-fn lu_factor<T: LuElem>(lu: &mut [T], n: usize) -> Option<Vec<usize>> {
+pub(super) fn lu_factor<T: LuElem>(lu: &mut [T], n: usize) -> Option<Vec<usize>> {
     let zero = T::default();
     let mut perm: Vec<usize> = (0..n).collect();
     for col in 0..n {
@@ -140,7 +140,14 @@ fn lu_factor<T: LuElem>(lu: &mut [T], n: usize) -> Option<Vec<usize>> {
 }
 
 /// Solves `LU x = P b` for the `n x k` row-major right-hand side `b`, writing `x` to `out`.
-fn lu_solve<T: LuElem>(lu: &[T], perm: &[usize], n: usize, k: usize, b: &[T], out: &mut [T]) {
+pub(super) fn lu_solve<T: LuElem>(
+    lu: &[T],
+    perm: &[usize],
+    n: usize,
+    k: usize,
+    b: &[T],
+    out: &mut [T],
+) {
     let zero = T::default();
     for (i, &p) in perm.iter().enumerate() {
         out[i * k..(i + 1) * k].copy_from_slice(&b[p * k..(p + 1) * k]);
@@ -183,7 +190,7 @@ fn not_invertible(op: &str, shape: &[usize], index: usize) -> Error {
 }
 
 /// The batch of `a` broadcast to `batch + [r, c]`, row-major, each matrix transposed if asked.
-fn batched_values<T: Element>(
+pub(super) fn batched_values<T: Element>(
     a: &ndarray::ArrayViewD<'_, T>,
     batch: &[usize],
     transposed: bool,
@@ -206,7 +213,7 @@ fn batched_values<T: Element>(
 
 /// For each index of `batch` (row-major), the index (row-major) into `own`, a batch shape that
 /// broadcasts to it (right-aligned; axes of size 1 repeat).
-fn broadcast_index(own: &[usize], batch: &[usize]) -> Vec<usize> {
+pub(super) fn broadcast_index(own: &[usize], batch: &[usize]) -> Vec<usize> {
     let lead = batch.len() - own.len();
     let mut strides = vec![0usize; batch.len()];
     let mut acc = 1;
