@@ -343,8 +343,37 @@ fn cases() -> Vec<Case> {
             Box::new(|x| inv(&x[0])),
             vec![stack(&[sq(), transpose(&sq(), None).unwrap()], 0).unwrap()],
         ),
+        ("det", Box::new(|x| det(&x[0])), vec![sq()]),
+        (
+            "det_batched",
+            Box::new(|x| multiply(&det(&x[0])?, &x[1])),
+            vec![
+                stack(&[sq(), transpose(&sq(), None).unwrap()], 0).unwrap(),
+                random_c128(&[2], 28, 1.0),
+            ],
+        ),
     ];
     all
+}
+
+#[test]
+fn det_gradient_is_the_conjugate_cofactor_matrix() {
+    // det [[a, b], [c, d]] = ad - bc: the derivatives are [[d, -c], [-b, a]], and the gradient
+    // (TensorFlow's convention) their conjugates, times the output gradient.
+    let m = c128(&[(1.0, 1.0), (2.0, 0.0), (0.0, -1.0), (3.0, 1.0)], &[2, 2]);
+    let g = grad_seeded(&det, &m, None).unwrap();
+    let want = [(3.0, -1.0), (0.0, -1.0), (-2.0, 0.0), (1.0, -1.0)];
+    assert_complex(&g, &want, 1e-15, "det, ones");
+    let g = grad_seeded(&det, &m, Some(sc(0.5, 2.0))).unwrap();
+    let c = Complex::new(0.5, 2.0);
+    let want: Vec<(f64, f64)> = want
+        .iter()
+        .map(|&(re, im)| {
+            let v = c * Complex::new(re, im);
+            (v.re, v.im)
+        })
+        .collect();
+    assert_complex(&g, &want, 1e-15, "det, output_gradients");
 }
 
 #[test]

@@ -153,6 +153,21 @@ fn linear_algebra_values() {
     assert_complex(&m, &[(1.5, 0.25)], 1e-15, "reduce_mean");
     let pr = reduce_prod(&a, Some(&[1]), false).unwrap();
     assert_complex(&pr, &[(2.0, 2.0), (1.0, -3.0)], 1e-15, "reduce_prod");
+    // (1+i)(3+i) - 2(-i) = 2 + 6i; the batch's second matrix is a's transpose (same det) and
+    // a singular one (det 0); the empty matrix has det 1.
+    assert_complex(&det(&a).unwrap(), &[(2.0, 6.0)], 1e-15, "det");
+    let singular = c128(&[(1.0, 1.0), (2.0, 2.0), (1.0, 0.0), (2.0, 0.0)], &[2, 2]);
+    let batch = stack(&[a.clone(), transpose(&a, None).unwrap(), singular], 0).unwrap();
+    let d = det(&cast(&batch, DType::Complex64).unwrap()).unwrap();
+    assert_eq!(d.dtype(), DType::Complex64);
+    assert_complex(
+        &d,
+        &[(2.0, 6.0), (2.0, 6.0), (0.0, 0.0)],
+        1e-6,
+        "det, complex64",
+    );
+    let empty = Tensor::zeros(&[3, 0, 0], DType::Complex128);
+    assert_complex(&det(&empty).unwrap(), &[(1.0, 0.0); 3], 0.0, "det of 0x0");
 }
 
 #[test]

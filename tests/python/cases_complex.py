@@ -75,6 +75,8 @@ CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
     "solve_adjoint": (lambda a, b: rt.linalg.solve(a, b, adjoint=True), [SQ, _c(3, 2)]),
     "inv": (lambda a: rt.linalg.inv(a), [SQ]),
     "inv_adjoint": (lambda a: rt.linalg.inv(a, adjoint=True), [SQ]),
+    "det": (lambda a: rt.linalg.det(a), [SQ]),
+    "det_batched": (lambda a, b: rt.linalg.det(a) * b, [np.stack([SQ, SQ.T]), _c(2)]),
 }
 
 

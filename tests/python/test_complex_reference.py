@@ -53,18 +53,25 @@ def close(actual: Any, expected: np.ndarray, what: str, rtol: float = 1e-10, ato
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_value_and_gradients(name: str) -> None:
     xs = inputs(name)
+    deviates = f"{name}/grad" in TF_DEVIATIONS
     y, grads = run(name, xs)
     close(y, stored(name, "value"), f"{name}: value")
-    for k, g in enumerate(grads):
-        want = stored(name, f"grad{k}")
-        assert (g is None) == (want is None), f"{name}: gradient {k} connected differently"
-        if want is not None:
-            close(g, want, f"{name}: gradient {k}")
-    _, grads = run(name, xs, stored(name, "c"))
-    for k, g in enumerate(grads):
-        want = stored(name, f"grad_c{k}")
-        if want is not None:
-            close(g, want, f"{name}: gradient {k} with output_gradients")
+    for seeded, (key, label) in enumerate((("grad", ""), ("grad_c", " with output_gradients"))):
+        if seeded:
+            _, grads = run(name, xs, stored(name, "c"))
+        for k, g in enumerate(grads):
+            want = stored(name, f"{key}{k}")
+            assert (g is None) == (want is None), f"{name}: gradient {k} connected differently"
+            if want is None:
+                continue
+            what = f"{name}: gradient {k}{label}"
+            if deviates:
+                # Central differences of TensorFlow's forward value; its gradient is off.
+                fd = stored(name, f"{key}_fd{k}")
+                close(g, fd, f"{what}, against differences", rtol=1e-6, atol=1e-7)
+                assert not np.allclose(want, fd, rtol=1e-3), f"{what}: TensorFlow now agrees; drop the deviation"
+            else:
+                close(g, want, what)
 
 
 @pytest.mark.parametrize("name", SECOND_ORDER)

@@ -113,6 +113,8 @@ CASES: dict[str, Case] = {
     "solve": (lambda m, a, b: m.linalg.solve(a, b), [_well_conditioned(3), _c(3, 2)]),
     "solve_batched": (lambda m, a, b: m.linalg.solve(a, b), [_well_conditioned(3, (2,)), _c(2, 3, 1)]),
     "inv": (lambda m, a: m.linalg.inv(a), [_well_conditioned(3)]),
+    "det": (lambda m, a: m.linalg.det(a), [_well_conditioned(3)]),
+    "det_batched": (lambda m, a: m.linalg.det(a), [_well_conditioned(3, (2,))]),
 }
 
 # Where TensorFlow's numbers break its own convention, and why. The tests check rustape there
@@ -122,6 +124,9 @@ TF_DEVIATIONS = {
     "reduce_prod/second": "TensorFlow's Cumprod gradient, which Prod's gradient uses, does not "
     "conjugate for complex inputs, so its second derivative of a complex reduce_prod is not "
     "the derivative of its first",
+    "det/grad": "TensorFlow's MatrixDeterminant gradient is det * A^-H for complex inputs, where "
+    "its convention (and central differences of its own det) give conj(det) * A^-H",
+    "det_batched/grad": "as det/grad",
 }
 
 # Cases also checked at second order (the gradient of a projection of the gradient).

@@ -3,7 +3,8 @@ README.md); writes complex.npz beside this file.
 
 For every case of complex_cases.py it stores the inputs, the forward value, the gradient of
 every input with the default seed (ones) and with a non-trivial `output_gradients` `c`, and,
-where listed, the second-order gradient (of `sum(g * v)` for fixed `v`, by nested tapes, and
+for the cases whose TensorFlow gradient breaks the convention (TF_DEVIATIONS), central
+differences of TensorFlow's forward value in its place; where listed, the second-order gradient (of `sum(g * v)` for fixed `v`, by nested tapes, and
 by central differences of the first-order gradient, to catch where TensorFlow's differ), the
 Jacobians (`experimental_use_pfor` True and False, where TensorFlow computes them) and the
 complex64 value and gradient. Keys are `<case>/<what>`.
@@ -20,7 +21,7 @@ import numpy as np
 import tensorflow as tf
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from complex_cases import CASES, COMPLEX64, JACOBIAN, SECOND_ORDER
+from complex_cases import CASES, COMPLEX64, JACOBIAN, SECOND_ORDER, TF_DEVIATIONS
 
 tf.get_logger().setLevel("ERROR")  # the complex -> real cast warns on every call
 rng = np.random.default_rng(7)
@@ -77,6 +78,29 @@ def second_order_by_differences(fn: Any, xs: list[np.ndarray], c: np.ndarray, vs
     return out
 
 
+def first_order_by_differences(fn: Any, xs: list[np.ndarray], c: np.ndarray,
+                               h: float = 1e-6) -> list[np.ndarray]:
+    """Central differences of Re sum(conj(c) * y) in the real and imaginary direction of each
+    element: the convention's gradient, from TensorFlow's forward values alone."""
+    def projected(at: list[np.ndarray]) -> float:
+        y = fn(tf, *[tf.constant(a) for a in at]).numpy()
+        return float(np.real(np.sum(np.conj(c) * y)))
+
+    out = []
+    for k, x in enumerate(xs):
+        numeric = np.zeros_like(x)
+        steps = [h, 1j * h] if x.dtype.kind == "c" else [h]
+        for idx in np.ndindex(*x.shape):
+            for step in steps:
+                plus = [a.copy() for a in xs]
+                minus = [a.copy() for a in xs]
+                plus[k][idx] += step
+                minus[k][idx] -= step
+                numeric[idx] += (projected(plus) - projected(minus)) / (2 * h) * (step / h)
+        out.append(numeric)
+    return out
+
+
 def jacobians(fn: Any, xs: list[np.ndarray], pfor: bool) -> list[Any]:
     ts = [tf.constant(x) for x in xs]
     # Persistent: without pfor, TensorFlow calls gradient once per row.
@@ -103,6 +127,10 @@ def main() -> None:
                 out[f"{name}/grad{k}"] = g.numpy()
             if gc is not None:
                 out[f"{name}/grad_c{k}"] = gc.numpy()
+        if f"{name}/grad" in TF_DEVIATIONS:
+            for seed, key in ((np.ones_like(value), "grad_fd"), (c, "grad_c_fd")):
+                for k, fd in enumerate(first_order_by_differences(fn, xs, seed)):
+                    out[f"{name}/{key}{k}"] = fd
         if name in SECOND_ORDER:
             vs = [like(x.shape, x.dtype) for x in xs]
             for k, (v, h) in enumerate(zip(vs, second_order(fn, xs, c, vs))):

@@ -1,20 +1,24 @@
 //! `det` and `slogdet` (LU factorisation with partial pivoting), with TensorFlow's gradients:
-//! `det * A^-T` and `A^-T` (for the log of the absolute value; the sign has none).
+//! `det * A^-T` and `A^-T` (for the log of the absolute value; the sign has none). `det` also
+//! takes complex matrices; its gradient is then the conjugate, `conj(det) * A^-H`.
 use std::sync::Arc;
+
+use num_complex::Complex;
 
 use super::inv;
 use super::matrices::{
     append_two_axes, check_square_float, map_matrices, matrix_t, per_matrix_rows, tensor_of,
 };
-use super::solve::lu_factor;
+use super::solve::{check_square, lu_factor, LuElem};
+use crate::dtype::DType;
 use crate::error::Result;
-use crate::ops::multiply;
+use crate::ops::{adjoint, conj, multiply};
 use crate::tape::{record_batched, record_multi, Vjp};
 use crate::tensor::Tensor;
 
 /// The permutation's sign and the pivots of the LU factorisation of the row-major `n x n`
 /// matrix `a`; `None` when singular (an exact zero pivot).
-fn lu_pivots(a: &[f64], n: usize) -> Option<(f64, Vec<f64>)> {
+fn lu_pivots<T: LuElem>(a: &[T], n: usize) -> Option<(f64, Vec<T>)> {
     let mut lu = a.to_vec();
     let perm = lu_factor(&mut lu, n)?;
     // The permutation's parity: a cycle of even length flips the sign.
@@ -47,6 +51,40 @@ fn determinant(a: &[f64], n: usize) -> f64 {
     }
 }
 
+/// [`determinant`] of a complex matrix (NaN when an element has a NaN part).
+fn complex_determinant(a: &[Complex<f64>], n: usize) -> Complex<f64> {
+    if a.iter().any(|v| v.re.is_nan() || v.im.is_nan()) {
+        return Complex::new(f64::NAN, f64::NAN);
+    }
+    match lu_pivots(a, n) {
+        Some((sign, pivots)) => pivots.iter().product::<Complex<f64>>() * sign,
+        None => Complex::new(0.0, 0.0),
+    }
+}
+
+/// The determinants of the complex `[..., n, n]` matrices `x`, of `x`'s dtype and shape `[...]`.
+fn complex_determinants(x: &Tensor, n: usize) -> Result<Tensor> {
+    let values = x.to_complex_vec();
+    let batch = &x.shape()[..x.ndim() - 2];
+    let dets: Vec<Complex<f64>> = if n == 0 {
+        vec![Complex::new(1.0, 0.0); batch.iter().product()]
+    } else {
+        values
+            .chunks(n * n)
+            .map(|a| complex_determinant(a, n))
+            .collect()
+    };
+    match x.dtype() {
+        DType::Complex64 => Tensor::from_vec(
+            dets.iter()
+                .map(|d| Complex::new(d.re as f32, d.im as f32))
+                .collect(),
+            batch,
+        ),
+        _ => Tensor::from_vec(dets, batch),
+    }
+}
+
 /// `(sign, log|det|)` of the row-major `n x n` matrix `a`: `(0, -inf)` when singular, `(1, 0)`
 /// for the empty matrix, NaN for a matrix holding NaN.
 fn sign_and_log_abs(a: &[f64], n: usize) -> (f64, f64) {
@@ -66,18 +104,28 @@ fn sign_and_log_abs(a: &[f64], n: usize) -> (f64, f64) {
     (sign, log_abs)
 }
 
-/// The determinant of each matrix of `x` (`[..., M, M]`), shape `[...]`, as `tf.linalg.det`.
-/// A singular matrix has determinant 0; its gradient (`det * A^-T`) then needs the inverse and
-/// raises "matrix is not invertible", as TensorFlow's does.
+/// The determinant of each matrix of `x` (`[..., M, M]`, real or complex), shape `[...]`, as
+/// `tf.linalg.det`. A singular matrix has determinant 0; its gradient (`det * A^-T`) then
+/// needs the inverse and raises "matrix is not invertible", as TensorFlow's does. A complex
+/// matrix's gradient follows TensorFlow's convention (the conjugate derivative,
+/// `conj(det) * A^-H`), where TensorFlow's own leaves `det` unconjugated.
 pub fn det(x: &Tensor) -> Result<Tensor> {
     let op = "det";
-    let n = check_square_float(op, x)?;
-    let values = map_matrices(x, n * n * n, |_, a| Ok(determinant(a, n)))?;
-    let batch = &x.shape()[..x.ndim() - 2];
-    let y = tensor_of(values, batch, x.dtype())?;
+    let y = if x.dtype().is_complex() {
+        let n = check_square(op, x)?;
+        complex_determinants(x, n)?
+    } else {
+        let n = check_square_float(op, x)?;
+        let values = map_matrices(x, n * n * n, |_, a| Ok(determinant(a, n)))?;
+        tensor_of(values, &x.shape()[..x.ndim() - 2], x.dtype())?
+    };
     let rows = per_matrix_rows(0, x.ndim());
     record_batched(op, &[x], &y, &[x, &y], rows, true, |s, dy, _batch| {
         let (a, d) = (&s[0], &s[1]);
+        if d.dtype().is_complex() {
+            let scale = append_two_axes(&multiply(dy, &conj(d)?)?)?;
+            return Ok(crate::grads![Some(multiply(&scale, &adjoint(&inv(a)?)?)?)]);
+        }
         let scale = append_two_axes(&multiply(dy, d)?)?;
         Ok(crate::grads![Some(multiply(&scale, &matrix_t(&inv(a)?)?)?)])
     });

@@ -302,7 +302,7 @@ fn solve_kernel<T: LuElem>(
 }
 
 /// Validates a square `[..., M, M]` matrix operand.
-fn check_square(op: &str, matrix: &Tensor) -> Result<usize> {
+pub(super) fn check_square(op: &str, matrix: &Tensor) -> Result<usize> {
     let s = matrix.shape();
     if s.len() < 2 || s[s.len() - 1] != s[s.len() - 2] {
         return Err(Error::shape(
