@@ -493,13 +493,16 @@ fn sequence_to_tensor(obj: &Bound<'_, PyAny>, hint: Option<DType>) -> PyResult<T
             Leaf::Complex(_) => complexes = true,
         }
     }
-    if complexes && (bools || ints || floats) {
+    // TensorFlow takes a sequence's dtype from its first element: after a complex one every
+    // number (bools too) converts to complex128; a complex one after a real one is an error.
+    let complex_first = matches!(leaves.first(), Some(Leaf::Complex(_)));
+    if complexes && !complex_first && (bools || ints || floats) {
         return Err(value_error(
             OP,
             "Can't convert Python sequence with mixed types to Tensor.",
         ));
     }
-    if bools && (ints || floats) {
+    if !complexes && bools && (ints || floats) {
         return Err(type_error(
             OP,
             format!(
@@ -508,10 +511,10 @@ fn sequence_to_tensor(obj: &Bound<'_, PyAny>, hint: Option<DType>) -> PyResult<T
             ),
         ));
     }
-    let natural = if bools {
-        DType::Bool
-    } else if complexes {
+    let natural = if complexes {
         DType::Complex128
+    } else if bools {
+        DType::Bool
     } else if floats || !ints {
         DType::F32
     } else if wide {

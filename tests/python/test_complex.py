@@ -61,8 +61,13 @@ def test_python_numbers_and_arrays_take_the_complex_dtype() -> None:
         rt.constant(1 + 2j, dtype=rt.float64)
     with pytest.raises(TypeError, match="Cannot convert"):
         rt.constant(True, dtype=rt.complex64)
-    with pytest.raises(ValueError, match="mixed types"):
-        rt.constant([1.0, 2j])
+    # As TensorFlow, the first element decides: complex first takes every number along.
+    mixed = rt.constant([1 + 1j, 2, 3.5, True])
+    assert mixed.dtype is rt.complex128 and mixed.numpy().tolist() == [1 + 1j, 2, 3.5, 1]
+    assert rt.constant([[1j], [2]]).numpy().tolist() == [[1j], [2]]
+    for later in ([1.0, 2j], [2, 1j], [[2], [1j]], [True, 1j]):
+        with pytest.raises(ValueError, match="mixed types"):
+            rt.constant(later)
 
 
 def test_complex_real_imag_conj_abs_angle_adjoint() -> None:
