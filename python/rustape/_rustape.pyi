@@ -12,6 +12,8 @@ from ._typing import Axis, DTypeLike, Shape, TensorLike
 
 __all__ = [
     "DType",
+    "Optimizer",
+    "Schedule",
     "Tape",
     "Tensor",
     "Variable",
@@ -376,6 +378,58 @@ class Tape:
     def is_recording(self) -> builtins.bool: ...
     @property
     def persistent(self) -> builtins.bool: ...
+
+@final
+class Schedule:
+    @staticmethod
+    def exponential(initial: float, steps: float, rate: float, staircase: builtins.bool) -> Schedule: ...
+    @staticmethod
+    def piecewise(boundaries: Sequence[int], values: Sequence[float]) -> Schedule: ...
+    @staticmethod
+    def inverse_time(initial: float, steps: float, rate: float, staircase: builtins.bool) -> Schedule: ...
+    @staticmethod
+    def polynomial(
+        initial: float, steps: float, end: float, power: float, cycle: builtins.bool
+    ) -> Schedule: ...
+    @staticmethod
+    def cosine(
+        initial: float, steps: float, alpha: float, warmup_target: float | None, warmup_steps: float
+    ) -> Schedule: ...
+    def __call__(self, /, step: int) -> float: ...
+
+@final
+class Optimizer:
+    def __new__(
+        cls,
+        algorithm_name: str,
+        learning_rate_value: float | Variable | Schedule,
+        hyperparameters: dict[str, Any],
+        weight_decay: float | None = None,
+        clipnorm: float | None = None,
+        clipvalue: float | None = None,
+        global_clipnorm: float | None = None,
+    ) -> Optimizer: ...
+    def apply(
+        self,
+        /,
+        grads: Sequence[TensorLike | None],
+        variables: Sequence[Variable],
+        learning_rate: float | None = None,
+    ) -> None: ...
+    def build(self, /, variables: Sequence[Variable]) -> None: ...
+    @property
+    def built(self) -> builtins.bool: ...
+    @property
+    def iterations(self) -> Variable: ...
+    @property
+    def learning_rate_variable(self) -> Variable | None: ...
+    def current_learning_rate(self, /) -> float: ...
+    def set_learning_rate(self, /, learning_rate_value: float | Variable | Schedule) -> None: ...
+    def variables(self, /) -> list[Variable]: ...
+    def slot(self, /, variable: Variable, name: str) -> Variable | None: ...
+    def exclude_from_weight_decay(
+        self, /, variables: Sequence[Variable], names: Sequence[str]
+    ) -> None: ...
 
 float32: DType
 float64: DType
