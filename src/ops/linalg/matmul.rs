@@ -340,8 +340,15 @@ fn matmul_kernel<T: MatElem>(
 ) -> ArrayD<T> {
     let (m, k, n) = (d.m, d.k, d.n);
     let count: usize = d.batch.iter().product();
-    let mut out = vec![T::default(); count * m * n];
-    if !out.is_empty() && k > 0 {
+    let total = count * m * n;
+    // Every GEMM below writes each output element (without reading it), so the buffer starts
+    // uninitialised; an empty inner dimension leaves zeros.
+    let mut out: Vec<T> = if k == 0 {
+        vec![T::default(); total]
+    } else {
+        Vec::with_capacity(total)
+    };
+    if total > 0 && k > 0 {
         let (a_rs, a_cs) = matrix_strides(a, ta);
         let (b_rs, b_cs) = matrix_strides(b, tb);
         let (na, nb) = (a.ndim() - 2, b.ndim() - 2);
@@ -370,6 +377,8 @@ fn matmul_kernel<T: MatElem>(
         if !done {
             product.per_batch();
         }
+        // SAFETY: the products above wrote all `total` elements.
+        unsafe { out.set_len(total) };
     }
     match ArrayD::from_shape_vec(IxDyn(&d.out_shape()), out) {
         Ok(array) => array,
