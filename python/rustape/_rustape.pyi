@@ -32,12 +32,15 @@ __all__ = [
     "atan",
     "atan2",
     "atanh",
+    "band_part",
     "batch_normalization",
     "begin_variable_watch",
     "bool",
     "boolean_mask",
     "broadcast_to",
     "cast",
+    "cholesky",
+    "cholesky_solve",
     "clip_by_norm",
     "clip_by_value",
     "concat",
@@ -47,10 +50,14 @@ __all__ = [
     "cosh",
     "cumprod",
     "cumsum",
+    "det",
+    "diag",
     "diag_part",
     "digamma",
     "divide",
     "divide_no_nan",
+    "eigh",
+    "eigvalsh",
     "einsum",
     "elu",
     "end_variable_watch",
@@ -59,6 +66,7 @@ __all__ = [
     "erfc",
     "exp",
     "expand_dims",
+    "expm",
     "expm1",
     "eye",
     "fill",
@@ -87,9 +95,11 @@ __all__ = [
     "log1p",
     "log_sigmoid",
     "log_softmax",
+    "logdet",
     "logical_and",
     "logical_not",
     "logical_or",
+    "lstsq",
     "matmul",
     "matvec",
     "maximum",
@@ -105,8 +115,10 @@ __all__ = [
     "ones_like",
     "pad",
     "pause_all_tapes",
+    "pinv",
     "polygamma",
     "pow",
+    "qr",
     "random_normal",
     "random_shuffle",
     "random_uniform",
@@ -132,12 +144,14 @@ __all__ = [
     "scatter_nd",
     "segment_sum",
     "selu",
+    "set_diag",
     "set_seed",
     "sigmoid",
     "sigmoid_cross_entropy_with_logits",
     "sign",
     "sin",
     "sinh",
+    "slogdet",
     "softmax",
     "softmax_cross_entropy_with_logits",
     "softplus",
@@ -152,6 +166,7 @@ __all__ = [
     "stack",
     "stop_gradient",
     "subtract",
+    "svd",
     "tan",
     "tanh",
     "tensor_scatter_nd_add",
@@ -161,6 +176,7 @@ __all__ = [
     "top_k",
     "trace",
     "transpose",
+    "triangular_solve",
     "unsorted_segment_max",
     "unsorted_segment_mean",
     "unsorted_segment_sum",
@@ -745,6 +761,71 @@ def random_uniform(
     name: str | None = None,
 ) -> Tensor: ...
 def set_seed(seed: int) -> None: ...
+def cholesky(input: TensorLike, name: str | None = None) -> Tensor: ...
+def triangular_solve(
+    matrix: TensorLike,
+    rhs: TensorLike,
+    lower: builtins.bool = True,
+    adjoint: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def cholesky_solve(
+    chol: TensorLike,
+    rhs: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def det(input: TensorLike, name: str | None = None) -> Tensor: ...
+def slogdet(input: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]: ...
+def logdet(matrix: TensorLike, name: str | None = None) -> Tensor: ...
+def qr(
+    input: TensorLike,
+    full_matrices: builtins.bool = False,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]: ...
+def eigh(tensor: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]: ...
+def eigvalsh(tensor: TensorLike, name: str | None = None) -> Tensor: ...
+def svd(
+    tensor: TensorLike,
+    full_matrices: builtins.bool = False,
+    compute_uv: builtins.bool = True,
+    name: str | None = None,
+) -> Tensor | tuple[Tensor, Tensor, Tensor]: ...
+def lstsq(
+    matrix: TensorLike,
+    rhs: TensorLike,
+    l2_regularizer: float = 0.0,
+    fast: builtins.bool = True,
+    name: str | None = None,
+) -> Tensor: ...
+def pinv(
+    a: TensorLike,
+    rcond: float | None = None,
+    validate_args: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def expm(input: TensorLike, name: str | None = None) -> Tensor: ...
+def band_part(
+    input: TensorLike,
+    num_lower: int,
+    num_upper: int,
+    name: str | None = None,
+) -> Tensor: ...
+def diag(
+    diagonal: TensorLike,
+    name: str | None = None,
+    k: int = 0,
+    num_rows: int | None = None,
+    num_cols: int | None = None,
+    padding_value: float = 0.0,
+    align: str | None = "RIGHT_LEFT",
+) -> Tensor: ...
+def set_diag(
+    input: TensorLike,
+    diagonal: TensorLike,
+    name: str | None = None,
+    k: int = 0,
+    align: str | None = "RIGHT_LEFT",
+) -> Tensor: ...
 def asin(x: TensorLike, name: str | None = None) -> Tensor: ...
 def acos(x: TensorLike, name: str | None = None) -> Tensor: ...
 def atan(x: TensorLike, name: str | None = None) -> Tensor: ...
