@@ -11,6 +11,7 @@
 //! - broadcasting VJPs reduce with [`sum_to_batched_shape`].
 mod activation;
 mod arith;
+mod conv;
 mod creation;
 mod elementwise;
 mod indexing;
@@ -23,6 +24,10 @@ mod shape;
 mod vmath;
 
 pub use activation::*;
+pub use conv::{
+    conv1d, conv2d, conv2d_backprop_filter, conv2d_backprop_input, conv2d_transpose,
+    depthwise_conv2d, Padding,
+};
 pub use creation::*;
 pub use elementwise::*;
 pub use indexing::*;
