@@ -18,9 +18,11 @@ mod indexing;
 mod kernel;
 mod linalg;
 mod nn;
+mod nn_layer;
 mod pool;
 mod random;
 mod reduce;
+mod rnn;
 mod shape;
 mod vmath;
 
@@ -34,9 +36,11 @@ pub use elementwise::*;
 pub use indexing::*;
 pub use linalg::*;
 pub use nn::*;
+pub use nn_layer::{bias_add, dropout, embedding_lookup, DataFormat};
 pub use pool::{avg_pool2d, max_pool2d};
 pub use random::*;
 pub use reduce::*;
+pub use rnn::{gru_cell, lstm_cell};
 pub use shape::*;
 
 use ndarray::Zip;
