@@ -1,12 +1,16 @@
 """TensorFlow functions written in Python as compositions of rustape's differentiable ops
 (`add_n`, `reduce_variance`, `l2_normalize`, `linalg.trace`, ...): their gradients, of any
 order, come from the ops they are made of. Everything else is the extension's own function.
+
+`@export("rt", "math")` above a function is its row in the binding table: the namespaces it
+appears in (see `_export.py` and DEVELOPERS.md "Adding an op").
 """
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from . import _rustape as _rt
+from ._export import export
 
 # -- argument normalisation -----------------------------------------------------------------
 
@@ -26,6 +30,7 @@ def _tensor(x: Any, dtype: Any = None) -> Any:
 # -- compositions (TensorFlow functions made of rustape's ops) --------------------------------
 
 
+@export("rt")
 def identity(input: Any, name: Optional[str] = None) -> Any:
     """A new tensor with the same value; the gradient passes through unchanged."""
     t = _tensor(input)
@@ -34,12 +39,14 @@ def identity(input: Any, name: Optional[str] = None) -> Any:
     return _rt.add(t, _rt.zeros_like(t))
 
 
+@export("rt")
 def shape(input: Any, out_type: Any = None, name: Optional[str] = None) -> Any:
     """The shape of `input` as a 1-D int32 Tensor."""
     dims = list(_shape_of(input))
     return _rt.constant(dims, dtype=out_type or _rt.int32, shape=[len(dims)])
 
 
+@export("rt")
 def size(input: Any, out_type: Any = None, name: Optional[str] = None) -> Any:
     n = 1
     for d in _shape_of(input):
@@ -47,6 +54,7 @@ def size(input: Any, out_type: Any = None, name: Optional[str] = None) -> Any:
     return _rt.constant(n, dtype=out_type or _rt.int32)
 
 
+@export("rt")
 def rank(input: Any, name: Optional[str] = None) -> Any:
     return _rt.constant(len(_shape_of(input)), dtype=_rt.int32)
 
@@ -57,6 +65,7 @@ def _shape_of(x: Any) -> tuple:
     return tuple(_tensor(x).shape)
 
 
+@export("rt", "math")
 def add_n(inputs: Sequence[Any], name: Optional[str] = None) -> Any:
     """The elementwise sum of a list of tensors of one shape and dtype."""
     inputs = list(inputs)
@@ -68,28 +77,34 @@ def add_n(inputs: Sequence[Any], name: Optional[str] = None) -> Any:
     return total
 
 
+@export("rt", "math")
 def truediv(x: Any, y: Any, name: Optional[str] = None) -> Any:
     return _rt.divide(x, y)
 
 
+@export("rt", "math")
 def reciprocal(x: Any, name: Optional[str] = None) -> Any:
     t = _tensor(x)
     return _rt.divide(_rt.ones_like(t), t)
 
 
+@export("rt", "math")
 def rsqrt(x: Any, name: Optional[str] = None) -> Any:
     return reciprocal(_rt.sqrt(x))
 
 
+@export("rt", "math")
 def squared_difference(x: Any, y: Any, name: Optional[str] = None) -> Any:
     return _rt.square(_rt.subtract(x, y))
 
 
+@export("math")
 def log_sigmoid(x: Any, name: Optional[str] = None) -> Any:
     """`log(sigmoid(x)) = -softplus(-x)`, stable for large |x|."""
     return _rt.negative(_rt.softplus(_rt.negative(x)))
 
 
+@export("math")
 def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: Optional[str] = None) -> Any:
     """The (biased) variance over `axis`."""
     x = _tensor(input_tensor)
@@ -97,10 +112,12 @@ def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False,
     return _rt.reduce_mean(_rt.square(_rt.subtract(x, mean)), axis=axis, keepdims=keepdims)
 
 
+@export("math")
 def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: Optional[str] = None) -> Any:
     return _rt.sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))
 
 
+@export("math", "nn", "linalg")
 def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: Optional[str] = None, dim: Any = None) -> Any:
     """`x / sqrt(max(sum(x**2, axis), epsilon))`."""
     if dim is not None:
@@ -110,29 +127,34 @@ def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: Optiona
     return _rt.multiply(t, rsqrt(_rt.maximum(square_sum, epsilon)))
 
 
+@export("nn")
 def l2_loss(t: Any, name: Optional[str] = None) -> Any:
     """`sum(t ** 2) / 2`."""
     return _rt.divide(_rt.reduce_sum(_rt.square(t)), 2.0)
 
 
+@export("nn")
 def leaky_relu(features: Any, alpha: float = 0.2, name: Optional[str] = None) -> Any:
     t = _tensor(features)
     return _rt.where(_rt.greater(t, 0.0), t, _rt.multiply(t, alpha))
 
 
+@export("nn")
 def relu6(features: Any, name: Optional[str] = None) -> Any:
     return _rt.minimum(_rt.relu(features), 6.0)
 
 
+@export("nn")
 def silu(features: Any, beta: float = 1.0, name: Optional[str] = None) -> Any:
     """`x * sigmoid(beta * x)` (also `swish`)."""
     t = _tensor(features)
     return _rt.multiply(t, _rt.sigmoid(_rt.multiply(t, beta) if beta != 1.0 else t))
 
 
-swish = silu
+swish = export("nn", name="swish")(silu)
 
 
+@export("nn")
 def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, name: Optional[str] = None) -> Any:
     """`max(x, 0) - x * z + log(1 + exp(-|x|))`, TensorFlow's stable form."""
     if labels is None or logits is None:
@@ -145,6 +167,7 @@ def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, na
     )
 
 
+@export("nn")
 def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1, name: Optional[str] = None) -> Any:
     """`-sum(labels * log_softmax(logits), axis)`."""
     x = _tensor(logits)
@@ -152,6 +175,7 @@ def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1, 
     return _rt.negative(_rt.reduce_sum(_rt.multiply(z, _rt.log_softmax(x, axis=axis)), axis=axis))
 
 
+@export("nn")
 def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any, name: Optional[str] = None) -> Any:
     """`-log_softmax(logits)[..., labels]` for integer class labels."""
     x = _tensor(logits)
@@ -160,6 +184,7 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any, name: Opt
     return _rt.negative(_rt.reduce_sum(_rt.multiply(hot, _rt.log_softmax(x, axis=-1)), axis=-1))
 
 
+@export("linalg")
 def matrix_transpose(a: Any, name: Optional[str] = None, conjugate: bool = False) -> Any:
     """Swaps the last two axes."""
     t = _tensor(a)
@@ -170,7 +195,7 @@ def matrix_transpose(a: Any, name: Optional[str] = None, conjugate: bool = False
     return _rt.transpose(t, perm)
 
 
-adjoint = matrix_transpose
+adjoint = export("linalg", name="adjoint")(matrix_transpose)
 
 
 def _eye_like(t: Any) -> Any:
@@ -180,18 +205,21 @@ def _eye_like(t: Any) -> Any:
     return _rt.eye(shape[-1], dtype=t.dtype)
 
 
+@export("linalg")
 def diag_part(input: Any, name: Optional[str] = None) -> Any:
     """The diagonals of the (batched) square matrices in the last two axes."""
     t = _tensor(input)
     return _rt.reduce_sum(_rt.multiply(t, _eye_like(t)), axis=-1)
 
 
+@export("linalg")
 def trace(x: Any, name: Optional[str] = None) -> Any:
     """The trace of each (batched) square matrix in the last two axes."""
     t = _tensor(x)
     return _rt.reduce_sum(_rt.multiply(t, _eye_like(t)), axis=[-2, -1])
 
 
+@export("rt", "linalg")
 def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> Any:
     """`tf.tensordot`: contracts `axes` of `a` with `axes` of `b` (an int n: the last n of `a`
     with the first n of `b`), via transpose, reshape and matmul."""
@@ -225,6 +253,7 @@ def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> Any:
     return _rt.reshape(out, [sa[i] for i in free_a] + [sb[i] for i in free_b])
 
 
+@export("random")
 def truncated_normal(shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: Any = None, seed: Any = None, name: Optional[str] = None) -> Any:
     """Normal samples redrawn until within two standard deviations of the mean."""
     from . import random as _random
@@ -237,13 +266,3 @@ def truncated_normal(shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: 
             break
         z = _rt.where(outside, _random.normal(dims, 0.0, 1.0, dtype=dtype), z)
     return _rt.add(_rt.multiply(z, stddev), mean)
-
-
-__all__: List[str] = [
-    "identity",
-    "shape", "size", "rank", "add_n", "truediv", "reciprocal", "rsqrt", "squared_difference",
-    "log_sigmoid", "reduce_variance", "reduce_std", "l2_normalize", "l2_loss", "leaky_relu",
-    "relu6", "silu", "swish", "sigmoid_cross_entropy_with_logits",
-    "softmax_cross_entropy_with_logits", "sparse_softmax_cross_entropy_with_logits",
-    "matrix_transpose", "adjoint", "diag_part", "trace", "tensordot", "truncated_normal",
-]

@@ -303,8 +303,6 @@ class GradientTape:
 
         (Beyond `tf.GradientTape`, which needs two nested tapes and `jacobian` for this.)
         """
-        if not hasattr(self._tape, "hessian"):
-            raise NotImplementedError("GradientTape.hessian: this build of rustape._rustape has no Tape.hessian")
         unconnected = _unconnected_value(unconnected_gradients)
         target = self._as_target(target, "hessian")
         flat_sources = self._flat_sources(sources, "hessian")

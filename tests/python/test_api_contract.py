@@ -571,10 +571,7 @@ def test_hessian_without_nested_tapes():
     with tape_cls(persistent=True) as tape:
         tape.watch(x)
         y = rt.reduce_sum(x ** 3) + x[0] * x[1]
-    try:
-        h = tape.hessian(y, x)
-    except NotImplementedError:
-        pytest.skip("the extension has no Tape.hessian")
+    h = tape.hessian(y, x)
     np.testing.assert_allclose(h.numpy(), [[6.0, 1.0], [1.0, 12.0]])
 
 

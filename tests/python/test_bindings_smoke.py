@@ -310,14 +310,15 @@ def test_jacobians_and_hessian():
     np.testing.assert_allclose(bj.numpy()[1], np.diag([6.0, 8.0]))
 
 
-def test_backward_passes_release_the_gil():
-    n = 2500
-    x = r.constant(np.linspace(0.0, 1.0, n), dtype=r.float32)
+def _timed_jacobian_beside_a_ticker(depth):
+    """Runs a sequential Jacobian of a chain of `depth` blocks while another thread stamps the
+    time every millisecond; returns the call's start, end and the stamps."""
+    x = r.constant(np.linspace(0.0, 1.0, 2500), dtype=r.float32)
     tape = r.Tape(persistent=True)
     tape.push()
     tape.watch(x)
     y = x
-    for _ in range(4):
+    for _ in range(depth):
         y = r.tanh(r.sin(y) * y + r.exp(y)) * r.cos(y)
     tape.exit()
     stamps, stop = [], threading.Event()
@@ -336,8 +337,17 @@ def test_backward_passes_release_the_gil():
     t1 = time.perf_counter()
     stop.set()
     ticker.join()
-    if t1 - t0 < 0.1:
-        pytest.skip("the jacobian was too fast to observe another thread running")
+    return t0, t1, stamps
+
+
+def test_backward_passes_release_the_gil():
+    # A longer chain until one call lasts long enough to see the other thread run in it.
+    depth = 4
+    t0, t1, stamps = _timed_jacobian_beside_a_ticker(depth)
+    while t1 - t0 < 0.1 and depth < 256:
+        depth *= 2
+        t0, t1, stamps = _timed_jacobian_beside_a_ticker(depth)
+    assert t1 - t0 >= 0.1, f"a depth-{depth} jacobian took only {t1 - t0:.3f}s"
     inside = [s for s in stamps if t0 + 0.02 < s < t1 - 0.02]
     assert len(inside) >= 5, f"no other thread ran during a {t1 - t0:.2f}s jacobian"
 

@@ -8,7 +8,8 @@ import rustape as rt
 
 
 def _plt():
-    mpl = pytest.importorskip("matplotlib")
+    import matplotlib as mpl
+
     mpl.use("Agg")
     import matplotlib.pyplot as plt
 
