@@ -325,7 +325,10 @@ fn fused_gradients_equal_the_recorded_ops_gradients() {
         inputs.iter().for_each(|t| outer.watch(t));
         analytic_gradient(&loss, &inputs).unwrap()
     };
-    assert!(!outer.is_empty(), "the outer tape recorded the backward pass");
+    assert!(
+        !outer.is_empty(),
+        "the outer tape recorded the backward pass"
+    );
     for (k, (a, b)) in fused.iter().zip(&recorded).enumerate() {
         close(a, b, 1e-14, &format!("input {k}"));
     }

@@ -434,3 +434,61 @@ fn avg_pool_grad(dy: &Tensor, win: Window, lead: &[usize]) -> Result<Tensor> {
     });
     Ok(dx)
 }
+
+/// A 1-D pooling (`batch_shape + [w, c]`) as the 2-D one of height 1.
+fn pool1d(
+    op: &str,
+    pool: fn(&Tensor, [usize; 2], [usize; 2], &Padding) -> Result<Tensor>,
+    input: &Tensor,
+    ksize: usize,
+    stride: usize,
+    padding: &Padding,
+) -> Result<Tensor> {
+    let s = input.shape();
+    if s.len() < 3 {
+        return Err(Error::shape(
+            op,
+            format!(
+                "the input must have rank at least 3 (batch_shape + [width, channels]), got shape {}",
+                fmt_shape(s)
+            ),
+        ));
+    }
+    let mut dims: Vec<isize> = s.iter().map(|&d| d as isize).collect();
+    dims.insert(s.len() - 2, 1);
+    let y = pool(
+        &super::reshape(input, &dims)?,
+        [1, ksize],
+        [1, stride],
+        padding,
+    )
+    .map_err(|mut e| {
+        e.op = op.to_string();
+        e
+    })?;
+    let mut out: Vec<isize> = y.shape().iter().map(|&d| d as isize).collect();
+    out.remove(out.len() - 3);
+    super::reshape(&y, &out)
+}
+
+/// `tf.nn.max_pool1d`: the maximum of each `ksize` window along the width of `input`
+/// (`batch_shape + [w, c]`).
+pub fn max_pool1d(
+    input: &Tensor,
+    ksize: usize,
+    stride: usize,
+    padding: &Padding,
+) -> Result<Tensor> {
+    pool1d("max_pool1d", max_pool2d, input, ksize, stride, padding)
+}
+
+/// `tf.nn.avg_pool1d`: the mean of each `ksize` window along the width of `input`
+/// (`batch_shape + [w, c]`), padding not counted.
+pub fn avg_pool1d(
+    input: &Tensor,
+    ksize: usize,
+    stride: usize,
+    padding: &Padding,
+) -> Result<Tensor> {
+    pool1d("avg_pool1d", avg_pool2d, input, ksize, stride, padding)
+}
