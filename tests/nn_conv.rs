@@ -5,36 +5,17 @@
 //! row-by-row ones; float32 against float64; and the errors for bad shapes and arguments.
 use rustape::ops::{
     cast, conv1d, conv2d, conv2d_backprop_filter, conv2d_backprop_input, conv2d_transpose,
-    depthwise_conv2d, multiply, reduce_sum, Padding,
+    depthwise_conv2d, multiply, Padding,
 };
-use rustape::testing::{check_vectorized, gradcheck, pseudo_random, Tolerance};
 use rustape::{DType, ErrorKind, Result, Tensor};
+
+mod support;
+use support::nn::*;
+use support::*;
 
 /// Values in [-0.5, 0.5).
 fn rand(shape: &[usize], seed: u64) -> Tensor {
-    let v: Vec<f64> = pseudo_random(shape, seed)
-        .to_f64_vec()
-        .iter()
-        .map(|v| v - 1.0)
-        .collect();
-    Tensor::from_vec(v, shape).unwrap()
-}
-
-fn dot(a: &Tensor, b: &Tensor) -> f64 {
-    reduce_sum(&multiply(a, b).unwrap(), None, false)
-        .unwrap()
-        .item()
-        .unwrap()
-}
-
-fn assert_close(got: &[f64], want: &[f64], tol: f64, what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: lengths");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (g - w).abs() <= tol * (1.0 + w.abs()),
-            "{what}: element {i}: {g} vs {w}"
-        );
-    }
+    signed(shape, seed, 1.0)
 }
 
 /// The direct definition: `y[n, oy, ox, o] = sum x[n, iy, ix, group c] * f[ky, kx, c, o]`.
@@ -147,7 +128,7 @@ fn conv2d_matches_the_direct_loop() {
         let y = conv2d(&x, &f, c.strides, &c.padding, c.dil).unwrap();
         assert_eq!(y.shape(), &[c.x[0], oh, ow, c.f[3]], "case {i}");
         let want = naive(&x, &f, c.strides, c.dil, [pt, pl], [oh, ow]);
-        assert_close(&y.to_f64_vec(), &want, 1e-13, &format!("case {i}"));
+        assert_close_labelled(&y.to_f64_vec(), &want, 1e-13, &format!("case {i}"));
         // float32 agrees to float32 rounding.
         let y32 = conv2d(
             &cast(&x, DType::F32).unwrap(),
@@ -158,7 +139,7 @@ fn conv2d_matches_the_direct_loop() {
         )
         .unwrap();
         assert_eq!(y32.dtype(), DType::F32);
-        assert_close(&y32.to_f64_vec(), &want, 1e-5, &format!("case {i} f32"));
+        assert_close_labelled(&y32.to_f64_vec(), &want, 1e-5, &format!("case {i} f32"));
     }
 }
 
@@ -188,8 +169,7 @@ fn backprops_are_the_adjoints_of_conv2d() {
 }
 
 fn check(what: &str, f: &dyn Fn(&[Tensor]) -> Result<Tensor>, inputs: &[Tensor]) {
-    gradcheck(f, inputs, true, Tolerance::default()).unwrap_or_else(|e| panic!("{what}: {e}"));
-    check_vectorized(f, inputs, 1e-12).unwrap_or_else(|e| panic!("{what} vectorised: {e}"));
+    check_nn(f, inputs, what);
 }
 
 #[test]
@@ -314,7 +294,7 @@ fn depthwise_matches_per_channel_convolutions() {
                 .step_by(6)
                 .copied()
                 .collect();
-            assert_close(&got, &want, 1e-14, &format!("channel {k} multiplier {q}"));
+            assert_close_labelled(&got, &want, 1e-14, &format!("channel {k} multiplier {q}"));
         }
     }
 }
@@ -365,7 +345,7 @@ fn large_batches_split_over_chunks_and_threads_give_the_same_bits() {
     assert_eq!(dx.to_f64_vec(), dx1.to_f64_vec());
     // And against the direct loop.
     let want = naive(&x, &f, [1, 1], [1, 1], [1, 1], [12, 12]);
-    assert_close(&y.to_f64_vec(), &want, 1e-12, "large");
+    assert_close_labelled(&y.to_f64_vec(), &want, 1e-12, "large");
     let lhs = dot(&y, &dy);
     assert!((dot(&f, &df) - lhs).abs() < 1e-9 * lhs.abs().max(1.0));
     assert!((dot(&x, &dx) - lhs).abs() < 1e-9 * lhs.abs().max(1.0));

@@ -3,31 +3,27 @@
 //! gradients against finite differences (first and second order), vectorised Jacobians against
 //! row-by-row ones, the fused gradient kernels against the recorded-ops gradient, and errors.
 use rustape::ops::*;
-use rustape::testing::{analytic_gradient, check_vectorized, gradcheck, pseudo_random, Tolerance};
+use rustape::testing::analytic_gradient;
 use rustape::{DType, ErrorKind, Result, Tape, Tensor};
 
+mod support;
+use support::nn::*;
+use support::{assert_close_labelled, values};
+
+/// Values in [-1, 1).
 fn rand(shape: &[usize], seed: u64) -> Tensor {
-    let v: Vec<f64> = pseudo_random(shape, seed)
-        .to_f64_vec()
-        .iter()
-        .map(|v| 2.0 * v - 2.0)
-        .collect();
-    Tensor::from_vec(v, shape).unwrap()
+    signed(shape, seed, 2.0)
 }
 
 fn check(what: &str, f: &dyn Fn(&[Tensor]) -> Result<Tensor>, inputs: &[Tensor]) {
-    gradcheck(f, inputs, true, Tolerance::default()).unwrap_or_else(|e| panic!("{what}: {e}"));
-    check_vectorized(f, inputs, 1e-12).unwrap_or_else(|e| panic!("{what} vectorised: {e}"));
+    check_nn(f, inputs, what);
 }
 
+/// Same shape, and values within `tol` (relative to `max(1, |b|)`).
+#[track_caller]
 fn close(a: &Tensor, b: &Tensor, tol: f64, what: &str) {
     assert_eq!(a.shape(), b.shape(), "{what}");
-    for (i, (x, y)) in a.to_f64_vec().iter().zip(b.to_f64_vec()).enumerate() {
-        assert!(
-            (x - y).abs() <= tol * (1.0 + y.abs()),
-            "{what}: element {i}: {x} vs {y}"
-        );
-    }
+    assert_close_labelled(&values(a), &values(b), tol, what);
 }
 
 // The only test of this file that draws random numbers (the seed state is global).

@@ -3,8 +3,11 @@
 //! without ties); vectorised Jacobians against row-by-row ones; ties routed to the first
 //! maximum; and the errors.
 use rustape::ops::{avg_pool2d, cast, max_pool2d, multiply, reshape, Padding};
-use rustape::testing::{check_vectorized, gradcheck, Tolerance};
 use rustape::{DType, ErrorKind, Result, Tape, Tensor, Unconnected};
+
+mod support;
+use support::nn::*;
+use support::*;
 
 /// Distinct values (a permutation of a grid, scaled): no ties anywhere.
 fn distinct(shape: &[usize], seed: usize) -> Tensor {
@@ -87,12 +90,8 @@ fn pools_match_the_direct_loop() {
                 .unwrap();
                 let (shape, want) = naive(&x, k, s, same, max);
                 assert_eq!(y.shape(), &shape[..], "{k:?} {s:?} same={same} max={max}");
-                for (g, w) in y.to_f64_vec().iter().zip(&want) {
-                    assert!(
-                        (g - w).abs() < 1e-12,
-                        "{k:?} {s:?} same={same} max={max}: {g} vs {w}"
-                    );
-                }
+                let what = format!("{k:?} {s:?} same={same} max={max}");
+                assert_close_labelled(&values(&y), &want, 1e-12, &what);
                 // float32 too.
                 let y32 = if max {
                     max_pool2d(&cast(&x, DType::F32).unwrap(), k, s, &p)
@@ -101,17 +100,14 @@ fn pools_match_the_direct_loop() {
                 }
                 .unwrap();
                 assert_eq!(y32.dtype(), DType::F32);
-                for (g, w) in y32.to_f64_vec().iter().zip(&want) {
-                    assert!((g - w).abs() < 1e-5 * (1.0 + w.abs()));
-                }
+                assert_close_labelled(&values(&y32), &want, 1e-5, &what);
             }
         }
     }
 }
 
 fn check(what: &str, f: &dyn Fn(&[Tensor]) -> Result<Tensor>, inputs: &[Tensor]) {
-    gradcheck(f, inputs, true, Tolerance::default()).unwrap_or_else(|e| panic!("{what}: {e}"));
-    check_vectorized(f, inputs, 1e-12).unwrap_or_else(|e| panic!("{what} vectorised: {e}"));
+    check_nn(f, inputs, what);
 }
 
 #[test]
@@ -197,9 +193,7 @@ fn large_inputs_run_in_parallel_with_the_same_values() {
     assert_eq!((y.shape(), y.to_f64_vec()), (&shape[..], want));
     let a = avg_pool2d(&x, [3, 3], [2, 2], &Padding::Same).unwrap();
     let (_, want) = naive(&x, [3, 3], [2, 2], true, false);
-    for (g, w) in a.to_f64_vec().iter().zip(&want) {
-        assert!((g - w).abs() < 1e-9);
-    }
+    assert_close(&values(&a), &want, 1e-12);
 }
 
 #[test]
