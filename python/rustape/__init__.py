@@ -20,20 +20,44 @@ from ._export import fill as _fill
 # row of the binding table that names `rt` (see _export.py).
 _exported = _fill(globals(), "rt")
 
-from ._tape import GradientTape, UnconnectedGradients  # noqa: E402
-from .custom_gradient import custom_gradient  # noqa: E402
-from ._module import Module, TensorSpec, function  # noqa: E402
-from . import _structure  # noqa: E402,F401
-from . import contrib, keras, layers, linalg, math, nest, nn, random, saved_model, test  # noqa: E402
+from . import (
+    _structure,  # noqa: F401
+    contrib,
+    keras,
+    layers,
+    linalg,
+    math,
+    nest,
+    nn,
+    random,
+    saved_model,
+    test,
+)
+from ._module import Module, TensorSpec, function
+from ._tape import GradientTape, UnconnectedGradients
+from .custom_gradient import custom_gradient
 
 #: The engine's version.
 __version__: str = _rustape.__version__
 
-__all__ = sorted(
-    set(_exported)
-    | {
-        "GradientTape", "UnconnectedGradients", "custom_gradient", "Module", "TensorSpec",
-        "function", "math", "nn", "linalg", "random", "layers", "keras", "nest", "test",
-        "saved_model", "contrib", "__version__",
-    }
-)
+# The package's own names, then the table's.
+__all__ = [
+    "GradientTape",
+    "Module",
+    "TensorSpec",
+    "UnconnectedGradients",
+    "__version__",
+    "contrib",
+    "custom_gradient",
+    "function",
+    "keras",
+    "layers",
+    "linalg",
+    "math",
+    "nest",
+    "nn",
+    "random",
+    "saved_model",
+    "test",
+]
+__all__.extend(_exported)

@@ -6,14 +6,14 @@ module calls `fill(globals(), "<namespace>")`; nothing else lists the ops.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Tuple, TypeVar
+from typing import Any, Callable, TypeVar
 
 from . import _rustape
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 #: Rows of the Python compositions: (namespace, exported name) -> the function.
-_PYTHON: Dict[Tuple[str, str], Callable[..., Any]] = {}
+_PYTHON: dict[tuple[str, str], Callable[..., Any]] = {}
 
 
 def export(*namespaces: str, name: str = "") -> Callable[[_F], _F]:
@@ -39,7 +39,7 @@ def export(*namespaces: str, name: str = "") -> Callable[[_F], _F]:
     return declare
 
 
-def table() -> Dict[str, Dict[str, Any]]:
+def table() -> dict[str, dict[str, Any]]:
     """Every namespace's names and objects: the extension's rows, then the compositions'
     (a name both declare in one namespace is an error: one op, one place).
 
@@ -50,7 +50,7 @@ def table() -> Dict[str, Dict[str, Any]]:
     """
     from . import _ops  # noqa: F401  (its @export rows)
 
-    namespaces: Dict[str, Dict[str, Any]] = {}
+    namespaces: dict[str, dict[str, Any]] = {}
     for extension_name, exports in _rustape._bindings:
         for ns, exported in exports:
             namespaces.setdefault(ns, {})[exported] = getattr(_rustape, extension_name)
@@ -64,7 +64,7 @@ def table() -> Dict[str, Dict[str, Any]]:
     return namespaces
 
 
-def fill(namespace: Dict[str, Any], name: str) -> List[str]:
+def fill(namespace: dict[str, Any], name: str) -> list[str]:
     """Puts namespace `name`'s objects (`"rt"`, `"math"`, ...) into the module dict
     `namespace`; returns their names, sorted (for `__all__`).
 

@@ -6,4 +6,4 @@ from __future__ import annotations
 
 from ._export import fill as _fill
 
-__all__ = _fill(globals(), "math")
+__all__ = list(_fill(globals(), "math"))

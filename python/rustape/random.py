@@ -7,4 +7,4 @@ from __future__ import annotations
 
 from ._export import fill as _fill
 
-__all__ = _fill(globals(), "random")
+__all__ = list(_fill(globals(), "random"))

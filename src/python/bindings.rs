@@ -9,6 +9,7 @@
 //!     fn sin => [rt, math];                   // rt.sin, rt.math.sin
 //!     fn random_normal => [rt, random as normal]; // rt.random_normal, rt.random.normal
 //!     fn gradcheck => [];                      // the extension only (used by the package)
+//!     fn from_dlpack => [experimental.dlpack]; // a nested namespace: rt.experimental.dlpack
 //!     class PyTape => [];
 //! }
 //! ```
@@ -119,10 +120,10 @@ fn duplicate(message: String) -> PyErr {
 
 /// The binding table of one file of pyfunctions: generates its `register(m, table)`, which
 /// adds each row's function (`fn name`) or class (`class Type`) to the extension module and
-/// records the namespaces the row names (`[rt, math, random as normal]`; `[]`: the extension
-/// only). See the module docs.
+/// records the namespaces the row names (`[rt, math, random as normal]`, dotted for a nested
+/// one: `experimental.dlpack`; `[]`: the extension only). See the module docs.
 macro_rules! bindings {
-    ($($kind:ident $item:ident => [$($ns:ident $(as $alias:ident)?),* $(,)?];)*) => {
+    ($($kind:ident $item:ident => [$($($ns:ident).+ $(as $alias:ident)?),* $(,)?];)*) => {
         /// Registers this file's bindings (its `bindings!` table) in the extension module.
         pub fn register(
             m: &pyo3::Bound<'_, pyo3::types::PyModule>,
@@ -133,7 +134,7 @@ macro_rules! bindings {
                     $kind $item,
                     m,
                     table,
-                    &[$((stringify!($ns), None $(.or(Some(stringify!($alias))))?)),*]
+                    &[$((stringify!($($ns).+), None $(.or(Some(stringify!($alias))))?)),*]
                 );
             )*
             Ok(())

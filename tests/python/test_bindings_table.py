@@ -5,7 +5,6 @@ import importlib
 import inspect
 
 import pytest
-
 import rustape as rt
 from rustape import _export, _ops, _rustape
 
