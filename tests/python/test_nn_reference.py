@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable
 
 import numpy as np
 import pytest
-
 import rustape as rt
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference")
@@ -27,7 +26,7 @@ def weights(shape: tuple, salt: int) -> np.ndarray:
     return (0.5 + ((np.arange(n) * 7 + salt * 13) % 17) / 17.0).reshape(shape)
 
 
-def op_of(case: Dict[str, Any]) -> Callable[..., Any]:
+def op_of(case: dict[str, Any]) -> Callable[..., Any]:
     a, op = case["args"], case["op"]
     if op == "conv2d":
         return lambda x, f: rt.nn.conv2d(x, f, a["strides"], a["padding"], dilations=a["dilations"])
@@ -55,10 +54,10 @@ def close(got: Any, want: np.ndarray, what: str) -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
-def test_matches_tensorflow(case: Dict[str, Any]) -> None:
+def test_matches_tensorflow(case: dict[str, Any]) -> None:
     name, fn = case["name"], op_of(case)
     xs = [ARRAYS[f"{name}:x{i}"] for i in range(case["inputs"])]
-    ts: List[Any] = [rt.constant(x) for x in xs]
+    ts: list[Any] = [rt.constant(x) for x in xs]
     diff = [i for i in range(len(xs)) if i not in case["integer_inputs"]] if case["gradients"] else []
     y_want = ARRAYS[f"{name}:y"]
     with rt.GradientTape(persistent=True) as outer:
