@@ -25,7 +25,7 @@ class Activation(Layer):
         super().__init__(name=name, dtype=dtype)
         self.activation = get_activation(activation)
 
-    def call(self, inputs: Any) -> Any:
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         return self.activation(inputs)
 
     def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -52,7 +52,7 @@ class LeakyReLU(Layer):
                              f"{negative_slope!r}")
         self.negative_slope = float(negative_slope)
 
-    def call(self, inputs: Any) -> Any:
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         return _rt.where(_rt.greater(inputs, 0.0), inputs, _rt.multiply(inputs, self.negative_slope))
 
     def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -101,7 +101,7 @@ class _Conv(Layer):
     def _convolve(self, x: Any) -> Any:
         raise NotImplementedError
 
-    def call(self, inputs: Any) -> Any:
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         x = inputs if self.data_format == "channels_last" else to_channels_last(inputs)
         y = self._convolve(x)
         if self.use_bias:

@@ -102,7 +102,7 @@ class Dropout(Layer):
         self.noise_shape = None if noise_shape is None else tuple(noise_shape)
         self.seed = seed
 
-    def call(self, inputs: Any, training: Any = None) -> Any:
+    def call(self, inputs: Any, training: Any = None) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         if isinstance(training, _rt.Tensor):
             training = bool(training.numpy())
         if not training or self.rate == 0:
@@ -152,7 +152,7 @@ class Embedding(Layer):
                                           self.embeddings_initializer)
         self.built = True
 
-    def call(self, inputs: Any) -> Any:
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         if inputs.dtype not in (_rt.int32, _rt.int64):
             inputs = _rt.cast(inputs, _rt.int32)
         return _rt.embedding_lookup(self.embeddings, inputs)
@@ -188,7 +188,7 @@ class Lambda(Layer):
         self.mask = mask
         self.arguments = dict(arguments or {})
 
-    def call(self, inputs: Any) -> Any:
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         return self.function(inputs, **self.arguments)
 
     def compute_output_shape(self, input_shape: Any) -> Any:

@@ -40,7 +40,7 @@ class _Merge(Layer):
     def _combine(self, a: Any, b: Any) -> Any:
         raise NotImplementedError
 
-    def call(self, inputs: Sequence[Any]) -> Any:
+    def call(self, inputs: Sequence[Any]) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         xs = self._check(inputs)
         out = xs[0]
         for x in xs[1:]:
@@ -136,7 +136,7 @@ class Average(_Merge):
     [1.5]
     """
 
-    def call(self, inputs: Sequence[Any]) -> Any:
+    def call(self, inputs: Sequence[Any]) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         xs = self._check(inputs)
         out = xs[0]
         for x in xs[1:]:
@@ -159,7 +159,7 @@ class Concatenate(_Merge):
         super().__init__(name=name, dtype=dtype, **kwargs)
         self.axis = int(axis)
 
-    def call(self, inputs: Sequence[Any]) -> Any:
+    def call(self, inputs: Sequence[Any]) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         return _rt.concat(self._check(inputs), axis=self.axis)
 
     def compute_output_shape(self, input_shape: Sequence[tuple[Any, ...]]) -> tuple[Any, ...]:

@@ -32,7 +32,8 @@ class _Pooling(Layer):
     """A window reduction over `rank` spatial axes; `strides` default to `pool_size`."""
 
     _rank = 2
-    _pool: Any = None
+    #: The extension function that pools (by name).
+    _op = "max_pool2d"
 
     def __init__(self, pool_size: Any = 2, strides: Any = None, padding: str = "valid",
                  data_format: str | None = None, name: str | None = None, dtype: Any = None,
@@ -44,14 +45,14 @@ class _Pooling(Layer):
         self.padding = normalize_padding(padding)
         self.data_format = normalize_data_format(data_format)
 
-    def call(self, inputs: Any) -> Any:
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         if len(inputs.shape) != self._rank + 2:
             raise ValueError(f"{type(self).__name__} {self.name}: expected inputs of rank "
                              f"{self._rank + 2}, got shape {list(inputs.shape)}")
         x = inputs if self.data_format == "channels_last" else to_channels_last(inputs)
         window = self.pool_size if self._rank == 2 else self.pool_size[0]
         strides = self.strides if self._rank == 2 else self.strides[0]
-        y = type(self)._pool(x, window, strides, self.padding.upper())
+        y = getattr(_rt, self._op)(x, window, strides, self.padding.upper())
         return y if self.data_format == "channels_last" else to_channels_first(y)
 
     def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -73,7 +74,7 @@ class MaxPooling2D(_Pooling):
     (1, 13, 13, 32)
     """
 
-    _pool = staticmethod(_rt.max_pool2d)
+    _op = "max_pool2d"
 
 
 class AveragePooling2D(_Pooling):
@@ -85,7 +86,7 @@ class AveragePooling2D(_Pooling):
     (1, 4, 4, 2)
     """
 
-    _pool = staticmethod(_rt.avg_pool2d)
+    _op = "avg_pool2d"
 
     def __init__(self, pool_size: Any, strides: Any = None, padding: str = "valid",
                  data_format: str | None = None, name: str | None = None, dtype: Any = None,
@@ -103,7 +104,7 @@ class MaxPooling1D(_Pooling):
     """
 
     _rank = 1
-    _pool = staticmethod(_rt.max_pool1d)
+    _op = "max_pool1d"
 
 
 class AveragePooling1D(_Pooling):
@@ -115,7 +116,7 @@ class AveragePooling1D(_Pooling):
     """
 
     _rank = 1
-    _pool = staticmethod(_rt.avg_pool1d)
+    _op = "avg_pool1d"
 
     def __init__(self, pool_size: Any, strides: Any = None, padding: str = "valid",
                  data_format: str | None = None, name: str | None = None, dtype: Any = None,
@@ -126,7 +127,8 @@ class AveragePooling1D(_Pooling):
 
 class _GlobalPooling(Layer):
     _rank = 2
-    _reduce: Any = None
+    #: The extension reduction (by name).
+    _op = "reduce_mean"
 
     def __init__(self, data_format: str | None = None, keepdims: bool = False,
                  name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
@@ -139,11 +141,11 @@ class _GlobalPooling(Layer):
         first = 1 if self.data_format == "channels_last" else 2
         return list(range(first, first + self._rank))
 
-    def call(self, inputs: Any) -> Any:
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         if len(inputs.shape) != self._rank + 2:
             raise ValueError(f"{type(self).__name__} {self.name}: expected inputs of rank "
                              f"{self._rank + 2}, got shape {list(inputs.shape)}")
-        return type(self)._reduce(inputs, axis=self._axes(), keepdims=self.keepdims)
+        return getattr(_rt, self._op)(inputs, axis=self._axes(), keepdims=self.keepdims)
 
     def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
         """The output shape for inputs of `input_shape`."""
@@ -162,7 +164,7 @@ class GlobalAveragePooling2D(_GlobalPooling):
     (2, 8)
     """
 
-    _reduce = staticmethod(_rt.reduce_mean)
+    _op = "reduce_mean"
 
 
 class GlobalMaxPooling2D(_GlobalPooling):
@@ -173,7 +175,7 @@ class GlobalMaxPooling2D(_GlobalPooling):
     (2, 1, 1, 8)
     """
 
-    _reduce = staticmethod(_rt.reduce_max)
+    _op = "reduce_max"
 
 
 class GlobalAveragePooling1D(_GlobalPooling):
@@ -185,7 +187,7 @@ class GlobalAveragePooling1D(_GlobalPooling):
     """
 
     _rank = 1
-    _reduce = staticmethod(_rt.reduce_mean)
+    _op = "reduce_mean"
 
 
 class GlobalMaxPooling1D(_GlobalPooling):
@@ -197,4 +199,4 @@ class GlobalMaxPooling1D(_GlobalPooling):
     """
 
     _rank = 1
-    _reduce = staticmethod(_rt.reduce_max)
+    _op = "reduce_max"

@@ -39,7 +39,7 @@ class Flatten(Layer):
         super().__init__(name=name, dtype=dtype)
         self.data_format = normalize_data_format(data_format)
 
-    def call(self, inputs: Any) -> Any:
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         x = inputs
         if self.data_format == "channels_first" and len(x.shape) > 2:
             x = to_channels_last(x)
@@ -76,14 +76,14 @@ class Reshape(Layer):
                 raise ValueError(f"Reshape {self.name}: cannot reshape a sample of shape "
                                  f"{list(sample_shape)} ({total} elements) to {list(self.target_shape)}")
             return self.target_shape
-        if total is None:
+        if total is None or known is None:
             return tuple(None if d == -1 else d for d in self.target_shape)
         if known == 0 or total % known != 0:
             raise ValueError(f"Reshape {self.name}: cannot reshape a sample of shape "
                              f"{list(sample_shape)} ({total} elements) to {list(self.target_shape)}")
         return tuple(total // known if d == -1 else d for d in self.target_shape)
 
-    def call(self, inputs: Any) -> Any:
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         shape = self._resolved(tuple(inputs.shape[1:]))
         return _rt.reshape(inputs, [inputs.shape[0], *shape])
 
@@ -106,6 +106,7 @@ class ZeroPadding2D(Layer):
                  name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
         reject_options("ZeroPadding2D", kwargs, ("input_shape", "batch_size"))
         super().__init__(name=name, dtype=dtype)
+        pads: tuple[tuple[int, ...], tuple[int, ...]]
         if isinstance(padding, int):
             pads = ((padding, padding), (padding, padding))
         elif len(padding) == 2 and all(isinstance(p, int) for p in padding):
@@ -121,7 +122,7 @@ class ZeroPadding2D(Layer):
         self.padding = (tuple(pads[0]), tuple(pads[1]))
         self.data_format = normalize_data_format(data_format)
 
-    def call(self, inputs: Any) -> Any:
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         (t, b), (left, r) = self.padding
         if self.data_format == "channels_last":
             return _rt.pad(inputs, [[0, 0], [t, b], [left, r], [0, 0]])
@@ -158,7 +159,7 @@ class UpSampling2D(Layer):
                              "(only 'nearest')")
         self.interpolation = interpolation
 
-    def call(self, inputs: Any) -> Any:
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         x = inputs if self.data_format == "channels_last" else to_channels_last(inputs)
         n, h, w, c = x.shape
         sh, sw = self.size

@@ -115,7 +115,7 @@ class _RNN(Layer):
     def _mask(self, shape: list[int], rate: float) -> Any:
         return _rt.dropout(_rt.ones(shape, dtype=self.dtype), rate, seed=self.seed)
 
-    def call(self, sequences: Any, initial_state: Any = None, mask: Any = None,
+    def call(self, sequences: Any, initial_state: Any = None, mask: Any = None,  # type: ignore[override]  # Keras: call takes what it uses
              training: Any = None) -> Any:
         if mask is not None:
             raise ValueError(f"{type(self).__name__} {self.name}: masking is not supported")
@@ -279,7 +279,7 @@ class GRU(_RNN):
             return self.bias[0]
         return self.bias
 
-    def call(self, sequences: Any, initial_state: Any = None, mask: Any = None,
+    def call(self, sequences: Any, initial_state: Any = None, mask: Any = None,  # type: ignore[override]  # Keras: call takes what it uses
              training: Any = None) -> Any:
         # The recurrent bias, read once per call (a variable read per step would cost more).
         self._recurrent_bias = self.bias[1] if self.use_bias and self.reset_after else None
