@@ -125,6 +125,29 @@ fn bias_add_channels_last_and_first() {
         },
         &[x.clone(), b3.clone()],
     );
+    // BiasAddGrad: sums over every axis but the kept leading ones and the channels (pairwise
+    // over many rows), and its own gradient broadcasts back.
+    let big = rand(&[3, 700, 5], 4);
+    let g = bias_add_grad(&big, 0).unwrap();
+    let want = reduce_sum(&big, Some(&[0, 1]), false).unwrap();
+    close(&g, &want, 1e-13, "bias_add_grad");
+    let g1 = bias_add_grad(&big, 1).unwrap();
+    close(
+        &g1,
+        &reduce_sum(&big, Some(&[1]), false).unwrap(),
+        1e-13,
+        "bias_add_grad keep 1",
+    );
+    check(
+        "bias_add_grad",
+        &|t: &[Tensor]| {
+            let g = bias_add_grad(&t[0], 1)?;
+            multiply(&g, &g)
+        },
+        &[rand(&[2, 3, 4], 9)],
+    );
+    let e = bias_add_grad(&rand(&[4], 1), 0).unwrap_err();
+    assert_eq!((e.kind, e.op.as_str()), (ErrorKind::Shape, "bias_add_grad"));
     assert_eq!(
         DataFormat::parse("bias_add", Some("NCHW")).unwrap(),
         DataFormat::ChannelsFirst

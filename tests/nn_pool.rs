@@ -168,7 +168,7 @@ fn leading_axes_fold_into_the_batch() {
 }
 
 #[test]
-fn ties_route_to_the_first_maximum() {
+fn ties_route_to_the_first_maximum_and_nan_wins() {
     let x = Tensor::from_vec(vec![1.0f64, 3.0, 3.0, 2.0], &[1, 2, 2, 1]).unwrap();
     let tape = Tape::new(false, true);
     let y = {
@@ -176,6 +176,22 @@ fn ties_route_to_the_first_maximum() {
         tape.watch(&x);
         max_pool2d(&x, [2, 2], [2, 2], &Padding::Valid).unwrap()
     };
+    let g = tape
+        .gradient(&[y], &[(&x).into()], None, Unconnected::None)
+        .unwrap();
+    assert_eq!(
+        g[0].as_ref().unwrap().to_f64_vec(),
+        vec![0.0, 1.0, 0.0, 0.0]
+    );
+    // A NaN is the maximum (it propagates), and the first NaN takes the gradient.
+    let x = Tensor::from_vec(vec![1.0f64, f64::NAN, 3.0, f64::NAN], &[1, 2, 2, 1]).unwrap();
+    let tape = Tape::new(false, true);
+    let y = {
+        let _r = tape.enter().unwrap();
+        tape.watch(&x);
+        max_pool2d(&x, [2, 2], [2, 2], &Padding::Valid).unwrap()
+    };
+    assert!(y.to_f64_vec()[0].is_nan());
     let g = tape
         .gradient(&[y], &[(&x).into()], None, Unconnected::None)
         .unwrap();

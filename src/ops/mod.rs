@@ -36,7 +36,7 @@ pub use elementwise::*;
 pub use indexing::*;
 pub use linalg::*;
 pub use nn::*;
-pub use nn_layer::{bias_add, dropout, embedding_lookup, DataFormat};
+pub use nn_layer::{bias_add, bias_add_grad, dropout, embedding_lookup, DataFormat};
 pub use pool::{avg_pool1d, avg_pool2d, max_pool1d, max_pool2d};
 pub use random::*;
 pub use reduce::*;

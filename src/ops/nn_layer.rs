@@ -1,9 +1,13 @@
-//! The small ops under Keras layers: `dropout`, `bias_add`, `embedding_lookup`. Each is
-//! validation plus ops that already have VJPs (a multiply by a constant mask, a broadcasting
-//! add, a gather), so they differentiate to every order and batch like those.
-use super::{add, broadcast_shapes, clip_by_norm, gather, multiply, reshape, uniform};
-use crate::dtype::DType;
+//! The small ops under Keras layers: `dropout`, `bias_add`, `embedding_lookup`. Dropout and the
+//! lookup are validation plus ops that already have VJPs (a multiply by a constant mask, a
+//! gather); `bias_add` (channels last) is an op of its own whose bias gradient is TensorFlow's
+//! `BiasAddGrad` (a sum over rows, its own VJP a broadcast), so every order works and batches.
+use super::{
+    add, broadcast_shapes, broadcast_to, clip_by_norm, gather, multiply, reshape, uniform,
+};
+use crate::dtype::{DType, Float};
 use crate::error::{fmt_shape, Error, Result};
+use crate::tape::{input_needed, mixes_input, record_batched};
 use crate::tensor::{unsupported, Data, Tensor, Values};
 
 /// `tf.nn.dropout`: each element of `x` is kept with probability `1 - rate` and scaled by
@@ -120,13 +124,128 @@ pub fn bias_add(value: &Tensor, bias: &Tensor, data_format: DataFormat) -> Resul
         return Err(crate::tensor::mismatch(op, value.dtype(), bias.dtype()));
     }
     match data_format {
-        DataFormat::ChannelsLast => add(value, bias),
+        DataFormat::ChannelsLast => bias_add_last(value, bias),
         DataFormat::ChannelsFirst => {
             let mut dims = vec![channels as isize];
             dims.extend(std::iter::repeat_n(1, vs.len() - 2));
             add(value, &reshape(bias, &dims)?)
         }
     }
+}
+
+/// `value + bias` along the last axis, with [`bias_add_grad`] as the bias's gradient.
+fn bias_add_last(value: &Tensor, bias: &Tensor) -> Result<Tensor> {
+    let op = "bias_add";
+    fn kernel<T: Float>(v: &Values<T>, b: &Values<T>) -> Vec<T> {
+        let (v, b) = (v.as_slice(), b.as_slice());
+        let mut out = Vec::with_capacity(v.len());
+        if !b.is_empty() {
+            for row in v.chunks_exact(b.len()) {
+                out.extend(row.iter().zip(b).map(|(&p, &q)| p + q));
+            }
+        }
+        out
+    }
+    let shape = value.shape().to_vec();
+    let y = Tensor::new(
+        crate::dispatch2!(float value.data(), bias.data(), op, |v, b| {
+            Values::from_vec(&shape, kernel(v, b))
+        }),
+    );
+    record_batched(
+        op,
+        &[value, bias],
+        &y,
+        &[],
+        mixes_input(1),
+        true,
+        |_, dy, batch| {
+            Ok(crate::grads![
+                input_needed(0).then(|| dy.clone()),
+                if input_needed(1) {
+                    Some(bias_add_grad(dy, batch)?)
+                } else {
+                    None
+                }
+            ])
+        },
+    );
+    Ok(y)
+}
+
+/// Rows of `c` elements summed pairwise (blocks of 64 rows added in order, then halves): the
+/// accuracy of pairwise summation without a temporary per row.
+fn sum_rows<T: Float>(rows: &[T], c: usize, out: &mut [T]) {
+    const BLOCK: usize = 64;
+    let n = rows.len() / c;
+    if n <= BLOCK {
+        out.fill(T::zero());
+        for row in rows.chunks_exact(c) {
+            for (o, &v) in out.iter_mut().zip(row) {
+                *o = *o + v;
+            }
+        }
+        return;
+    }
+    let half = n / 2;
+    let mut right = vec![T::zero(); c];
+    sum_rows(&rows[..half * c], c, out);
+    sum_rows(&rows[half * c..], c, &mut right);
+    for (o, &r) in out.iter_mut().zip(&right) {
+        *o = *o + r;
+    }
+}
+
+/// TensorFlow's `BiasAddGrad` for channels last: `dy` summed over every axis but its `keep`
+/// leading ones and its last, `dy.shape[..keep] + [c]`. Its gradient broadcasts back.
+pub fn bias_add_grad(dy: &Tensor, keep: usize) -> Result<Tensor> {
+    let op = "bias_add_grad";
+    let s = dy.shape();
+    if s.len() < keep + 2 {
+        return Err(Error::shape(
+            op,
+            format!(
+                "the gradient of shape {} has no axes to sum besides {keep} leading ones and the \
+                 channels",
+                fmt_shape(s)
+            ),
+        ));
+    }
+    let c = s[s.len() - 1];
+    let lead: usize = s[..keep].iter().product();
+    let mut out_shape = s[..keep].to_vec();
+    out_shape.push(c);
+    fn kernel<T: Float>(dy: &Values<T>, lead: usize, c: usize, shape: &[usize]) -> Values<T> {
+        let mut out = vec![T::zero(); lead * c];
+        let per = dy.len().checked_div(lead).unwrap_or(0);
+        if c > 0 && per > 0 {
+            for (o, slice) in out.chunks_exact_mut(c).zip(dy.as_slice().chunks_exact(per)) {
+                sum_rows(slice, c, o);
+            }
+        }
+        Values::from_vec(shape, out)
+    }
+    let g = Tensor::new(crate::dispatch!(values float dy.data(), op, |v| {
+        kernel(v, lead, c, &out_shape)
+    }));
+    let full: crate::ops::Shape = s.iter().copied().collect();
+    let mixes = if keep == 0 { mixes_input(0) } else { 0 };
+    record_batched(op, &[dy], &g, &[], mixes, true, move |_, gg, batch| {
+        // [batch..., keep..., c] -> [batch..., keep..., 1, ..., 1, c] -> broadcast to dy's shape.
+        let mut dims: Vec<isize> = gg.shape()[..batch + keep]
+            .iter()
+            .map(|&d| d as isize)
+            .collect();
+        dims.extend(std::iter::repeat_n(1, full.len() - keep - 1));
+        dims.push(c as isize);
+        let mut target: Vec<usize> = gg.shape()[..batch].to_vec();
+        target.extend_from_slice(&full);
+        Ok(crate::grads![Some(broadcast_to(
+            &reshape(gg, &dims)?,
+            &target
+        )?)])
+    });
+    Ok(g)
 }
 
 /// `tf.nn.embedding_lookup` with one table: rows `ids` of `params` (`ids.shape +

@@ -20,7 +20,7 @@ use crate::dtype::Float;
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops::kernel::may_split;
 use crate::ops::{shape_of, Shape};
-use crate::tape::{mixes_input, record_batched};
+use crate::tape::{any_tape_active, mixes_input, record_batched};
 use crate::tensor::{unsupported, Tensor, Values};
 
 /// Image elements from which the images of a call are pooled on rayon's threads.
@@ -74,6 +74,13 @@ impl Window {
         }
         let r = input.len();
         let (h, w, c) = (input[r - 3], input[r - 2], input[r - 1]);
+        if h.saturating_mul(w) > u32::MAX as usize {
+            // The maxima are kept as 32-bit pixel positions within an image.
+            return Err(Error::value(
+                op,
+                format!("an image of {h}x{w} pixels is too large (at most 2^32)"),
+            ));
+        }
         let y = window_axis(op, h, ksize[0], strides[0], 1, padding, 0)?;
         let x = window_axis(op, w, ksize[1], strides[1], 1, padding, 1)?;
         Ok(Window {
@@ -142,79 +149,159 @@ fn per_image<T: Send>(
     }
 }
 
-/// The flat index (in the image) of the first maximum of every window, `[oh, ow, c]` per image.
-fn argmax_image<T: Float>(win: &Window, x: &[T], out: &mut [usize]) {
+/// The window maxima of every image of `x` (`[oh, ow, c]` per image) and, with `at`, where they
+/// are: the pixel (`iy * w + ix`) of the first maximum in row-major window order, as TensorFlow's
+/// CPU kernel picks on ties (the element is `pixel * c + channel`). A NaN wins (it propagates;
+/// the first NaN is its position).
+///
+/// Two passes over each window, maxima then positions (the positions in reverse, so the first
+/// match is the last written): each is a branch-free select over a row of channels that
+/// vectorises, where one fused pass selecting a value and an index together does not.
+fn max_image<T: Float>(win: &Window, x: &[T], y: &mut [T], mut at: Option<&mut [u32]>) {
     let c = win.c;
-    let mut best = vec![T::zero(); c];
     for oy in 0..win.oh {
         for ox in 0..win.ow {
-            let at = &mut out[(oy * win.ow + ox) * c..][..c];
+            let o = (oy * win.ow + ox) * c;
+            let best = &mut y[o..o + c];
+            let (rows, cols) = (win.rows(oy), win.cols(ox));
             let mut first = true;
-            for iy in win.rows(oy) {
-                for ix in win.cols(ox) {
-                    let base = (iy * win.w + ix) * c;
-                    let row = &x[base..base + c];
-                    for ch in 0..c {
-                        // Strictly greater: ties keep the first position. A NaN wins (it propagates).
-                        if first || row[ch] > best[ch] || row[ch].is_nan() && !best[ch].is_nan() {
-                            best[ch] = row[ch];
-                            at[ch] = base + ch;
-                        }
+            for iy in rows.clone() {
+                for ix in cols.clone() {
+                    let pixel = iy * win.w + ix;
+                    let row = &x[pixel * c..(pixel + 1) * c];
+                    if first {
+                        best.copy_from_slice(row);
+                        first = false;
+                        continue;
                     }
-                    first = false;
+                    for (b, &v) in best.iter_mut().zip(row) {
+                        *b = if (v > *b) | v.is_nan() { v } else { *b };
+                    }
+                }
+            }
+            let Some(at) = at.as_deref_mut() else {
+                continue;
+            };
+            let at = &mut at[o..o + c];
+            for iy in rows.rev() {
+                for ix in cols.clone().rev() {
+                    let pixel = iy * win.w + ix;
+                    let row = &x[pixel * c..(pixel + 1) * c];
+                    let p = pixel as u32;
+                    for ((a, &b), &v) in at.iter_mut().zip(best.iter()).zip(row) {
+                        *a = if (v == b) | v.is_nan() { p } else { *a };
+                    }
                 }
             }
         }
     }
 }
 
-/// The window maxima of `x`'s images as flat indices into `x`.
-fn argmax<T: Float>(win: &Window, x: &[T]) -> Vec<usize> {
-    let images = x.len().checked_div(win.image_len()).unwrap_or(0);
-    let mut out = vec![0usize; images * win.out_len()];
-    per_image(&mut out, win.out_len(), x.len(), |i, o| {
-        argmax_image(win, &x[i * win.image_len()..(i + 1) * win.image_len()], o);
-        o.iter_mut().for_each(|k| *k += i * win.image_len());
-    });
-    out
+/// Where the window maxima of `x`'s images are (pixels, see [`max_image`]),
+/// `[images, oh, ow, c]`.
+type Maxima = std::sync::Arc<Vec<u32>>;
+
+/// Max pooling of every image, with the maxima's positions when `locate`.
+fn max_pool_kernel<T: Float>(
+    win: &Window,
+    x: &[T],
+    out_shape: &[usize],
+    locate: bool,
+) -> (Values<T>, Option<Maxima>) {
+    let (image, pooled) = (win.image_len(), win.out_len());
+    let images = x.len().checked_div(image).unwrap_or(0);
+    let mut y = vec![T::zero(); images * pooled];
+    let mut at = if locate {
+        vec![0u32; images * pooled]
+    } else {
+        Vec::new()
+    };
+    if pooled > 0 {
+        let run = |i: usize, y: &mut [T], at: Option<&mut [u32]>| {
+            max_image(win, &x[i * image..(i + 1) * image], y, at);
+        };
+        let parallel = x.len() >= PARALLEL_ELEMENTS && may_split();
+        match (locate, parallel) {
+            (true, true) => y
+                .par_chunks_mut(pooled)
+                .zip(at.par_chunks_mut(pooled))
+                .enumerate()
+                .for_each(|(i, (y, a))| run(i, y, Some(a))),
+            (true, false) => y
+                .chunks_mut(pooled)
+                .zip(at.chunks_mut(pooled))
+                .enumerate()
+                .for_each(|(i, (y, a))| run(i, y, Some(a))),
+            (false, true) => y
+                .par_chunks_mut(pooled)
+                .enumerate()
+                .for_each(|(i, y)| run(i, y, None)),
+            (false, false) => y
+                .chunks_mut(pooled)
+                .enumerate()
+                .for_each(|(i, y)| run(i, y, None)),
+        }
+    }
+    (
+        Values::from_vec(out_shape, y),
+        locate.then(|| Maxima::new(at)),
+    )
 }
 
-fn max_pool_kernel<T: Float>(win: &Window, x: &[T], out_shape: &[usize]) -> Values<T> {
-    let at = argmax(win, x);
-    Values::from_vec(out_shape, at.iter().map(|&k| x[k]).collect())
+/// The maxima of `x` (found again when the forward pass did not keep them).
+fn maxima(win: &Window, x: &Tensor, known: &Option<Maxima>) -> Result<Maxima> {
+    if let Some(at) = known {
+        return Ok(at.clone());
+    }
+    let shape = win.out_shape(x.shape());
+    Ok(match x.data() {
+        crate::tensor::Data::F32(v) => max_pool_kernel(win, v.as_slice(), &shape, true).1,
+        crate::tensor::Data::F64(v) => max_pool_kernel(win, v.as_slice(), &shape, true).1,
+        other => return Err(unsupported("max_pool2d_grad", other.dtype(), "a floating")),
+    }
+    .unwrap_or_default())
 }
 
 /// `g` (`[extra..., x's shape]`) read at the maxima: `[extra..., pooled shape]`.
-fn gather_kernel<T: Float>(at: &[usize], x_len: usize, g: &[T], out_shape: &[usize]) -> Values<T> {
-    let mut out = Vec::with_capacity(out_shape.iter().product());
-    if x_len > 0 {
-        for slice in g.chunks_exact(x_len) {
-            out.extend(at.iter().map(|&k| slice[k]));
-        }
+fn gather_kernel<T: Float>(win: &Window, at: &[u32], g: &[T], out_shape: &[usize]) -> Values<T> {
+    let (image, pooled) = (win.image_len(), win.out_len());
+    let mut out = vec![T::zero(); out_shape.iter().product()];
+    let images = at.len().checked_div(pooled).unwrap_or(0);
+    if pooled > 0 && images > 0 {
+        let work = out.len();
+        let c = win.c;
+        per_image(&mut out, pooled, work, |j, dst| {
+            let i = j % images;
+            let src = &g[j * image..(j + 1) * image];
+            let at = &at[i * pooled..(i + 1) * pooled];
+            for (d, a) in dst.chunks_exact_mut(c).zip(at.chunks_exact(c)) {
+                for (ch, (d, &pixel)) in d.iter_mut().zip(a).enumerate() {
+                    *d = src[pixel as usize * c + ch];
+                }
+            }
+        });
     }
     Values::from_vec(out_shape, out)
 }
 
 /// `dy` (`[extra..., pooled shape]`) added at the maxima into zeros of `[extra..., x's shape]`.
-fn scatter_kernel<T: Float>(
-    win: &Window,
-    at: &[usize],
-    x_len: usize,
-    dy: &[T],
-    out_shape: &[usize],
-) -> Values<T> {
-    let mut out = vec![T::zero(); out_shape.iter().product()];
+fn scatter_kernel<T: Float>(win: &Window, at: &[u32], dy: &[T], out_shape: &[usize]) -> Values<T> {
     let (image, pooled) = (win.image_len(), win.out_len());
-    if x_len > 0 && image > 0 {
-        let images = x_len / image;
-        // Image `i` of every slice: its maxima lie in its own image.
+    let mut out = vec![T::zero(); out_shape.iter().product()];
+    let images = at.len().checked_div(pooled).unwrap_or(0);
+    if image > 0 && images > 0 {
         let work = out.len();
+        let c = win.c;
+        // Image `i` of every slice: its maxima lie in its own image.
         per_image(&mut out, image, work, |j, dst| {
-            let (s, i) = (j / images, j % images);
-            let src = &dy[(s * images + i) * pooled..][..pooled];
-            for (&k, &v) in at[i * pooled..(i + 1) * pooled].iter().zip(src) {
-                let d = &mut dst[k - i * image];
-                *d = *d + v;
+            let i = j % images;
+            let src = &dy[j * pooled..(j + 1) * pooled];
+            let at = &at[i * pooled..(i + 1) * pooled];
+            for (s, a) in src.chunks_exact(c).zip(at.chunks_exact(c)) {
+                for (ch, (&v, &pixel)) in s.iter().zip(a).enumerate() {
+                    let d = &mut dst[pixel as usize * c + ch];
+                    *d = *d + v;
+                }
             }
         });
     }
@@ -267,9 +354,19 @@ pub fn max_pool2d(
     check_float(op, input, None)?;
     let win = Window::new(op, input.shape(), ksize, strides, padding)?;
     let out_shape = win.out_shape(input.shape());
-    let y = Tensor::new(crate::dispatch!(values float input.data(), op, |x| {
-        max_pool_kernel(&win, x.as_slice(), &out_shape)
-    }));
+    // Where the maxima are, kept for the gradient when a tape may record this op.
+    let locate = any_tape_active();
+    let (y, at) = match input.data() {
+        crate::tensor::Data::F32(v) => {
+            let (y, at) = max_pool_kernel(&win, v.as_slice(), &out_shape, locate);
+            (Tensor::new(y.into()), at)
+        }
+        crate::tensor::Data::F64(v) => {
+            let (y, at) = max_pool_kernel(&win, v.as_slice(), &out_shape, locate);
+            (Tensor::new(y.into()), at)
+        }
+        other => return Err(unsupported(op, other.dtype(), "a floating")),
+    };
     let mixes = rows(0, input.shape(), y.shape());
     record_batched(
         op,
@@ -278,44 +375,52 @@ pub fn max_pool2d(
         &[input],
         mixes,
         true,
-        move |s, dy, _batch| Ok(crate::grads![Some(max_pool_scatter(&s[0], dy, win)?)]),
+        move |s, dy, _batch| Ok(crate::grads![Some(max_pool_scatter(&s[0], dy, win, &at)?)]),
     );
     Ok(y)
 }
 
-/// The gradient of max pooling: `dy` added at the window maxima of `x`.
-fn max_pool_scatter(x: &Tensor, dy: &Tensor, win: Window) -> Result<Tensor> {
+/// The gradient of max pooling: `dy` added at the window maxima of `x` (`at`, when known).
+fn max_pool_scatter(x: &Tensor, dy: &Tensor, win: Window, at: &Option<Maxima>) -> Result<Tensor> {
     let op = "max_pool2d_grad";
     check_float(op, x, Some(dy))?;
     let pooled = win.out_shape(x.shape());
     let extra = extra_axes(op, "the output gradient", dy.shape(), &pooled)?;
     let mut out_shape: Shape = extra.iter().copied().collect();
     out_shape.extend_from_slice(x.shape());
-    let dx = Tensor::new(crate::dispatch2!(float x.data(), dy.data(), op, |xv, dv| {
-        let at = argmax(&win, xv.as_slice());
-        scatter_kernel(&win, &at, xv.len(), dv.as_slice(), &out_shape)
+    let at = maxima(&win, x, at)?;
+    let dx = Tensor::new(crate::dispatch!(values float dy.data(), op, |dv| {
+        scatter_kernel(&win, &at, dv.as_slice(), &out_shape)
     }));
     let mixes = rows(0, x.shape(), dx.shape()) | rows(1, dy.shape(), dx.shape());
+    let at = Some(at);
     record_batched(op, &[x, dy], &dx, &[x], mixes, true, move |s, g, _batch| {
-        Ok(crate::grads![None, Some(max_pool_gather(&s[0], g, win)?)])
+        Ok(crate::grads![
+            None,
+            Some(max_pool_gather(&s[0], g, win, &at)?)
+        ])
     });
     Ok(dx)
 }
 
 /// The gradient's gradient of max pooling: `g` read at the window maxima of `x`.
-fn max_pool_gather(x: &Tensor, g: &Tensor, win: Window) -> Result<Tensor> {
+fn max_pool_gather(x: &Tensor, g: &Tensor, win: Window, at: &Option<Maxima>) -> Result<Tensor> {
     let op = "max_pool2d_grad_grad";
     check_float(op, x, Some(g))?;
     let extra = extra_axes(op, "the gradient", g.shape(), x.shape())?;
     let mut out_shape: Shape = extra.iter().copied().collect();
     out_shape.extend(win.out_shape(x.shape()));
-    let y = Tensor::new(crate::dispatch2!(float x.data(), g.data(), op, |xv, gv| {
-        let at = argmax(&win, xv.as_slice());
-        gather_kernel(&at, xv.len(), gv.as_slice(), &out_shape)
+    let at = maxima(&win, x, at)?;
+    let y = Tensor::new(crate::dispatch!(values float g.data(), op, |gv| {
+        gather_kernel(&win, &at, gv.as_slice(), &out_shape)
     }));
     let mixes = rows(0, x.shape(), y.shape()) | rows(1, g.shape(), y.shape());
+    let at = Some(at);
     record_batched(op, &[x, g], &y, &[x], mixes, true, move |s, dy, _batch| {
-        Ok(crate::grads![None, Some(max_pool_scatter(&s[0], dy, win)?)])
+        Ok(crate::grads![
+            None,
+            Some(max_pool_scatter(&s[0], dy, win, &at)?)
+        ])
     });
     Ok(y)
 }

@@ -5,6 +5,8 @@
 //! The chunks are sized from the shapes alone (never from the thread count), and the filter
 //! gradient sums one partial per chunk in chunk order, so a result has the same bits on any
 //! number of threads.
+use std::mem::MaybeUninit;
+
 use rayon::prelude::*;
 
 use super::Geometry;
@@ -145,39 +147,108 @@ impl Geometry {
     }
 }
 
+impl Geometry {
+    /// The input columns of output column `ox`'s window as one contiguous run of the image row
+    /// (`kw * c` elements from column `ix0`), when the window lies inside the image, is not
+    /// dilated and covers every channel (one group): im2col copies it at once.
+    #[inline]
+    fn contiguous_window(&self, ox: usize) -> Option<usize> {
+        if self.groups != 1 || self.dw != 1 {
+            return None;
+        }
+        let ix0 = (ox * self.sw).checked_sub(self.pl)?;
+        (ix0 + self.kw <= self.w).then_some(ix0)
+    }
+}
+
 /// Writes the im2col matrix of `images` (`[count, h, w, c]`) for `group` into `cols`
 /// (`[count * oh * ow, kh * kw * cg]`, row-major): row `(image, oy, ox)` holds the window's
 /// `(ky, kx, channel)` values, zero where the window leaves the image.
-fn im2col<T: ConvFloat>(g: &Geometry, images: &[T], group: usize, cols: &mut [T]) {
+fn im2col<T: ConvFloat>(g: &Geometry, images: &[T], group: usize, cols: &mut [MaybeUninit<T>]) {
     let (cg, patch) = (g.cg(), g.patch());
     if patch == 0 || g.image_len() == 0 {
-        cols.fill(T::zero()); // no channels, or padding around an empty image
+        zero(cols); // no channels, or padding around an empty image
         return;
     }
     let c0 = group * cg;
+    let span = g.kw * cg;
     let mut rows = cols.chunks_exact_mut(patch);
     for image in images.chunks_exact(g.image_len()) {
         for oy in 0..g.oh {
             for ox in 0..g.ow {
                 let Some(row) = rows.next() else { return };
-                for ky in 0..g.kh {
-                    let dst = &mut row[ky * g.kw * cg..(ky + 1) * g.kw * cg];
+                let run = g.contiguous_window(ox);
+                for (ky, dst) in row.chunks_exact_mut(span).enumerate() {
                     let Some(iy) = g.in_row(oy, ky) else {
-                        dst.fill(T::zero());
+                        zero(dst);
                         continue;
                     };
+                    if let Some(ix0) = run {
+                        let at = (iy * g.w + ix0) * g.c;
+                        copy(dst, &image[at..at + span]);
+                        continue;
+                    }
                     for (kx, d) in dst.chunks_exact_mut(cg).enumerate() {
-                        match g.in_col(ox, kx) {
-                            Some(ix) => {
-                                let at = (iy * g.w + ix) * g.c + c0;
-                                d.copy_from_slice(&image[at..at + cg]);
+                        match (g.in_col(ox, kx), cg) {
+                            (Some(ix), 1) => {
+                                d[0].write(image[(iy * g.w + ix) * g.c + c0]);
                             }
-                            None => d.fill(T::zero()),
+                            (Some(ix), _) => {
+                                let at = (iy * g.w + ix) * g.c + c0;
+                                copy(d, &image[at..at + cg]);
+                            }
+                            (None, _) => zero(d),
                         }
                     }
                 }
             }
         }
+    }
+}
+
+/// Writes zeros.
+#[inline]
+fn zero<T: ConvFloat>(dst: &mut [MaybeUninit<T>]) {
+    for d in dst {
+        d.write(T::zero());
+    }
+}
+
+/// Writes `src` (of `dst`'s length).
+#[inline]
+fn copy<T: ConvFloat>(dst: &mut [MaybeUninit<T>], src: &[T]) {
+    assert_eq!(dst.len(), src.len());
+    // SAFETY: both slices hold `src.len()` elements and do not overlap (one is a fresh buffer).
+    unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr().cast::<T>(), src.len()) };
+}
+
+/// The elements of `dst`, every one of which the caller has written.
+///
+/// # Safety
+/// Every element of `dst` is initialised.
+unsafe fn assume_init<T>(dst: &mut [MaybeUninit<T>]) -> &mut [T] {
+    // SAFETY: `MaybeUninit<T>` has `T`'s layout; the caller guarantees initialisation.
+    unsafe { &mut *(dst as *mut [MaybeUninit<T>] as *mut [T]) }
+}
+
+/// A buffer of `len` elements filled by `write`, which must write each of them.
+fn filled<T: ConvFloat>(
+    buffer: &mut Vec<T>,
+    len: usize,
+    write: impl FnOnce(&mut [MaybeUninit<T>]),
+) {
+    buffer.clear();
+    buffer.reserve(len);
+    write(&mut buffer.spare_capacity_mut()[..len]);
+    // SAFETY: `write` wrote every element of the first `len`.
+    unsafe { buffer.set_len(len) };
+}
+
+/// Adds `src` into `dst` elementwise.
+#[inline]
+fn add_into<T: ConvFloat>(dst: &mut [T], src: &[T]) {
+    for (d, &v) in dst.iter_mut().zip(src) {
+        *d = *d + v;
     }
 }
 
@@ -189,20 +260,24 @@ fn col2im<T: ConvFloat>(g: &Geometry, cols: &[T], group: usize, images: &mut [T]
         return;
     }
     let c0 = group * cg;
+    let span = g.kw * cg;
     let mut rows = cols.chunks_exact(patch);
     for image in images.chunks_exact_mut(g.image_len()) {
         for oy in 0..g.oh {
             for ox in 0..g.ow {
                 let Some(row) = rows.next() else { return };
-                for ky in 0..g.kh {
+                let run = g.contiguous_window(ox);
+                for (ky, src) in row.chunks_exact(span).enumerate() {
                     let Some(iy) = g.in_row(oy, ky) else { continue };
-                    let src = &row[ky * g.kw * cg..(ky + 1) * g.kw * cg];
+                    if let Some(ix0) = run {
+                        let at = (iy * g.w + ix0) * g.c;
+                        add_into(&mut image[at..at + span], src);
+                        continue;
+                    }
                     for (kx, s) in src.chunks_exact(cg).enumerate() {
                         if let Some(ix) = g.in_col(ox, kx) {
                             let at = (iy * g.w + ix) * g.c + c0;
-                            for (d, &v) in image[at..at + cg].iter_mut().zip(s) {
-                                *d = *d + v;
-                            }
+                            add_into(&mut image[at..at + cg], s);
                         }
                     }
                 }
@@ -250,7 +325,13 @@ fn gemm_parallel(g: &Geometry, n: usize) -> bool {
 
 /// `y = conv(x, f)` for one slice: `x` `[n, h, w, c]`, `f` `[kh, kw, cg, o]`, `y`
 /// `[n, oh, ow, o]` (every element written).
-pub(super) fn forward<T: ConvFloat>(g: &Geometry, n: usize, x: &[T], f: &[T], y: &mut [T]) {
+pub(super) fn forward<T: ConvFloat>(
+    g: &Geometry,
+    n: usize,
+    x: &[T],
+    f: &[T],
+    y: &mut [MaybeUninit<T>],
+) {
     let (patch, og, o) = (g.patch(), g.og(), g.o as isize);
     let gemm_par = gemm_parallel(g, n);
     let y_ptr = SyncPtr(y.as_mut_ptr() as *const T);
@@ -262,8 +343,7 @@ pub(super) fn forward<T: ConvFloat>(g: &Geometry, n: usize, x: &[T], f: &[T], y:
             let lhs = if g.pointwise() {
                 images.as_ptr()
             } else {
-                cols.resize(rows * patch, T::zero());
-                im2col(g, images, group, &mut cols);
+                filled(&mut cols, rows * patch, |c| im2col(g, images, group, c));
                 cols.as_ptr()
             };
             // SAFETY: the chunk's output rows `[first * pixels, +rows)` of `y` (`[n * pixels, o]`)
@@ -292,30 +372,27 @@ pub(super) fn backprop_input<T: ConvFloat>(
     n: usize,
     dy: &[T],
     f: &[T],
-    dx: &mut [T],
+    dx: &mut [MaybeUninit<T>],
 ) {
     let (patch, og, o) = (g.patch(), g.og(), g.o as isize);
     let gemm_par = gemm_parallel(g, n);
     let dx_ptr = SyncPtr(dx.as_mut_ptr() as *const T);
     for_chunks(g, n, |_, first, count| {
         let rows = count * g.pixels();
-        // SAFETY: this chunk's images of `dx` belong to it alone.
-        let images = unsafe {
-            std::slice::from_raw_parts_mut(
-                dx_ptr.add(first * g.image_len()) as *mut T,
-                count * g.image_len(),
-            )
-        };
+        let len = count * g.image_len();
+        // This chunk's images of `dx` (no other chunk touches them).
+        let images = unsafe { dx_ptr.add(first * g.image_len()) as *mut T };
         let pointwise = g.pointwise();
         if !pointwise {
-            images.fill(T::zero());
+            // SAFETY: `len` elements of `dx` from `images`, this chunk's alone.
+            zero(unsafe { std::slice::from_raw_parts_mut(images.cast::<MaybeUninit<T>>(), len) });
         }
-        let mut cols = vec![T::zero(); if pointwise { 0 } else { rows * patch }];
+        let mut cols = Vec::with_capacity(if pointwise { 0 } else { rows * patch });
         for group in 0..g.groups {
             let dst = if pointwise {
-                images.as_mut_ptr()
+                images
             } else {
-                cols.as_mut_ptr()
+                cols.spare_capacity_mut().as_mut_ptr().cast::<T>()
             };
             // SAFETY: `dcols [rows, patch] = dy_group [rows, og] @ f_group^T [og, patch]`, each
             // inside its buffer (dy's group block at column `group * og`, row stride `o`).
@@ -335,7 +412,12 @@ pub(super) fn backprop_input<T: ConvFloat>(
                 );
             }
             if !pointwise {
-                col2im(g, &cols, group, images);
+                // SAFETY: the GEMM wrote all `rows * patch` elements; the images were zeroed.
+                unsafe { cols.set_len(rows * patch) };
+                col2im(g, &cols, group, unsafe {
+                    std::slice::from_raw_parts_mut(images, len)
+                });
+                cols.clear();
             }
         }
     });
@@ -348,12 +430,12 @@ pub(super) fn backprop_filter<T: ConvFloat>(
     n: usize,
     x: &[T],
     dy: &[T],
-    df: &mut [T],
+    df: &mut [MaybeUninit<T>],
 ) {
     let (patch, og, o) = (g.patch(), g.og(), g.o as isize);
     let chunks = n.div_ceil(g.chunk_images());
     if chunks == 0 {
-        df.fill(T::zero());
+        zero(df);
         return;
     }
     let gemm_par = gemm_parallel(g, n);
@@ -369,8 +451,7 @@ pub(super) fn backprop_filter<T: ConvFloat>(
             let lhs = if g.pointwise() {
                 images.as_ptr()
             } else {
-                cols.resize(rows * patch, T::zero());
-                im2col(g, images, group, &mut cols);
+                filled(&mut cols, rows * patch, |c| im2col(g, images, group, c));
                 cols.as_ptr()
             };
             // SAFETY: `df_group [patch, og] = cols^T [patch, rows] @ dy_group [rows, og]`, into
@@ -395,8 +476,10 @@ pub(super) fn backprop_filter<T: ConvFloat>(
     });
     let mut parts = partials.chunks_exact(len);
     if let Some(first) = parts.next() {
-        df.copy_from_slice(first);
+        copy(df, first);
     }
+    // SAFETY: written just above (there is at least one chunk).
+    let df = unsafe { assume_init(df) };
     for part in parts {
         for (d, &p) in df.iter_mut().zip(part) {
             *d = *d + p;

@@ -103,7 +103,8 @@ fn image_image_pairs(op: &str, x: &[usize], dy: &[usize]) -> Result<Pairs> {
     Ok(Pairs { lead, n, pairs })
 }
 
-/// Runs `kernel(n, a_slice, b_slice, out_slice)` for every pair into a fresh buffer; `lens` are
+/// Runs `kernel(n, a_slice, b_slice, out_slice)` for every pair into a fresh buffer (each
+/// kernel writes every element of its `out_slice`); `lens` are
 /// the lengths of a slice of `a`, of `b` and of the output.
 fn run_pairs<T: ConvFloat>(
     p: &Pairs,
@@ -111,13 +112,15 @@ fn run_pairs<T: ConvFloat>(
     b: &Values<T>,
     lens: [usize; 3],
     out_shape: &[usize],
-    kernel: impl Fn(usize, &[T], &[T], &mut [T]),
+    kernel: impl Fn(usize, &[T], &[T], &mut [std::mem::MaybeUninit<T>]),
 ) -> Values<T> {
     let [a_len, b_len, out_len] = lens;
     let (a, b) = (a.as_slice(), b.as_slice());
-    let mut out = vec![T::zero(); p.pairs.len() * out_len];
+    let total = p.pairs.len() * out_len;
+    let mut out = Vec::with_capacity(total);
     if out_len > 0 {
-        for (dst, &(ia, ib)) in out.chunks_exact_mut(out_len).zip(&p.pairs) {
+        let spare = &mut out.spare_capacity_mut()[..total];
+        for (dst, &(ia, ib)) in spare.chunks_exact_mut(out_len).zip(&p.pairs) {
             kernel(
                 p.n,
                 &a[ia * a_len..(ia + 1) * a_len],
@@ -126,6 +129,8 @@ fn run_pairs<T: ConvFloat>(
             );
         }
     }
+    // SAFETY: every kernel writes each element of its slice (nothing to write when `total` is 0).
+    unsafe { out.set_len(total) };
     Values::from_vec(out_shape, out)
 }
 

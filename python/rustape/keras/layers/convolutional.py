@@ -105,7 +105,7 @@ class _Conv(Layer):
         x = inputs if self.data_format == "channels_last" else to_channels_last(inputs)
         y = self._convolve(x)
         if self.use_bias:
-            y = _rt.add(y, self.bias)
+            y = _rt.bias_add(y, self.bias)
         if self.data_format == "channels_first":
             y = to_channels_first(y)
         return self.activation(y)

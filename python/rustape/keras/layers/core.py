@@ -70,7 +70,8 @@ class Dense(Layer):
             flat = _rt.reshape(inputs, [-1, shape[-1]])
             y = _rt.reshape(_rt.matmul(flat, self.kernel), list(shape[:-1]) + [self.units])
         if self.use_bias:
-            y = _rt.add(y, self.bias)
+            # The same sums as Keras' add; BiasAddGrad reduces the rows for the gradient.
+            y = _rt.bias_add(y, self.bias) if len(shape) >= 2 else _rt.add(y, self.bias)
         return self.activation(y)
 
     def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -141,7 +141,7 @@ class _RNN(Layer):
         projected = _rt.matmul(time_major, self.kernel)
         bias = self._input_bias() if self.use_bias else None
         if bias is not None:
-            projected = _rt.add(projected, bias)
+            projected = _rt.bias_add(projected, bias)
         inputs = _rt.unstack(_rt.reshape(projected, [steps, batch, width])) if steps else []
         if self.go_backwards:
             inputs = inputs[::-1]
