@@ -12,25 +12,39 @@ from ._typing import Axis, DTypeLike, Shape, TensorLike
 
 __all__ = [
     "DType",
+    "Optimizer",
+    "Schedule",
     "Tape",
     "Tensor",
     "Variable",
     "__version__",
     "abs",
+    "acos",
+    "acosh",
     "add",
     "any_tape_recording",
     "argmax",
     "argmin",
+    "argsort",
     "as_dtype",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
     "avg_pool",
     "avg_pool1d",
     "avg_pool2d",
+    "band_part",
     "batch_normalization",
     "begin_variable_watch",
     "bias_add",
     "bool",
+    "boolean_mask",
     "broadcast_to",
     "cast",
+    "cholesky",
+    "cholesky_solve",
     "clip_by_norm",
     "clip_by_value",
     "concat",
@@ -40,16 +54,30 @@ __all__ = [
     "conv2d_transpose",
     "convert_to_tensor",
     "cos",
+    "cosh",
+    "cumprod",
+    "cumsum",
     "depthwise_conv2d",
+    "det",
+    "diag",
+    "diag_part",
+    "digamma",
     "divide",
+    "divide_no_nan",
     "dropout",
+    "eigh",
+    "eigvalsh",
     "einsum",
     "elu",
     "embedding_lookup",
     "end_variable_watch",
     "equal",
+    "erf",
+    "erfc",
     "exp",
     "expand_dims",
+    "expm",
+    "expm1",
     "eye",
     "fill",
     "float32",
@@ -58,6 +86,8 @@ __all__ = [
     "floordiv",
     "floormod",
     "gather",
+    "gather_nd",
+    "gelu",
     "gradcheck",
     "greater",
     "greater_equal",
@@ -65,22 +95,30 @@ __all__ = [
     "int32",
     "int64",
     "inv",
+    "is_finite",
+    "is_inf",
+    "is_nan",
     "less",
     "less_equal",
+    "lgamma",
     "linspace",
     "log",
     "log1p",
+    "log_sigmoid",
     "log_softmax",
+    "logdet",
     "logical_and",
     "logical_not",
     "logical_or",
     "lstm_cell",
+    "lstsq",
     "matmul",
     "matvec",
     "max_pool",
     "max_pool1d",
     "max_pool2d",
     "maximum",
+    "meshgrid",
     "minimum",
     "moments",
     "multiply",
@@ -92,11 +130,18 @@ __all__ = [
     "ones_like",
     "pad",
     "pause_all_tapes",
+    "pinv",
+    "polygamma",
     "pow",
+    "qr",
     "random_normal",
+    "random_shuffle",
     "random_uniform",
     "range",
     "record_custom_gradient",
+    "reduce_all",
+    "reduce_any",
+    "reduce_euclidean_norm",
     "reduce_logsumexp",
     "reduce_max",
     "reduce_mean",
@@ -104,28 +149,56 @@ __all__ = [
     "reduce_prod",
     "reduce_sum",
     "relu",
+    "repeat",
     "reshape",
     "resume_all_tapes",
+    "reverse",
+    "roll",
     "round",
+    "scalar_mul",
+    "scatter_nd",
+    "segment_sum",
+    "selu",
+    "set_diag",
     "set_seed",
     "sigmoid",
+    "sigmoid_cross_entropy_with_logits",
     "sign",
     "sin",
+    "sinh",
+    "slogdet",
     "softmax",
+    "softmax_cross_entropy_with_logits",
     "softplus",
+    "softsign",
     "solve",
+    "sort",
+    "sparse_softmax_cross_entropy_with_logits",
+    "split",
     "sqrt",
     "square",
     "squeeze",
     "stack",
     "stop_gradient",
     "subtract",
+    "svd",
     "tan",
     "tanh",
+    "tensor_scatter_nd_add",
+    "tensor_scatter_nd_update",
+    "tensordot",
     "tile",
+    "top_k",
+    "trace",
     "transpose",
+    "triangular_solve",
+    "unsorted_segment_max",
+    "unsorted_segment_mean",
+    "unsorted_segment_sum",
     "unstack",
     "where",
+    "xdivy",
+    "xlogy",
     "zeros",
     "zeros_like",
 ]
@@ -336,6 +409,58 @@ class Tape:
     def is_recording(self) -> builtins.bool: ...
     @property
     def persistent(self) -> builtins.bool: ...
+
+@final
+class Schedule:
+    @staticmethod
+    def exponential(initial: float, steps: float, rate: float, staircase: builtins.bool) -> Schedule: ...
+    @staticmethod
+    def piecewise(boundaries: Sequence[int], values: Sequence[float]) -> Schedule: ...
+    @staticmethod
+    def inverse_time(initial: float, steps: float, rate: float, staircase: builtins.bool) -> Schedule: ...
+    @staticmethod
+    def polynomial(
+        initial: float, steps: float, end: float, power: float, cycle: builtins.bool
+    ) -> Schedule: ...
+    @staticmethod
+    def cosine(
+        initial: float, steps: float, alpha: float, warmup_target: float | None, warmup_steps: float
+    ) -> Schedule: ...
+    def __call__(self, /, step: int) -> float: ...
+
+@final
+class Optimizer:
+    def __new__(
+        cls,
+        algorithm_name: str,
+        learning_rate_value: float | Variable | Schedule,
+        hyperparameters: dict[str, Any],
+        weight_decay: float | None = None,
+        clipnorm: float | None = None,
+        clipvalue: float | None = None,
+        global_clipnorm: float | None = None,
+    ) -> Optimizer: ...
+    def apply(
+        self,
+        /,
+        grads: Sequence[TensorLike | None],
+        variables: Sequence[Variable],
+        learning_rate: float | None = None,
+    ) -> None: ...
+    def build(self, /, variables: Sequence[Variable]) -> None: ...
+    @property
+    def built(self) -> builtins.bool: ...
+    @property
+    def iterations(self) -> Variable: ...
+    @property
+    def learning_rate_variable(self) -> Variable | None: ...
+    def current_learning_rate(self, /) -> float: ...
+    def set_learning_rate(self, /, learning_rate_value: float | Variable | Schedule) -> None: ...
+    def variables(self, /) -> list[Variable]: ...
+    def slot(self, /, variable: Variable, name: str) -> Variable | None: ...
+    def exclude_from_weight_decay(
+        self, /, variables: Sequence[Variable], names: Sequence[str]
+    ) -> None: ...
 
 float32: DType
 float64: DType
@@ -757,3 +882,267 @@ def embedding_lookup(
 ) -> Tensor: ...
 def lstm_cell(z: TensorLike, c_prev: TensorLike) -> tuple[Tensor, Tensor]: ...
 def gru_cell(x_proj: TensorLike, h_proj: TensorLike, h_prev: TensorLike) -> Tensor: ...
+def cholesky(input: TensorLike, name: str | None = None) -> Tensor: ...
+def triangular_solve(
+    matrix: TensorLike,
+    rhs: TensorLike,
+    lower: builtins.bool = True,
+    adjoint: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def cholesky_solve(
+    chol: TensorLike,
+    rhs: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def det(input: TensorLike, name: str | None = None) -> Tensor: ...
+def slogdet(input: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]: ...
+def logdet(matrix: TensorLike, name: str | None = None) -> Tensor: ...
+def qr(
+    input: TensorLike,
+    full_matrices: builtins.bool = False,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]: ...
+def eigh(tensor: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]: ...
+def eigvalsh(tensor: TensorLike, name: str | None = None) -> Tensor: ...
+def svd(
+    tensor: TensorLike,
+    full_matrices: builtins.bool = False,
+    compute_uv: builtins.bool = True,
+    name: str | None = None,
+) -> Tensor | tuple[Tensor, Tensor, Tensor]: ...
+def lstsq(
+    matrix: TensorLike,
+    rhs: TensorLike,
+    l2_regularizer: float = 0.0,
+    fast: builtins.bool = True,
+    name: str | None = None,
+) -> Tensor: ...
+def pinv(
+    a: TensorLike,
+    rcond: float | None = None,
+    validate_args: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def expm(input: TensorLike, name: str | None = None) -> Tensor: ...
+def band_part(
+    input: TensorLike,
+    num_lower: int,
+    num_upper: int,
+    name: str | None = None,
+) -> Tensor: ...
+def diag(
+    diagonal: TensorLike,
+    name: str | None = None,
+    k: int = 0,
+    num_rows: int | None = None,
+    num_cols: int | None = None,
+    padding_value: float = 0.0,
+    align: str | None = "RIGHT_LEFT",
+) -> Tensor: ...
+def set_diag(
+    input: TensorLike,
+    diagonal: TensorLike,
+    name: str | None = None,
+    k: int = 0,
+    align: str | None = "RIGHT_LEFT",
+) -> Tensor: ...
+def asin(x: TensorLike, name: str | None = None) -> Tensor: ...
+def acos(x: TensorLike, name: str | None = None) -> Tensor: ...
+def atan(x: TensorLike, name: str | None = None) -> Tensor: ...
+def sinh(x: TensorLike, name: str | None = None) -> Tensor: ...
+def cosh(x: TensorLike, name: str | None = None) -> Tensor: ...
+def asinh(x: TensorLike, name: str | None = None) -> Tensor: ...
+def acosh(x: TensorLike, name: str | None = None) -> Tensor: ...
+def atanh(x: TensorLike, name: str | None = None) -> Tensor: ...
+def expm1(x: TensorLike, name: str | None = None) -> Tensor: ...
+def erf(x: TensorLike, name: str | None = None) -> Tensor: ...
+def erfc(x: TensorLike, name: str | None = None) -> Tensor: ...
+def lgamma(x: TensorLike, name: str | None = None) -> Tensor: ...
+def digamma(x: TensorLike, name: str | None = None) -> Tensor: ...
+def polygamma(a: TensorLike, x: TensorLike, name: str | None = None) -> Tensor: ...
+def is_nan(x: TensorLike, name: str | None = None) -> Tensor: ...
+def is_inf(x: TensorLike, name: str | None = None) -> Tensor: ...
+def is_finite(x: TensorLike, name: str | None = None) -> Tensor: ...
+def log_sigmoid(x: TensorLike, name: str | None = None) -> Tensor: ...
+def softsign(features: TensorLike, name: str | None = None) -> Tensor: ...
+def selu(features: TensorLike, name: str | None = None) -> Tensor: ...
+def gelu(
+    features: TensorLike,
+    approximate: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def atan2(y: TensorLike, x: TensorLike, name: str | None = None) -> Tensor: ...
+def xlogy(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor: ...
+def xdivy(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor: ...
+def divide_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor: ...
+def scalar_mul(
+    scalar: TensorLike,
+    x: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def reduce_euclidean_norm(
+    input_tensor: TensorLike,
+    axis: Axis = None,
+    keepdims: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def reduce_all(
+    input_tensor: TensorLike,
+    axis: Axis = None,
+    keepdims: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def reduce_any(
+    input_tensor: TensorLike,
+    axis: Axis = None,
+    keepdims: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def cumsum(
+    x: TensorLike,
+    axis: int = 0,
+    exclusive: builtins.bool = False,
+    reverse: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def cumprod(
+    x: TensorLike,
+    axis: int = 0,
+    exclusive: builtins.bool = False,
+    reverse: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def sigmoid_cross_entropy_with_logits(
+    labels: TensorLike | None = None,
+    logits: TensorLike | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def softmax_cross_entropy_with_logits(
+    labels: TensorLike,
+    logits: TensorLike,
+    axis: int = -1,
+    name: str | None = None,
+) -> Tensor: ...
+def sparse_softmax_cross_entropy_with_logits(
+    labels: TensorLike,
+    logits: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def top_k(
+    input: TensorLike,
+    k: int = 1,
+    sorted: builtins.bool = True,
+    index_type: DTypeLike = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]: ...
+def sort(
+    values: TensorLike,
+    axis: int = -1,
+    direction: str = "ASCENDING",
+    name: str | None = None,
+) -> Tensor: ...
+def argsort(
+    values: TensorLike,
+    axis: int = -1,
+    direction: str = "ASCENDING",
+    stable: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def unsorted_segment_sum(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def unsorted_segment_mean(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def unsorted_segment_max(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def segment_sum(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def gather_nd(
+    params: TensorLike,
+    indices: TensorLike,
+    batch_dims: int = 0,
+    name: str | None = None,
+) -> Tensor: ...
+def scatter_nd(
+    indices: TensorLike,
+    updates: TensorLike,
+    shape: Shape,
+    name: str | None = None,
+) -> Tensor: ...
+def tensor_scatter_nd_update(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def tensor_scatter_nd_add(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def split(
+    value: TensorLike,
+    num_or_size_splits: int | Sequence[int],
+    axis: int = 0,
+    num: int | None = None,
+    name: str | None = None,
+) -> list[Tensor]: ...
+def boolean_mask(
+    tensor: TensorLike,
+    mask: TensorLike,
+    axis: Axis = None,
+    name: str | None = None,
+) -> Tensor: ...
+def reverse(tensor: TensorLike, axis: Axis, name: str | None = None) -> Tensor: ...
+def roll(
+    input: TensorLike,
+    shift: TensorLike,
+    axis: Axis,
+    name: str | None = None,
+) -> Tensor: ...
+def repeat(
+    input: TensorLike,
+    repeats: TensorLike,
+    axis: Axis = None,
+    name: str | None = None,
+) -> Tensor: ...
+def meshgrid(
+    *args: TensorLike,
+    indexing: str = "xy",
+    name: str | None = None,
+) -> list[Tensor]: ...
+def tensordot(
+    a: TensorLike,
+    b: TensorLike,
+    axes: int | Sequence[Sequence[int]],
+    name: str | None = None,
+) -> Tensor: ...
+def diag_part(
+    input: TensorLike,
+    name: str | None = None,
+    k: int = 0,
+    padding_value: float = 0.0,
+    align: str | None = None,
+) -> Tensor: ...
+def trace(x: TensorLike, name: str | None = None) -> Tensor: ...
+def random_shuffle(
+    value: TensorLike,
+    seed: int | None = None,
+    name: str | None = None,
+) -> Tensor: ...

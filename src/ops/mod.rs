@@ -11,11 +11,13 @@
 //! - broadcasting VJPs reduce with [`sum_to_batched_shape`].
 mod activation;
 mod arith;
+mod arrange;
+mod contract;
 mod conv;
 mod creation;
 mod elementwise;
 mod indexing;
-mod kernel;
+pub(crate) mod kernel;
 mod linalg;
 mod nn;
 mod nn_layer;
@@ -23,10 +25,17 @@ mod pool;
 mod random;
 mod reduce;
 mod rnn;
+mod scan;
+mod scatter;
+mod segment;
 mod shape;
+mod sort;
+mod special;
 mod vmath;
 
 pub use activation::*;
+pub use arrange::*;
+pub use contract::*;
 pub use conv::{
     conv1d, conv2d, conv2d_backprop_filter, conv2d_backprop_input, conv2d_transpose,
     depthwise_conv2d, Padding,
@@ -41,7 +50,12 @@ pub use pool::{avg_pool1d, avg_pool2d, max_pool1d, max_pool2d};
 pub use random::*;
 pub use reduce::*;
 pub use rnn::{gru_cell, lstm_cell};
+pub use scan::*;
+pub use scatter::*;
+pub use segment::*;
 pub use shape::*;
+pub use sort::*;
+pub use special::*;
 
 use ndarray::Zip;
 use smallvec::SmallVec;
