@@ -79,6 +79,7 @@ pub fn complex(re: &Tensor, im: &Tensor) -> Result<Tensor> {
         &y,
         &[],
         [re, im],
+        false,
         |_, dy, batch, [sr, si]| {
             let to_re = || sum_to_batched_shape(&real(dy)?, batch, sr);
             let to_im = || sum_to_batched_shape(&imag(dy)?, batch, si);
