@@ -17,7 +17,7 @@ use super::{broadcast_shapes, scalar_like, shape_of, sum_to_batched_shape, zip_m
 use crate::dispatch2;
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::{any_tape_active, input_needed, mixes_input, record_batched, Grads};
+use crate::tape::{any_tape_active, input_needed, record_batched, AxisMap, Grads, ALIGNED};
 use crate::tensor::{Data, Element, Tensor, Values};
 
 mod binary;
@@ -120,22 +120,23 @@ pub(super) fn unary_vjp(
         Saves::Output => &y,
     };
     // `vjp` scales `dy` elementwise, so batched cotangents pass through it unchanged.
-    record_batched(op, &[x], &y, &[saved], 0, true, move |s, dy, _batch| {
-        Ok(crate::grads![Some(vjp(&s[0], dy)?)])
-    });
+    record_batched(
+        op,
+        &[x],
+        &y,
+        &[saved],
+        ALIGNED,
+        true,
+        move |s, dy, _batch| Ok(crate::grads![Some(vjp(&s[0], dy)?)]),
+    );
     Ok(y)
 }
 
-/// The row-mixing mask (see `crate::tape::mixes_input`) of a broadcasting op whose result has
-/// `out_shape`. Input `k` keeps the batch rows when its axis 0 lines up with the result's (the
-/// same rank, the same leading size); an input broadcast along axis 0 (fewer dimensions, or a
-/// leading 1 stretched) reaches every row of the result.
-pub(crate) fn broadcast_mixes(inputs: &[&Tensor], out_shape: &[usize]) -> u8 {
-    inputs
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| t.ndim() != out_shape.len() || t.shape().first() != out_shape.first())
-        .fold(0, |mask, (k, _)| mask | mixes_input(k))
+/// The axis map (see `crate::tape::AxisMap`) of a broadcasting op (NumPy rules): every input
+/// lines up with the result from its last axis. Only axes of size 1 are broadcast, and a batch
+/// axis has more than one row, so no input's batch rows reach other rows of the result.
+pub(crate) fn broadcast_mixes(_inputs: &[&Tensor], _out_shape: &[usize]) -> AxisMap {
+    ALIGNED
 }
 
 /// `f()` if `need`, else `None`.
@@ -194,7 +195,7 @@ pub(super) fn scale(t: &Tensor, c: f64) -> Result<Tensor> {
 /// `-x`.
 pub fn negative(x: &Tensor) -> Result<Tensor> {
     let y = map_num!(x, "negative", |v| Arith::neg(v));
-    record_batched("negative", &[x], &y, &[], 0, true, |_, dy, _batch| {
+    record_batched("negative", &[x], &y, &[], ALIGNED, true, |_, dy, _batch| {
         Ok(crate::grads![Some(negative(dy)?)])
     });
     Ok(y)
@@ -209,7 +210,7 @@ pub fn abs(x: &Tensor) -> Result<Tensor> {
 /// -1, 0 or 1 by the sign of `x`; NaN stays NaN. Its gradient is zero (TensorFlow's).
 pub fn sign(x: &Tensor) -> Result<Tensor> {
     let y = map_num!(x, "sign", |v| Arith::sign(v));
-    record_batched("sign", &[x], &y, &[], 0, true, |_, dy, _batch| {
+    record_batched("sign", &[x], &y, &[], ALIGNED, true, |_, dy, _batch| {
         Ok(crate::grads![Some(dy.zeros_like())])
     });
     Ok(y)
@@ -485,9 +486,15 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
     let y = Tensor::new(data);
     let from = x.dtype();
     if from.is_float() {
-        record_batched("cast", &[x], &y, &[], 0, true, move |_, dy, _batch| {
-            Ok(crate::grads![Some(cast(dy, from)?)])
-        });
+        record_batched(
+            "cast",
+            &[x],
+            &y,
+            &[],
+            ALIGNED,
+            true,
+            move |_, dy, _batch| Ok(crate::grads![Some(cast(dy, from)?)]),
+        );
     }
     Ok(y)
 }
@@ -496,7 +503,7 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
 /// passes nothing) so that `unconnected_gradients='raise'` can name it as the reason.
 pub fn stop_gradient(x: &Tensor) -> Tensor {
     let y = x.alias();
-    record_batched("stop_gradient", &[x], &y, &[], 0, true, |_, _, _| {
+    record_batched("stop_gradient", &[x], &y, &[], ALIGNED, true, |_, _, _| {
         Ok(crate::grads![None])
     });
     y

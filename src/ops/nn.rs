@@ -8,7 +8,7 @@ use super::{
 use crate::dispatch;
 use crate::dtype::Float;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::{mixes_input, record_batched};
+use crate::tape::{record_batched, AxisMap};
 use crate::tensor::{mismatch, unsupported, Tensor};
 
 /// Softmax (or log-softmax) of every lane along `axis`, with the lane's maximum subtracted first.
@@ -28,14 +28,10 @@ fn softmax_kernel<T: Float>(a: &ndarray::ArrayViewD<'_, T>, axis: usize, log: bo
     out
 }
 
-/// The row-mixing mask of a softmax along `axis` (normalised): along axis 0 every batch row
-/// enters every other row's normaliser.
-fn lane_mixes(axis: usize) -> u8 {
-    if axis == 0 {
-        mixes_input(0)
-    } else {
-        0
-    }
+/// The axis map of a softmax along `axis` (normalised) of a rank-`rank` tensor: the elements
+/// of each lane enter each other's normaliser.
+fn lane_mixes(rank: usize, axis: usize) -> AxisMap {
+    AxisMap::along(rank, &[axis])
 }
 
 /// `exp(x) / sum(exp(x), axis)`, computed stably (the maximum along `axis` is subtracted first).
@@ -48,7 +44,7 @@ pub fn softmax(x: &Tensor, axis: isize) -> Result<Tensor> {
         &[x],
         &y,
         &[&y],
-        lane_mixes(ax),
+        lane_mixes(x.ndim(), ax),
         true,
         move |s, dy, batch| {
             // (dy - sum(dy * y)) * y; `dy`'s softmax axis is `ax` after its `batch` leading axes.
@@ -70,7 +66,7 @@ pub fn log_softmax(x: &Tensor, axis: isize) -> Result<Tensor> {
         &[x],
         &y,
         &[&y],
-        lane_mixes(ax),
+        lane_mixes(x.ndim(), ax),
         true,
         move |s, dy, batch| {
             // dy - exp(y) * sum(dy), the sum along `ax` after `dy`'s `batch` leading axes.

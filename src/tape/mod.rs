@@ -3,6 +3,7 @@
 //! Nodes are appended in execution order, so the arena order is a topological order and the
 //! backward sweep (backward.rs) walks it downwards. The tape knows nothing about individual
 //! ops: a node is a name, input and output ids, the tensors its VJP saved, and the VJP.
+pub(crate) mod axes;
 mod backward;
 mod diagnose;
 mod hessian;
@@ -21,6 +22,9 @@ use crate::error::{Error, Result};
 use crate::tensor::{Tensor, TensorId};
 use crate::variable::Variable;
 
+pub(crate) use axes::{AxisMap, AxisTable, Rows};
+/// [`AxisMap::ELEMENTWISE`]: every input lines up with the output from its last axis.
+pub(crate) const ALIGNED: AxisMap = AxisMap::ELEMENTWISE;
 pub use backward::{input_needed, Unconnected};
 pub use record::record_custom;
 pub(crate) use record::{mixes_input, record_batched, record_multi};
@@ -94,8 +98,8 @@ pub(crate) struct Node {
     /// Dropped once the VJP has run on a non-persistent tape.
     pub saved: SmallVec<[Tensor; 2]>,
     pub vjp: VjpRef,
-    /// Which inputs' batch rows the op mixes (see `record::mixes_input`).
-    pub mixes_rows: u8,
+    /// Where each input's axes go in the outputs (see `axes`): what `batch_jacobian` follows.
+    pub rows: AxisMap,
     /// The VJP accepts cotangents with leading batch axes (a vectorised Jacobian may use it).
     pub batchable: bool,
 }
@@ -213,6 +217,8 @@ pub(crate) struct TapeState {
     /// A non-persistent tape has computed its one set of gradients.
     pub used: bool,
     pub nodes: Arena<Node>,
+    /// The axis descriptions too long for a node (`AxisMap::table` indexes it).
+    pub tables: Vec<AxisTable>,
     /// The ids the tape tracks that no tensor's producer hint finds: watched tensors and
     /// variables (as leaves), and outputs whose hint another tape holds (nested tapes).
     pub tracked: FxHashMap<TensorId, InputRef>,
@@ -399,6 +405,7 @@ impl Tape {
             recording: false,
             used: false,
             nodes: Arena::default(),
+            tables: Vec::new(),
             tracked: FxHashMap::default(),
             watched_variables: Vec::new(),
         })))
@@ -515,6 +522,7 @@ impl Tape {
     pub fn reset(&self) {
         let mut state = self.lock();
         state.nodes.clear();
+        state.tables.clear();
         state.tracked.clear();
         state.watched_variables.clear();
         state.used = false;
