@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import collections as _collections
 import collections.abc as _abc
-from typing import Any, Callable, List
+from typing import Any, Callable
 
-__all__ = ["is_nested", "flatten", "flatten_up_to", "pack_sequence_as", "map_structure", "assert_same_structure"]
+__all__ = ["assert_same_structure", "flatten", "flatten_up_to", "is_nested", "map_structure", "pack_sequence_as"]
 
 
 def _is_namedtuple(x: Any) -> bool:
@@ -36,12 +36,12 @@ def _children(x: Any) -> list:
     return list(x)
 
 
-def flatten(structure: Any) -> List[Any]:
+def flatten(structure: Any) -> list[Any]:
     """The leaves of `structure`, depth first, mappings in sorted-key order.
 
     A leaf on its own flattens to `[leaf]` (and `None` to `[None]`).
     """
-    out: List[Any] = []
+    out: list[Any] = []
     # Explicit stack of iterators: deep structures do not hit the recursion limit.
     if not is_nested(structure):
         return [structure]
@@ -59,10 +59,10 @@ def flatten(structure: Any) -> List[Any]:
     return out
 
 
-def flatten_up_to(shallow: Any, deep: Any) -> List[Any]:
+def flatten_up_to(shallow: Any, deep: Any) -> list[Any]:
     """`deep` flattened only as far as `shallow` nests: one item (itself possibly a structure)
     per leaf of `shallow`. ValueError when `deep` does not nest like `shallow` down to there."""
-    out: List[Any] = []
+    out: list[Any] = []
     stack = [(shallow, deep)]
     while stack:
         s, d = stack.pop()
@@ -95,7 +95,8 @@ def _rebuild(like: Any, values: list) -> Any:
             result.update(items)
             return result
         try:
-            return type(like)(items)
+            factory: Any = type(like)
+            return factory(items)
         except TypeError:
             return dict(items)
     if _is_namedtuple(like):
@@ -133,7 +134,7 @@ def pack_sequence_as(structure: Any, flat_sequence: Any) -> Any:
 
     # Explicit stack: each frame is (container, children, index, packed values so far).
     root_children = _children(structure)
-    stack = [(structure, root_children, 0, [])]
+    stack: list[Any] = [(structure, root_children, 0, [])]
     while True:
         container, children, i, packed = stack[-1]
         if i == len(children):

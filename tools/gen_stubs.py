@@ -1,0 +1,375 @@
+"""Writes the package's type stubs from the built extension and its binding table.
+
+    python -m tools.gen_stubs           # (re)writes python/rustape/*.pyi
+    python -m tools.gen_stubs --check   # exits 1 naming every stub that is out of date
+
+Where each part comes from:
+- which functions exist, in which namespace, under which name, and their parameters' names,
+  kinds and defaults: the built extension (`rustape._rustape._bindings` and each function's
+  runtime signature) and the `@export` rows of `_ops.py`;
+- the parameters' types: PARAMETER_TYPES, by parameter name, and FUNCTION_TYPES for a
+  parameter or a return that differs in one function (a function returns a `Tensor` unless
+  FUNCTION_TYPES says otherwise). A parameter name neither knows stops the generator, naming
+  it: add its type there;
+- the classes: tools/stubs/classes.pyi, typed by hand;
+- `python/rustape/__init__.pyi` and one stub per namespace (`math.pyi`, ...): re-exports of the
+  namespace's rows, plus (for `rt`) the package's own Python names.
+
+`python -m mypy.stubtest rustape` checks the result against the runtime (.ci/run).
+"""
+from __future__ import annotations
+
+import argparse
+import inspect
+import re
+import sys
+import types
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "python" / "rustape"
+CLASSES = Path(__file__).resolve().parent / "stubs" / "classes.pyi"
+#: ruff's line length: longer imports and signatures are wrapped.
+LINE_LENGTH = 88
+
+#: A parameter's type, by its name (the same name means the same kind of argument everywhere).
+PARAMETER_TYPES: dict[str, str] = {
+    # tensors
+    **dict.fromkeys(
+        [
+            "x", "y", "a", "b", "t", "input", "input_tensor", "tensor", "features", "logits",
+            "value", "condition", "clip_value_min", "clip_value_max", "clip_norm",
+            "params", "indices", "matrix", "rhs", "mean", "variance", "offset", "scale",
+            "on_value", "off_value", "start", "stop", "limit", "delta", "shift", "inputs",
+        ],
+        "TensorLike",
+    ),
+    "values": "Sequence[TensorLike]",
+    # dtypes, axes, shapes
+    **dict.fromkeys(["dtype", "dtype_hint", "output_type", "type_value"], "DTypeLike"),
+    **dict.fromkeys(["axis", "axes"], "Axis"),
+    **dict.fromkeys(["shape", "dims", "multiples", "batch_shape"], "Shape"),
+    "perm": "Sequence[int] | None",
+    "paddings": "Sequence[Sequence[int]] | TensorLike",
+    # flags
+    **dict.fromkeys(
+        [
+            "keepdims", "conjugate", "transpose_a", "transpose_b", "adjoint_a", "adjoint_b",
+            "adjoint", "second_order",
+        ],
+        "bool",
+    ),
+    "validate_indices": "bool | None",
+    # numbers
+    **dict.fromkeys(["num", "depth", "num_rows", "num_columns", "batch_dims"], "int"),
+    **dict.fromkeys(["stddev", "minval", "maxval", "variance_epsilon", "eps", "atol", "rtol"], "float"),
+    "constant_values": "float | TensorLike",
+    "seed": "int | None",
+    **dict.fromkeys(
+        ["scalar", "data", "segment_ids", "updates", "mask", "labels", "repeats", "num_segments"],
+        "TensorLike",
+    ),
+    "num_or_size_splits": "int | Sequence[int]",
+    **dict.fromkeys(["exclusive", "reverse", "sorted", "stable", "approximate"], "bool"),
+    "k": "int",
+    "index_type": "DTypeLike",
+    "direction": "str",
+    "indexing": "str",
+    "args": "TensorLike",
+    "padding_value": "float",
+    "align": "str | None",
+    "ord": "str | float | None",
+    # strings
+    "name": "str | None",
+    "mode": "str",
+    "equation": "str",
+}
+
+#: Where one function differs from PARAMETER_TYPES: `"function.parameter"` for a parameter,
+#: `"function"` for its return type (default `Tensor`).
+FUNCTION_TYPES: dict[str, str] = {
+    # returns
+    "as_dtype": "DType",
+    "moments": "tuple[Tensor, Tensor]",
+    "unstack": "list[Tensor]",
+    "set_seed": "None",
+    "record_custom_gradient": "list[Tensor]",
+    "gradcheck": "bool",
+    "pause_all_tapes": "None",
+    "resume_all_tapes": "None",
+    "any_tape_recording": "bool",
+    "begin_variable_watch": "None",
+    "end_variable_watch": "list[Variable]",
+    "top_k": "tuple[Tensor, Tensor]",
+    "split": "list[Tensor]",
+    "meshgrid": "list[Tensor]",
+    # parameters
+    "sort.values": "TensorLike",
+    "argsort.values": "TensorLike",
+    "cumsum.axis": "int",
+    "cumprod.axis": "int",
+    "split.axis": "int",
+    "sort.axis": "int",
+    "argsort.axis": "int",
+    "softmax_cross_entropy_with_logits.axis": "int",
+    "tensordot.axes": "int | Sequence[Sequence[int]]",
+    "diag_part.k": "int",
+    "polygamma.a": "TensorLike",
+    "record_custom_gradient.name": "str",
+    "record_custom_gradient.inputs": "Sequence[Tensor]",
+    "record_custom_gradient.outputs": "Sequence[Tensor]",
+    "record_custom_gradient.grad_fn": "Callable[[list[Tensor | None]], Sequence[TensorLike | None]]",
+    "gradcheck.f": "Callable[[list[Tensor]], Tensor]",
+    "gradcheck.inputs": "Sequence[Tensor]",
+    "random_normal.mean": "float",
+    "set_seed.seed": "int",
+    "concat.axis": "int",
+    "expand_dims.axis": "int",
+    "stack.axis": "int",
+    "unstack.axis": "int",
+    "unstack.num": "int | None",
+    "linspace.axis": "int",
+    "one_hot.axis": "int | None",
+    "gather.axis": "int | None",
+    "softmax.axis": "int | None",
+    "log_softmax.axis": "int | None",
+    "argmax.axis": "int | None",
+    "argmin.axis": "int | None",
+    "moments.axes": "int | Sequence[int]",
+    "batch_normalization.offset": "TensorLike | None",
+    "batch_normalization.scale": "TensorLike | None",
+    "batch_normalization.variance_epsilon": "float",
+}
+
+HEADER = '''\
+"""Type stubs for the extension `rustape._rustape`.
+
+Generated by `python -m tools.gen_stubs` from the extension's binding table: do not edit.
+"""
+import builtins
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, final
+
+from numpy.typing import NDArray
+
+from ._typing import Axis, DTypeLike, Shape, TensorLike
+'''
+
+NAMESPACE_HEADER = '''\
+"""Type stubs for `{module}`: {what}.
+
+Generated by `python -m tools.gen_stubs` from the binding table: do not edit.
+"""
+'''
+
+
+class UnknownParameter(Exception):
+    """A parameter whose type PARAMETER_TYPES and FUNCTION_TYPES do not give."""
+
+
+def _default(value: Any) -> str:
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return repr(value)
+
+
+def _parameter_type(function: str, parameter: str) -> str:
+    typ = FUNCTION_TYPES.get(f"{function}.{parameter}") or PARAMETER_TYPES.get(parameter)
+    if typ is None:
+        raise UnknownParameter(
+            f"tools/gen_stubs.py: no type for parameter {parameter!r} of {function!r}: add it to "
+            f"PARAMETER_TYPES (or FUNCTION_TYPES[{function + '.' + parameter!r}])"
+        )
+    return typ
+
+
+def function_stub(name: str, f: Callable[..., Any]) -> str:
+    """The stub line of extension function `name`, from its runtime signature."""
+    signature = inspect.signature(f)
+    parts: list[str] = []
+    keyword_only_started = False
+    for p in signature.parameters.values():
+        typ = _parameter_type(name, p.name)
+        if p.kind is p.VAR_POSITIONAL:
+            parts.append(f"*{p.name}: {typ}")
+            keyword_only_started = True
+            continue
+        if p.kind is p.KEYWORD_ONLY and not keyword_only_started:
+            parts.append("*")
+            keyword_only_started = True
+        if p.default is p.empty:
+            parts.append(f"{p.name}: {typ}")
+        else:
+            if p.default is None and not _admits_none(typ):
+                typ = f"{typ} | None"
+            parts.append(f"{p.name}: {typ} = {_default(p.default)}")
+        if p.kind is p.POSITIONAL_ONLY and _last_positional_only(signature, p):
+            parts.append("/")
+    returns = FUNCTION_TYPES.get(name, "Tensor")
+    line = f"def {name}({', '.join(parts)}) -> {returns}: ..."
+    if len(line) <= LINE_LENGTH:
+        return line
+    return f"def {name}(\n" + "".join(f"    {part},\n" for part in parts) + f") -> {returns}: ..."
+
+
+def _admits_none(typ: str) -> bool:
+    return typ in ("DTypeLike", "Axis") or "None" in typ
+
+
+def _last_positional_only(signature: inspect.Signature, p: inspect.Parameter) -> bool:
+    names = [q.name for q in signature.parameters.values() if q.kind is q.POSITIONAL_ONLY]
+    return bool(names) and names[-1] == p.name
+
+
+def extension_stub() -> str:
+    """`_rustape.pyi`: the classes (by hand), the dtypes and every function of the table."""
+    from rustape import _rustape
+
+    out = [HEADER]
+    out.append(f"__all__ = {_list(_rustape.__all__)}\n")
+    out.append("__version__: str")
+    out.append("_bindings: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]\n")
+    classes = CLASSES.read_text().split("# -- classes --\n", 1)[1]
+    out.append(_builtin_bool(classes.strip("\n")) + "\n")
+    values, functions = [], []
+    for name, _ in _rustape._bindings:
+        obj = getattr(_rustape, name)
+        if isinstance(obj, type) or name == "__version__":
+            continue
+        if isinstance(obj, _rustape.DType):
+            values.append(f"{name}: DType")
+        elif isinstance(obj, types.BuiltinFunctionType):
+            functions.append(_builtin_bool(function_stub(name, obj)))
+        else:
+            raise TypeError(f"tools/gen_stubs.py: cannot write a stub for {name!r} ({type(obj).__name__})")
+    out.append("\n".join(values) + "\n")
+    out.append("\n".join(functions))
+    return "\n".join(out) + "\n"
+
+
+def _builtin_bool(text: str) -> str:
+    """`bool` in annotations as `builtins.bool`: the module's own `bool` is the dtype."""
+    return re.sub(r"(?<![\w.])bool(?=[\],): ]|$)", "builtins.bool", text, flags=re.MULTILINE)
+
+
+def _list(names: list[str]) -> str:
+    """A `__all__` list, in the order ruff wants it (RUF022: isort-style)."""
+    body = "".join(f'    "{n}",\n' for n in sorted(names, key=_isort_key))
+    return "[\n" + body + "]"
+
+
+def _isort_key(name: str) -> tuple[int, str]:
+    if name.isupper() and len(name) > 1:
+        kind = 0
+    elif name[:1].isupper():
+        kind = 1
+    else:
+        kind = 2
+    return (kind, name)
+
+
+def _origins() -> dict[int, tuple[str, str]]:
+    """Each table object's (module, name there), by `id`."""
+    from rustape import _export, _ops, _rustape
+
+    origins: dict[int, tuple[str, str]] = {}
+    for name, _ in _rustape._bindings:
+        origins[id(getattr(_rustape, name))] = ("rustape._rustape", name)
+    for f in _export._PYTHON.values():
+        origins[id(f)] = ("rustape._ops", f.__name__)
+        assert getattr(_ops, f.__name__) is f
+    return origins
+
+
+def namespace_stub(namespace: str) -> str:
+    """The stub of one namespace module: its rows re-exported; for `rt`, the package's other
+    public names too."""
+    from rustape import _export
+
+    module = _namespace_module(namespace)
+    origins = _origins()
+    rows = _export.table()[namespace]
+    # Imports relative to the stub's own package (`rustape.experimental.dlpack` is two deep).
+    depth = len(module.__name__.split(".")) - (0 if hasattr(module, "__path__") else 1)
+
+    def relative(name: str) -> str:
+        return "." * depth + name.removeprefix("rustape").lstrip(".")
+
+    lines: list[str] = []
+    for exported in sorted(rows):
+        origin, name = origins[id(rows[exported])]
+        lines.append(f"from {relative(origin)} import {name} as {exported}")
+    extra: list[str] = []
+    for exported in sorted(set(module.__all__) - set(rows)):
+        obj = getattr(module, exported)
+        if exported == "__version__":
+            extra.append("__version__: str")
+        elif isinstance(obj, types.ModuleType):
+            lines.append(f"from . import {exported} as {exported}")
+        else:
+            lines.append(f"from {relative(obj.__module__)} import {obj.__qualname__} as {exported}")
+    doc = (module.__doc__ or "").strip().splitlines()[0].rstrip(".")
+    what = doc.split(": ", 1)[-1] if namespace != "rt" else "the top-level names"
+    text = NAMESPACE_HEADER.format(module=module.__name__, what=what)
+    text += "\n".join(_wrap_import(line) for line in sorted(lines, key=_import_order)) + "\n"
+    if extra:
+        text += "\n" + "\n".join(extra) + "\n"
+    text += f"\n__all__ = {_list(sorted(module.__all__))}\n"
+    return text
+
+
+def _namespace_module(namespace: str) -> types.ModuleType:
+    """The module of a namespace: `rt` is the package, `math` is `rustape.math`, ..."""
+    import importlib
+
+    return importlib.import_module("rustape" if namespace == "rt" else f"rustape.{namespace}")
+
+
+def _wrap_import(line: str) -> str:
+    """An import longer than a line, in parentheses (as ruff's isort writes it)."""
+    if len(line) <= LINE_LENGTH:
+        return line
+    head, names = line.split(" import ", 1)
+    return f"{head} import (\n    {names},\n)"
+
+
+def _import_order(line: str) -> tuple[str, str]:
+    parts = line.split()
+    return (parts[1], parts[3])
+
+
+def stubs() -> dict[Path, str]:
+    """Every generated stub, by path."""
+    from rustape import _export
+
+    out = {PACKAGE / "_rustape.pyi": extension_stub()}
+    for namespace in sorted(_export.table()):
+        source = _namespace_module(namespace).__file__
+        assert source is not None
+        out[Path(source).with_suffix(".pyi")] = namespace_stub(namespace)
+    return out
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="fail if a stub is out of date; write nothing")
+    args = parser.parse_args(argv)
+    try:
+        wanted = stubs()
+    except UnknownParameter as e:
+        print(e, file=sys.stderr)
+        return 2
+    stale = [path for path, text in wanted.items() if not path.exists() or path.read_text() != text]
+    if args.check:
+        for path in stale:
+            print(f"{path.relative_to(ROOT)} is out of date: run python -m tools.gen_stubs", file=sys.stderr)
+        return 1 if stale else 0
+    for path in stale:
+        path.write_text(wanted[path])
+        print(f"wrote {path.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
