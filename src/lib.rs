@@ -15,6 +15,7 @@
 pub mod dtype;
 pub mod error;
 pub mod ops;
+pub mod optim;
 pub mod tape;
 pub mod tensor;
 pub mod testing;

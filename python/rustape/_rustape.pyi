@@ -12,6 +12,8 @@ from ._typing import Axis, DTypeLike, Shape, TensorLike
 
 __all__ = [
     "DType",
+    "Optimizer",
+    "Schedule",
     "Tape",
     "Tensor",
     "Variable",
@@ -30,12 +32,15 @@ __all__ = [
     "atan",
     "atan2",
     "atanh",
+    "band_part",
     "batch_normalization",
     "begin_variable_watch",
     "bool",
     "boolean_mask",
     "broadcast_to",
     "cast",
+    "cholesky",
+    "cholesky_solve",
     "clip_by_norm",
     "clip_by_value",
     "concat",
@@ -45,10 +50,14 @@ __all__ = [
     "cosh",
     "cumprod",
     "cumsum",
+    "det",
+    "diag",
     "diag_part",
     "digamma",
     "divide",
     "divide_no_nan",
+    "eigh",
+    "eigvalsh",
     "einsum",
     "elu",
     "end_variable_watch",
@@ -57,6 +66,7 @@ __all__ = [
     "erfc",
     "exp",
     "expand_dims",
+    "expm",
     "expm1",
     "eye",
     "fill",
@@ -85,9 +95,11 @@ __all__ = [
     "log1p",
     "log_sigmoid",
     "log_softmax",
+    "logdet",
     "logical_and",
     "logical_not",
     "logical_or",
+    "lstsq",
     "matmul",
     "matvec",
     "maximum",
@@ -103,8 +115,10 @@ __all__ = [
     "ones_like",
     "pad",
     "pause_all_tapes",
+    "pinv",
     "polygamma",
     "pow",
+    "qr",
     "random_normal",
     "random_shuffle",
     "random_uniform",
@@ -130,12 +144,14 @@ __all__ = [
     "scatter_nd",
     "segment_sum",
     "selu",
+    "set_diag",
     "set_seed",
     "sigmoid",
     "sigmoid_cross_entropy_with_logits",
     "sign",
     "sin",
     "sinh",
+    "slogdet",
     "softmax",
     "softmax_cross_entropy_with_logits",
     "softplus",
@@ -150,6 +166,7 @@ __all__ = [
     "stack",
     "stop_gradient",
     "subtract",
+    "svd",
     "tan",
     "tanh",
     "tensor_scatter_nd_add",
@@ -159,6 +176,7 @@ __all__ = [
     "top_k",
     "trace",
     "transpose",
+    "triangular_solve",
     "unsorted_segment_max",
     "unsorted_segment_mean",
     "unsorted_segment_sum",
@@ -376,6 +394,58 @@ class Tape:
     def is_recording(self) -> builtins.bool: ...
     @property
     def persistent(self) -> builtins.bool: ...
+
+@final
+class Schedule:
+    @staticmethod
+    def exponential(initial: float, steps: float, rate: float, staircase: builtins.bool) -> Schedule: ...
+    @staticmethod
+    def piecewise(boundaries: Sequence[int], values: Sequence[float]) -> Schedule: ...
+    @staticmethod
+    def inverse_time(initial: float, steps: float, rate: float, staircase: builtins.bool) -> Schedule: ...
+    @staticmethod
+    def polynomial(
+        initial: float, steps: float, end: float, power: float, cycle: builtins.bool
+    ) -> Schedule: ...
+    @staticmethod
+    def cosine(
+        initial: float, steps: float, alpha: float, warmup_target: float | None, warmup_steps: float
+    ) -> Schedule: ...
+    def __call__(self, /, step: int) -> float: ...
+
+@final
+class Optimizer:
+    def __new__(
+        cls,
+        algorithm_name: str,
+        learning_rate_value: float | Variable | Schedule,
+        hyperparameters: dict[str, Any],
+        weight_decay: float | None = None,
+        clipnorm: float | None = None,
+        clipvalue: float | None = None,
+        global_clipnorm: float | None = None,
+    ) -> Optimizer: ...
+    def apply(
+        self,
+        /,
+        grads: Sequence[TensorLike | None],
+        variables: Sequence[Variable],
+        learning_rate: float | None = None,
+    ) -> None: ...
+    def build(self, /, variables: Sequence[Variable]) -> None: ...
+    @property
+    def built(self) -> builtins.bool: ...
+    @property
+    def iterations(self) -> Variable: ...
+    @property
+    def learning_rate_variable(self) -> Variable | None: ...
+    def current_learning_rate(self, /) -> float: ...
+    def set_learning_rate(self, /, learning_rate_value: float | Variable | Schedule) -> None: ...
+    def variables(self, /) -> list[Variable]: ...
+    def slot(self, /, variable: Variable, name: str) -> Variable | None: ...
+    def exclude_from_weight_decay(
+        self, /, variables: Sequence[Variable], names: Sequence[str]
+    ) -> None: ...
 
 float32: DType
 float64: DType
@@ -691,6 +761,71 @@ def random_uniform(
     name: str | None = None,
 ) -> Tensor: ...
 def set_seed(seed: int) -> None: ...
+def cholesky(input: TensorLike, name: str | None = None) -> Tensor: ...
+def triangular_solve(
+    matrix: TensorLike,
+    rhs: TensorLike,
+    lower: builtins.bool = True,
+    adjoint: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def cholesky_solve(
+    chol: TensorLike,
+    rhs: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def det(input: TensorLike, name: str | None = None) -> Tensor: ...
+def slogdet(input: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]: ...
+def logdet(matrix: TensorLike, name: str | None = None) -> Tensor: ...
+def qr(
+    input: TensorLike,
+    full_matrices: builtins.bool = False,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]: ...
+def eigh(tensor: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]: ...
+def eigvalsh(tensor: TensorLike, name: str | None = None) -> Tensor: ...
+def svd(
+    tensor: TensorLike,
+    full_matrices: builtins.bool = False,
+    compute_uv: builtins.bool = True,
+    name: str | None = None,
+) -> Tensor | tuple[Tensor, Tensor, Tensor]: ...
+def lstsq(
+    matrix: TensorLike,
+    rhs: TensorLike,
+    l2_regularizer: float = 0.0,
+    fast: builtins.bool = True,
+    name: str | None = None,
+) -> Tensor: ...
+def pinv(
+    a: TensorLike,
+    rcond: float | None = None,
+    validate_args: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def expm(input: TensorLike, name: str | None = None) -> Tensor: ...
+def band_part(
+    input: TensorLike,
+    num_lower: int,
+    num_upper: int,
+    name: str | None = None,
+) -> Tensor: ...
+def diag(
+    diagonal: TensorLike,
+    name: str | None = None,
+    k: int = 0,
+    num_rows: int | None = None,
+    num_cols: int | None = None,
+    padding_value: float = 0.0,
+    align: str | None = "RIGHT_LEFT",
+) -> Tensor: ...
+def set_diag(
+    input: TensorLike,
+    diagonal: TensorLike,
+    name: str | None = None,
+    k: int = 0,
+    align: str | None = "RIGHT_LEFT",
+) -> Tensor: ...
 def asin(x: TensorLike, name: str | None = None) -> Tensor: ...
 def acos(x: TensorLike, name: str | None = None) -> Tensor: ...
 def atan(x: TensorLike, name: str | None = None) -> Tensor: ...

@@ -16,7 +16,7 @@ mod contract;
 mod creation;
 mod elementwise;
 mod indexing;
-mod kernel;
+pub(crate) mod kernel;
 mod linalg;
 mod nn;
 mod random;
