@@ -503,12 +503,29 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
     Ok(y)
 }
 
+/// The same values as a new tensor (`tf.identity`): its own id, so watching it and
+/// differentiating with respect to it is separate from `x`; the gradient passes through.
+pub fn identity(x: &Tensor) -> Tensor {
+    let y = x.alias();
+    record_batched("identity", &[x], &y, &[], ALIGNED, true, |_, dy, _| {
+        Ok(crate::grads![Some(dy.clone())])
+    });
+    y
+}
+
 /// The same values with no gradient flowing back through them. Recorded (with a VJP that
-/// passes nothing) so that `unconnected_gradients='raise'` can name it as the reason.
+/// passes nothing) so that `unconnected_gradients='raise'` can name it as the reason, as a node
+/// whose outputs depend on no source (nothing downstream of it runs in a backward pass).
 pub fn stop_gradient(x: &Tensor) -> Tensor {
     let y = x.alias();
-    record_batched("stop_gradient", &[x], &y, &[], ALIGNED, true, |_, _, _| {
-        Ok(crate::grads![None])
-    });
+    record_batched(
+        "stop_gradient",
+        &[x],
+        &y,
+        &[],
+        AxisMap::STOP,
+        true,
+        |_, _, _| Ok(crate::grads![None]),
+    );
     y
 }

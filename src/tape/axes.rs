@@ -73,6 +73,7 @@ const MATMUL: u8 = 3;
 const MIX_PER_INPUT: u8 = 4;
 const TABLE: u8 = 5;
 const UNKNOWN: u8 = 6;
+const STOP: u8 = 7;
 
 /// Axis masks (counted from the last axis) hold this many axes; an op that would need a bit
 /// beyond them is described as [`AxisMap::UNKNOWN`].
@@ -120,6 +121,20 @@ impl AxisMap {
         out_rank: 0,
         data: [0; 5],
     };
+
+    /// No gradient passes from the outputs to the inputs (`stop_gradient`): the outputs
+    /// depend on no source, so a plan gives them no gradient slot and nothing downstream of
+    /// them runs in a backward pass.
+    pub const STOP: AxisMap = AxisMap {
+        kind: STOP,
+        out_rank: 0,
+        data: [0; 5],
+    };
+
+    /// Whether this is [`AxisMap::STOP`].
+    pub(crate) fn stops_gradients(&self) -> bool {
+        self.kind == STOP
+    }
 
     /// The old row-mixing mask (bit `k` from `crate::tape::mixes_input(k)`): axis 0 of an
     /// input without its bit is the output's axis 0; an input with its bit mixes rows. Where
@@ -589,7 +604,7 @@ pub(crate) fn follow(plan: &Plan, starts: &[(u32, BatchAxis)], batch: usize) -> 
             };
         }
     }
-    for step in plan.steps() {
+    for step in plan.steps().filter(|s| !s.rows.stops_gradients()) {
         for (j, &out) in step.output_slots().iter().enumerate() {
             let mut track = Track::Free;
             // Why the output lost the batch here, if it did: rows met (true) or went where no

@@ -249,8 +249,16 @@ pub(crate) fn plan(
             slots.truncate(slots_at);
             continue;
         }
+        // A node that passes no gradient back (stop_gradient) stays on the path (its input is
+        // connected: the diagnosis names it), but its outputs depend on no source.
+        let stops = node.rows.stops_gradients();
         for k in 0..node.outputs.len() {
-            slots.push(source_slot((i, k)).unwrap_or_else(|| connected.fresh()));
+            let slot = match (source_slot((i, k)), stops) {
+                (Some(slot), _) => slot,
+                (None, true) => NO_SLOT,
+                (None, false) => connected.fresh(),
+            };
+            slots.push(slot);
         }
         live_of[i] = live.len() as u32;
         live.push(Live {
@@ -370,6 +378,9 @@ fn sweep_nodes(
                 .output_slots()
                 .iter()
                 .map(|&slot| {
+                    if slot == NO_SLOT {
+                        return None;
+                    }
                     let slot = slot as usize;
                     if kept[slot] {
                         grads[slot].clone()

@@ -513,9 +513,12 @@ impl Tape {
         watch_variable_locked(&mut state, variable);
     }
 
-    /// The variables watched, in order of first watch.
+    /// The variables watched, in the order they were created (TensorFlow's order: its tape
+    /// keeps them in a set ordered by id).
     pub fn watched_variables(&self) -> Vec<Variable> {
-        self.lock().watched_variables.clone()
+        let mut watched = self.lock().watched_variables.clone();
+        watched.sort_by_key(Variable::id);
+        watched
     }
 
     /// Forgets everything recorded and watched; the tape keeps recording if it was.
