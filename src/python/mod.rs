@@ -17,6 +17,7 @@ mod convert;
 mod dtype;
 mod error;
 mod index;
+mod metrics;
 mod ops;
 mod ops_complex;
 mod ops_index;
@@ -89,6 +90,7 @@ fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ops_index::register(m, &mut table)?;
     ops_complex::register(m, &mut table)?;
     optim::register(m, &mut table)?;
+    metrics::register(m, &mut table)?;
     table.value(m, "__version__", env!("CARGO_PKG_VERSION"), &[])?;
     table.publish(m)
 }
