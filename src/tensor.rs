@@ -283,6 +283,15 @@ impl Tensor {
             data,
         }))
     }
+    /// `data` under the id `id` (a variable's handle as a gradient target: see
+    /// [`crate::Variable::handle`]).
+    pub(crate) fn with_id(data: Data, id: TensorId) -> Tensor {
+        Tensor(Arc::new(Inner {
+            id,
+            producer: AtomicU32::new(NOT_RECORDED),
+            data,
+        }))
+    }
     pub fn from_array<T: Element>(array: ArrayD<T>) -> Tensor {
         Tensor::new(T::into_data(Values::from_array(array)))
     }

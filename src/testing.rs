@@ -179,22 +179,44 @@ pub fn pseudo_random(shape: &[usize], seed: u64) -> Tensor {
 
 /// Checks that the vectorised Jacobian of `f` (one sweep, seeds stacked on a leading axis)
 /// equals the row-by-row one, for the Jacobian with respect to every input and, when `f`'s
-/// output and every input share a first dimension, for the batch Jacobian too. Fails (naming
-/// the op) when an op on the path cannot take batched cotangents.
+/// output and every input share a first dimension, for the batch Jacobian too (a rank-1 input
+/// or output read as `[b, 1]`: batch_jacobian wants rank 2). Fails (naming the op) when an op
+/// on the path cannot take batched cotangents.
 pub fn check_vectorized(f: Function, inputs: &[Tensor], rtol: f64) -> Result<()> {
     use crate::tape::{JacobianOptions, JacobianStrategy};
+    let lift = |t: &Tensor| match t.ndim() {
+        1 => ops::expand_dims(t, -1),
+        _ => Ok(t.clone()),
+    };
     let run = |strategy: JacobianStrategy, batch: bool| -> Result<Vec<Option<Tensor>>> {
         let tape = Tape::new(false, true);
+        // For the batch Jacobian, the watched source is the input lifted to rank 2.
+        let lifted: Vec<Tensor> = match batch {
+            true => inputs.iter().map(lift).collect::<Result<_>>()?,
+            false => inputs.to_vec(),
+        };
         let y = {
             let _recording = tape.enter()?;
-            inputs.iter().for_each(|x| tape.watch(x));
-            f(inputs)?
+            lifted.iter().for_each(|x| tape.watch(x));
+            let args: Vec<Tensor> = lifted
+                .iter()
+                .zip(inputs)
+                .map(|(l, x)| match l.ndim() == x.ndim() {
+                    true => Ok(l.clone()),
+                    false => ops::reshape(l, &[-1]),
+                })
+                .collect::<Result<_>>()?;
+            let y = f(&args)?;
+            match batch {
+                true => lift(&y)?,
+                false => y,
+            }
         };
         let options = JacobianOptions {
             parallel_iterations: None,
             strategy,
         };
-        let sources: Vec<Source> = inputs.iter().map(Source::from).collect();
+        let sources: Vec<Source> = lifted.iter().map(Source::from).collect();
         if batch {
             Ok(vec![tape.batch_jacobian_with(
                 &y,

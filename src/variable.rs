@@ -91,6 +91,12 @@ impl Variable {
         });
         read_variable(self, self.peek())
     }
+    /// The variable itself as a tensor: its current value under the variable's own id, not
+    /// a recorded read. A gradient target or Jacobian target that is a variable (TensorFlow's
+    /// handle): `gradient(v, v)` is ones, `gradient(v, w)` for another variable is `None`.
+    pub fn handle(&self) -> Tensor {
+        Tensor::with_id(self.peek().data().clone(), self.id())
+    }
     /// Replaces the value in place (never recorded). Shape and dtype must stay the same.
     pub fn assign(&self, value: &Tensor) -> Result<()> {
         let current = self.peek();

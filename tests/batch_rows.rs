@@ -1,7 +1,9 @@
-//! batch_jacobian and row independence: every op declares which inputs' batch rows (index `i`
-//! on axis 0) reach other rows of its result. Through ops that keep rows apart, batch_jacobian
-//! equals the diagonal blocks of the full jacobian (whose other blocks are zero); through an op
-//! that mixes rows it is a Value error naming the op.
+//! batch_jacobian and row independence: every op describes where each input axis goes in its
+//! result, and batch_jacobian follows the source's axis 0 along the recorded path. Through ops
+//! that keep rows apart (wherever the batch axis travels in between), batch_jacobian equals the
+//! diagonal blocks of the full jacobian (whose other blocks are zero); through an op that mixes
+//! rows, or when the rows do not arrive on the target's axis 0, it is a Value error naming the
+//! op. Targets of rank 1 get a trailing axis: batch_jacobian wants `[b, ...]` of rank 2 or more.
 use rustape::ops::{
     add, batch_normalization, broadcast_to, clip_by_norm, clip_by_value, concat, elu, exp,
     expand_dims, gather, greater, log_softmax, matmul, maximum, moments, multiply, norm, pad,
@@ -18,6 +20,15 @@ use support::*;
 
 type F = Box<dyn Fn(&Tensor) -> Result<Tensor>>;
 
+/// `f(x)`, with a trailing axis when it has rank 1 (batch_jacobian's target has rank >= 2).
+fn target_of(f: &dyn Fn(&Tensor) -> Result<Tensor>, x: &Tensor) -> Tensor {
+    let y = f(x).unwrap();
+    match y.ndim() {
+        1 => expand_dims(&y, -1).unwrap(),
+        _ => y,
+    }
+}
+
 /// Records `y = f(x)` on a persistent tape and returns `y`, its batch jacobian and its full
 /// jacobian.
 fn both_jacobians(f: &dyn Fn(&Tensor) -> Result<Tensor>, x: &Tensor) -> (Tensor, Tensor, Tensor) {
@@ -25,7 +36,7 @@ fn both_jacobians(f: &dyn Fn(&Tensor) -> Result<Tensor>, x: &Tensor) -> (Tensor,
     let y = {
         let _r = tape.enter().unwrap();
         tape.watch(x);
-        f(x).unwrap()
+        target_of(f, x)
     };
     let source = Source::from(x);
     let batch = tape
@@ -89,7 +100,7 @@ fn assert_refused(name: &str, f: &dyn Fn(&Tensor) -> Result<Tensor>, x: &Tensor,
     let y = {
         let _r = tape.enter().unwrap();
         tape.watch(x);
-        f(x).unwrap()
+        target_of(f, x)
     };
     assert_eq!(y.shape()[0], x.shape()[0], "{name}: target batch");
     let err = tape
@@ -389,12 +400,12 @@ fn reductions_and_softmax_over_axis_0_are_refused() {
         (
             "x + column sums",
             Box::new(|x| add(x, &reduce_sum(x, Some(&[0]), false)?)),
-            "add",
+            "reduce_sum",
         ),
         (
             "maximum with column maxima",
             Box::new(|x| maximum(x, &reduce_max(x, Some(&[0]), false)?)),
-            "maximum",
+            "reduce_max",
         ),
         (
             "where with column sums",
@@ -405,9 +416,10 @@ fn reductions_and_softmax_over_axis_0_are_refused() {
                     &reduce_sum(x, Some(&[0]), false)?,
                 )
             }),
-            "where",
+            "reduce_sum",
         ),
     ];
+    // The error names the op where rows first meet.
     for (name, f, op) in cases {
         assert_refused(name, &f, &x, &[op]);
     }
@@ -421,10 +433,13 @@ fn batch_normalization_in_training_mode_is_refused() {
         let (mean, variance) = moments(x, &[0], false)?;
         batch_normalization(x, &mean, &variance, None, None, 1e-3)
     };
-    // The error names the mixing op nearest the target; every op of the chain that takes the
-    // batch statistics is one.
-    let chain = ["reduce_mean", "reshape", "subtract", "multiply", "add"];
-    assert_refused("batch_normalization (training)", &training, &x, &chain);
+    // The error names where rows first meet: the mean over the batch.
+    assert_refused(
+        "batch_normalization (training)",
+        &training,
+        &x,
+        &["reduce_mean"],
+    );
 }
 
 #[test]
@@ -444,16 +459,7 @@ fn layout_ops_that_move_axis_0_are_refused() {
             Box::new(|x| transpose(x, None)),
             "transpose",
         ),
-        (
-            "reshape to [-1] and back",
-            Box::new(|x| reshape(&reshape(x, &[-1])?, &[3, 3])),
-            "reshape",
-        ),
-        (
-            "expand_dims 0, squeeze 0",
-            Box::new(|x| squeeze(&expand_dims(x, 0)?, Some(&[0]))),
-            "reshape",
-        ),
+        ("x + x^T", Box::new(|x| add(x, &transpose(x, None)?)), "add"),
         (
             "concat on axis 0",
             Box::new(|x| {
@@ -461,7 +467,8 @@ fn layout_ops_that_move_axis_0_are_refused() {
                 let head = [r(None, Some(1), 1)];
                 concat(&[strided_slice(x, &items)?, strided_slice(x, &head)?], 0)
             }),
-            "concat",
+            // The first op where rows move: x[1:].
+            "strided_slice",
         ),
         (
             "stack rows on axis 0",
@@ -471,7 +478,7 @@ fn layout_ops_that_move_axis_0_are_refused() {
                     .collect::<Result<_>>()?;
                 stack(&rows, 0)
             }),
-            "concat",
+            "strided_slice",
         ),
         (
             "unstack on axis 0",
@@ -485,23 +492,24 @@ fn layout_ops_that_move_axis_0_are_refused() {
         ),
         (
             "tile [3, 1]",
-            Box::new(move |x| tile(&strided_slice(x, &first_row)?, &[3, 1])),
-            "tile",
+            Box::new(move |x| tile(&reduce_sum(x, Some(&[0]), true)?, &[3, 1])),
+            "reduce_sum",
         ),
         (
             "broadcast_to from one row",
-            Box::new(|x| broadcast_to(&reduce_sum(x, Some(&[0]), true)?, &[3, 3])),
-            "broadcast_to",
+            Box::new(move |x| broadcast_to(&strided_slice(x, &first_row)?, &[3, 3])),
+            "strided_slice",
         ),
         (
             "pad on axis 0",
             Box::new(|x| {
                 pad(
-                    &strided_slice(x, &[r(Some(1), None, 1)])?,
-                    &[(0, 1), (0, 0)],
+                    &slice_axis(x, 1, 0, 2)?,
+                    &[(1, 0), (0, 1)],
                     PadMode::Constant,
                     0.0,
-                )
+                )?
+                .pipe(|p| slice_axis(&p, 0, 0, 3))
             }),
             "pad",
         ),
@@ -517,7 +525,9 @@ fn layout_ops_that_move_axis_0_are_refused() {
         ),
         (
             "slice_axis 0",
-            Box::new(|x| slice_axis(&pad_axis(x, 0, 1, 0)?, 0, 0, 3)),
+            Box::new(|x| {
+                slice_axis(&pad_axis(x, 1, 1, 0)?, 0, 1, 3)?.pipe(|s| pad_axis(&s, 0, 0, 1))
+            }),
             "slice_axis",
         ),
     ];
@@ -528,13 +538,13 @@ fn layout_ops_that_move_axis_0_are_refused() {
 
 #[test]
 fn slicing_rows_off_axis_0_is_refused() {
-    // x[1:] needs a source of as many rows as the result: a row of zeros goes on top first.
+    // A roll of the rows: concat(x[1:], x[:1]).
     let s = pseudo_random(&[2, 3], 14);
-    let shifted = |s: &Tensor| {
-        let padded = concat(&[Tensor::zeros(&[1, 3], s.dtype()), s.clone()], 0)?;
-        strided_slice(&padded, &[r(Some(1), None, 1)])
+    let rolled = |s: &Tensor| {
+        let tail = strided_slice(s, &[r(Some(1), None, 1)])?;
+        concat(&[tail, strided_slice(s, &[r(None, Some(1), 1)])?], 0)
     };
-    assert_refused("x[1:]", &shifted, &s, &["strided_slice"]);
+    assert_refused("x[1:]", &rolled, &s, &["strided_slice"]);
     // On [3, 3, 3]: each keeps 3 rows, none of them the rows of x in order.
     let x = pseudo_random(&[3, 3, 3], 15);
     let cases: Vec<(&str, Vec<SliceItem>)> = vec![
@@ -546,4 +556,160 @@ fn slicing_rows_off_axis_0_is_refused() {
     for (name, items) in cases {
         assert_refused(name, &|x| strided_slice(x, &items), &x, &["strided_slice"]);
     }
+}
+
+/// `f(self)`: keeps a chain of fallible ops readable in the cases above.
+trait Pipe: Sized {
+    fn pipe<R>(self, f: impl FnOnce(Self) -> R) -> R {
+        f(self)
+    }
+}
+
+impl Pipe for Tensor {}
+
+#[test]
+fn batch_axes_that_travel_and_come_back_keep_rows_apart() {
+    // The batch axis leaves axis 0 (or axis 0 stops being a whole axis) and comes back: only
+    // where it goes is followed, not which ops it passes.
+    let x = pseudo_random(&[3, 2, 4], 20);
+    let cases: Vec<(&str, F)> = vec![
+        (
+            "reshape to [-1] and back",
+            Box::new(|x| reshape(&sin(&reshape(x, &[-1])?)?, &[3, 2, 4])),
+        ),
+        (
+            "reshape [3, 2, 4] -> [6, 4] -> [3, 8]",
+            Box::new(|x| reshape(&square(&reshape(x, &[6, 4])?)?, &[3, 8])),
+        ),
+        (
+            "expand_dims 0, squeeze 0",
+            Box::new(|x| squeeze(&tanh(&expand_dims(x, 0)?)?, Some(&[0]))),
+        ),
+        (
+            "transpose [1, 0, 2], sin, back",
+            Box::new(|x| transpose(&sin(&transpose(x, Some(&[1, 0, 2]))?)?, Some(&[1, 0, 2]))),
+        ),
+        (
+            "transpose (reversed), reduce over the last-but-one axis, transpose",
+            Box::new(|x| {
+                let t = transpose(x, None)?; // [4, 2, 3]: the batch last
+                transpose(&reduce_sum(&t, Some(&[1]), false)?, None)
+            }),
+        ),
+        (
+            "stack [x, x^2] on axis 0, mean over it",
+            Box::new(|x| reduce_mean(&stack(&[x.clone(), square(x)?], 0)?, Some(&[0]), false)),
+        ),
+        (
+            "unstack axis 1, stack axis 2",
+            Box::new(|x| stack(&unstack(&sin(x)?, 1)?, 2)),
+        ),
+        (
+            "matmul with the batch on the rows of a transposed operand",
+            Box::new(|x| {
+                let w = pseudo_random(&[4, 5], 21);
+                let t = transpose(x, Some(&[2, 1, 0]))?; // [4, 2, 3]
+                let y = matmul(&transpose(&t, Some(&[1, 2, 0]))?, &w, false, false)?; // [2, 3, 5]
+                transpose(&y, Some(&[1, 0, 2]))
+            }),
+        ),
+        (
+            "a [b] vector broadcast against [n, b], then transposed",
+            Box::new(|x| {
+                let v = reduce_sum(x, Some(&[1, 2]), false)?; // [3]
+                let grid = multiply(&v, &pseudo_random(&[5, 3], 22))?; // [5, 3]
+                transpose(&grid, None)
+            }),
+        ),
+    ];
+    for (name, f) in cases {
+        assert_diagonal_blocks(name, &f, &x);
+    }
+}
+
+#[test]
+fn a_batch_of_one_row_cannot_mix() {
+    let x = pseudo_random(&[1, 4], 23);
+    let f = |x: &Tensor| add(x, &reduce_sum(x, Some(&[0]), false)?);
+    assert_diagonal_blocks("x + column sums, one row", &f, &x);
+    let t = |x: &Tensor| reshape(&transpose(x, None)?, &[1, 4]);
+    assert_diagonal_blocks("transpose of one row", &t, &x);
+}
+
+#[test]
+fn batch_jacobian_wants_rank_2_target_and_source_even_when_unconnected() {
+    let x = pseudo_random(&[3, 2], 24);
+    let v = pseudo_random(&[3], 25);
+    let tape = Tape::new(true, true);
+    let (y, unrelated) = {
+        let _r = tape.enter().unwrap();
+        tape.watch(&x);
+        tape.watch(&v);
+        (
+            reduce_sum(&sin(&x).unwrap(), Some(&[1]), false).unwrap(),
+            sin(&v).unwrap(),
+        )
+    };
+    let constant = pseudo_random(&[3], 26);
+    for (name, target, source) in [
+        ("rank-1 target", &y, &x),
+        ("rank-1 source", &sin(&x).unwrap(), &v),
+        ("unconnected rank-1 target", &constant, &x),
+        ("rank-1 target and source", &unrelated, &v),
+    ] {
+        let err = tape
+            .batch_jacobian(target, &source.into(), Unconnected::None)
+            .expect_err(name);
+        assert_eq!(err.kind, ErrorKind::Value, "{name}: {err}");
+        assert!(err.message.contains("rank at least 2"), "{name}: {err}");
+    }
+}
+
+#[test]
+fn a_reshape_that_cuts_rows_apart_is_refused() {
+    // [3, 4] -> [2, 6]: row 1 of x lands half in each new row; transposing and reading back as
+    // [3, 4] mixes rows (a reshape chain alone would only ever give x back).
+    let x = pseudo_random(&[3, 4], 27);
+    let f = |x: &Tensor| reshape(&transpose(&reshape(x, &[2, 6])?, None)?, &[3, 4]);
+    assert_refused("reshape [2, 6], transpose, reshape", &f, &x, &["reshape"]);
+    // The batch axis moved and not brought back: named by the op that moved it.
+    let y = pseudo_random(&[3, 3], 28);
+    let moved = |x: &Tensor| sin(&transpose(&sin(x)?, None)?);
+    assert_refused("transpose, sin", &moved, &y, &["transpose"]);
+}
+
+#[test]
+fn batch_jacobians_of_batch_jacobians_keep_rows_apart() {
+    // The inner batch_jacobian runs while the outer tape records: its sweep (the cotangents
+    // stacked on a leading axis, the batch on axis 1) and the ops that join its rows are
+    // followed like any others.
+    let x = pseudo_random(&[3, 4], 30);
+    let (w1, b1) = (pseudo_random(&[4, 5], 31), pseudo_random(&[5], 32));
+    let w2 = pseudo_random(&[5, 2], 33);
+    let inner = move |x: &Tensor| -> Result<Tensor> {
+        let tape = Tape::new(false, true);
+        let y = {
+            let _r = tape.enter()?;
+            tape.watch(x);
+            let h = tanh(&add(&matmul(x, &w1, false, false)?, &b1)?)?;
+            elu(&matmul(&h, &w2, false, false)?)?
+        };
+        Ok(tape
+            .batch_jacobian(&y, &x.into(), Unconnected::Zero)?
+            .expect("connected"))
+    };
+    assert_diagonal_blocks("batch_jacobian of a batch_jacobian", &inner, &x);
+    // And of a per-row softmax's Jacobian, through reductions on the last axis.
+    let soft = |x: &Tensor| -> Result<Tensor> {
+        let tape = Tape::new(false, true);
+        let y = {
+            let _r = tape.enter()?;
+            tape.watch(x);
+            softmax(&multiply(x, x)?, -1)?
+        };
+        Ok(tape
+            .batch_jacobian(&y, &x.into(), Unconnected::Zero)?
+            .expect("connected"))
+    };
+    assert_diagonal_blocks("batch_jacobian of softmax's batch_jacobian", &soft, &x);
 }

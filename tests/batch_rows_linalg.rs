@@ -4,18 +4,25 @@
 //! left operand, a single linear system, a broadcast batch operand) are refused by name.
 mod support;
 
-use rustape::ops::{diagonal_embed, diagonal_part, einsum, inv, matmul, matvec, solve};
+use rustape::ops::{
+    diagonal_embed, diagonal_part, einsum, expand_dims, inv, matmul, matvec, solve,
+};
 use rustape::{Error, ErrorKind, Tape, Tensor, Unconnected};
 use support::assert_close;
 use support::linalg::{rand64, well_conditioned};
 
-/// Records `f(source)` on a persistent tape watching `source`.
+/// Records `f(source)` on a persistent tape watching `source`, with a trailing axis when it has
+/// rank 1 (batch_jacobian's target has rank 2 or more).
 fn record(source: &Tensor, f: &dyn Fn(&Tensor) -> rustape::Result<Tensor>) -> (Tape, Tensor) {
     let tape = Tape::new(true, true);
     let y = {
         let _r = tape.enter().unwrap();
         tape.watch(source);
-        f(source).unwrap()
+        let y = f(source).unwrap();
+        match y.ndim() {
+            1 => expand_dims(&y, -1).unwrap(),
+            _ => y,
+        }
     };
     (tape, y)
 }
@@ -203,9 +210,8 @@ fn einsum_that_moves_or_contracts_rows_is_refused() {
     refused(&rand64(&[4, 3], 2), "matmul", &|x| {
         einsum("ij,jk->ik", &[w.clone(), x.clone()])
     });
-    // The batch label not on axis 0 of x: its rows are what gets summed. The transpose that
-    // brings b forward is what declares it.
-    refused(&rand64(&[4, 4], 3), "transpose", &|x| {
+    // The batch label not on axis 0 of x: x's axis 0 (label i) is what gets summed.
+    refused(&rand64(&[4, 4], 3), "matmul", &|x| {
         einsum("ib,ij->bj", &[x.clone(), w.clone()])
     });
     // An output whose first label is not the batch label.

@@ -127,15 +127,23 @@ class GradientTape:
                 )
             if not t.dtype.is_floating:
                 warnings.warn(
-                    "The dtype of the watched tensor must be floating (e.g. tf.float32), "
-                    f"got tf.{t.dtype.name}",
+                    "The dtype of the watched tensor must be floating (e.g. rt.float32), "
+                    f"got rt.{t.dtype.name}",
                     UserWarning,
                     stacklevel=2,
                 )
             self._tape.watch(t)
 
     def watched_variables(self) -> tuple:
-        """The variables watched by this tape, in order of first watch."""
+        """The variables watched by this tape, in the order they were created (TensorFlow's).
+
+        >>> import rustape as rt
+        >>> a, b = rt.Variable(1.0, name="a"), rt.Variable(2.0, name="b")
+        >>> with rt.GradientTape() as tape:
+        ...     y = b * a
+        >>> [v.name for v in tape.watched_variables()]
+        ['a:0', 'b:0']
+        """
         return tuple(self._tape.watched_variables())
 
     @contextlib.contextmanager
@@ -198,12 +206,9 @@ class GradientTape:
 
     @staticmethod
     def _as_target(t: Any, method: str) -> Any:
-        if _is_variable(t):
-            raise ValueError(
-                f"GradientTape.{method} is not supported for variable targets; differentiate "
-                "a tensor computed from it instead, e.g. use variable.value() as the target"
-            )
-        if _is_tensor(t):
+        # A variable target is the variable itself (TensorFlow's handle): `gradient(v, v)` is
+        # ones, `gradient(v, w)` None; the engine takes it as it is.
+        if _is_tensor(t) or _is_variable(t):
             return t
         if t is None:
             raise ValueError(f"GradientTape.{method}: a target is None")

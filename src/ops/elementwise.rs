@@ -18,7 +18,7 @@ use crate::dispatch2;
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
 use crate::tape::{
-    any_tape_active, input_needed, mixes_input, record_batched, record_per_example, Grads,
+    any_tape_active, input_needed, record_batched, record_per_example, AxisMap, Grads, ALIGNED,
 };
 use crate::tensor::{Data, Element, Tensor, Values};
 
@@ -126,22 +126,41 @@ pub(super) fn unary_vjp(
         Saves::Output => &y,
     };
     // `vjp` scales `dy` elementwise, so batched cotangents pass through it unchanged.
-    record_batched(op, &[x], &y, &[saved], 0, true, move |s, dy, _batch| {
-        Ok(crate::grads![Some(vjp(&s[0], dy)?)])
-    });
+    record_batched(
+        op,
+        &[x],
+        &y,
+        &[saved],
+        ALIGNED,
+        true,
+        move |s, dy, _batch| Ok(crate::grads![Some(vjp(&s[0], dy)?)]),
+    );
     Ok(y)
 }
 
-/// The row-mixing mask (see `crate::tape::mixes_input`) of a broadcasting op whose result has
-/// `out_shape`. Input `k` keeps the batch rows when its axis 0 lines up with the result's (the
-/// same rank, the same leading size); an input broadcast along axis 0 (fewer dimensions, or a
-/// leading 1 stretched) reaches every row of the result.
-pub(crate) fn broadcast_mixes(inputs: &[&Tensor], out_shape: &[usize]) -> u8 {
-    inputs
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| t.ndim() != out_shape.len() || t.shape().first() != out_shape.first())
-        .fold(0, |mask, (k, _)| mask | mixes_input(k))
+/// The axis map (see `crate::tape::AxisMap`) of a broadcasting op (NumPy rules): every input
+/// lines up with the result from its last axis, and an axis of size 1 stretched over a longer
+/// one mixes (each of its elements reaches every row there). A batch axis of more than one row
+/// is never stretched, so `batch_jacobian` loses nothing; a per-example Jacobian needs the
+/// mark to give a broadcast bias `[1, n]` one gradient per row.
+pub(crate) fn broadcast_mixes(inputs: &[&Tensor], out_shape: &[usize]) -> AxisMap {
+    let stretched = |t: &Tensor| -> smallvec::SmallVec<[usize; 4]> {
+        let offset = out_shape.len().saturating_sub(t.ndim());
+        (0..t.ndim())
+            .filter(|&i| t.shape()[i] == 1 && out_shape.get(offset + i).is_some_and(|&n| n > 1))
+            .collect()
+    };
+    match inputs {
+        [a, b] => {
+            let (sa, sb) = (stretched(a), stretched(b));
+            match sa.is_empty() && sb.is_empty() {
+                true => ALIGNED,
+                false => AxisMap::mix_per_input(a.ndim(), &sa, b.ndim(), &sb),
+            }
+        }
+        _ if inputs.iter().all(|t| stretched(t).is_empty()) => ALIGNED,
+        _ => AxisMap::UNKNOWN,
+    }
 }
 
 /// `f()` if `need`, else `None`.
@@ -165,11 +184,14 @@ pub(super) fn record_shaped<G>(
 ) where
     G: Fn(&[Tensor], &Tensor, usize, [&[usize]; 2]) -> Result<Grads> + Send + Sync + 'static,
 {
+    if !out.is_differentiable() || !any_tape_active() {
+        return;
+    }
     let rows = broadcast_mixes(inputs, out.shape());
     let implied = |t: &Tensor| t.is_shared_scalar() || t.shape() == out.shape();
     // Generic (not boxed): a closure capturing nothing stays zero-sized, recorded without an
     // allocation.
-    fn record<F>(per_example: bool, op: &'static str, args: RecordArgs, rows: u8, vjp: F)
+    fn record<F>(per_example: bool, op: &'static str, args: RecordArgs, rows: AxisMap, vjp: F)
     where
         F: Fn(&[Tensor], &Tensor, usize) -> Result<Grads> + Send + Sync + 'static,
     {
@@ -218,7 +240,7 @@ pub(super) fn scale(t: &Tensor, c: f64) -> Result<Tensor> {
 /// `-x`.
 pub fn negative(x: &Tensor) -> Result<Tensor> {
     let y = map_num!(x, "negative", |v| Arith::neg(v));
-    record_batched("negative", &[x], &y, &[], 0, true, |_, dy, _batch| {
+    record_batched("negative", &[x], &y, &[], ALIGNED, true, |_, dy, _batch| {
         Ok(crate::grads![Some(negative(dy)?)])
     });
     Ok(y)
@@ -233,7 +255,7 @@ pub fn abs(x: &Tensor) -> Result<Tensor> {
 /// -1, 0 or 1 by the sign of `x`; NaN stays NaN. Its gradient is zero (TensorFlow's).
 pub fn sign(x: &Tensor) -> Result<Tensor> {
     let y = map_num!(x, "sign", |v| Arith::sign(v));
-    record_batched("sign", &[x], &y, &[], 0, true, |_, dy, _batch| {
+    record_batched("sign", &[x], &y, &[], ALIGNED, true, |_, dy, _batch| {
         Ok(crate::grads![Some(dy.zeros_like())])
     });
     Ok(y)
@@ -510,19 +532,42 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
     let y = Tensor::new(data);
     let from = x.dtype();
     if from.is_float() {
-        record_batched("cast", &[x], &y, &[], 0, true, move |_, dy, _batch| {
-            Ok(crate::grads![Some(cast(dy, from)?)])
-        });
+        record_batched(
+            "cast",
+            &[x],
+            &y,
+            &[],
+            ALIGNED,
+            true,
+            move |_, dy, _batch| Ok(crate::grads![Some(cast(dy, from)?)]),
+        );
     }
     Ok(y)
 }
 
+/// The same values as a new tensor (`tf.identity`): its own id, so watching it and
+/// differentiating with respect to it is separate from `x`; the gradient passes through.
+pub fn identity(x: &Tensor) -> Tensor {
+    let y = x.alias();
+    record_batched("identity", &[x], &y, &[], ALIGNED, true, |_, dy, _| {
+        Ok(crate::grads![Some(dy.clone())])
+    });
+    y
+}
+
 /// The same values with no gradient flowing back through them. Recorded (with a VJP that
-/// passes nothing) so that `unconnected_gradients='raise'` can name it as the reason.
+/// passes nothing) so that `unconnected_gradients='raise'` can name it as the reason, as a node
+/// whose outputs depend on no source (nothing downstream of it runs in a backward pass).
 pub fn stop_gradient(x: &Tensor) -> Tensor {
     let y = x.alias();
-    record_batched("stop_gradient", &[x], &y, &[], 0, true, |_, _, _| {
-        Ok(crate::grads![None])
-    });
+    record_batched(
+        "stop_gradient",
+        &[x],
+        &y,
+        &[],
+        AxisMap::STOP,
+        true,
+        |_, _, _| Ok(crate::grads![None]),
+    );
     y
 }

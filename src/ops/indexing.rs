@@ -8,7 +8,7 @@ use super::shape::{broadcast_to, reshape_owned, reshape_view, standard};
 use super::{normalize_axis, shape_of};
 use crate::dispatch;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::{mixes_input, record_batched};
+use crate::tape::{record_batched, AxisMap};
 use crate::tensor::{Data, Element, Tensor};
 
 /// The integer indices of a gather or scatter as i64, checked against `dim`.
@@ -165,9 +165,10 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: isize, batch_dims: usize)
     }
     let y = Tensor::new(dispatch!(all params.data(), |a| kernel(a, &idx, g, &out_shape)));
     let params_shape = shape_of(params);
-    // Gathering along axis 0 moves batch rows (batch_dims >= 1 forces axis >= 1). Integer
-    // indices have no gradient, so only params is declared.
-    let rows = if axis == 0 { mixes_input(0) } else { 0 };
+    // Elements along `axis` move; the index axes take its place. Integer indices have no
+    // gradient, so only params is described.
+    let index_axes: Vec<usize> = (axis..axis + y.ndim() + 1 - params.ndim()).collect();
+    let rows = AxisMap::select(params.ndim(), &[axis], &[axis], y.ndim(), &index_axes);
     record_batched(
         op,
         &[params, indices],
@@ -246,7 +247,15 @@ pub fn scatter_add_to(
         }
     }
     let y = Tensor::new(dispatch!(num updates.data(), op, |a| kernel(a, &idx, g, shape)));
-    let rows = if axis == 0 { mixes_input(0) } else { 0 };
+    // The adjoint of gather's map: the index axes are added up along `axis`.
+    let index_axes: Vec<usize> = (axis..axis + updates.ndim() + 1 - shape.len()).collect();
+    let rows = AxisMap::select(
+        updates.ndim(),
+        &index_axes,
+        &index_axes,
+        shape.len(),
+        &[axis],
+    );
     record_batched(
         op,
         &[updates, indices],
@@ -480,36 +489,58 @@ fn plan_slice(op: &str, shape: &[usize], items: &[SliceItem]) -> Result<SlicePla
     Ok(plan)
 }
 
-/// The row-mixing mask of a strided slice (or of its gradient): the batch rows stay apart only
-/// when axis 0 is taken whole, in order (full range, step 1), and stays the result's first axis
-/// (no new axis or index in front of it).
-fn slice_mixes(shape: &[usize], items: &[SliceItem], plan: &SlicePlan) -> u8 {
+/// The axis maps of a strided slice and of its gradient (the adjoint): a range that is not
+/// its axis whole, in order, moves elements along it; an index takes one element of its axis
+/// (which disappears); a new axis holds no input axis.
+fn slice_axes(shape: &[usize], items: &[SliceItem], plan: &SlicePlan) -> (AxisMap, AxisMap) {
     let consuming = items
         .iter()
         .filter(|i| matches!(i, SliceItem::Index(_) | SliceItem::Range { .. }))
         .count();
-    let mut keeps = !shape.is_empty();
+    // Input axes that mix or are indexed away; output axes that are new or partial.
+    let (mut mixed, mut indexed, mut new, mut partial) = (vec![], vec![], vec![], vec![]);
+    let (mut axis, mut out) = (0, 0);
     for item in items {
         match item {
-            // An ellipsis that stands for at least one axis starts with axis 0, whole.
-            SliceItem::Ellipsis if consuming < shape.len() => break,
-            SliceItem::Ellipsis => {}
-            SliceItem::NewAxis | SliceItem::Index(_) => {
-                keeps = false;
-                break;
+            SliceItem::NewAxis => {
+                new.push(out);
+                out += 1;
+            }
+            SliceItem::Ellipsis => {
+                axis += shape.len() - consuming;
+                out += shape.len() - consuming;
+            }
+            SliceItem::Index(_) => {
+                indexed.push(axis);
+                axis += 1;
             }
             SliceItem::Range { .. } => {
-                let first = plan.slices[0];
-                keeps = first.start == 0 && first.step == 1 && plan.lens[0] == shape[0];
-                break;
+                let slice = plan.slices[axis];
+                if !(slice.start == 0 && slice.step == 1 && plan.lens[axis] == shape[axis]) {
+                    mixed.push(axis);
+                    partial.push(out);
+                }
+                axis += 1;
+                out += 1;
             }
         }
     }
-    if keeps {
-        0
-    } else {
-        mixes_input(0)
-    }
+    let (rank, out_rank) = (shape.len(), plan.out_shape.len());
+    let forward = AxisMap::select(
+        rank,
+        &[mixed, indexed.clone()].concat(),
+        &indexed,
+        out_rank,
+        &new,
+    );
+    let backward = AxisMap::select(
+        out_rank,
+        &[partial, new.clone()].concat(),
+        &new,
+        rank,
+        &indexed,
+    );
+    (forward, backward)
 }
 
 /// `x[items]` with NumPy semantics (`__getitem__`): indices drop their axis, ranges keep it,
@@ -526,7 +557,7 @@ pub fn strided_slice(x: &Tensor, items: &[SliceItem]) -> Result<Tensor> {
         reshape_owned(picked, &plan.out_shape)
     }));
     let input_shape = shape_of(x);
-    let rows = slice_mixes(x.shape(), items, &plan);
+    let rows = slice_axes(x.shape(), items, &plan).0;
     let items = items.to_vec();
     record_batched(op, &[x], &y, &[], rows, true, move |_, dy, batch| {
         let shape: Vec<usize> = dy.shape()[..batch]
@@ -584,7 +615,7 @@ pub fn strided_slice_grad(
         return Ok(dy.clone());
     }
     let y = place(dy, input_shape, &plan, 0.0)?;
-    let rows = slice_mixes(input_shape, items, &plan);
+    let rows = slice_axes(input_shape, items, &plan).1;
     let items = items.to_vec();
     record_batched(op, &[dy], &y, &[], rows, true, move |_, g, batch| {
         Ok(crate::grads![Some(strided_slice(

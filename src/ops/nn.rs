@@ -11,7 +11,7 @@ use super::{
 use crate::dispatch;
 use crate::dtype::Float;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::{input_needed, mixes_input, record_batched};
+use crate::tape::{input_needed, record_batched, AxisMap};
 use crate::tensor::{mismatch, unsupported, Data, Tensor, Values};
 
 /// Softmax (or log-softmax) of every lane along `axis`, with the lane's maximum subtracted first.
@@ -31,14 +31,10 @@ fn softmax_kernel<T: Float>(a: &ndarray::ArrayViewD<'_, T>, axis: usize, log: bo
     out
 }
 
-/// The row-mixing mask of a softmax along `axis` (normalised): along axis 0 every batch row
-/// enters every other row's normaliser.
-fn lane_mixes(axis: usize) -> u8 {
-    if axis == 0 {
-        mixes_input(0)
-    } else {
-        0
-    }
+/// The axis map of a softmax along `axis` (normalised) of a rank-`rank` tensor: the elements
+/// of each lane enter each other's normaliser.
+fn lane_mixes(rank: usize, axis: usize) -> AxisMap {
+    AxisMap::along(rank, &[axis])
 }
 
 /// `exp(x) / sum(exp(x), axis)`, computed stably (the maximum along `axis` is subtracted first).
@@ -51,7 +47,7 @@ pub fn softmax(x: &Tensor, axis: isize) -> Result<Tensor> {
         &[x],
         &y,
         &[&y],
-        lane_mixes(ax),
+        lane_mixes(x.ndim(), ax),
         true,
         move |s, dy, batch| {
             // (dy - sum(dy * y)) * y; `dy`'s softmax axis is `ax` after its `batch` leading axes.
@@ -73,7 +69,7 @@ pub fn log_softmax(x: &Tensor, axis: isize) -> Result<Tensor> {
         &[x],
         &y,
         &[&y],
-        lane_mixes(ax),
+        lane_mixes(x.ndim(), ax),
         true,
         move |s, dy, batch| {
             // dy - exp(y) * sum(dy), the sum along `ax` after `dy`'s `batch` leading axes.
@@ -223,11 +219,8 @@ pub fn softmax_cross_entropy_with_logits(
         (Data::F64(z), Data::F64(x)) => softmax_xent_kernel(&z.view(), &x.view(), ax).into(),
         _ => unreachable!("xent_check admits two floating tensors of one dtype"),
     });
-    let rows = if ax == 0 {
-        mixes_input(0) | mixes_input(1)
-    } else {
-        0
-    };
+    // Both operands line up; the class axis is summed away.
+    let rows = AxisMap::reduce(logits.ndim(), &[ax], false);
     record_batched(
         op,
         &[labels, logits],
@@ -311,7 +304,8 @@ pub fn sparse_softmax_cross_entropy_with_logits(
         (Data::F64(z), Data::F64(x)) => softmax_xent_kernel(&z.view(), &x.view(), last).into(),
         _ => unreachable!("one_hot took the dtype of the logits"),
     });
-    let rows = if last == 0 { mixes_input(1) } else { 0 };
+    // The class axis of the logits is summed away (the integer labels have no gradient).
+    let rows = AxisMap::reduce(logits.ndim(), &[last], false);
     record_batched(
         op,
         &[labels, logits],

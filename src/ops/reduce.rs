@@ -10,7 +10,7 @@ use super::{
 };
 use crate::dispatch;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::{mixes_input, record_batched};
+use crate::tape::{record_batched, AxisMap};
 use crate::tensor::{unsupported, Data, Element, Tensor};
 
 /// The shape of a reduction's result with the reduced axes kept as 1, after the `batch` leading
@@ -71,14 +71,10 @@ fn finish_shape(
     reshape(&reduced, &kept_shape(&reduced, 0, input_shape, axes))
 }
 
-/// The row-mixing mask of a reduction over `axes` (normalised): reducing axis 0 folds the batch
-/// rows together.
-fn reduction_mixes(axes: &[usize]) -> u8 {
-    if axes.contains(&0) {
-        mixes_input(0)
-    } else {
-        0
-    }
+/// The axis map of a reduction of a rank-`rank` tensor over `axes` (normalised; the kernels'
+/// results drop them): elements along them meet.
+fn reduction_mixes(rank: usize, axes: &[usize]) -> AxisMap {
+    AxisMap::reduce(rank, axes, false)
 }
 
 fn as_isize(axes: &[usize]) -> Vec<isize> {
@@ -205,7 +201,7 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
         &[x],
         &y,
         &[],
-        reduction_mixes(&axes),
+        reduction_mixes(x.ndim(), &axes),
         true,
         move |_, dy, batch| {
             Ok(crate::grads![Some(unreduce(
@@ -230,7 +226,7 @@ pub fn reduce_mean(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result
         &[x],
         &y,
         &[],
-        reduction_mixes(&axes),
+        reduction_mixes(x.ndim(), &axes),
         true,
         move |_, dy, batch| {
             let g = divide(dy, &scalar_like(count as f64, dy))?;
@@ -262,7 +258,7 @@ fn extremum(
     let axes = normalize_axes(op, axes, x.ndim())?;
     let y = Tensor::new(dispatch!(num x.data(), op, |a| extremum_kernel(a, &axes, max)));
     let kept_axes = axes.clone();
-    let rows = reduction_mixes(&axes);
+    let rows = reduction_mixes(x.ndim(), &axes);
     record_batched(op, &[x], &y, &[x, &y], rows, true, move |s, dy, batch| {
         let (x, y) = (&s[0], &s[1]);
         // indicators / count * dy: TensorFlow's _MaxOrMinGrad. The saved tensors have no batch
@@ -288,7 +284,7 @@ pub fn reduce_prod(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result
     let axes = normalize_axes(op, axes, x.ndim())?;
     let y = Tensor::new(dispatch!(num x.data(), op, |a| prod_kernel(a, &axes)));
     let kept_axes = axes.clone();
-    let rows = reduction_mixes(&axes);
+    let rows = reduction_mixes(x.ndim(), &axes);
     record_batched(op, &[x], &y, &[x, &y], rows, true, move |s, dy, batch| {
         let (x, y) = (&s[0], &s[1]);
         // `others` is built from the saved (unbatched) tensors only, zeros or not; the batched

@@ -9,12 +9,11 @@ use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Slice};
 
 use super::indexing::{batched_items, gather, place, strided_slice, SliceItem, SlicePlan};
 use super::{
-    batched_dims, broadcast_mixes, normalize_axes, normalize_axis, reduce_sum, shape_of,
-    sum_to_batched_shape,
+    batched_dims, normalize_axes, normalize_axis, reduce_sum, shape_of, sum_to_batched_shape,
 };
 use crate::dispatch;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::{mixes_input, record_batched, record_multi, Vjp};
+use crate::tape::{record_batched, record_multi, AxisMap, AxisTable, Rows, Vjp};
 use crate::tensor::{Element, Tensor};
 
 /// A row-major reshape of a standard-layout view (a tensor's view always is): no copy.
@@ -66,12 +65,11 @@ fn resolve_shape(op: &str, from: &[usize], dims: &[isize]) -> Result<Vec<usize>>
     Ok(out)
 }
 
-/// `mixes_input(0)` when `mixes`, else 0: the mask of a one-input op.
-fn mixes_if(mixes: bool) -> u8 {
-    if mixes {
-        mixes_input(0)
-    } else {
-        0
+/// A one-input op that keeps every axis in place, mixing elements along `axis` when `mixes`.
+fn mixes_along(rank: usize, axis: usize, mixes: bool) -> AxisMap {
+    match mixes {
+        true => AxisMap::along(rank, &[axis]),
+        false => AxisMap::ELEMENTWISE,
     }
 }
 
@@ -84,9 +82,9 @@ pub fn reshape(x: &Tensor, dims: &[isize]) -> Result<Tensor> {
     // The same elements under a new shape: no copy.
     let y = Tensor::new(x.data().reshaped(&shape));
     let back = shape_of(x);
-    // Row-major order keeps each batch row's elements together when axis 0 keeps its size.
-    let keeps_rows = !shape.is_empty() && x.ndim() > 0 && shape[0] == x.shape()[0];
-    let rows = mixes_if(!keeps_rows);
+    // The same row-major order: a batch axis survives while its rows stay blocks of one axis.
+    let table = || AxisTable::reshape(x.shape(), &shape);
+    let rows = Rows::Table(&table);
     record_batched("reshape", &[x], &y, &[], rows, true, move |_, dy, batch| {
         Ok(crate::grads![Some(reshape(
             dy,
@@ -121,13 +119,13 @@ pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
         }),
     );
     let in_shape = shape_of(x);
-    let rows = broadcast_mixes(&[x], shape);
+    // Aligned from the end; only axes of size 1 (never a batch axis) are broadcast.
     record_batched(
         "broadcast_to",
         &[x],
         &y,
         &[],
-        rows,
+        AxisMap::ELEMENTWISE,
         true,
         move |_, dy, batch| {
             Ok(crate::grads![Some(sum_to_batched_shape(
@@ -162,7 +160,7 @@ pub fn slice_axis(x: &Tensor, axis: usize, start: usize, end: usize) -> Result<T
         dispatch!(all x.data(), |a| a.slice_axis(Axis(axis), Slice::from(start..end)).to_owned()),
     );
     let len = x.shape()[axis];
-    let rows = mixes_if(axis == 0 && (start, end) != (0, len));
+    let rows = mixes_along(x.ndim(), axis, (start, end) != (0, len));
     record_batched(op, &[x], &y, &[], rows, true, move |_, dy, batch| {
         Ok(crate::grads![Some(pad_axis(
             dy,
@@ -238,12 +236,8 @@ pub fn concat(values: &[Tensor], axis: isize) -> Result<Tensor> {
     let y = Tensor::new(dispatch!(all first.data(), |a| join(a, values, axis)));
     let sizes: Vec<usize> = values.iter().map(|v| v.shape()[axis]).collect();
     let inputs: Vec<&Tensor> = values.iter().collect();
-    // Joined along axis 0, the parts' rows become other rows of the result.
-    let rows = if axis == 0 {
-        (0..inputs.len()).fold(0, |mask, k| mask | mixes_input(k))
-    } else {
-        0
-    };
+    // The parts' elements along `axis` move to other indices of the result.
+    let rows = AxisMap::along(first.ndim(), &[axis]);
     record_batched(op, &inputs, &y, &[], rows, true, move |_, dy, batch| {
         let mut start = 0;
         sizes
@@ -353,7 +347,7 @@ pub fn transpose(x: &Tensor, perm: Option<&[usize]>) -> Result<Tensor> {
         &[x],
         &y,
         &[],
-        mixes_if(perm[0] != 0),
+        AxisMap::permute(&perm),
         true,
         move |_, dy, batch| {
             // The batch axes stay in front; the op's own axes follow them.
@@ -402,8 +396,9 @@ pub fn unstack(x: &Tensor, axis: isize) -> Result<Vec<Tensor>> {
     );
     let refs: Vec<&Tensor> = outputs.iter().collect();
     if !refs.is_empty() {
-        // Unstacking axis 0 makes each batch row an output of its own.
-        record_multi(op, &[x], &refs, &[], mixes_if(axis == 0), true, vjp);
+        // Each output is one index along `axis`, which is gone.
+        let rows = AxisMap::select(x.ndim(), &[axis], &[axis], x.ndim() - 1, &[]);
+        record_multi(op, &[x], &refs, &[], rows, true, vjp);
     }
     Ok(outputs)
 }
@@ -484,7 +479,8 @@ pub fn pad(
                     step: 1,
                 })
                 .collect();
-            let rows = mixes_if(paddings[0] != (0, 0));
+            let padded: Vec<usize> = (0..x.ndim()).filter(|&i| paddings[i] != (0, 0)).collect();
+            let rows = AxisMap::along(x.ndim(), &padded);
             record_batched(op, &[x], &y, &[], rows, true, move |_, dy, batch| {
                 // The batch axes whole, then the unpadded region of each axis.
                 Ok(crate::grads![Some(strided_slice(
@@ -562,7 +558,8 @@ pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
         reshape_owned(tiled, out)
     }
     let y = Tensor::new(dispatch!(all x.data(), |a| kernel(a, &lifted, &spread, &out_shape)));
-    let rows = mixes_if(multiples[0] != 1);
+    let repeated: Vec<usize> = (0..x.ndim()).filter(|&i| multiples[i] != 1).collect();
+    let rows = AxisMap::along(x.ndim(), &repeated);
     // The gradient reads dy as [m0, d0, m1, d1, ...] and sums the repeats. Axes repeated once
     // get no repeat axis: an untiled axis 0 then stays axis 0 through the reshape and the sum,
     // which an outer tape's batch_jacobian sees as keeping the rows apart.

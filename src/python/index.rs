@@ -36,6 +36,7 @@ pub fn getitem(x: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         items.push(item);
     }
     let mut rest: Vec<SliceItem> = Vec::with_capacity(items.len());
+    let original = x.id();
     let mut x = x.clone();
     for item in items {
         match item {
@@ -54,7 +55,12 @@ pub fn getitem(x: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         }
     }
     check_bounds(x.shape(), &rest)?;
-    Ok(ops::strided_slice(&x, &rest)?)
+    let y = ops::strided_slice(&x, &rest)?;
+    // `x[...]` (or `x[:]`) is a new tensor, as in TensorFlow: never `x` itself.
+    Ok(match y.id() == original {
+        true => ops::identity(&y),
+        false => y,
+    })
 }
 
 fn parse_item(k: &Bound<'_, PyAny>) -> PyResult<Item> {

@@ -130,7 +130,7 @@ pub fn constant(value: Obj, dtype: OptObj, shape: OptObj, name: OptObj) -> PyRes
             return Err(type_error(
                 "constant",
                 format!(
-                    "Eager execution of tf.constant with unsupported shape. Value has {} elements, \
+                    "Eager execution of rt.constant with unsupported shape. Value has {} elements, \
                      shape is {dims:?} with {wanted} elements",
                     t.size()
                 ),

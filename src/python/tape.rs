@@ -45,6 +45,16 @@ fn source(obj: &Bound<'_, PyAny>, method: &str) -> PyResult<Source> {
     ))
 }
 
+/// A gradient or Jacobian target: a Variable is itself (its handle, TensorFlow's rule:
+/// `gradient(v, v)` is ones), anything else converts to a tensor.
+fn target(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    if let Ok(v) = obj.cast::<PyVariable>() {
+        register_variable(v);
+        return Ok(v.get().v.handle());
+    }
+    to_tensor(obj, None)
+}
+
 fn sources(objs: &Bound<'_, PyAny>, method: &str) -> PyResult<Vec<Source>> {
     items(objs)?.iter().map(|o| source(o, method)).collect()
 }
@@ -111,7 +121,7 @@ impl PyTape {
             Ok(())
         })
     }
-    /// The variables watched, in order of first watch (the user's own objects).
+    /// The variables watched, in the order they were created (the user's own objects).
     fn watched_variables<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyVariable>>> {
         guard(|| {
             self.tape
@@ -152,7 +162,7 @@ impl PyTape {
         guard(|| {
             let targets: Vec<Tensor> = items(targets)?
                 .iter()
-                .map(|t| to_tensor(t, None))
+                .map(target)
                 .collect::<PyResult<_>>()?;
             let srcs = self::sources(sources, "gradient")?;
             let seeds: Option<Vec<Option<Tensor>>> = match output_gradients {
@@ -195,7 +205,7 @@ impl PyTape {
     ) -> PyResult<Vec<Option<PyTensor>>> {
         let options = JacobianOptions::from_tf(parallel_iterations, experimental_use_pfor);
         guard(|| {
-            let target = to_tensor(target, None)?;
+            let target = self::target(target)?;
             let srcs = self::sources(sources, "jacobian")?;
             let mode = self::unconnected(unconnected)?;
             let tape = self.tape.clone();
@@ -216,7 +226,7 @@ impl PyTape {
     ) -> PyResult<Option<PyTensor>> {
         let options = JacobianOptions::from_tf(parallel_iterations, experimental_use_pfor);
         guard(|| {
-            let target = to_tensor(target, None)?;
+            let target = self::target(target)?;
             let src = self::source(source, "batch_jacobian")?;
             let mode = self::unconnected(unconnected)?;
             let tape = self.tape.clone();
@@ -235,7 +245,7 @@ impl PyTape {
         unconnected: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<Option<PyTensor>>> {
         guard(|| {
-            let target = to_tensor(target, None)?;
+            let target = self::target(target)?;
             let srcs = self::sources(sources, "hessian")?;
             let mode = self::unconnected(unconnected)?;
             let tape = self.tape.clone();

@@ -6,6 +6,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
+use super::axes::{copy_table, AxisTable};
 use super::diagnose::{diagnose, Diagnosis};
 use super::{Arena, InputRef, Node, Source, Tape, TapeState};
 use crate::error::{fmt_shape, Error, Result};
@@ -35,15 +36,16 @@ pub(crate) struct Step<'a> {
     slots: &'a [u32],
 }
 
+/// The slot of an input no source reaches.
 pub(crate) const NO_SLOT: u32 = u32::MAX;
 
 impl Step<'_> {
-    /// The gradient slot of input `k` ([`NO_SLOT`] when no source reaches it).
-    pub(crate) fn input_slot(&self, k: usize) -> u32 {
+    /// The gradient slot of input `k` (`NO_SLOT` when no source reaches it).
+    pub fn input_slot(&self, k: usize) -> u32 {
         self.slots[k]
     }
     /// The gradient slots of the outputs.
-    pub(crate) fn output_slots(&self) -> &[u32] {
+    pub fn output_slots(&self) -> &[u32] {
         &self.slots[self.node.inputs.len()..]
     }
     /// Whether a source reaches input `k` (only such inputs receive gradients).
@@ -96,10 +98,12 @@ impl Connected {
         self.count += 1;
         self.count - 1
     }
-    fn slot(&self, id: &TensorId) -> u32 {
+    /// The slot of a source or target (`NO_SLOT` if it has none).
+    pub fn slot(&self, id: &TensorId) -> u32 {
         self.named.get(id).copied().unwrap_or(NO_SLOT)
     }
-    fn len(&self) -> usize {
+    /// How many slots there are (every id that depends on a source has one).
+    pub fn len(&self) -> usize {
         self.count as usize
     }
 }
@@ -109,6 +113,8 @@ impl Connected {
 /// persistent tape's nodes on the path are cloned.
 pub(crate) struct Plan {
     nodes: Arena<Node>,
+    /// The side table of the nodes' axis descriptions (see `axes`).
+    pub tables: Vec<AxisTable>,
     /// The nodes on the path, in recording order (the sweep runs them last first).
     live: Vec<Live>,
     slots: Vec<u32>,
@@ -251,8 +257,16 @@ pub(crate) fn plan(
             slots.truncate(slots_at);
             continue;
         }
+        // A node that passes no gradient back (stop_gradient) stays on the path (its input is
+        // connected: the diagnosis names it), but its outputs depend on no source.
+        let stops = node.rows.stops_gradients();
         for k in 0..node.outputs.len() {
-            slots.push(source_slot((i, k)).unwrap_or_else(|| connected.fresh()));
+            let slot = match (source_slot((i, k)), stops) {
+                (Some(slot), _) => slot,
+                (None, true) => NO_SLOT,
+                (None, false) => connected.fresh(),
+            };
+            slots.push(slot);
         }
         live_of[i] = live.len() as u32;
         live.push(Live {
@@ -271,19 +285,26 @@ pub(crate) fn plan(
             connected.named.insert(t.id(), slot);
         }
     }
-    let nodes = if release {
+    let (nodes, tables) = if release {
         state.tracked.clear();
-        std::mem::take(&mut state.nodes)
+        (
+            std::mem::take(&mut state.nodes),
+            std::mem::take(&mut state.tables),
+        )
     } else {
         let mut copies = Arena::default();
+        let mut tables = Vec::new();
         for (at, l) in live.iter_mut().enumerate() {
-            copies.push(state.nodes[l.index as usize].clone());
+            let mut node = state.nodes[l.index as usize].clone();
+            node.rows = copy_table(node.rows, &state.tables, &mut tables);
+            copies.push(node);
             l.at = at as u32;
         }
-        copies
+        (copies, tables)
     };
     Plan {
         nodes,
+        tables,
         live,
         slots,
         connected,
@@ -389,6 +410,9 @@ fn sweep_nodes(
                 .output_slots()
                 .iter()
                 .map(|&slot| {
+                    if slot == NO_SLOT {
+                        return None;
+                    }
                     let slot = slot as usize;
                     if kept[slot] {
                         grads[slot].clone()

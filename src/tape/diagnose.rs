@@ -24,7 +24,7 @@ pub(crate) fn diagnose(plan: &Plan) -> Diagnosis {
         .collect();
     let mut stoppers = Vec::new();
     for step in plan.steps() {
-        if step.op == "stop_gradient" && !stoppers.contains(&step.op) {
+        if step.rows.stops_gradients() && !stoppers.contains(&step.op) {
             stoppers.push(step.op);
         }
     }

@@ -7,6 +7,7 @@
 //! forward values they saved, which is exactly what two nested tapes would have recorded.
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::axes::copy_table;
 use super::backward::{plan, sweep, unconnected_value, Unconnected};
 use super::diagnose::diagnose;
 use super::{InputRef, Node, Source, Tape};
@@ -62,15 +63,15 @@ impl Tape {
                         None => input,
                     })
                     .collect();
+                let rows = copy_table(step.rows, &forward.tables, &mut copy.tables);
                 copy.nodes.push(Node {
                     op: step.op,
                     inputs,
                     outputs: step.outputs.clone(),
                     saved: step.saved.clone(),
                     vjp: step.vjp.clone(),
-                    mixes_rows: step.mixes_rows,
-                    batchable: step.batchable,
-                    per_example: step.per_example,
+                    rows,
+                    batching: step.batching,
                 });
                 copied.insert(step.index, index);
                 for (k, id) in step.outputs.iter().enumerate() {

@@ -1,6 +1,7 @@
 //! Jacobians: every row is an independent VJP over one read-only plan of the tape (see
 //! rows.rs for how rows run). Rows are stacked and shaped with rustape's own ops, so a Jacobian
 //! computed while an outer tape records is itself recorded (Jacobians of Jacobians, Hessians).
+use super::axes::{follow, BatchAxis, Track};
 use super::backward::{plan, unconnected_value, Plan, Unconnected};
 use super::diagnose::diagnose;
 use super::per_example;
@@ -108,7 +109,19 @@ impl Tape {
     ) -> Result<Option<Tensor>> {
         let op = "GradientTape.batch_jacobian";
         let (t_shape, s_shape) = (target.shape().to_vec(), source.shape());
-        if t_shape.is_empty() || s_shape.is_empty() || t_shape[0] != s_shape[0] {
+        for (what, shape) in [("target", &t_shape), ("source", &s_shape)] {
+            if shape.len() < 2 {
+                // TensorFlow's `with_rank_at_least(2)`, checked before anything else.
+                return Err(Error::value(
+                    op,
+                    format!(
+                        "the {what} must have rank at least 2 ([batch, ...]), got shape {}",
+                        fmt_shape(shape)
+                    ),
+                ));
+            }
+        }
+        if t_shape[0] != s_shape[0] {
             return Err(Error::value(
                 op,
                 format!(
@@ -126,9 +139,9 @@ impl Tape {
             std::slice::from_ref(source),
             release,
         );
-        check_rows_stay_apart(op, &plan)?;
-        let diagnosis = diagnose(&plan);
         let batch = t_shape[0];
+        check_rows_stay_apart(op, &plan, target, source, batch)?;
+        let diagnosis = diagnose(&plan);
         let row_size: usize = t_shape[1..].iter().product();
         let hot = |j: usize| (0..batch).map(|b| b * row_size + j).collect();
         let stacked = rows::run(
@@ -156,32 +169,76 @@ impl Tape {
     }
 }
 
-/// batch_jacobian assumes row `i` of the target depends only on row `i` of the source. Refuse,
-/// naming the ops, when recorded ops between them mix rows: the numbers would mean nothing.
-fn check_rows_stay_apart(op: &str, plan: &Plan) -> Result<()> {
-    let mut mixing: Vec<&str> = Vec::new();
-    // In recording order: the earliest (the cause) first.
-    for step in plan.steps() {
-        let mixes = (0..step.inputs.len())
-            .any(|k| step.mixes_rows & crate::tape::mixes_input(k) != 0 && step.input_connected(k));
-        if mixes && !mixing.contains(&step.op) {
-            mixing.push(step.op);
-        }
-    }
-    if mixing.is_empty() {
+/// batch_jacobian assumes row `i` of the target depends only on row `i` of the source. Follows
+/// the source's axis 0 along the plan (see `axes`) and refuses, naming the ops, when the rows
+/// meet or do not arrive whole on the target's axis 0: the numbers would mean nothing. A batch
+/// of one row (or none) cannot mix.
+fn check_rows_stay_apart(
+    op: &str,
+    plan: &Plan,
+    target: &Tensor,
+    source: &Source,
+    batch: usize,
+) -> Result<()> {
+    if batch <= 1 || target.size() == 0 || source.shape().contains(&0) {
         return Ok(());
     }
-    let names: Vec<String> = mixing.iter().map(|n| format!("'{n}'")).collect();
-    let culprits = match names.len() {
-        1 => format!("the op {} between them mixes", names[0]),
-        _ => format!("the ops {} between them mix", names.join(" then ")),
+    let start = (
+        plan.connected.slot(&source.id()),
+        BatchAxis::leading(source.shape().len()),
+    );
+    let followed = follow(plan, &[start], batch);
+    let moved_by = match followed.at(plan.connected.slot(&target.id())) {
+        Track::Free => return Ok(()),
+        Track::At { batch: at, .. } if at.is_leading() => return Ok(()),
+        Track::At {
+            batch: at,
+            moved_by,
+        } => Some((at, moved_by)),
+        Track::Mixed => None,
     };
+    let quote = |names: &[&str]| {
+        let names: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+        names.join(" then ")
+    };
+    let mut why = Vec::new();
+    if let Some((at, by)) = moved_by {
+        let by = by
+            .map(|op| format!(" by the op '{op}'"))
+            .unwrap_or_default();
+        why.push(match at.inner {
+            1 => format!(
+                "the batch rows end up along axis {} of the target (moved{by}), not axis 0",
+                at.axis
+            ),
+            _ => format!("the batch rows end up interleaved along the target's axes (moved{by})"),
+        });
+    }
+    match followed.mixing.len() {
+        0 => {}
+        1 => why.push(format!(
+            "the op {} between them mixes batch rows",
+            quote(&followed.mixing)
+        )),
+        _ => why.push(format!(
+            "the ops {} between them mix batch rows",
+            quote(&followed.mixing)
+        )),
+    }
+    if !followed.unknown.is_empty() {
+        why.push(format!(
+            "rustape cannot follow the batch rows through {} (the op does not describe where \
+             axes other than axis 0 go)",
+            quote(&followed.unknown)
+        ));
+    }
     Err(Error::value(
         op,
         format!(
-            "row i of the target does not depend only on row i of the source: {culprits} batch \
-             rows (for example a reduction over axis 0, or batch normalization in training mode). \
-             Use jacobian() instead."
+            "row i of the target does not depend only on row i of the source: {} (for example a \
+             reduction over axis 0, or batch normalization in training mode). Use jacobian() \
+             instead.",
+            why.join("; ")
         ),
     ))
 }

@@ -3,6 +3,7 @@
 //! Nodes are appended in execution order, so the arena order is a topological order and the
 //! backward sweep (backward.rs) walks it downwards. The tape knows nothing about individual
 //! ops: a node is a name, input and output ids, the tensors its VJP saved, and the VJP.
+pub(crate) mod axes;
 mod backward;
 mod diagnose;
 mod hessian;
@@ -22,6 +23,9 @@ use crate::error::{Error, Result};
 use crate::tensor::{Tensor, TensorId};
 use crate::variable::Variable;
 
+pub(crate) use axes::{AxisMap, AxisTable, Rows};
+/// [`AxisMap::ELEMENTWISE`]: every input lines up with the output from its last axis.
+pub(crate) const ALIGNED: AxisMap = AxisMap::ELEMENTWISE;
 pub use backward::{input_needed, per_example_input, Unconnected};
 pub use record::record_custom;
 pub(crate) use record::{mixes_input, record_batched, record_multi, record_per_example};
@@ -95,13 +99,28 @@ pub(crate) struct Node {
     /// Dropped once the VJP has run on a non-persistent tape.
     pub saved: SmallVec<[Tensor; 2]>,
     pub vjp: VjpRef,
-    /// Which inputs' batch rows the op mixes (see `record::mixes_input`).
-    pub mixes_rows: u8,
-    /// The VJP accepts cotangents with leading batch axes (a vectorised Jacobian may use it).
-    pub batchable: bool,
-    /// The VJP can give per-example gradients for the inputs whose rows it mixes (see
-    /// per_example.rs): a Jacobian over a batch may then run in one sweep.
-    pub per_example: bool,
+    /// Where each input's axes go in the outputs (see `axes`): what `batch_jacobian` follows.
+    pub rows: AxisMap,
+    /// Bit 0: the VJP accepts cotangents with leading batch axes (a vectorised Jacobian may use
+    /// it). Bit 1: it can give per-example gradients for the inputs whose rows it mixes (see
+    /// per_example.rs), so a Jacobian over a batch may run in one sweep. One byte beside `rows`
+    /// keeps a node at 120 bytes.
+    pub batching: u8,
+}
+
+/// [`Node::batching`]'s bits.
+pub(crate) const BATCHABLE: u8 = 1;
+pub(crate) const PER_EXAMPLE: u8 = 2;
+
+impl Node {
+    /// The VJP accepts cotangents with leading batch axes.
+    pub fn batchable(&self) -> bool {
+        self.batching & BATCHABLE != 0
+    }
+    /// The VJP can give per-example gradients (see per_example.rs).
+    pub fn per_example(&self) -> bool {
+        self.batching & PER_EXAMPLE != 0
+    }
 }
 
 /// Where a node's input (or a tracked tensor) comes from on one tape: output `k` of node `i`
@@ -217,6 +236,8 @@ pub(crate) struct TapeState {
     /// A non-persistent tape has computed its one set of gradients.
     pub used: bool,
     pub nodes: Arena<Node>,
+    /// The axis descriptions too long for a node (`AxisMap::table` indexes it).
+    pub tables: Vec<AxisTable>,
     /// The ids the tape tracks that no tensor's producer hint finds: watched tensors and
     /// variables (as leaves), and outputs whose hint another tape holds (nested tapes).
     pub tracked: FxHashMap<TensorId, InputRef>,
@@ -403,6 +424,7 @@ impl Tape {
             recording: false,
             used: false,
             nodes: Arena::default(),
+            tables: Vec::new(),
             tracked: FxHashMap::default(),
             watched_variables: Vec::new(),
         })))
@@ -510,15 +532,19 @@ impl Tape {
         watch_variable_locked(&mut state, variable);
     }
 
-    /// The variables watched, in order of first watch.
+    /// The variables watched, in the order they were created (TensorFlow's order: its tape
+    /// keeps them in a set ordered by id).
     pub fn watched_variables(&self) -> Vec<Variable> {
-        self.lock().watched_variables.clone()
+        let mut watched = self.lock().watched_variables.clone();
+        watched.sort_by_key(Variable::id);
+        watched
     }
 
     /// Forgets everything recorded and watched; the tape keeps recording if it was.
     pub fn reset(&self) {
         let mut state = self.lock();
         state.nodes.clear();
+        state.tables.clear();
         state.tracked.clear();
         state.watched_variables.clear();
         state.used = false;

@@ -16,8 +16,10 @@
 //! rows.rs, which give the same numbers.
 use rustc_hash::FxHashSet;
 
+use super::axes::{BatchAxis, Fate};
+use super::backward::Step;
 use super::backward::{sweep_modes, Plan, StepMode};
-use super::{mixes_input, Source};
+use super::Source;
 use crate::error::Result;
 use crate::tensor::{Tensor, TensorId};
 
@@ -54,6 +56,8 @@ pub(crate) fn modes(
     };
     forms[target_slot as usize] = Form::Rows;
     let steps: Vec<_> = plan.steps().collect();
+    let ranks = slot_ranks(plan, &steps, sources);
+    let rows = target.size();
     let mut modes = vec![StepMode::default(); steps.len()];
     // Gives a slot its form; false when it already has the other one.
     fn assign(forms: &mut [Form], slot: u32, form: Form) -> bool {
@@ -85,15 +89,15 @@ pub(crate) fn modes(
             continue;
         }
         if node == Form::Expanded {
-            if !step.batchable {
+            if !step.batchable() {
                 return Err(format!("the op '{}' takes no batched cotangents", step.op));
             }
             modes[l].batch = 1;
         }
         for k in (0..step.inputs.len()).filter(|&k| step.input_connected(k)) {
             let form = match node {
-                Form::Rows if step.mixes_rows & mixes_input(k) == 0 => Form::Rows,
-                Form::Rows if step.per_example => {
+                Form::Rows if keeps_rows(plan, step, k, &ranks, &forms, rows) => Form::Rows,
+                Form::Rows if step.per_example() => {
                     modes[l].per_example |= 1 << k.min(63);
                     Form::Expanded
                 }
@@ -123,6 +127,53 @@ pub(crate) fn modes(
         true => Err("a source has the batch rows itself (use batch_jacobian)".into()),
         false => Ok(modes),
     }
+}
+
+/// Each slot's rank where the plan knows it: a node output's from its axis map, a source's
+/// from its shape.
+fn slot_ranks(plan: &Plan, steps: &[Step<'_>], sources: &[Source]) -> Vec<Option<usize>> {
+    let mut ranks = vec![None; plan.slot_count()];
+    for step in steps {
+        for (j, &slot) in step.output_slots().iter().enumerate() {
+            if let Some(r) = ranks.get_mut(slot as usize) {
+                *r = step.rows.output_rank(j, &plan.tables);
+            }
+        }
+    }
+    for s in sources {
+        if let Some(r) = plan
+            .slot_of(s.id())
+            .and_then(|slot| ranks.get_mut(slot as usize))
+        {
+            *r = Some(s.shape().len());
+        }
+    }
+    ranks
+}
+
+/// Whether input `k` of `step` keeps its rows apart on axis 0 in every output the sweep
+/// reaches in rows form (its axis 0, whole, is their axis 0), for a batch of `rows`.
+fn keeps_rows(
+    plan: &Plan,
+    step: &Step<'_>,
+    k: usize,
+    ranks: &[Option<usize>],
+    forms: &[Form],
+    rows: usize,
+) -> bool {
+    let Some(Some(rank)) = ranks.get(step.input_slot(k) as usize).copied() else {
+        return false;
+    };
+    rank > 0
+        && step.output_slots().iter().enumerate().all(|(j, &slot)| {
+            let out_rank = ranks.get(slot as usize).copied().flatten();
+            forms[slot as usize] != Form::Rows
+                || out_rank.is_some_and(|r| {
+                    step.rows
+                        .follow(k, j, BatchAxis::leading(rank), rows, &plan.tables)
+                        == Fate::At(BatchAxis::leading(r))
+                })
+        })
 }
 
 /// The per-example sweep: per source, its Jacobian `[b, source..]`, or `None` when unreached.

@@ -4,33 +4,36 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+use super::axes::{self, AxisMap, AxisTable, Rows};
 use super::{
     any_tape_active, watch_variable_locked, with_active, Grads, InputRef, Node, TapeState, Vjp,
-    VjpRef,
+    VjpRef, BATCHABLE, PER_EXAMPLE,
 };
 use crate::error::Result;
 use crate::tensor::{Tensor, TensorId};
 use crate::variable::Variable;
 
-/// Bit `k` of a `mixes_rows` mask: the output's row `i` (index `i` on axis 0) may depend on
-/// rows other than `i` of input `k` (a reduction over axis 0, a transpose that moves axis 0,
-/// the contracted side of a matmul, ...). `batch_jacobian` refuses a path through such an
-/// input. Inputs past the eighth share the last bit.
+/// Bit `k` of the old row-mixing mask: the output's row `i` (index `i` on axis 0) may depend on
+/// rows other than `i` of input `k`. A mask converts into [`AxisMap::leading`] (axis 0 stays
+/// axis 0 unless the input's bit is set; other axes are not described), so an op that passes
+/// one still records; ops describe their axes with an [`AxisMap`] instead (see `axes`).
+/// Inputs past the eighth share the last bit.
 pub(crate) fn mixes_input(k: usize) -> u8 {
     1 << k.min(7)
 }
 
 /// Records a single-output op. `vjp(saved, dy, batch)` returns one gradient per input; when
 /// `batchable` it handles `batch` leading axes on `dy` (see [`Vjp`]), so a vectorised Jacobian
-/// runs it once for many rows. `mixes_rows` is the row-mixing mask ([`mixes_input`]).
+/// runs it once for many rows. `rows` says where the inputs' axes go ([`AxisMap`], a table
+/// built only if recorded, or an old mask from [`mixes_input`]).
 ///
 /// `saved` is only cloned (and the VJP only boxed) when some tape actually records the op.
-pub(crate) fn record_batched<F>(
+pub(crate) fn record_batched<'a, F>(
     op: &'static str,
     inputs: &[&Tensor],
     output: &Tensor,
     saved: &[&Tensor],
-    mixes_rows: u8,
+    rows: impl Into<Rows<'a>>,
     batchable: bool,
     vjp: F,
 ) where
@@ -40,7 +43,7 @@ pub(crate) fn record_batched<F>(
         return;
     }
     let kind = NodeKind {
-        mixes_rows,
+        rows: rows.into(),
         batchable,
         per_example: false,
     };
@@ -51,12 +54,12 @@ pub(crate) fn record_batched<F>(
 /// [`crate::tape::per_example_input`]`(k)` holds, the gradient of input `k` (one whose rows the
 /// op mixes: a weight, a bias broadcast over the rows) is `[b, input.shape..]`, row `i` the
 /// gradient through output row `i` alone (`dy` then has the output's shape, batch rank 0).
-pub(crate) fn record_per_example<F>(
+pub(crate) fn record_per_example<'a, F>(
     op: &'static str,
     inputs: &[&Tensor],
     output: &Tensor,
     saved: &[&Tensor],
-    mixes_rows: u8,
+    rows: impl Into<Rows<'a>>,
     vjp: F,
 ) where
     F: Fn(&[Tensor], &Tensor, usize) -> Result<Grads> + Send + Sync + 'static,
@@ -65,7 +68,7 @@ pub(crate) fn record_per_example<F>(
         return;
     }
     let kind = NodeKind {
-        mixes_rows,
+        rows: rows.into(),
         batchable: true,
         per_example: true,
     };
@@ -104,19 +107,19 @@ fn ids_of(tensors: &[&Tensor]) -> SmallVec<[TensorId; 1]> {
 
 /// What the engine knows of a node besides its VJP.
 #[derive(Clone, Copy)]
-struct NodeKind {
-    mixes_rows: u8,
+struct NodeKind<'a> {
+    rows: Rows<'a>,
     batchable: bool,
     per_example: bool,
 }
 
 /// Records an op with several outputs (or whose VJP wants to see which outputs got gradients).
-pub(crate) fn record_multi(
+pub(crate) fn record_multi<'a>(
     op: &'static str,
     inputs: &[&Tensor],
     outputs: &[&Tensor],
     saved: &[&Tensor],
-    mixes_rows: u8,
+    rows: impl Into<Rows<'a>>,
     batchable: bool,
     vjp: Arc<Vjp>,
 ) {
@@ -129,7 +132,7 @@ pub(crate) fn record_multi(
         outputs,
         saved,
         NodeKind {
-            mixes_rows,
+            rows: rows.into(),
             batchable,
             per_example: false,
         },
@@ -144,7 +147,7 @@ fn record_node(
     origins: impl Fn(&TapeState) -> Option<SmallVec<[InputRef; 2]>>,
     outputs: &[&Tensor],
     saved: &[&Tensor],
-    kind: NodeKind,
+    kind: NodeKind<'_>,
     make_vjp: impl FnOnce() -> VjpRef,
 ) {
     let keep = || {
@@ -156,15 +159,20 @@ fn record_node(
     };
     let push = |state: &mut TapeState, inputs, vjp, saved| {
         let index = state.nodes.len() as u32;
+        let rows = match (kind.rows, outputs) {
+            // The common case, kept to a few instructions: one output, an inline map.
+            (Rows::Map(map), [output]) => map.with_out_rank(output.ndim()),
+            (rows, _) => finish_rows(rows, outputs, &mut state.tables),
+        };
         state.nodes.push(Node {
             op,
             inputs,
             outputs: ids_of(outputs),
             saved,
             vjp,
-            mixes_rows: kind.mixes_rows,
-            batchable: kind.batchable,
-            per_example: kind.per_example,
+            rows,
+            batching: u8::from(kind.batchable) * BATCHABLE
+                | u8::from(kind.per_example) * PER_EXAMPLE,
         });
         state.mark_outputs(index, outputs);
     };
@@ -200,6 +208,15 @@ fn record_node(
     });
 }
 
+/// The node's axis map when it needs more than an inline map of one output's rank (kept out of
+/// the recording's hot path).
+#[cold]
+#[inline(never)]
+fn finish_rows(rows: Rows<'_>, outputs: &[&Tensor], tables: &mut Vec<AxisTable>) -> AxisMap {
+    let ranks: SmallVec<[usize; 4]> = outputs.iter().map(|t| t.ndim()).collect();
+    axes::finish(rows, &ranks, tables)
+}
+
 /// A read of a variable. Recording tapes that auto-watch see the read (trainable variables
 /// are watched on first read); any tape that watches the variable records a node linking the
 /// variable's id to the read, so gradients sum over all reads.
@@ -224,7 +241,7 @@ pub(crate) fn read_variable(variable: &Variable, value: Tensor) -> Tensor {
     let read = value.alias();
     // The identity's VJP passes any cotangent through, batched or not.
     let identity = NodeKind {
-        mixes_rows: 0,
+        rows: Rows::Map(AxisMap::ELEMENTWISE),
         batchable: true,
         per_example: false,
     };
@@ -259,8 +276,8 @@ pub fn record_custom(
     let outputs: Vec<Tensor> = outputs.iter().map(Tensor::alias).collect();
     let input_refs: Vec<&Tensor> = inputs.iter().collect();
     let output_refs: Vec<&Tensor> = outputs.iter().collect();
-    // What a user's function does to batch rows is unknown: not reported as mixing. Its VJP
-    // takes unbatched cotangents only.
+    // What a user's function does to batch rows is unknown: read as keeping axis 0 in place
+    // (the old mask 0), other axes not described. Its VJP takes unbatched cotangents only.
     record_multi(name, &input_refs, &output_refs, &[], 0, false, vjp);
     outputs
 }

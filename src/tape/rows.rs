@@ -120,7 +120,7 @@ pub(crate) fn run(
         let empty = |s: &Source| Some(Tensor::zeros(&out_shape(s, 0, row_axis), s.dtype()));
         return Ok(sources.iter().map(empty).collect());
     }
-    let unbatchable = plan.steps().find(|s| !s.batchable).map(|s| s.op);
+    let unbatchable = plan.steps().find(|s| !s.batchable()).map(|s| s.op);
     if let (Vectorized, Some(op)) = (options.strategy, unbatchable) {
         return Err(Error::value(
             "GradientTape.jacobian",

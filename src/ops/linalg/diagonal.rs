@@ -5,7 +5,7 @@ use ndarray::{ArrayD, IxDyn};
 use crate::dispatch;
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops::shape_of;
-use crate::tape::{mixes_input, record_batched};
+use crate::tape::{record_batched, AxisTable, Rows};
 use crate::tensor::{Element, Tensor};
 
 /// Validates `axis_map` (input axis -> output axis, onto `0..k`) for `shape`, returning the
@@ -77,15 +77,19 @@ fn diagonal_offsets(full: &[usize], axis_map: &[usize], diag: &[usize]) -> Vec<u
     out
 }
 
-/// Row mixing of `diagonal_part` and `diagonal_embed` (for `batch_jacobian`): the full tensor's
-/// axis 0 walks diagonal axis `axis_map[0]`. When that is diagonal axis 0, row `i` of either
-/// side meets only row `i` of the other, even when other axes walk with it (`y[i] = x[i, i]`
-/// reads row `i` of `x`); any other map carries each row along another axis (`[1, 0]` is a
-/// transpose), so every row of the result meets every row of the input.
-fn diagonal_rows(axis_map: &[usize]) -> u8 {
-    match axis_map.first() {
-        Some(&j) if j != 0 => mixes_input(0),
-        _ => 0,
+/// The axis tables of `diagonal_part` and `diagonal_embed` (for `batch_jacobian`): axis `i` of
+/// the full tensor is axis `axis_map[i]` of the diagonal. Row `k` along a full axis meets only
+/// row `k` along the diagonal axis, even when other axes walk with it (`y[i] = x[i, i]` reads
+/// row `i` of `x`); a diagonal axis is the first full axis that walks it.
+fn diagonal_rows(axis_map: &[usize], diagonal_rank: usize, part: bool) -> AxisTable {
+    if part {
+        let map: Vec<Option<usize>> = axis_map.iter().map(|&j| Some(j)).collect();
+        AxisTable::axes(&[&map], diagonal_rank)
+    } else {
+        let map: Vec<Option<usize>> = (0..diagonal_rank)
+            .map(|j| axis_map.iter().position(|&a| a == j))
+            .collect();
+        AxisTable::axes(&[&map], axis_map.len())
     }
 }
 
@@ -135,7 +139,7 @@ pub fn diagonal_part(x: &Tensor, axis_map: &[usize]) -> Result<Tensor> {
         &[x],
         &y,
         &[],
-        diagonal_rows(axis_map),
+        Rows::Table(&|| diagonal_rows(axis_map, diag.len(), true)),
         true,
         move |_, dy, batch| {
             let (map, full) = batched_map(dy, batch, &map, &full);
@@ -185,7 +189,7 @@ pub fn diagonal_embed(x: &Tensor, axis_map: &[usize], shape: &[usize]) -> Result
         &[x],
         &y,
         &[],
-        diagonal_rows(axis_map),
+        Rows::Table(&|| diagonal_rows(axis_map, diag.len(), false)),
         true,
         move |_, dy, batch| {
             let (map, _) = batched_map(dy, batch, &map, &full);

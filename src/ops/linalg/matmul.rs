@@ -9,16 +9,13 @@ use crate::ops::kernel::may_split;
 use crate::ops::parallel::for_each_task;
 use ndarray::{ArrayD, IxDyn};
 
-use super::batch_axis_rows;
 use crate::dispatch2;
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops::{
     batched_dims, broadcast_shapes, expand_dims, reshape, same_dtype, shape_of,
     sum_to_batched_shape,
 };
-use crate::tape::{
-    input_needed, mixes_input, per_example_input, record_batched, record_per_example,
-};
+use crate::tape::{input_needed, per_example_input, record_batched, record_per_example, AxisMap};
 use crate::tensor::{Element, Tensor};
 
 /// Multiply-adds above which one GEMM splits across threads (measured in benches/matmul.rs:
@@ -594,24 +591,6 @@ unsafe fn split_gemm<T: MatElem>(
     });
 }
 
-/// Which operands' batch rows reach other rows of the product (for `batch_jacobian`).
-///
-/// With batch axes (output rank > 2), output row `i` is batch element `i`: an operand keeps
-/// its rows when it has that axis unbroadcast; one broadcast along it (a rank-2 `b` against a
-/// rank-3 `a`) reaches every row. A plain matrix product's row `i` is row `i` of `op(a)`: `a`
-/// keeps its rows unless transposed (then its axis 0 is contracted), and `b` always mixes (its
-/// axis 0 is either contracted or, transposed, becomes the output's columns).
-fn matmul_row_mixing(sa: &[usize], sb: &[usize], ta: bool, dims: &MatmulDims) -> u8 {
-    match dims.batch.first() {
-        Some(&rows) => {
-            let rank = dims.batch.len() + 2;
-            batch_axis_rows(0, sa, rank, rows) | batch_axis_rows(1, sb, rank, rows)
-        }
-        None if ta => mixes_input(0) | mixes_input(1),
-        None => mixes_input(1),
-    }
-}
-
 /// Matrix product of the last two axes, `a @ b`, with the leading (batch) axes broadcast as in
 /// NumPy: `[2, 1, 3, 4] @ [5, 4, 6]` is `[2, 5, 3, 6]`. `transpose_a` / `transpose_b` use the
 /// transposed matrices (free: the kernel reads through strides). float32, float64, int32, int64.
@@ -623,7 +602,8 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
         dispatch2!(num a.data(), b.data(), op, |x, z| matmul_kernel(&x.view(), &z.view(), ta, tb, &dims)),
     );
     let (sa, sb) = (shape_of(a), shape_of(b));
-    let mixes = matmul_row_mixing(&sa, &sb, ta, &dims);
+    // Batch axes aligned from the end, `a`'s rows and `b`'s columns kept, the rest contracted.
+    let mixes = AxisMap::matmul(ta, tb);
     // Batchable: `dy` may carry leading batch axes (a vectorised Jacobian), which the products
     // below broadcast over like any batch axis; `a` and `b` are saved without them. With a
     // shared 2-D operand the kernel turns the batch into GEMM rows (`dy @ b^T`) or columns

@@ -46,11 +46,14 @@ pub use svd::{svd, svd_values};
 
 use crate::tape::mixes_input;
 
-/// Row mixing (see `crate::tape::mixes_input`) of input `k` of an op whose output is
+/// The old row-mixing mask (see `crate::tape::mixes_input`) of input `k` of an op whose output is
 /// `[batch..., r, c]`, `batch` being the broadcast of its operands' leading axes (matmul, solve,
 /// inv), when the output has batch axes (rank > 2): output row `i` is then batch element `i`,
 /// which an operand keeps only if it has that axis itself, unbroadcast (the output's rank and
 /// the same size on axis 0). An operand broadcast along it reaches every output row.
+/// Ops describe their axes with `crate::tape::AxisMap` now (`AxisMap::mix_per_input`,
+/// `AxisMap::along`); this stays for ops that still pass masks.
+#[allow(dead_code)]
 fn batch_axis_rows(k: usize, operand: &[usize], output_rank: usize, output_rows: usize) -> u8 {
     debug_assert!(output_rank > 2, "rank-2 outputs have no batch axis");
     if operand.len() == output_rank && operand.first() == Some(&output_rows) {

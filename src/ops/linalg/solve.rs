@@ -3,11 +3,11 @@
 use ndarray::{ArrayD, IxDyn};
 use rayon::prelude::*;
 
-use super::{batch_axis_rows, matmul};
+use super::matmul;
 use crate::dtype::{DType, Float};
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops::{broadcast_shapes, negative, shape_of, sum_to_batched_shape};
-use crate::tape::{mixes_input, record_batched};
+use crate::tape::{record_batched, AxisMap};
 use crate::tensor::{Element, Tensor};
 use crate::{dispatch, dispatch2};
 
@@ -298,15 +298,10 @@ pub fn solve_adjoint(matrix: &Tensor, rhs: &Tensor, adjoint: bool) -> Result<Ten
         op, &a.view(), &b.view(), adjoint, &batch, &full
     )?),
     );
-    // Row mixing: a single system couples all rows of both operands (every unknown depends on
-    // every equation); a batch of systems keeps each batch element apart.
-    let mixes = match batch.first() {
-        Some(&rows) => {
-            let rank = batch.len() + 2;
-            batch_axis_rows(0, sa, rank, rows) | batch_axis_rows(1, sb, rank, rows)
-        }
-        None => mixes_input(0) | mixes_input(1),
-    };
+    // Every unknown depends on every equation: the matrices' axes and the rhs's rows mix; the
+    // batch axes and the rhs's columns (solved one by one) stay apart.
+    let (ra, rb) = (sa.len(), sb.len());
+    let mixes = AxisMap::mix_per_input(ra, &[ra - 2, ra - 1], rb, &[rb - 2]);
     let (sa, sb) = (shape_of(matrix), shape_of(rhs));
     // Batchable: `dy`'s leading batch axes broadcast through the solve (one factorisation of
     // the saved matrix for all of them) and the product below.
@@ -351,9 +346,10 @@ pub fn inv(matrix: &Tensor) -> Result<Tensor> {
         let identity = identity_like(a, m);
         solve_kernel(op, a, &identity.view(), false, &batch, &full)?
     }));
-    // Row mixing: every entry of a single inverse depends on every row of the matrix; a batch
-    // of inverses keeps each batch element apart.
-    let mixes = if batch.is_empty() { mixes_input(0) } else { 0 };
+    // Every entry of an inverse depends on every entry of its matrix; a batch of inverses
+    // keeps each batch element apart.
+    let rank = matrix.ndim();
+    let mixes = AxisMap::along(rank, &[rank - 2, rank - 1]);
     // Batchable: the products broadcast over `dy`'s leading batch axes.
     record_batched(op, &[matrix], &y, &[&y], mixes, true, |s, dy, _batch| {
         // d(A^-1) = -A^-1 dA A^-1, so gA = -Y^T dy Y^T.

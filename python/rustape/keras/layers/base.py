@@ -1,6 +1,24 @@
-"""The base `Layer`: lazy build on first call, weights, and the call protocol."""
+"""The base `Layer`: lazy build on first call, weights (its own and those of the layers it
+holds), losses, and the call protocol.
+
+The interface other layers build on (Keras 3's):
+
+- `__init__(name=None, dtype=None, trainable=True, **kwargs)`: `input_shape=`, `input_dim=` or
+  `batch_input_shape=` build the layer as soon as its constructor returns.
+- `build(input_shape)` creates the weights with `add_weight`; `call(inputs, ...)` computes.
+  `__call__` converts the input, builds on the first call, passes `training=` to a `call` that
+  takes it (the enclosing layer's value when not given), and collects `add_loss` losses.
+- `weights` / `variables`, `trainable_weights` / `trainable_variables`,
+  `non_trainable_weights` / `non_trainable_variables`: the layer's own variables, then those of
+  every layer it holds in attributes, lists, tuples and dicts (nested to any depth), in the
+  order they were assigned. `losses`: the losses of the last call, its layers' included.
+"""
 from __future__ import annotations
 
+import functools
+import inspect
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 from ... import _rustape as _rt
@@ -8,6 +26,68 @@ from .._util import _as_dtype, _snake, _unique_name
 from ..initializers import get_initializer
 
 __all__ = ["Layer"]
+
+#: Constructor arguments that give the input's shape (Keras's): the layer builds at once.
+_SHAPE_ARGUMENTS = ("input_shape", "input_dim", "batch_input_shape", "batch_size")
+
+_calls = threading.local()
+
+
+def _take_input_shape(kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
+    """Removes the shape arguments from `kwargs`; the full input shape they give, if any."""
+    given = {k: kwargs.pop(k) for k in _SHAPE_ARGUMENTS if k in kwargs}
+    batch = given.get("batch_size")
+    if given.get("batch_input_shape") is not None:
+        return tuple(given["batch_input_shape"])
+    if given.get("input_shape") is not None:
+        return (batch, *tuple(given["input_shape"]))
+    if given.get("input_dim") is not None:
+        return (batch, int(given["input_dim"]))
+    return None
+
+
+def _training_stack() -> list[Any]:
+    stack = getattr(_calls, "training", None)
+    if stack is None:
+        stack = _calls.training = []
+    return stack
+
+
+_signatures: dict[Any, tuple[inspect.Parameter, ...]] = {}
+
+
+def _parameters(call: Any) -> tuple[inspect.Parameter, ...]:
+    """`call`'s parameters (looked up once per function)."""
+    if call not in _signatures:
+        try:
+            _signatures[call] = tuple(inspect.signature(call).parameters.values())
+        except (TypeError, ValueError):
+            _signatures[call] = ()
+    return _signatures[call]
+
+
+def _takes_training(call: Any) -> bool:
+    """Whether `call` names a `training` parameter (it then gets the enclosing mode)."""
+    return any(p.name == "training" for p in _parameters(call))
+
+
+def _takes_keywords(call: Any) -> bool:
+    """Whether `call` takes `**kwargs` (an explicit `training=` is passed on to it)."""
+    return any(p.kind is inspect.Parameter.VAR_KEYWORD for p in _parameters(call))
+
+
+def _is_tensor_list(x: Any) -> bool:
+    """A list or tuple of tensors or variables: the inputs of a layer that takes several."""
+    return isinstance(x, (list, tuple)) and len(x) > 0 and all(
+        isinstance(v, (_rt.Tensor, _rt.Variable)) for v in x
+    )
+
+
+def _shape_of(inputs: Any) -> Any:
+    """The shape `build` gets: a tuple, or a list of tuples for several inputs."""
+    if isinstance(inputs, list):
+        return [tuple(v.shape) for v in inputs]
+    return tuple(inputs.shape)
 
 
 def _symbolic(inputs: Any) -> bool:
@@ -21,58 +101,245 @@ def _symbolic(inputs: Any) -> bool:
 class Layer:
     """Base class: lazy `build(input_shape)` on the first call, then `call(inputs, ...)`.
 
-    Floating inputs are cast to the layer's dtype (float32 unless given), as Keras does.
+    Floating inputs are cast to the layer's dtype (float32 unless given), as Keras does. A layer
+    holding other layers reports their weights too:
+
+    >>> import rustape as rt
+    >>> class Block(rt.keras.layers.Layer):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.parts = [rt.keras.layers.Dense(3), {"out": rt.keras.layers.Dense(1)}]
+    ...     def call(self, x):
+    ...         return self.parts[1]["out"](self.parts[0](x))
+    >>> block = Block()
+    >>> _ = block(rt.ones([2, 4]))
+    >>> [tuple(w.shape) for w in block.weights]
+    [(4, 3), (3,), (3, 1), (1,)]
     """
 
-    def __init__(self, name: str | None = None, dtype: Any = None, trainable: bool = True) -> None:
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is None:
+            return
+
+        @functools.wraps(init)
+        def __init__(self: Layer, *args: Any, **kwargs: Any) -> None:
+            # The shape arguments are the base class's: a subclass's constructor never sees
+            # them, and the layer builds once the outermost constructor has returned.
+            shape = _take_input_shape(kwargs)
+            depth = self.__dict__.get("_init_depth", 0)
+            self.__dict__["_init_depth"] = depth + 1
+            try:
+                init(self, *args, **kwargs)
+            finally:
+                self.__dict__["_init_depth"] = depth
+            if shape is not None:
+                self.__dict__["_pending_shape"] = shape
+            if depth == 0:
+                self._build_pending()
+
+        cls.__init__ = __init__  # type: ignore[method-assign]
+
+    def __init__(
+        self, name: str | None = None, dtype: Any = None, trainable: bool = True, **kwargs: Any
+    ) -> None:
+        shape = _take_input_shape(kwargs)
+        if kwargs:
+            raise TypeError(f"{type(self).__name__} got unexpected keyword arguments: {sorted(kwargs)}")
         self.name = name if name is not None else _unique_name(_snake(type(self).__name__))
         self.dtype = _as_dtype(dtype)
         self.trainable = trainable
         self.built = False
         self._variables: list[Any] = []
+        self._losses: list[Any] = []
+        if shape is not None:
+            self.__dict__["_pending_shape"] = shape
+        if type(self) is Layer:
+            self._build_pending()
 
-    def add_weight(self, name: str, shape: tuple, initializer: Any, trainable: bool = True) -> Any:
-        value = get_initializer(initializer)(tuple(shape), self.dtype)
-        var = _rt.Variable(value, trainable=trainable, name=f"{self.name}/{name}")
+    def _build_pending(self) -> None:
+        shape = self.__dict__.pop("_pending_shape", None)
+        if shape is not None and not self.built:
+            self.build(shape)
+            self.built = True
+
+    # -- weights ---------------------------------------------------------------------------------
+    def add_weight(
+        self,
+        *args: Any,
+        shape: Any = None,
+        initializer: Any = None,
+        dtype: Any = None,
+        trainable: bool = True,
+        name: str | None = None,
+        **options: Any,
+    ) -> Any:
+        """A new variable of the layer: Keras 3's `add_weight(shape, initializer, dtype,
+        trainable, ..., name)`, or positionally `add_weight(name, shape, initializer)`.
+        Without an initializer, float weights start Glorot-uniform (Keras's default).
+
+        >>> import rustape as rt
+        >>> layer = rt.keras.layers.Layer()
+        >>> w = layer.add_weight(shape=(2,), initializer="ones")
+        >>> w.numpy().tolist(), len(layer.weights)
+        ([1.0, 1.0], 1)
+        """
+        positional: list[Any] = list(args)
+        if positional and isinstance(positional[0], str):
+            # The older order: name, shape, initializer, trainable.
+            keys = ["name", "shape", "initializer", "trainable"]
+        else:
+            keys = ["shape", "initializer", "dtype", "trainable"]
+        given = dict(zip(keys, positional))
+        if len(positional) > len(keys):
+            raise TypeError(f"add_weight takes at most {len(keys)} positional arguments")
+        shape = given.get("shape", shape)
+        initializer = given.get("initializer", initializer)
+        dtype = given.get("dtype", dtype)
+        trainable = bool(given.get("trainable", trainable))
+        name = given.get("name", name)
+        dtype = self.dtype if dtype is None else _as_dtype(dtype)
+        shape = () if shape is None else tuple(int(d) for d in shape)
+        if initializer is None:
+            initializer = "glorot_uniform" if dtype.is_floating else "zeros"
+        value = get_initializer(initializer)(shape, dtype)
+        if value.dtype != dtype:
+            value = _rt.cast(value, dtype)
+        label = name if name is not None else f"variable_{len(self._variables)}"
+        var = _rt.Variable(value, trainable=trainable, name=f"{self.name}/{label}")
         self._variables.append(var)
         return var
 
-    @property
-    def variables(self) -> list[Any]:
-        """Every variable of the layer ([] before the first call)."""
-        return list(self._variables)
+    def _held(self) -> Iterator[Any]:
+        """The layers and variables this layer holds, in the order they were assigned:
+        attributes, and the items of lists, tuples and dicts in them, nested to any depth
+        (each once; a held layer's own contents are its own)."""
+        seen = {id(self)}
+        stack = list(reversed(list(vars(self).values())))
+        while stack:
+            obj = stack.pop()
+            if id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            if isinstance(obj, (Layer, _rt.Variable)):
+                yield obj
+            elif isinstance(obj, dict):
+                stack.extend(reversed(list(obj.values())))
+            elif isinstance(obj, (list, tuple)):
+                stack.extend(reversed(obj))
+
+    def _sublayers(self) -> Iterator[Layer]:
+        """The layers this one holds (see `_held`)."""
+        return (obj for obj in self._held() if isinstance(obj, Layer))
+
+    def _own_variables(self) -> list[Any]:
+        """`add_weight`'s variables, then variables held in attributes (see `_held`)."""
+        own = list(self._variables)
+        known = {id(v) for v in own}
+        for v in self._held():
+            if isinstance(v, _rt.Variable) and id(v) not in known:
+                known.add(id(v))
+                own.append(v)
+        return own
+
+    def _collect(self, trainable: bool | None) -> list[Any]:
+        """Own variables then the held layers', once each: all of them (`None`), or the
+        trainable (`True`) or non-trainable (`False`) ones as Keras counts them (a layer with
+        `trainable=False` makes all of its variables non-trainable)."""
+        out: list[Any] = []
+        seen: set[int] = set()
+
+        def add(vs: list[Any]) -> None:
+            for v in vs:
+                if id(v) not in seen:
+                    seen.add(id(v))
+                    out.append(v)
+
+        own = self._own_variables()
+        if trainable is None:
+            add([v for v in own if v.trainable] + [v for v in own if not v.trainable])
+        elif trainable:
+            add([v for v in own if v.trainable and self.trainable])
+        else:
+            add([v for v in own if not (v.trainable and self.trainable)])
+        for layer in self._sublayers():
+            if trainable is None:
+                add(layer.weights)
+            elif trainable:
+                add(layer.trainable_weights if self.trainable else [])
+            else:
+                add(layer.weights if not self.trainable else layer.non_trainable_weights)
+        return out
 
     @property
     def weights(self) -> list[Any]:
-        return self.variables
+        """Every variable: the layer's own (trainable first), then its layers' ([] before
+        the first call unless built at construction)."""
+        return self._collect(None)
 
     @property
-    def trainable_variables(self) -> list[Any]:
-        if not self.trainable:
-            return []
-        return [v for v in self._variables if v.trainable]
+    def variables(self) -> list[Any]:
+        """The same as `weights`."""
+        return self.weights
 
     @property
     def trainable_weights(self) -> list[Any]:
-        return self.trainable_variables
+        return self._collect(True)
 
     @property
-    def non_trainable_variables(self) -> list[Any]:
-        if not self.trainable:
-            return list(self._variables)
-        return [v for v in self._variables if not v.trainable]
+    def trainable_variables(self) -> list[Any]:
+        return self.trainable_weights
 
     @property
     def non_trainable_weights(self) -> list[Any]:
-        return self.non_trainable_variables
+        return self._collect(False)
 
-    def build(self, input_shape: tuple) -> None:
+    @property
+    def non_trainable_variables(self) -> list[Any]:
+        return self.non_trainable_weights
+
+    # -- losses ------------------------------------------------------------------------------------
+    def add_loss(self, loss: Any) -> None:
+        """Adds a loss (a tensor) to `losses`; call it inside `call`.
+
+        >>> import rustape as rt
+        >>> class Penalised(rt.keras.layers.Layer):
+        ...     def call(self, x):
+        ...         self.add_loss(rt.reduce_sum(x) * 0.5)
+        ...         return x
+        >>> layer = Penalised()
+        >>> _ = layer(rt.constant([[1.0, 2.0]]))
+        >>> [float(l) for l in layer.losses]
+        [1.5]
+        """
+        if not isinstance(loss, _rt.Tensor):
+            loss = _rt.convert_to_tensor(loss)
+        self.__dict__.setdefault("_losses", []).append(loss)
+
+    @property
+    def losses(self) -> list[Any]:
+        """The losses added during the last call, this layer's then its layers'."""
+        out = list(self.__dict__.get("_losses", []))
+        for layer in self._sublayers():
+            out.extend(layer.losses)
+        return out
+
+    def _clear_losses(self) -> None:
+        self.__dict__["_losses"] = []
+        for layer in self._sublayers():
+            layer._clear_losses()
+
+    # -- calling -----------------------------------------------------------------------------------
+    def build(self, input_shape: Any) -> None:
         self.built = True
 
     def call(self, inputs: Any, **kwargs: Any) -> Any:
         raise NotImplementedError
 
     def _convert_input(self, x: Any) -> Any:
+        if _is_tensor_list(x):  # several inputs (merging layers): each converted
+            return [self._convert_input(v) for v in x]
         if isinstance(x, _rt.Variable):
             x = x.value()
         elif not isinstance(x, _rt.Tensor):
@@ -89,9 +356,24 @@ class Layer:
             return symbolic_call(self, inputs, *args, **kwargs)
         inputs = self._convert_input(inputs)
         if not self.built:
-            self.build(tuple(inputs.shape))
+            self.build(_shape_of(inputs))
             self.built = True
-        return self.call(inputs, *args, **kwargs)
+        stack = _training_stack()
+        explicit = "training" in kwargs
+        training = kwargs.pop("training", None)
+        if training is None and stack:
+            training = stack[-1]  # the enclosing layer's mode
+        takes = _takes_training(type(self).call)
+        if training is not None and (takes or (explicit and _takes_keywords(type(self).call))):
+            kwargs["training"] = training
+        outermost = not stack
+        if outermost:
+            self._clear_losses()
+        stack.append(training)
+        try:
+            return self.call(inputs, *args, **kwargs)
+        finally:
+            stack.pop()
 
     def __repr__(self) -> str:
         return f"<rt.layers.{type(self).__name__} name={self.name!r} built={self.built}>"
