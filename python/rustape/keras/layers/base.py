@@ -33,9 +33,12 @@ _SHAPE_ARGUMENTS = ("input_shape", "input_dim", "batch_input_shape", "batch_size
 _calls = threading.local()
 
 
-def _take_input_shape(kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
-    """Removes the shape arguments from `kwargs`; the full input shape they give, if any."""
-    given = {k: kwargs.pop(k) for k in _SHAPE_ARGUMENTS if k in kwargs}
+def _take_input_shape(kwargs: dict[str, Any], own: frozenset[str]) -> tuple[Any, ...] | None:
+    """Removes the shape arguments from `kwargs`; the full input shape they give, if any.
+
+    A constructor naming one of them itself (`Embedding(input_dim, ...)`) keeps it (`own`).
+    """
+    given = {k: kwargs.pop(k) for k in _SHAPE_ARGUMENTS if k in kwargs and k not in own}
     batch = given.get("batch_size")
     if given.get("batch_input_shape") is not None:
         return tuple(given["batch_input_shape"])
@@ -123,11 +126,13 @@ class Layer:
         if init is None:
             return
 
+        own = frozenset(inspect.signature(init).parameters)
+
         @functools.wraps(init)
         def __init__(self: Layer, *args: Any, **kwargs: Any) -> None:
             # The shape arguments are the base class's: a subclass's constructor never sees
             # them, and the layer builds once the outermost constructor has returned.
-            shape = _take_input_shape(kwargs)
+            shape = _take_input_shape(kwargs, own)
             depth = self.__dict__.get("_init_depth", 0)
             self.__dict__["_init_depth"] = depth + 1
             try:
@@ -144,7 +149,7 @@ class Layer:
     def __init__(
         self, name: str | None = None, dtype: Any = None, trainable: bool = True, **kwargs: Any
     ) -> None:
-        shape = _take_input_shape(kwargs)
+        shape = _take_input_shape(kwargs, frozenset())
         if kwargs:
             raise TypeError(f"{type(self).__name__} got unexpected keyword arguments: {sorted(kwargs)}")
         self.name = name if name is not None else _unique_name(_snake(type(self).__name__))
