@@ -34,12 +34,10 @@ impl Tape {
         let plan = plan(&mut self.lock(), &[target], sources, release);
         let diagnosis = diagnose(&plan);
         // One loss per row, each reaching only its row: one per-example sweep (not under a
-        // recording tape, nor when the rows were asked to run one by one).
+        // recording tape, nor when the row blocks were asked for).
         let strict = options.strategy == JacobianStrategy::PerExample;
         let modes = match options.strategy {
-            JacobianStrategy::Auto
-            | JacobianStrategy::Vectorized
-            | JacobianStrategy::PerExample
+            JacobianStrategy::Auto | JacobianStrategy::PerExample
                 if !crate::tape::any_tape_recording() =>
             {
                 per_example::modes(&plan, target, sources)
