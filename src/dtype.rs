@@ -1,12 +1,18 @@
 //! Element types. Only floating tensors are differentiable.
 use std::fmt;
 
+/// A tensor's element type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DType {
+    /// 32-bit float (`rt.float32`).
     F32,
+    /// 64-bit float (`rt.float64`).
     F64,
+    /// 32-bit signed integer (`rt.int32`).
     I32,
+    /// 64-bit signed integer (`rt.int64`).
     I64,
+    /// Boolean (`rt.bool`).
     Bool,
 }
 
@@ -15,6 +21,7 @@ impl DType {
     pub fn is_float(self) -> bool {
         matches!(self, DType::F32 | DType::F64)
     }
+    /// Whether this is an integer dtype.
     pub fn is_int(self) -> bool {
         matches!(self, DType::I32 | DType::I64)
     }
@@ -28,6 +35,7 @@ impl DType {
             DType::Bool => "bool",
         }
     }
+    /// The dtype of a name as TensorFlow and NumPy spell it (`"float32"`, `"f32"`, `"double"`, ...).
     pub fn from_name(name: &str) -> Option<DType> {
         Some(match name {
             "float32" | "f32" | "float" => DType::F32,
@@ -38,6 +46,7 @@ impl DType {
             _ => return None,
         })
     }
+    /// Bytes per element.
     pub fn size_of(self) -> usize {
         match self {
             DType::F32 | DType::I32 => 4,

@@ -28,19 +28,29 @@ pub(crate) const SHARED_SCALAR_ID: TensorId = 1 << 63;
 /// Typed elements with their shape (see [`Values`]): clones, reshapes and aliases are free.
 #[derive(Clone)]
 pub enum Data {
+    /// float32 elements.
     F32(Values<f32>),
+    /// float64 elements.
     F64(Values<f64>),
+    /// int32 elements.
     I32(Values<i32>),
+    /// int64 elements.
     I64(Values<i64>),
+    /// bool elements.
     Bool(Values<bool>),
 }
 
 /// The element types a tensor can hold, with the way in and out of [`Data`].
 pub trait Element: Copy + Default + Send + Sync + fmt::Debug + PartialEq + 'static {
+    /// The dtype of this element type.
     const DTYPE: DType;
+    /// Values of this type as [`Data`].
     fn into_data(values: Values<Self>) -> Data;
+    /// The values of `data` when it holds this type.
     fn values_of(data: &Data) -> Option<&Values<Self>>;
+    /// `v` converted (rounded, truncated or compared with 0 as Rust's `as` does).
     fn from_f64(v: f64) -> Self;
+    /// The value as an `f64`.
     fn to_f64(self) -> f64;
     /// The value's bit pattern (the key of the shared-scalar cache).
     fn bits(self) -> u64;
@@ -205,10 +215,12 @@ macro_rules! dispatch2 {
     };
 }
 
+/// The error for an op given a dtype it does not take (`wanted` names the kind, e.g. "a floating").
 pub fn unsupported(op: &str, dtype: DType, wanted: &str) -> Error {
     Error::dtype(op, format!("expected {wanted} dtype, got {dtype}"))
 }
 
+/// The error for two operands of different dtypes.
 pub fn mismatch(op: &str, a: DType, b: DType) -> Error {
     Error::dtype(
         op,
@@ -219,6 +231,7 @@ pub fn mismatch(op: &str, a: DType, b: DType) -> Error {
 }
 
 impl Data {
+    /// The dtype of the elements.
     pub fn dtype(&self) -> DType {
         match self {
             Data::F32(_) => DType::F32,
@@ -228,6 +241,7 @@ impl Data {
             Data::Bool(_) => DType::Bool,
         }
     }
+    /// The shape.
     pub fn shape(&self) -> &[usize] {
         match self {
             Data::F32(v) => v.shape(),
@@ -276,6 +290,7 @@ struct Inner {
 const NOT_RECORDED: u32 = u32::MAX;
 
 impl Tensor {
+    /// A tensor holding `data`, with a fresh id.
     pub fn new(data: Data) -> Tensor {
         Tensor(Arc::new(Inner {
             id: fresh_id(),
@@ -283,9 +298,11 @@ impl Tensor {
             data,
         }))
     }
+    /// A tensor with the elements and shape of an ndarray array.
     pub fn from_array<T: Element>(array: ArrayD<T>) -> Tensor {
         Tensor::new(T::into_data(Values::from_array(array)))
     }
+    /// A tensor of `values`, row-major in `shape` (an error if the sizes differ).
     pub fn from_vec<T: Element>(values: Vec<T>, shape: &[usize]) -> Result<Tensor> {
         let n = values.len();
         if shape.iter().try_fold(1usize, |p, &d| p.checked_mul(d)) != Some(n) {
@@ -296,6 +313,7 @@ impl Tensor {
         }
         Ok(Tensor::new(T::into_data(Values::from_vec(shape, values))))
     }
+    /// A 0-d tensor.
     pub fn scalar<T: Element>(value: T) -> Tensor {
         Tensor::new(T::into_data(Values::scalar(value)))
     }
@@ -351,19 +369,24 @@ impl Tensor {
             DType::Bool => fill::<bool>(shape, value),
         })
     }
+    /// Zeros of `shape` and `dtype`.
     pub fn zeros(shape: &[usize], dtype: DType) -> Tensor {
         Tensor::full(shape, dtype, 0.0)
     }
+    /// Ones of `shape` and `dtype`.
     pub fn ones(shape: &[usize], dtype: DType) -> Tensor {
         Tensor::full(shape, dtype, 1.0)
     }
+    /// Zeros of this tensor's shape and dtype.
     pub fn zeros_like(&self) -> Tensor {
         Tensor::zeros(self.shape(), self.dtype())
     }
+    /// Ones of this tensor's shape and dtype.
     pub fn ones_like(&self) -> Tensor {
         Tensor::ones(self.shape(), self.dtype())
     }
 
+    /// The tensor's id: each value has its own, and tapes refer to tensors by it.
     pub fn id(&self) -> TensorId {
         self.0.id
     }
@@ -390,6 +413,7 @@ impl Tensor {
     pub fn is_shared_scalar(&self) -> bool {
         self.0.id & SHARED_SCALAR_ID != 0
     }
+    /// The elements.
     pub fn data(&self) -> &Data {
         &self.0.data
     }
@@ -398,18 +422,23 @@ impl Tensor {
     pub(crate) fn data_mut(&mut self) -> Option<&mut Data> {
         Arc::get_mut(&mut self.0).map(|inner| &mut inner.data)
     }
+    /// The dtype.
     pub fn dtype(&self) -> DType {
         self.0.data.dtype()
     }
+    /// The shape.
     pub fn shape(&self) -> &[usize] {
         self.0.data.shape()
     }
+    /// The number of axes.
     pub fn ndim(&self) -> usize {
         self.shape().len()
     }
+    /// The number of elements.
     pub fn size(&self) -> usize {
         self.shape().iter().product()
     }
+    /// Bytes of the elements.
     pub fn nbytes(&self) -> usize {
         self.size() * self.dtype().size_of()
     }
@@ -451,6 +480,7 @@ impl Tensor {
         }
         Ok(self.to_f64_vec()[0])
     }
+    /// Whether gradients can flow through it (a floating dtype).
     pub fn is_differentiable(&self) -> bool {
         self.dtype().is_float()
     }

@@ -23,6 +23,7 @@ use super::Source;
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops;
+use crate::progress::Report;
 use crate::tensor::{Data, Tensor, TensorId};
 
 /// How the rows of a Jacobian are run. The numbers are the same whichever runs.
@@ -47,6 +48,7 @@ pub struct JacobianOptions {
     /// the vectorised blocks, or the single rows, in flight on rayon's threads. `None`: blocks
     /// sized to stay in cache, one in flight per thread.
     pub parallel_iterations: Option<usize>,
+    /// Vectorised, parallel or sequential rows (the numbers are the same).
     pub strategy: JacobianStrategy,
 }
 
@@ -152,10 +154,12 @@ pub(crate) fn run(
             }
         }
     };
+    // Rows done, for a progress bar the caller may have asked for (crate::progress).
+    let report = Report::start(rows);
     if recording {
-        joined_by_ops(plan, target, sources, rows, hot, row_axis, blocks)
+        joined_by_ops(plan, target, sources, rows, hot, row_axis, blocks, &report)
     } else {
-        written_in_place(plan, target, sources, rows, hot, row_axis, blocks)
+        written_in_place(plan, target, sources, rows, hot, row_axis, blocks, &report)
     }
 }
 
@@ -223,6 +227,7 @@ impl Sink<'_> {
 
 /// The blocks run at most `in_flight` at a time (bounding memory), each writing its rows into
 /// its own slice of the results.
+#[allow(clippy::too_many_arguments)] // the blocks' whole context, read-only
 fn written_in_place(
     plan: &Plan,
     target: &Tensor,
@@ -231,6 +236,7 @@ fn written_in_place(
     hot: &(dyn Fn(usize) -> Vec<usize> + Sync),
     row_axis: usize,
     blocks: Blocks,
+    report: &Report,
 ) -> Result<Vec<Option<Tensor>>> {
     let keep = keep_of(sources);
     // Only floating sources receive gradients.
@@ -273,6 +279,7 @@ fn written_in_place(
         let end = (*start + blocks.size).min(rows);
         let rows = *start..end;
         let grads = sweep_block(plan, target, sources, &keep, rows, hot, blocks.vectorised)?;
+        report.advance(end - *start);
         grads
             .into_iter()
             .zip(sinks.iter_mut())
@@ -417,6 +424,7 @@ fn place(sink: &mut Sink, grad: &Tensor, vectorised: bool, source: &[usize]) -> 
 
 /// While a tape records on this thread: blocks one after another, joined (and moved to the
 /// row axis) by rustape's ops, so that the Jacobian is recorded too.
+#[allow(clippy::too_many_arguments)] // the blocks' whole context, read-only
 fn joined_by_ops(
     plan: &Plan,
     target: &Tensor,
@@ -425,6 +433,7 @@ fn joined_by_ops(
     hot: &(dyn Fn(usize) -> Vec<usize> + Sync),
     row_axis: usize,
     blocks: Blocks,
+    report: &Report,
 ) -> Result<Vec<Option<Tensor>>> {
     let keep = keep_of(sources);
     let mut parts: Vec<Vec<Tensor>> = vec![Vec::new(); sources.len()];
@@ -440,6 +449,7 @@ fn joined_by_ops(
             hot,
             blocks.vectorised,
         )?;
+        report.advance(end - start);
         for (k, (source, grad)) in sources.iter().zip(grads).enumerate() {
             reached[k] |= grad.is_some();
             let part = match (grad, blocks.vectorised) {

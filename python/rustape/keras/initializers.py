@@ -69,7 +69,12 @@ _INITIALIZERS: dict[str, Callable] = {
 
 
 def get_initializer(initializer: Any) -> Callable:
-    """A callable `init(shape, dtype)` for a Keras initializer name or a callable."""
+    """A callable `init(shape, dtype)` for a Keras initializer name or a callable.
+
+    >>> rt.random.set_seed(0)
+    >>> rt.layers.get_initializer("zeros")([2]).numpy()
+    array([0., 0.], dtype=float32)
+    """
     if callable(initializer):
         return initializer
     if isinstance(initializer, str) and initializer in _INITIALIZERS:

@@ -14,6 +14,12 @@ class Layer:
     """Base class: lazy `build(input_shape)` on the first call, then `call(inputs, ...)`.
 
     Floating inputs are cast to the layer's dtype (float32 unless given), as Keras does.
+
+    >>> class Double(rt.layers.Layer):
+    ...     def call(self, x):
+    ...         return x * 2.0
+    >>> float(Double()(rt.constant(1.5)))
+    3.0
     """
 
     def __init__(self, name: str | None = None, dtype: Any = None, trainable: bool = True) -> None:
@@ -24,6 +30,7 @@ class Layer:
         self._variables: list[Any] = []
 
     def add_weight(self, name: str, shape: tuple, initializer: Any, trainable: bool = True) -> Any:
+        """Creates a variable of `shape` from `initializer` (a name or a callable) and tracks it."""
         value = get_initializer(initializer)(tuple(shape), self.dtype)
         var = _rt.Variable(value, trainable=trainable, name=f"{self.name}/{name}")
         self._variables.append(var)
@@ -36,32 +43,39 @@ class Layer:
 
     @property
     def weights(self) -> list[Any]:
+        """Every variable of the layer (trainable first)."""
         return self.variables
 
     @property
     def trainable_variables(self) -> list[Any]:
+        """The trainable variables (empty before the first call builds the layer)."""
         if not self.trainable:
             return []
         return [v for v in self._variables if v.trainable]
 
     @property
     def trainable_weights(self) -> list[Any]:
+        """The trainable variables (Keras' name)."""
         return self.trainable_variables
 
     @property
     def non_trainable_variables(self) -> list[Any]:
+        """The variables that are not trainable (a batch norm's moving statistics)."""
         if not self.trainable:
             return list(self._variables)
         return [v for v in self._variables if not v.trainable]
 
     @property
     def non_trainable_weights(self) -> list[Any]:
+        """The variables that are not trainable (Keras' name)."""
         return self.non_trainable_variables
 
     def build(self, input_shape: tuple) -> None:
+        """Creates the layer's variables for inputs of `input_shape` (called on the first call)."""
         self.built = True
 
     def call(self, inputs: Any, **kwargs: Any) -> Any:
+        """The layer's computation (subclasses override it; `__call__` builds, then calls it)."""
         raise NotImplementedError
 
     def _convert_input(self, x: Any) -> Any:

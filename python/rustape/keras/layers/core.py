@@ -15,6 +15,13 @@ class Dense(Layer):
     """`activation(inputs @ kernel + bias)`, with kernel `[input_dim, units]`.
 
     Inputs of rank above 2 are contracted on their last axis (as Keras's Dense does).
+
+    >>> rt.random.set_seed(0)
+    >>> layer = rt.layers.Dense(4, activation="relu")
+    >>> layer(rt.ones([2, 3])).shape
+    (2, 4)
+    >>> [v.shape for v in layer.trainable_variables]
+    [(3, 4), (4,)]
     """
 
     def __init__(
@@ -43,6 +50,7 @@ class Dense(Layer):
         self.bias: Any = None
 
     def build(self, input_shape: tuple) -> None:
+        """Creates `kernel` `[input_dim, units]` and `bias` `[units]`."""
         if len(input_shape) < 1 or input_shape[-1] is None:
             raise ValueError(
                 f"Dense {self.name}: the last dimension of the inputs must be known, got shape "
@@ -55,6 +63,7 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        """`activation(inputs @ kernel + bias)`."""
         shape = tuple(inputs.shape)
         if len(shape) == 2:
             y = _rt.matmul(inputs, self.kernel)

@@ -16,6 +16,12 @@ class BatchNormalization(Layer):
     `training=True` uses the batch's mean and (biased) variance and moves the moving statistics
     towards them (`moving = moving * momentum + batch * (1 - momentum)`, an `assign` that is not
     recorded); `training=False` (the default) uses the moving statistics.
+
+    >>> bn = rt.layers.BatchNormalization()
+    >>> y = bn(rt.constant([[1.0], [3.0]]), training=True)
+    >>> np.round(y.numpy(), 3)
+    array([[-1.],
+           [ 1.]], dtype=float32)
     """
 
     def __init__(
@@ -52,6 +58,7 @@ class BatchNormalization(Layer):
         self.moving_variance: Any = None
 
     def build(self, input_shape: tuple) -> None:
+        """Creates `gamma`, `beta` and the moving mean and variance for the last axis."""
         ndim = len(input_shape)
         axes = []
         for a in self.axis:
@@ -85,6 +92,7 @@ class BatchNormalization(Layer):
         return _rt.reshape(t, shape)
 
     def call(self, inputs: Any, training: Any = False) -> Any:  # type: ignore[override]  # as Keras
+        """Normalises with the batch's statistics when `training` (updating the moving ones), else with the moving ones."""
         if isinstance(training, _rt.Tensor):
             training = bool(training.numpy())
         shape = tuple(inputs.shape)
