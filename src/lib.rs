@@ -16,6 +16,7 @@
 pub mod dtype;
 pub mod error;
 pub mod ops;
+pub mod optim;
 pub mod progress;
 pub mod tape;
 pub mod tensor;

@@ -183,6 +183,27 @@ impl<T> Values<T> {
         }
     }
 
+    /// The elements to write in place, copied first when another value shares the buffer
+    /// (copy-on-write): optimizer updates change a variable's elements without an allocation
+    /// when nothing else holds them.
+    pub(crate) fn make_mut(&mut self) -> &mut [T]
+    where
+        T: Clone,
+    {
+        let n = self.shape.iter().product::<usize>();
+        if let Buf::Foreign(f) = &self.buf {
+            // Foreign memory is never written through: copy it into a buffer of our own first.
+            // SAFETY: `from_foreign`'s contract: aligned, valid and unchanged while `f` lives.
+            let items = unsafe { std::slice::from_raw_parts(f.ptr, f.len) }.to_vec();
+            self.buf = Buf::Shared(Arc::new(items));
+        }
+        match &mut self.buf {
+            Buf::Inline(items) => &mut items[..n],
+            Buf::Shared(v) => Arc::make_mut(v).as_mut_slice(),
+            Buf::Foreign(_) => unreachable!("copied above"),
+        }
+    }
+
     /// The elements, row-major.
     pub fn iter(&self) -> std::slice::Iter<'_, T> {
         self.as_slice().iter()

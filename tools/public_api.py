@@ -5,8 +5,9 @@
 
 A public name is one a user reaches from `import rustape as rt` without an underscore: the
 names in each public namespace's `__all__` (`rt`, `rt.math`, `rt.nn`, `rt.linalg`, `rt.random`,
-`rt.keras` and its modules, `rt.config`, `rt.utils`, `rt.experimental.dlpack`, `rt.test`, ...)
-and the public methods and properties of the classes among them. Each needs a docstring; a
+`rt.keras` and its modules, `rt.config`, `rt.utils`, `rt.experimental.dlpack`, `rt.test`, ...:
+every public module reachable from `rustape`, found at run time, so names and modules added
+later are covered without a list to update) and the public methods and properties of the classes among them. Each needs a docstring; a
 function or class (not a method) also needs a runnable example (a `>>>` line), which
 tests/python/test_doctests.py runs.
 """
@@ -21,31 +22,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-#: The public namespaces, as users import them.
-NAMESPACES = [
-    "rustape",
-    "rustape.math",
-    "rustape.nn",
-    "rustape.linalg",
-    "rustape.random",
-    "rustape.config",
-    "rustape.utils",
-    "rustape.experimental",
-    "rustape.experimental.dlpack",
-    "rustape.test",
-    "rustape.nest",
-    "rustape.layers",
-    "rustape.saved_model",
-    "rustape.contrib",
-    "rustape.contrib.eager",
-    "rustape.keras",
-    "rustape.keras.layers",
-    "rustape.keras.activations",
-    "rustape.keras.initializers",
-    "rustape.keras.optimizers",
-    "rustape.keras.losses",
-    "rustape.keras.metrics",
-]
+#: Modules that are programs, not API: their interface is their command line (`--help`).
+PROGRAMS = {"rustape.demo"}
 
 
 @dataclass
@@ -69,13 +47,39 @@ class Name:
         return []
 
 
+def _is_public_module(name: str) -> bool:
+    parts = name.split(".")
+    return parts[0] == "rustape" and not any(p.startswith("_") for p in parts)
+
+
 def _modules() -> Iterator[ModuleType]:
-    for name in NAMESPACES:
-        try:
-            yield importlib.import_module(name)
-        except ModuleNotFoundError as e:
-            if e.name != name:  # a namespace that exists but fails to import is an error
-                raise
+    """Every public namespace, found rather than listed (so a module added by anyone is
+    covered the day it lands): `rustape`, then breadth-first the public modules each one
+    exposes as an attribute or holds as a submodule (`rt.keras.optimizers.schedules`, ...)."""
+    import pkgutil
+
+    queue = ["rustape"]
+    seen: set[str] = set()
+    while queue:
+        name = queue.pop(0)
+        if name in seen or name in PROGRAMS:
+            continue
+        seen.add(name)
+        module = importlib.import_module(name)  # a namespace failing to import is an error
+        yield module
+        children = [
+            value.__name__
+            for attr, value in sorted(vars(module).items())
+            if not attr.startswith("_") and isinstance(value, ModuleType)
+        ]
+        children += [f"{name}.{info.name}" for info in pkgutil.iter_modules(getattr(module, "__path__", []))]
+        queue += [c for c in children if _is_public_module(c) and c not in seen]
+
+
+def _defined_here(obj: Any) -> bool:
+    """Whether `obj` is rustape's own (not an import such as `Path` or `Any`)."""
+    owner = getattr(obj, "__module__", None) or ""
+    return owner == "rustape" or owner.startswith("rustape.")
 
 
 def _public(names: Any) -> list[str]:
@@ -105,6 +109,8 @@ def public_names() -> list[Name]:
             obj = getattr(module, attr)
             if isinstance(obj, ModuleType) or id(obj) in seen:
                 continue
+            if exported is None and not _defined_here(obj):
+                continue  # without `__all__`, a module's imports are not its names
             if not (inspect.isclass(obj) or callable(obj)):
                 continue  # dtypes, constants: documented with their namespace
             seen.add(id(obj))

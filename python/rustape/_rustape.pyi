@@ -13,20 +13,31 @@ from ._typing import Axis, DTypeLike, Shape, TensorLike
 
 __all__ = [
     "DType",
+    "Optimizer",
     "ProgressBar",
+    "Schedule",
     "Tape",
     "Tensor",
     "Variable",
     "__version__",
     "abs",
+    "acos",
+    "acosh",
     "add",
     "any_tape_recording",
     "argmax",
     "argmin",
+    "argsort",
     "as_dtype",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
     "batch_normalization",
     "begin_variable_watch",
     "bool",
+    "boolean_mask",
     "broadcast_to",
     "cast",
     "clip_by_norm",
@@ -35,13 +46,22 @@ __all__ = [
     "constant",
     "convert_to_tensor",
     "cos",
+    "cosh",
+    "cumprod",
+    "cumsum",
+    "diag_part",
+    "digamma",
     "divide",
+    "divide_no_nan",
     "einsum",
     "elu",
     "end_variable_watch",
     "equal",
+    "erf",
+    "erfc",
     "exp",
     "expand_dims",
+    "expm1",
     "eye",
     "fill",
     "float32",
@@ -51,6 +71,8 @@ __all__ = [
     "floormod",
     "from_dlpack",
     "gather",
+    "gather_nd",
+    "gelu",
     "get_num_threads",
     "gradcheck",
     "greater",
@@ -58,11 +80,16 @@ __all__ = [
     "int32",
     "int64",
     "inv",
+    "is_finite",
+    "is_inf",
+    "is_nan",
     "less",
     "less_equal",
+    "lgamma",
     "linspace",
     "log",
     "log1p",
+    "log_sigmoid",
     "log_softmax",
     "logical_and",
     "logical_not",
@@ -70,6 +97,7 @@ __all__ = [
     "matmul",
     "matvec",
     "maximum",
+    "meshgrid",
     "minimum",
     "moments",
     "multiply",
@@ -81,11 +109,16 @@ __all__ = [
     "ones_like",
     "pad",
     "pause_all_tapes",
+    "polygamma",
     "pow",
     "random_normal",
+    "random_shuffle",
     "random_uniform",
     "range",
     "record_custom_gradient",
+    "reduce_all",
+    "reduce_any",
+    "reduce_euclidean_norm",
     "reduce_logsumexp",
     "reduce_max",
     "reduce_mean",
@@ -93,17 +126,31 @@ __all__ = [
     "reduce_prod",
     "reduce_sum",
     "relu",
+    "repeat",
     "reshape",
     "resume_all_tapes",
+    "reverse",
+    "roll",
     "round",
+    "scalar_mul",
+    "scatter_nd",
+    "segment_sum",
+    "selu",
     "set_num_threads",
     "set_seed",
     "sigmoid",
+    "sigmoid_cross_entropy_with_logits",
     "sign",
     "sin",
+    "sinh",
     "softmax",
+    "softmax_cross_entropy_with_logits",
     "softplus",
+    "softsign",
     "solve",
+    "sort",
+    "sparse_softmax_cross_entropy_with_logits",
+    "split",
     "sqrt",
     "square",
     "squeeze",
@@ -112,11 +159,21 @@ __all__ = [
     "subtract",
     "tan",
     "tanh",
+    "tensor_scatter_nd_add",
+    "tensor_scatter_nd_update",
+    "tensordot",
     "tile",
     "to_dlpack",
+    "top_k",
+    "trace",
     "transpose",
+    "unsorted_segment_max",
+    "unsorted_segment_mean",
+    "unsorted_segment_sum",
     "unstack",
     "where",
+    "xdivy",
+    "xlogy",
     "zeros",
     "zeros_like",
 ]
@@ -369,6 +426,58 @@ class ProgressBar:
     def finish(self, /) -> None: ...
     @property
     def done(self) -> int: ...
+
+@final
+class Schedule:
+    @staticmethod
+    def exponential(initial: float, steps: float, rate: float, staircase: builtins.bool) -> Schedule: ...
+    @staticmethod
+    def piecewise(boundaries: Sequence[int], values: Sequence[float]) -> Schedule: ...
+    @staticmethod
+    def inverse_time(initial: float, steps: float, rate: float, staircase: builtins.bool) -> Schedule: ...
+    @staticmethod
+    def polynomial(
+        initial: float, steps: float, end: float, power: float, cycle: builtins.bool
+    ) -> Schedule: ...
+    @staticmethod
+    def cosine(
+        initial: float, steps: float, alpha: float, warmup_target: float | None, warmup_steps: float
+    ) -> Schedule: ...
+    def __call__(self, /, step: int) -> float: ...
+
+@final
+class Optimizer:
+    def __new__(
+        cls,
+        algorithm_name: str,
+        learning_rate_value: float | Variable | Schedule,
+        hyperparameters: dict[str, Any],
+        weight_decay: float | None = None,
+        clipnorm: float | None = None,
+        clipvalue: float | None = None,
+        global_clipnorm: float | None = None,
+    ) -> Optimizer: ...
+    def apply(
+        self,
+        /,
+        grads: Sequence[TensorLike | None],
+        variables: Sequence[Variable],
+        learning_rate: float | None = None,
+    ) -> None: ...
+    def build(self, /, variables: Sequence[Variable]) -> None: ...
+    @property
+    def built(self) -> builtins.bool: ...
+    @property
+    def iterations(self) -> Variable: ...
+    @property
+    def learning_rate_variable(self) -> Variable | None: ...
+    def current_learning_rate(self, /) -> float: ...
+    def set_learning_rate(self, /, learning_rate_value: float | Variable | Schedule) -> None: ...
+    def variables(self, /) -> list[Variable]: ...
+    def slot(self, /, variable: Variable, name: str) -> Variable | None: ...
+    def exclude_from_weight_decay(
+        self, /, variables: Sequence[Variable], names: Sequence[str]
+    ) -> None: ...
 
 float32: DType
 float64: DType
@@ -684,6 +793,205 @@ def random_uniform(
     name: str | None = None,
 ) -> Tensor: ...
 def set_seed(seed: int) -> None: ...
+def asin(x: TensorLike, name: str | None = None) -> Tensor: ...
+def acos(x: TensorLike, name: str | None = None) -> Tensor: ...
+def atan(x: TensorLike, name: str | None = None) -> Tensor: ...
+def sinh(x: TensorLike, name: str | None = None) -> Tensor: ...
+def cosh(x: TensorLike, name: str | None = None) -> Tensor: ...
+def asinh(x: TensorLike, name: str | None = None) -> Tensor: ...
+def acosh(x: TensorLike, name: str | None = None) -> Tensor: ...
+def atanh(x: TensorLike, name: str | None = None) -> Tensor: ...
+def expm1(x: TensorLike, name: str | None = None) -> Tensor: ...
+def erf(x: TensorLike, name: str | None = None) -> Tensor: ...
+def erfc(x: TensorLike, name: str | None = None) -> Tensor: ...
+def lgamma(x: TensorLike, name: str | None = None) -> Tensor: ...
+def digamma(x: TensorLike, name: str | None = None) -> Tensor: ...
+def polygamma(a: TensorLike, x: TensorLike, name: str | None = None) -> Tensor: ...
+def is_nan(x: TensorLike, name: str | None = None) -> Tensor: ...
+def is_inf(x: TensorLike, name: str | None = None) -> Tensor: ...
+def is_finite(x: TensorLike, name: str | None = None) -> Tensor: ...
+def log_sigmoid(x: TensorLike, name: str | None = None) -> Tensor: ...
+def softsign(features: TensorLike, name: str | None = None) -> Tensor: ...
+def selu(features: TensorLike, name: str | None = None) -> Tensor: ...
+def gelu(
+    features: TensorLike,
+    approximate: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def atan2(y: TensorLike, x: TensorLike, name: str | None = None) -> Tensor: ...
+def xlogy(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor: ...
+def xdivy(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor: ...
+def divide_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor: ...
+def scalar_mul(
+    scalar: TensorLike,
+    x: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def reduce_euclidean_norm(
+    input_tensor: TensorLike,
+    axis: Axis = None,
+    keepdims: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def reduce_all(
+    input_tensor: TensorLike,
+    axis: Axis = None,
+    keepdims: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def reduce_any(
+    input_tensor: TensorLike,
+    axis: Axis = None,
+    keepdims: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def cumsum(
+    x: TensorLike,
+    axis: int = 0,
+    exclusive: builtins.bool = False,
+    reverse: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def cumprod(
+    x: TensorLike,
+    axis: int = 0,
+    exclusive: builtins.bool = False,
+    reverse: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def sigmoid_cross_entropy_with_logits(
+    labels: TensorLike | None = None,
+    logits: TensorLike | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def softmax_cross_entropy_with_logits(
+    labels: TensorLike,
+    logits: TensorLike,
+    axis: int = -1,
+    name: str | None = None,
+) -> Tensor: ...
+def sparse_softmax_cross_entropy_with_logits(
+    labels: TensorLike,
+    logits: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def top_k(
+    input: TensorLike,
+    k: int = 1,
+    sorted: builtins.bool = True,
+    index_type: DTypeLike = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]: ...
+def sort(
+    values: TensorLike,
+    axis: int = -1,
+    direction: str = "ASCENDING",
+    name: str | None = None,
+) -> Tensor: ...
+def argsort(
+    values: TensorLike,
+    axis: int = -1,
+    direction: str = "ASCENDING",
+    stable: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def unsorted_segment_sum(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def unsorted_segment_mean(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def unsorted_segment_max(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def segment_sum(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def gather_nd(
+    params: TensorLike,
+    indices: TensorLike,
+    batch_dims: int = 0,
+    name: str | None = None,
+) -> Tensor: ...
+def scatter_nd(
+    indices: TensorLike,
+    updates: TensorLike,
+    shape: Shape,
+    name: str | None = None,
+) -> Tensor: ...
+def tensor_scatter_nd_update(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def tensor_scatter_nd_add(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def split(
+    value: TensorLike,
+    num_or_size_splits: int | Sequence[int],
+    axis: int = 0,
+    num: int | None = None,
+    name: str | None = None,
+) -> list[Tensor]: ...
+def boolean_mask(
+    tensor: TensorLike,
+    mask: TensorLike,
+    axis: Axis = None,
+    name: str | None = None,
+) -> Tensor: ...
+def reverse(tensor: TensorLike, axis: Axis, name: str | None = None) -> Tensor: ...
+def roll(
+    input: TensorLike,
+    shift: TensorLike,
+    axis: Axis,
+    name: str | None = None,
+) -> Tensor: ...
+def repeat(
+    input: TensorLike,
+    repeats: TensorLike,
+    axis: Axis = None,
+    name: str | None = None,
+) -> Tensor: ...
+def meshgrid(
+    *args: TensorLike,
+    indexing: str = "xy",
+    name: str | None = None,
+) -> list[Tensor]: ...
+def tensordot(
+    a: TensorLike,
+    b: TensorLike,
+    axes: int | Sequence[Sequence[int]],
+    name: str | None = None,
+) -> Tensor: ...
+def diag_part(
+    input: TensorLike,
+    name: str | None = None,
+    k: int = 0,
+    padding_value: float = 0.0,
+    align: str | None = None,
+) -> Tensor: ...
+def trace(x: TensorLike, name: str | None = None) -> Tensor: ...
+def random_shuffle(
+    value: TensorLike,
+    seed: int | None = None,
+    name: str | None = None,
+) -> Tensor: ...
 def from_dlpack(
     x: Any,
     /,

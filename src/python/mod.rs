@@ -4,7 +4,8 @@
 //! - `convert.rs`: Python values to tensors and back, in one place;
 //! - `dtype.rs`: `DType` and the dtype attributes;
 //! - `tape.rs`: `Tape`, custom gradients, gradcheck, the thread's tape switches;
-//! - `ops.rs`, `ops_shape.rs`: the op functions;
+//! - `ops.rs`, `ops_shape.rs`, `ops_math.rs`, `ops_index.rs`: the op functions;
+//! - `optim.rs`: `Optimizer` and `Schedule`, behind `rt.keras.optimizers`;
 //! - `error.rs`: engine errors, Python exceptions and panics;
 //! - `dlpack.rs`: DLPack and the buffer protocol (zero-copy exchange with other libraries);
 //! - `config.rs`: the thread count and the progress bar of `rt.config` / `rt.utils`;
@@ -20,7 +21,10 @@ mod dtype;
 mod error;
 mod index;
 mod ops;
+mod ops_index;
+mod ops_math;
 mod ops_shape;
+mod optim;
 mod tape;
 mod tensor;
 
@@ -79,6 +83,9 @@ fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     tape::register(m, &mut table)?;
     ops::register(m, &mut table)?;
     ops_shape::register(m, &mut table)?;
+    ops_math::register(m, &mut table)?;
+    ops_index::register(m, &mut table)?;
+    optim::register(m, &mut table)?;
     dlpack::register(m, &mut table)?;
     config::register(m, &mut table)?;
     table.value(m, "__version__", env!("CARGO_PKG_VERSION"), &[])?;

@@ -4,7 +4,9 @@ the guide's pages (docs/*.md, docs/guide/*.md), with `rt` and `np` in scope. A n
 an example fails tools.public_api's coverage check (.ci/run), not this test."""
 from __future__ import annotations
 
+import builtins
 import doctest
+import inspect
 import re
 import sys
 import warnings
@@ -47,7 +49,11 @@ def test_there_are_examples() -> None:
 @pytest.mark.parametrize("name", NAMES, ids=[n.path for n in NAMES])
 def test_docstring_examples(name) -> None:
     parser = doctest.DocTestParser()
-    globs = {"rt": rt, "np": np}
+    # As in the module's own doctests: its globals (so `SGD(...)` works in rt.keras.optimizers),
+    # with `rt` and `np` on top, but never shadowing a builtin (`rt.round` is not `round`).
+    module = inspect.getmodule(name.obj)
+    own = vars(module) if module is not None else {}
+    globs = {k: v for k, v in own.items() if not hasattr(builtins, k)} | {"rt": rt, "np": np}
     test = parser.get_doctest(name.doc, globs, name.path, None, 0)
     _run(test)
 

@@ -10,6 +10,14 @@ from ..initializers import get_initializer
 __all__ = ["Layer"]
 
 
+def _symbolic(inputs: Any) -> bool:
+    if getattr(inputs, "_keras_symbolic", False):
+        return True
+    return isinstance(inputs, (list, tuple)) and any(
+        getattr(x, "_keras_symbolic", False) for x in inputs
+    )
+
+
 class Layer:
     """Base class: lazy `build(input_shape)` on the first call, then `call(inputs, ...)`.
 
@@ -88,6 +96,11 @@ class Layer:
         return x
 
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        if _symbolic(inputs):
+            # rt.keras.Input's symbolic tensors: the functional API (models.py) records the call.
+            from ..models import symbolic_call
+
+            return symbolic_call(self, inputs, *args, **kwargs)
         inputs = self._convert_input(inputs)
         if not self.built:
             self.build(tuple(inputs.shape))
