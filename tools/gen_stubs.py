@@ -80,6 +80,12 @@ PARAMETER_TYPES: dict[str, str] = {
     "padding_value": "float",
     "align": "str | None",
     "ord": "str | float | None",
+    # linear algebra
+    **dict.fromkeys(["chol", "diagonal"], "TensorLike"),
+    **dict.fromkeys(["lower", "full_matrices", "compute_uv", "fast", "validate_args"], "bool"),
+    **dict.fromkeys(["num_lower", "num_upper", "num_cols"], "int"),
+    "l2_regularizer": "float",
+    "rcond": "float | None",
     # strings
     "name": "str | None",
     # DLPack and configuration
@@ -111,6 +117,10 @@ FUNCTION_TYPES: dict[str, str] = {
     "top_k": "tuple[Tensor, Tensor]",
     "split": "list[Tensor]",
     "meshgrid": "list[Tensor]",
+    "slogdet": "tuple[Tensor, Tensor]",
+    "qr": "tuple[Tensor, Tensor]",
+    "eigh": "tuple[Tensor, Tensor]",
+    "svd": "Tensor | tuple[Tensor, Tensor, Tensor]",
     # parameters
     "from_dlpack.x": "Any",
     "sort.values": "TensorLike",
@@ -123,6 +133,8 @@ FUNCTION_TYPES: dict[str, str] = {
     "softmax_cross_entropy_with_logits.axis": "int",
     "tensordot.axes": "int | Sequence[Sequence[int]]",
     "diag_part.k": "int",
+    "diag.num_rows": "int | None",
+    "diag.num_cols": "int | None",
     "polygamma.a": "TensorLike",
     "record_custom_gradient.name": "str",
     "record_custom_gradient.inputs": "Sequence[Tensor]",

@@ -34,12 +34,15 @@ __all__ = [
     "atan",
     "atan2",
     "atanh",
+    "band_part",
     "batch_normalization",
     "begin_variable_watch",
     "bool",
     "boolean_mask",
     "broadcast_to",
     "cast",
+    "cholesky",
+    "cholesky_solve",
     "clip_by_norm",
     "clip_by_value",
     "concat",
@@ -49,10 +52,14 @@ __all__ = [
     "cosh",
     "cumprod",
     "cumsum",
+    "det",
+    "diag",
     "diag_part",
     "digamma",
     "divide",
     "divide_no_nan",
+    "eigh",
+    "eigvalsh",
     "einsum",
     "elu",
     "end_variable_watch",
@@ -61,6 +68,7 @@ __all__ = [
     "erfc",
     "exp",
     "expand_dims",
+    "expm",
     "expm1",
     "eye",
     "fill",
@@ -91,9 +99,11 @@ __all__ = [
     "log1p",
     "log_sigmoid",
     "log_softmax",
+    "logdet",
     "logical_and",
     "logical_not",
     "logical_or",
+    "lstsq",
     "matmul",
     "matvec",
     "maximum",
@@ -109,8 +119,10 @@ __all__ = [
     "ones_like",
     "pad",
     "pause_all_tapes",
+    "pinv",
     "polygamma",
     "pow",
+    "qr",
     "random_normal",
     "random_shuffle",
     "random_uniform",
@@ -136,6 +148,7 @@ __all__ = [
     "scatter_nd",
     "segment_sum",
     "selu",
+    "set_diag",
     "set_num_threads",
     "set_seed",
     "sigmoid",
@@ -143,6 +156,7 @@ __all__ = [
     "sign",
     "sin",
     "sinh",
+    "slogdet",
     "softmax",
     "softmax_cross_entropy_with_logits",
     "softplus",
@@ -157,6 +171,7 @@ __all__ = [
     "stack",
     "stop_gradient",
     "subtract",
+    "svd",
     "tan",
     "tanh",
     "tensor_scatter_nd_add",
@@ -167,6 +182,7 @@ __all__ = [
     "top_k",
     "trace",
     "transpose",
+    "triangular_solve",
     "unsorted_segment_max",
     "unsorted_segment_mean",
     "unsorted_segment_sum",
@@ -793,6 +809,71 @@ def random_uniform(
     name: str | None = None,
 ) -> Tensor: ...
 def set_seed(seed: int) -> None: ...
+def cholesky(input: TensorLike, name: str | None = None) -> Tensor: ...
+def triangular_solve(
+    matrix: TensorLike,
+    rhs: TensorLike,
+    lower: builtins.bool = True,
+    adjoint: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def cholesky_solve(
+    chol: TensorLike,
+    rhs: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def det(input: TensorLike, name: str | None = None) -> Tensor: ...
+def slogdet(input: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]: ...
+def logdet(matrix: TensorLike, name: str | None = None) -> Tensor: ...
+def qr(
+    input: TensorLike,
+    full_matrices: builtins.bool = False,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]: ...
+def eigh(tensor: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]: ...
+def eigvalsh(tensor: TensorLike, name: str | None = None) -> Tensor: ...
+def svd(
+    tensor: TensorLike,
+    full_matrices: builtins.bool = False,
+    compute_uv: builtins.bool = True,
+    name: str | None = None,
+) -> Tensor | tuple[Tensor, Tensor, Tensor]: ...
+def lstsq(
+    matrix: TensorLike,
+    rhs: TensorLike,
+    l2_regularizer: float = 0.0,
+    fast: builtins.bool = True,
+    name: str | None = None,
+) -> Tensor: ...
+def pinv(
+    a: TensorLike,
+    rcond: float | None = None,
+    validate_args: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def expm(input: TensorLike, name: str | None = None) -> Tensor: ...
+def band_part(
+    input: TensorLike,
+    num_lower: int,
+    num_upper: int,
+    name: str | None = None,
+) -> Tensor: ...
+def diag(
+    diagonal: TensorLike,
+    name: str | None = None,
+    k: int = 0,
+    num_rows: int | None = None,
+    num_cols: int | None = None,
+    padding_value: float = 0.0,
+    align: str | None = "RIGHT_LEFT",
+) -> Tensor: ...
+def set_diag(
+    input: TensorLike,
+    diagonal: TensorLike,
+    name: str | None = None,
+    k: int = 0,
+    align: str | None = "RIGHT_LEFT",
+) -> Tensor: ...
 def asin(x: TensorLike, name: str | None = None) -> Tensor: ...
 def acos(x: TensorLike, name: str | None = None) -> Tensor: ...
 def atan(x: TensorLike, name: str | None = None) -> Tensor: ...

@@ -19,6 +19,7 @@ mod indexing;
 pub(crate) mod kernel;
 mod linalg;
 mod nn;
+mod parallel;
 mod random;
 mod reduce;
 mod scan;
@@ -119,6 +120,21 @@ pub(crate) fn into_batched_shape(grad: Tensor, batch: usize, shape: &[usize]) ->
         return Ok(grad);
     }
     sum_broadcast_axes(&grad, batch, shape)
+}
+
+/// `grad` (of an op's output, `[b, ..]`, rows on axis 0) summed over the axes an operand of
+/// `shape` was broadcast along, except the rows: the operand's per-example gradients, `[b,
+/// shape..]` (see `crate::tape::per_example_input`).
+pub(crate) fn into_per_example_shape(grad: Tensor, shape: &[usize]) -> Result<Tensor> {
+    if shape.len() < grad.ndim() {
+        // The operand lines up with the output's axes after the rows.
+        return into_batched_shape(grad, 1, shape);
+    }
+    // Axis 0 of size 1, broadcast over the rows.
+    let rows = grad.shape()[0];
+    let summed = into_batched_shape(grad, 1, &shape[1..])?;
+    let dims: Vec<isize> = [rows].iter().chain(shape).map(|&d| d as isize).collect();
+    reshape(&summed, &dims)
 }
 
 fn sum_broadcast_axes(grad: &Tensor, batch: usize, shape: &[usize]) -> Result<Tensor> {

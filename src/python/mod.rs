@@ -22,6 +22,7 @@ mod error;
 mod index;
 mod ops;
 mod ops_index;
+mod ops_linalg;
 mod ops_math;
 mod ops_shape;
 mod optim;
@@ -83,6 +84,7 @@ fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     tape::register(m, &mut table)?;
     ops::register(m, &mut table)?;
     ops_shape::register(m, &mut table)?;
+    ops_linalg::register(m, &mut table)?;
     ops_math::register(m, &mut table)?;
     ops_index::register(m, &mut table)?;
     optim::register(m, &mut table)?;

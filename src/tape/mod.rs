@@ -7,6 +7,7 @@ mod backward;
 mod diagnose;
 mod hessian;
 mod jacobian;
+mod per_example;
 pub(crate) mod record;
 mod rows;
 
@@ -21,9 +22,9 @@ use crate::error::{Error, Result};
 use crate::tensor::{Tensor, TensorId};
 use crate::variable::Variable;
 
-pub use backward::{input_needed, Unconnected};
+pub use backward::{input_needed, per_example_input, Unconnected};
 pub use record::record_custom;
-pub(crate) use record::{mixes_input, record_batched, record_multi};
+pub(crate) use record::{mixes_input, record_batched, record_multi, record_per_example};
 pub use rows::{JacobianOptions, JacobianStrategy};
 
 /// A VJP: given the tensors the op saved and the gradient flowing into each of its outputs
@@ -98,6 +99,9 @@ pub(crate) struct Node {
     pub mixes_rows: u8,
     /// The VJP accepts cotangents with leading batch axes (a vectorised Jacobian may use it).
     pub batchable: bool,
+    /// The VJP can give per-example gradients for the inputs whose rows it mixes (see
+    /// per_example.rs): a Jacobian over a batch may then run in one sweep.
+    pub per_example: bool,
 }
 
 /// Where a node's input (or a tracked tensor) comes from on one tape: output `k` of node `i`

@@ -42,7 +42,46 @@ pub(crate) fn record_batched<F>(
     let kind = NodeKind {
         mixes_rows,
         batchable,
+        per_example: false,
     };
+    record_single(op, inputs, output, saved, kind, vjp);
+}
+
+/// [`record_batched`] (batchable) for an op whose VJP also gives per-example gradients: when
+/// [`crate::tape::per_example_input`]`(k)` holds, the gradient of input `k` (one whose rows the
+/// op mixes: a weight, a bias broadcast over the rows) is `[b, input.shape..]`, row `i` the
+/// gradient through output row `i` alone (`dy` then has the output's shape, batch rank 0).
+pub(crate) fn record_per_example<F>(
+    op: &'static str,
+    inputs: &[&Tensor],
+    output: &Tensor,
+    saved: &[&Tensor],
+    mixes_rows: u8,
+    vjp: F,
+) where
+    F: Fn(&[Tensor], &Tensor, usize) -> Result<Grads> + Send + Sync + 'static,
+{
+    if !output.is_differentiable() || !any_tape_active() {
+        return;
+    }
+    let kind = NodeKind {
+        mixes_rows,
+        batchable: true,
+        per_example: true,
+    };
+    record_single(op, inputs, output, saved, kind, vjp);
+}
+
+fn record_single<F>(
+    op: &'static str,
+    inputs: &[&Tensor],
+    output: &Tensor,
+    saved: &[&Tensor],
+    kind: NodeKind,
+    vjp: F,
+) where
+    F: Fn(&[Tensor], &Tensor, usize) -> Result<Grads> + Send + Sync + 'static,
+{
     let origins = |state: &TapeState| state.origins(inputs);
     record_node(op, origins, &[output], saved, kind, move || {
         VjpRef::new(
@@ -68,6 +107,7 @@ fn ids_of(tensors: &[&Tensor]) -> SmallVec<[TensorId; 1]> {
 struct NodeKind {
     mixes_rows: u8,
     batchable: bool,
+    per_example: bool,
 }
 
 /// Records an op with several outputs (or whose VJP wants to see which outputs got gradients).
@@ -91,6 +131,7 @@ pub(crate) fn record_multi(
         NodeKind {
             mixes_rows,
             batchable,
+            per_example: false,
         },
         move || VjpRef::from(vjp),
     );
@@ -123,6 +164,7 @@ fn record_node(
             vjp,
             mixes_rows: kind.mixes_rows,
             batchable: kind.batchable,
+            per_example: kind.per_example,
         });
         state.mark_outputs(index, outputs);
     };
@@ -184,6 +226,7 @@ pub(crate) fn read_variable(variable: &Variable, value: Tensor) -> Tensor {
     let identity = NodeKind {
         mixes_rows: 0,
         batchable: true,
+        per_example: false,
     };
     let variable_id = variable.id();
     record_node(
