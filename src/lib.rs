@@ -12,14 +12,17 @@
 //! let dy_dx = tape.gradient(&[y], &[(&x).into()], None, Unconnected::None).unwrap();
 //! assert_eq!(dy_dx[0].as_ref().unwrap().item().unwrap(), 6.0);
 //! ```
+#![deny(missing_docs)]
 pub mod dtype;
 pub mod error;
 pub mod metrics;
 pub mod ops;
 pub mod optim;
+pub mod progress;
 pub mod tape;
 pub mod tensor;
 pub mod testing;
+pub mod threads;
 pub mod values;
 pub mod variable;
 

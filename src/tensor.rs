@@ -29,10 +29,15 @@ pub(crate) const SHARED_SCALAR_ID: TensorId = 1 << 63;
 /// Typed elements with their shape (see [`Values`]): clones, reshapes and aliases are free.
 #[derive(Clone)]
 pub enum Data {
+    /// float32 elements.
     F32(Values<f32>),
+    /// float64 elements.
     F64(Values<f64>),
+    /// int32 elements.
     I32(Values<i32>),
+    /// int64 elements.
     I64(Values<i64>),
+    /// bool elements.
     Bool(Values<bool>),
     /// complex64: float32 real and imaginary parts.
     C64(Values<Complex<f32>>),
@@ -301,10 +306,12 @@ pub fn values_ref<T, V: AsRef<Values<T>> + ?Sized>(v: &V) -> &Values<T> {
     v.as_ref()
 }
 
+/// The error for an op given a dtype it does not take (`wanted` names the kind, e.g. "a floating").
 pub fn unsupported(op: &str, dtype: DType, wanted: &str) -> Error {
     Error::dtype(op, format!("expected {wanted} dtype, got {dtype}"))
 }
 
+/// The error for two operands of different dtypes.
 pub fn mismatch(op: &str, a: DType, b: DType) -> Error {
     Error::dtype(
         op,
@@ -315,6 +322,7 @@ pub fn mismatch(op: &str, a: DType, b: DType) -> Error {
 }
 
 impl Data {
+    /// The dtype of the elements.
     #[inline]
     pub fn dtype(&self) -> DType {
         match self {
@@ -327,6 +335,7 @@ impl Data {
             Data::C128(_) => DType::Complex128,
         }
     }
+    /// The shape.
     #[inline]
     pub fn shape(&self) -> &[usize] {
         match self {
@@ -382,6 +391,7 @@ struct Inner {
 const NOT_RECORDED: u32 = u32::MAX;
 
 impl Tensor {
+    /// A tensor holding `data`, with a fresh id.
     pub fn new(data: Data) -> Tensor {
         Tensor(Arc::new(Inner {
             id: fresh_id(),
@@ -398,9 +408,11 @@ impl Tensor {
             data,
         }))
     }
+    /// A tensor with the elements and shape of an ndarray array.
     pub fn from_array<T: Element>(array: ArrayD<T>) -> Tensor {
         Tensor::new(T::into_data(Values::from_array(array)))
     }
+    /// A tensor of `values`, row-major in `shape` (an error if the sizes differ).
     pub fn from_vec<T: Element>(values: Vec<T>, shape: &[usize]) -> Result<Tensor> {
         let n = values.len();
         if shape.iter().try_fold(1usize, |p, &d| p.checked_mul(d)) != Some(n) {
@@ -411,6 +423,7 @@ impl Tensor {
         }
         Ok(Tensor::new(T::into_data(Values::from_vec(shape, values))))
     }
+    /// A 0-d tensor.
     pub fn scalar<T: Element>(value: T) -> Tensor {
         Tensor::new(T::into_data(Values::scalar(value)))
     }
@@ -480,19 +493,24 @@ impl Tensor {
             DType::Complex128 => fill::<Complex<f64>>(shape, value),
         })
     }
+    /// Zeros of `shape` and `dtype`.
     pub fn zeros(shape: &[usize], dtype: DType) -> Tensor {
         Tensor::full(shape, dtype, 0.0)
     }
+    /// Ones of `shape` and `dtype`.
     pub fn ones(shape: &[usize], dtype: DType) -> Tensor {
         Tensor::full(shape, dtype, 1.0)
     }
+    /// Zeros of this tensor's shape and dtype.
     pub fn zeros_like(&self) -> Tensor {
         Tensor::zeros(self.shape(), self.dtype())
     }
+    /// Ones of this tensor's shape and dtype.
     pub fn ones_like(&self) -> Tensor {
         Tensor::ones(self.shape(), self.dtype())
     }
 
+    /// The tensor's id: each value has its own, and tapes refer to tensors by it.
     pub fn id(&self) -> TensorId {
         self.0.id
     }
@@ -519,6 +537,7 @@ impl Tensor {
     pub fn is_shared_scalar(&self) -> bool {
         self.0.id & SHARED_SCALAR_ID != 0
     }
+    /// The elements.
     #[inline]
     pub fn data(&self) -> &Data {
         &self.0.data
@@ -528,20 +547,25 @@ impl Tensor {
     pub(crate) fn data_mut(&mut self) -> Option<&mut Data> {
         Arc::get_mut(&mut self.0).map(|inner| &mut inner.data)
     }
+    /// The dtype.
     #[inline]
     pub fn dtype(&self) -> DType {
         self.0.data.dtype()
     }
+    /// The shape.
     #[inline]
     pub fn shape(&self) -> &[usize] {
         self.0.data.shape()
     }
+    /// The number of axes.
     pub fn ndim(&self) -> usize {
         self.shape().len()
     }
+    /// The number of elements.
     pub fn size(&self) -> usize {
         self.shape().iter().product()
     }
+    /// Bytes of the elements.
     pub fn nbytes(&self) -> usize {
         self.size() * self.dtype().size_of()
     }

@@ -15,8 +15,11 @@ use crate::tensor::Tensor;
 /// Tolerances: |analytic - numeric| <= atol + rtol * |numeric|.
 #[derive(Clone, Copy, Debug)]
 pub struct Tolerance {
+    /// Finite-difference step.
     pub eps: f64,
+    /// Absolute tolerance.
     pub atol: f64,
+    /// Relative tolerance.
     pub rtol: f64,
 }
 

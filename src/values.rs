@@ -15,6 +15,7 @@ pub const INLINE: usize = 4;
 /// A shape held inline up to rank 4.
 pub type Dims = SmallVec<[usize; 4]>;
 
+/// A tensor's elements (row-major, contiguous) and their shape.
 #[derive(Clone)]
 pub struct Values<T> {
     shape: Dims,
@@ -25,6 +26,52 @@ pub struct Values<T> {
 enum Buf<T> {
     Inline([T; INLINE]),
     Shared(Arc<Vec<T>>),
+    /// Memory another library owns (imported through DLPack without a copy).
+    Foreign(Arc<Foreign<T>>),
+}
+
+/// Elements in memory another library owns: `owner` keeps them alive and gives them back when
+/// dropped (a DLPack deleter). Never written through (`unshared_slice_mut` refuses it).
+struct Foreign<T> {
+    ptr: *const T,
+    len: usize,
+    _owner: Box<dyn Send + Sync>,
+}
+
+// SAFETY: the elements are only read, and `from_foreign`'s caller vouches that they stay valid
+// and unchanged until `owner` is dropped, on any thread.
+unsafe impl<T: Sync> Send for Foreign<T> {}
+unsafe impl<T: Sync> Sync for Foreign<T> {}
+
+impl<T> Values<T> {
+    /// `len` elements at `ptr`, row-major in `shape`, owned by another library: `owner` is
+    /// dropped (on any thread) when no tensor refers to them any more.
+    ///
+    /// # Safety
+    /// `ptr` must be aligned for `T` and valid for reading `len` initialised elements (any
+    /// pointer when `len` is 0) until `owner` is dropped, and nothing may write them meanwhile;
+    /// `len` must be `shape`'s size.
+    pub unsafe fn from_foreign(
+        shape: &[usize],
+        ptr: *const T,
+        len: usize,
+        owner: Box<dyn Send + Sync>,
+    ) -> Values<T> {
+        debug_assert_eq!(len, shape.iter().product::<usize>());
+        let ptr = if len == 0 {
+            std::ptr::NonNull::dangling().as_ptr()
+        } else {
+            ptr
+        };
+        Values {
+            shape: Dims::from_slice(shape),
+            buf: Buf::Foreign(Arc::new(Foreign {
+                ptr,
+                len,
+                _owner: owner,
+            })),
+        }
+    }
 }
 
 impl<T: Copy + Default> Values<T> {
@@ -98,17 +145,21 @@ impl<T: Copy + Default> Values<T> {
 }
 
 impl<T> Values<T> {
+    /// The shape.
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }
 
+    /// The number of elements.
     pub fn len(&self) -> usize {
         match &self.buf {
             Buf::Inline(_) => self.shape.iter().product(),
             Buf::Shared(v) => v.len(),
+            Buf::Foreign(f) => f.len,
         }
     }
 
+    /// Whether there are no elements.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -118,6 +169,8 @@ impl<T> Values<T> {
         match &self.buf {
             Buf::Inline(items) => &items[..self.shape.iter().product::<usize>()],
             Buf::Shared(v) => v,
+            // SAFETY: `from_foreign`'s contract: aligned, valid and unchanged while `f` lives.
+            Buf::Foreign(f) => unsafe { std::slice::from_raw_parts(f.ptr, f.len) },
         }
     }
 
@@ -125,7 +178,7 @@ impl<T> Values<T> {
     /// elements are left to the ops that make new values: they cost no allocation anyway).
     pub(crate) fn unshared_slice_mut(&mut self) -> Option<&mut [T]> {
         match &mut self.buf {
-            Buf::Inline(_) => None,
+            Buf::Inline(_) | Buf::Foreign(_) => None,
             Buf::Shared(v) => Arc::get_mut(v).map(|v| v.as_mut_slice()),
         }
     }
@@ -138,9 +191,16 @@ impl<T> Values<T> {
         T: Clone,
     {
         let n = self.shape.iter().product::<usize>();
+        if let Buf::Foreign(f) = &self.buf {
+            // Foreign memory is never written through: copy it into a buffer of our own first.
+            // SAFETY: `from_foreign`'s contract: aligned, valid and unchanged while `f` lives.
+            let items = unsafe { std::slice::from_raw_parts(f.ptr, f.len) }.to_vec();
+            self.buf = Buf::Shared(Arc::new(items));
+        }
         match &mut self.buf {
             Buf::Inline(items) => &mut items[..n],
             Buf::Shared(v) => Arc::make_mut(v).as_mut_slice(),
+            Buf::Foreign(_) => unreachable!("copied above"),
         }
     }
 

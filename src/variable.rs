@@ -12,6 +12,8 @@ use crate::ops;
 use crate::tape::record::read_variable;
 use crate::tensor::{fresh_id, Tensor, TensorId};
 
+/// A mutable value with a stable identity (TensorFlow's `tf.Variable`): reads inside a
+/// recording tape are recorded, assignments never are.
 #[derive(Clone)]
 pub struct Variable(Arc<Inner>);
 
@@ -41,6 +43,8 @@ pub fn end_variable_watch() -> Vec<Variable> {
 static UNNAMED: AtomicUsize = AtomicUsize::new(0);
 
 impl Variable {
+    /// A variable holding `initial_value`; `trainable` ones are watched automatically by tapes
+    /// that watch accessed variables; `name` defaults to `"Variable"`.
     pub fn new(initial_value: Tensor, trainable: bool, name: Option<&str>) -> Variable {
         let name = match name {
             Some(n) => format!("{n}:0"),
@@ -57,12 +61,15 @@ impl Variable {
             name,
         }))
     }
+    /// The id of the handle (gradients with respect to the variable are keyed by it).
     pub fn id(&self) -> TensorId {
         self.0.id
     }
+    /// The name.
     pub fn name(&self) -> &str {
         &self.0.name
     }
+    /// Whether tapes watch it automatically when they read it.
     pub fn trainable(&self) -> bool {
         self.0.trainable
     }
@@ -74,9 +81,11 @@ impl Variable {
             .unwrap_or_else(|p| p.into_inner())
             .clone()
     }
+    /// The shape of the current value.
     pub fn shape(&self) -> Vec<usize> {
         self.peek().shape().to_vec()
     }
+    /// The dtype.
     pub fn dtype(&self) -> DType {
         self.peek().dtype()
     }
@@ -131,10 +140,12 @@ impl Variable {
     pub(crate) fn write_value(&self) -> std::sync::RwLockWriteGuard<'_, Tensor> {
         self.0.value.write().unwrap_or_else(|p| p.into_inner())
     }
+    /// Adds `delta` in place (never recorded).
     pub fn assign_add(&self, delta: &Tensor) -> Result<()> {
         let sum = crate::tape::without_recording(|| ops::add(&self.peek(), delta))?;
         self.assign(&sum)
     }
+    /// Subtracts `delta` in place (never recorded).
     pub fn assign_sub(&self, delta: &Tensor) -> Result<()> {
         let diff = crate::tape::without_recording(|| ops::subtract(&self.peek(), delta))?;
         self.assign(&diff)

@@ -22,7 +22,9 @@ _exported = _fill(globals(), "rt")
 
 from . import (
     _structure,  # noqa: F401
+    config,
     contrib,
+    experimental,
     keras,
     layers,
     linalg,
@@ -32,6 +34,7 @@ from . import (
     random,
     saved_model,
     test,
+    utils,
 )
 from ._module import Module, TensorSpec, function
 from ._tape import GradientTape, UnconnectedGradients
@@ -47,8 +50,10 @@ __all__ = [
     "TensorSpec",
     "UnconnectedGradients",
     "__version__",
+    "config",
     "contrib",
     "custom_gradient",
+    "experimental",
     "function",
     "keras",
     "layers",
@@ -59,5 +64,6 @@ __all__ = [
     "random",
     "saved_model",
     "test",
+    "utils",
 ]
 __all__.extend(_exported)

@@ -18,7 +18,12 @@ def _camel_to_snake(name: str) -> str:
 
 
 class TensorSpec:
-    """Describes a tensor: `shape` (None for any), `dtype`, `name`."""
+    """Describes a tensor: `shape` (None for any), `dtype`, `name`.
+
+    >>> spec = rt.TensorSpec([None, 3], rt.float32)
+    >>> spec.is_compatible_with(rt.zeros([5, 3]))
+    True
+    """
 
     def __init__(self, shape: Any = None, dtype: Any = None, name: str | None = None) -> None:
         self.shape = None if shape is None else tuple(shape)
@@ -26,6 +31,7 @@ class TensorSpec:
         self.name = name
 
     def is_compatible_with(self, value: Any) -> bool:
+        """Whether `value`'s shape and dtype fit this spec (None matches any dimension)."""
         shape = tuple(getattr(value, "shape", ()))
         if getattr(value, "dtype", self.dtype) != self.dtype:
             return False
@@ -46,7 +52,14 @@ class TensorSpec:
 def function(func: Callable | None = None, input_signature: Any = None, autograph: bool = True,
              jit_compile: Any = None, reduce_retracing: bool = False, **kwargs: Any) -> Any:
     """`tf.function`: rustape runs eagerly, so this returns `func` itself (usable as
-    `@rt.function` or `@rt.function(input_signature=[...])`)."""
+    `@rt.function` or `@rt.function(input_signature=[...])`).
+
+    >>> @rt.function
+    ... def f(x):
+    ...     return x * x
+    >>> float(f(rt.constant(3.0)))
+    9.0
+    """
     if func is None:
         return lambda f: f
     return func
@@ -54,13 +67,25 @@ def function(func: Callable | None = None, input_signature: Any = None, autograp
 
 class Module:
     """`tf.Module`: a named container whose `variables` / `trainable_variables` /
-    `submodules` are found by walking its attributes (lists, tuples and dicts included)."""
+    `submodules` are found by walking its attributes (lists, tuples and dicts included).
+
+    >>> class Scale(rt.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.w = rt.Variable(2.0)
+    ...     def __call__(self, x):
+    ...         return self.w * x
+    >>> m = Scale()
+    >>> float(m(3.0)), len(m.trainable_variables)
+    (6.0, 1)
+    """
 
     def __init__(self, name: str | None = None) -> None:
         self._name = name if name is not None else _camel_to_snake(type(self).__name__)
 
     @property
     def name(self) -> str:
+        """The module's name (its class name in snake case unless given)."""
         return getattr(self, "_name", _camel_to_snake(type(self).__name__))
 
     def _walk(self) -> list[Any]:
@@ -87,16 +112,20 @@ class Module:
 
     @property
     def variables(self) -> tuple:
+        """Every variable of this module and its submodules, in attribute order."""
         return tuple(o for o in self._walk() if isinstance(o, _rt.Variable))
 
     @property
     def trainable_variables(self) -> tuple:
+        """The trainable variables of this module and its submodules."""
         return tuple(v for v in self.variables if v.trainable)
 
     @property
     def non_trainable_variables(self) -> tuple:
+        """The variables of this module and its submodules that are not trainable."""
         return tuple(v for v in self.variables if not v.trainable)
 
     @property
     def submodules(self) -> tuple:
+        """Every module held by this one, at any depth."""
         return tuple(o for o in self._walk() if isinstance(o, Module))

@@ -19,7 +19,11 @@ def _is_namedtuple(x: Any) -> bool:
 
 
 def is_nested(x: Any) -> bool:
-    """True for a list, tuple or mapping (the containers `flatten` descends into)."""
+    """True for a list, tuple or mapping (the containers `flatten` descends into).
+
+    >>> rt.nest.is_nested([1]), rt.nest.is_nested(rt.constant(1.0))
+    (True, False)
+    """
     return isinstance(x, (list, tuple, _abc.Mapping))
 
 
@@ -40,6 +44,9 @@ def flatten(structure: Any) -> list[Any]:
     """The leaves of `structure`, depth first, mappings in sorted-key order.
 
     A leaf on its own flattens to `[leaf]` (and `None` to `[None]`).
+
+    >>> rt.nest.flatten({"b": [1, 2], "a": 3})
+    [3, 1, 2]
     """
     out: list[Any] = []
     # Explicit stack of iterators: deep structures do not hit the recursion limit.
@@ -61,7 +68,11 @@ def flatten(structure: Any) -> list[Any]:
 
 def flatten_up_to(shallow: Any, deep: Any) -> list[Any]:
     """`deep` flattened only as far as `shallow` nests: one item (itself possibly a structure)
-    per leaf of `shallow`. ValueError when `deep` does not nest like `shallow` down to there."""
+    per leaf of `shallow`. ValueError when `deep` does not nest like `shallow` down to there.
+
+    >>> rt.nest.flatten_up_to([0, 0], [[1, 2], 3])
+    [[1, 2], 3]
+    """
     out: list[Any] = []
     stack = [(shallow, deep)]
     while stack:
@@ -117,7 +128,11 @@ def _rebuild(like: Any, values: list) -> Any:
 
 
 def pack_sequence_as(structure: Any, flat_sequence: Any) -> Any:
-    """`flat_sequence` arranged like `structure` (the inverse of `flatten`)."""
+    """`flat_sequence` arranged like `structure` (the inverse of `flatten`).
+
+    >>> rt.nest.pack_sequence_as({"a": 0, "b": [0, 0]}, [1, 2, 3])
+    {'a': 1, 'b': [2, 3]}
+    """
     flat = list(flat_sequence)
     if not is_nested(structure):
         if len(flat) != 1:
@@ -156,7 +171,11 @@ def pack_sequence_as(structure: Any, flat_sequence: Any) -> Any:
 
 
 def map_structure(func: Callable, *structures: Any) -> Any:
-    """`func` applied to the leaves of the structures (which must share one structure)."""
+    """`func` applied to the leaves of the structures (which must share one structure).
+
+    >>> rt.nest.map_structure(lambda v: v * 2, {"a": [1, 2], "b": 3})
+    {'a': [2, 4], 'b': 6}
+    """
     if not structures:
         raise ValueError("map_structure needs at least one structure")
     for other in structures[1:]:
@@ -177,6 +196,9 @@ def _shape_signature(structure: Any) -> Any:
 
 
 def assert_same_structure(a: Any, b: Any) -> None:
-    """ValueError unless `a` and `b` nest the same way (container types may differ)."""
+    """ValueError unless `a` and `b` nest the same way (container types may differ).
+
+    >>> rt.nest.assert_same_structure([1, (2, 3)], ["a", ("b", "c")])
+    """
     if _shape_signature(a) != _shape_signature(b):
         raise ValueError(f"The two structures don't have the same nested structure: {a!r} and {b!r}")

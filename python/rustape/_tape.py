@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import logging
+import math
 import warnings
 from collections.abc import Iterator
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
+from . import _config
 from . import _rustape as _rt
 from ._structure import flatten, flatten_up_to, is_nested, pack_sequence_as
 
@@ -29,6 +32,13 @@ class UnconnectedGradients(enum.Enum):
     `RAISE` (beyond TensorFlow) raises a ValueError that says why the source is disconnected:
     not watched, an integer dtype, behind `stop_gradient`, or read outside the tape.
     The strings `'none'`, `'zero'` and `'raise'` are accepted wherever a value of this enum is.
+
+    >>> x, z = rt.constant(1.0), rt.constant(2.0)
+    >>> with rt.GradientTape() as tape:
+    ...     tape.watch([x, z])
+    ...     y = x * x
+    >>> float(tape.gradient(y, z, unconnected_gradients=rt.UnconnectedGradients.ZERO))
+    0.0
     """
 
     NONE = "none"
@@ -74,6 +84,13 @@ class GradientTape:
       persistent: allow more than one call to `gradient` / `jacobian` / `batch_jacobian`.
         A non-persistent tape frees what it recorded as its one gradient is computed.
       watch_accessed_variables: watch every trainable variable read while recording.
+
+    >>> x = rt.constant(3.0)
+    >>> with rt.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = x * x
+    >>> float(tape.gradient(y, x))
+    6.0
     """
 
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
@@ -103,10 +120,12 @@ class GradientTape:
 
     @property
     def persistent(self) -> bool:
+        """Whether the tape allows several `gradient` / `jacobian` calls."""
         return self._persistent
 
     @property
     def watch_accessed_variables(self) -> bool:
+        """Whether trainable variables read while recording are watched automatically."""
         return self._watch_accessed_variables
 
     def _is_recording(self) -> bool:
@@ -251,7 +270,10 @@ class GradientTape:
             flat_output_gradients = [
                 _as_gradient_seed(g, t) for g, t in zip(flat_output_gradients, flat_targets)
             ]
+        if _config.get_nonscalar_target_warning():
+            _warn_nonscalar(flat_targets)
         self._before_backward("gradient")
+        self._log("gradient")
         grads = self._tape.gradient(flat_targets, flat_sources, flat_output_gradients, unconnected)
         return pack_sequence_as(sources, list(grads))
 
@@ -262,6 +284,7 @@ class GradientTape:
         unconnected_gradients: Any = UnconnectedGradients.NONE,
         parallel_iterations: int | None = None,
         experimental_use_pfor: bool = True,
+        progress: bool = False,
     ) -> Any:
         """The Jacobian of `target` with respect to each source: shape `target.shape + source.shape`.
 
@@ -271,16 +294,26 @@ class GradientTape:
           unconnected_gradients: as in `gradient`.
           parallel_iterations: how many rows are computed at once (bounds memory).
           experimental_use_pfor: False uses a plain sequential loop (same numbers).
+          progress: draw a progress bar on stderr counting the rows (beyond TensorFlow).
 
         Returns:
           The Jacobians, nested like `sources`.
+
+        >>> x = rt.constant([1.0, 2.0])
+        >>> with rt.GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = x * x
+        >>> tape.jacobian(y, x).numpy()
+        array([[2., 0.],
+               [0., 4.]], dtype=float32)
         """
         unconnected = _unconnected_value(unconnected_gradients)
         target = self._as_target(target, "jacobian")
         flat_sources = self._flat_sources(sources, "jacobian")
         self._before_backward("jacobian")
+        self._log("jacobian")
         jacobians = self._tape.jacobian(
-            target, flat_sources, unconnected, parallel_iterations, experimental_use_pfor
+            target, flat_sources, unconnected, parallel_iterations, experimental_use_pfor, progress
         )
         return pack_sequence_as(sources, list(jacobians))
 
@@ -291,20 +324,30 @@ class GradientTape:
         unconnected_gradients: Any = UnconnectedGradients.NONE,
         parallel_iterations: int | None = None,
         experimental_use_pfor: bool = True,
+        progress: bool = False,
     ) -> Any:
         """Per-example Jacobians: target `[b, y...]`, source `[b, x...]` give `[b, y..., x...]`.
 
-        `target[i, ...]` must depend only on `source[i, ...]`.
+        `target[i, ...]` must depend only on `source[i, ...]`. `progress=True` draws a
+        progress bar on stderr counting the rows (beyond TensorFlow).
 
         Raises:
           ValueError: if the first dimensions of target and source differ.
+
+        >>> x = rt.constant([[1.0, 2.0], [3.0, 4.0]])
+        >>> with rt.GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = x * x
+        >>> tape.batch_jacobian(y, x).shape
+        (2, 2, 2)
         """
         unconnected = _unconnected_value(unconnected_gradients)
         target = self._as_target(target, "batch_jacobian")
         (source,) = self._flat_sources([source], "batch_jacobian")
         self._before_backward("batch_jacobian")
+        self._log("batch_jacobian")
         return self._tape.batch_jacobian(
-            target, source, unconnected, parallel_iterations, experimental_use_pfor
+            target, source, unconnected, parallel_iterations, experimental_use_pfor, progress
         )
 
     def hessian(
@@ -312,18 +355,35 @@ class GradientTape:
         target: Any,
         sources: Any,
         unconnected_gradients: Any = UnconnectedGradients.NONE,
+        progress: bool = False,
     ) -> Any:
         """The Hessian of a one-element `target` with respect to each source, without nesting a
         second tape: shape `source.shape + source.shape` per source, nested like `sources`.
 
         (Beyond `tf.GradientTape`, which needs two nested tapes and `jacobian` for this.)
+        `progress=True` draws a progress bar on stderr counting the rows.
+
+        >>> x = rt.constant([1.0, 2.0])
+        >>> with rt.GradientTape(persistent=True) as tape:
+        ...     tape.watch(x)
+        ...     y = rt.reduce_sum(x ** 3)
+        >>> tape.hessian(y, x).numpy()
+        array([[ 6.,  0.],
+               [ 0., 12.]], dtype=float32)
         """
         unconnected = _unconnected_value(unconnected_gradients)
         target = self._as_target(target, "hessian")
         flat_sources = self._flat_sources(sources, "hessian")
         self._before_backward("hessian")
-        hessians = self._tape.hessian(target, flat_sources, unconnected)
+        self._log("hessian")
+        hessians = self._tape.hessian(target, flat_sources, unconnected, progress)
         return pack_sequence_as(sources, list(hessians))
+
+    def _log(self, method: str) -> None:
+        if _config.logger.isEnabledFor(logging.DEBUG):
+            _config.logger.debug(
+                "GradientTape.%s: %d recorded ops, %d bytes held", method, len(self), self.nbytes
+            )
 
     # -- introspection -----------------------------------------------------------------------
     def __len__(self) -> int:
@@ -346,6 +406,20 @@ class GradientTape:
     def __repr__(self) -> str:
         state = "recording" if self._recording else "not recording"
         return f"<rt.GradientTape persistent={self._persistent} {state}, {len(self)} ops>"
+
+
+def _warn_nonscalar(targets: list) -> None:
+    """rt.config's optional warning: a target of several elements is summed."""
+    for t in targets:
+        if t.ndim > 0 and math.prod(t.shape) != 1:
+            warnings.warn(
+                f"GradientTape.gradient: the target of shape {tuple(t.shape)} is summed (the "
+                "gradient of reduce_sum(target)); reduce it yourself if that is not what you "
+                "meant (rt.config.set_nonscalar_target_warning(False) silences this)",
+                UserWarning,
+                stacklevel=3,
+            )
+            return
 
 
 def _flat_output_gradients(target: Any, output_gradients: Any, n_targets: int) -> list:

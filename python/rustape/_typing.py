@@ -23,7 +23,8 @@ TensorLike = Union[Tensor, Variable, NDArray[Any], Scalar, list[Any], tuple[Any,
 DTypeLike = Union[DType, str, type, "np.dtype[Any]", None]
 #: An `axis=` argument: one axis, several, or None for all.
 Axis = Union[None, int, Sequence[int], Tensor]
-#: A `shape=` argument: dimensions as a list, a tuple, an int or a 1-d integer tensor.
-Shape = Union[int, Sequence[int], Tensor]
+#: A `shape=` argument: dimensions as a list, a tuple, an int or a 1-d integer tensor (a
+#: list may hold 0-d integer tensors, as TensorFlow's `reshape(g, [n_params, 1])`).
+Shape = Union[int, Sequence[Union[int, Tensor]], Tensor]
 
 __all__ = ["Axis", "DTypeLike", "Scalar", "Shape", "TensorLike"]

@@ -179,6 +179,15 @@ def custom_gradient(f: Callable[..., Any] | None = None) -> Any:
     (None where there is none). If `f` reads trainable variables that are not its arguments,
     `grad_fn` must accept `variables=` (the list of them) and return
     `(input_gradients, variable_gradients)`.
+
+    >>> @rt.custom_gradient
+    ... def clip_gradients(y):
+    ...     return y, lambda dy: rt.clip_by_norm(dy, 0.5)
+    >>> v = rt.Variable(2.0)
+    >>> with rt.GradientTape() as t:
+    ...     out = clip_gradients(v * v)
+    >>> float(t.gradient(out, v))
+    2.0
     """
     if f is None:
         return custom_gradient

@@ -1,11 +1,28 @@
-"""`python -m rustape.demo`: the TensorFlow documentation's GradientTape examples, run on
-rustape (`tf.` replaced by `rt.`), each printed beside the value TensorFlow documents.
+"""`python -m rustape.demo`: the TensorFlow guide's GradientTape examples, run on rustape
+(`tf.` replaced by `rt.`), each printed beside the value TensorFlow documents, and the guide's
+pictures drawn from rustape's numbers.
+
+    python -m rustape.demo [--out DIR] [--no-plots]
+
+The pictures (PNG, in DIR, `./rustape-demo` by default; matplotlib is the `demo` extra:
+`pip install 'rustape[demo]'`):
+
+- `sigmoid.png`: the sigmoid and its derivative, from the Jacobian with respect to a scalar;
+- `hessian.png`: the Hessian of the Newton's-method example, as a heat map;
+- `batch_jacobian.png`: the Jacobian's `(batch, batch)` slices laid out as patches (diagonal:
+  what `batch_jacobian` relies on);
+- `tape_graph.png`: the graph a small tape recorded (`tape.to_dot()`, drawn by Graphviz's `dot`
+  when it is installed; else only `tape_graph.dot` is written).
 
 Exits with status 1 if any value differs from the documented one.
 """
 from __future__ import annotations
 
+import argparse
+import shutil
+import subprocess
 import sys
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -144,12 +161,17 @@ def _input_gradient_regularization():
     return [var.shape for var in dg1_mag]
 
 
-def _scalar_source():
+def _sigmoid() -> tuple[Any, Any, Any]:
     x = rt.linspace(-10.0, 10.0, 200+1)
     delta = rt.Variable(0.0)
     with rt.GradientTape() as tape:
         y = rt.nn.sigmoid(x+delta)
     dy_dx = tape.jacobian(y, delta)
+    return x, y, dy_dx
+
+
+def _scalar_source():
+    _, y, dy_dx = _sigmoid()
     return [y.shape, dy_dx.shape]
 
 
@@ -165,7 +187,7 @@ def _tensor_source():
     return [j.shape, bool(delta < 1e-3)]
 
 
-def _hessian():
+def _newton() -> tuple[Any, Any, Any, Any]:
     x = rt.random.normal([7, 5])
     layer1 = rt.keras.layers.Dense(8, activation=rt.nn.relu)
     layer2 = rt.keras.layers.Dense(6, activation=rt.nn.relu)
@@ -183,10 +205,15 @@ def _hessian():
     eye_eps = rt.eye(h_mat.shape[0])*eps
     update = rt.linalg.solve(h_mat + eye_eps, g_vec)
     _ = layer1.kernel.assign_sub(rt.reshape(update, layer1.kernel.shape))
-    return [layer1.kernel.shape, h.shape, update.shape]
+    return layer1.kernel, h, h_mat, update
 
 
-def _batch_jacobian_guide():
+def _hessian():
+    kernel, h, _, update = _newton()
+    return [kernel.shape, h.shape, update.shape]
+
+
+def _batch_jacobians() -> tuple[Any, Any]:
     x = rt.random.normal([7, 5])
     layer1 = rt.keras.layers.Dense(8, activation=rt.nn.elu)
     layer2 = rt.keras.layers.Dense(6, activation=rt.nn.elu)
@@ -195,9 +222,14 @@ def _batch_jacobian_guide():
         y = layer1(x)
         y = layer2(y)
     j = tape.jacobian(y, x)
+    jb = tape.batch_jacobian(y, x)
+    return j, jb
+
+
+def _batch_jacobian_guide():
+    j, jb = _batch_jacobians()
     j_sum = rt.reduce_sum(j, axis=2)
     j_select = rt.einsum('bxby->bxy', j)
-    jb = tape.batch_jacobian(y, x)
     error = rt.reduce_max(abs(jb - j_sum))
     return [j.shape, j_sum.shape, j_select.shape, jb.shape, bool(error < 1e-3)]
 
@@ -245,7 +277,134 @@ def _same(got: Any, want: Any) -> bool:
     return bool(np.allclose(got, want))
 
 
-def main() -> int:
+# -- the pictures ------------------------------------------------------------------------
+
+
+def _imshow_zero_center(fig: Any, ax: Any, image: Any, **kwargs: Any) -> None:
+    lim = float(rt.reduce_max(abs(image)))
+    shown = ax.imshow(np.asarray(image), vmin=-lim, vmax=lim, cmap="seismic", **kwargs)
+    fig.colorbar(shown, ax=ax)
+
+
+def _plot_as_patches(fig: Any, ax: Any, j: Any) -> None:
+    # Reorder axes so the diagonals will each form a contiguous patch.
+    j = rt.transpose(j, [1, 0, 3, 2])
+    # Pad in between each patch.
+    lim = rt.reduce_max(abs(j))
+    j = rt.pad(j, [[0, 0], [1, 1], [0, 0], [1, 1]], constant_values=-lim)
+    # Reshape to form a single image.
+    s = j.shape
+    j = rt.reshape(j, [s[0] * s[1], s[2] * s[3]])
+    _imshow_zero_center(fig, ax, j, extent=[-0.5, s[2] - 0.5, s[0] - 0.5, -0.5])
+
+
+def _figure() -> tuple[Any, Any]:
+    from matplotlib.figure import (
+        Figure,  # the `demo` extra; no pyplot, no display needed
+    )
+
+    fig = Figure(figsize=(6.4, 4.8), dpi=100)
+    return fig, fig.subplots()
+
+
+def _sigmoid_picture(path: Path) -> None:
+    x, y, dy_dx = _sigmoid()
+    fig, ax = _figure()
+    ax.plot(x.numpy(), y.numpy(), label="y")
+    ax.plot(x.numpy(), dy_dx.numpy(), label="dy/dx")
+    ax.legend()
+    ax.set_xlabel("x")
+    ax.set_title("sigmoid(x) and its derivative (tape.jacobian(y, delta))")
+    fig.savefig(path)
+
+
+def _hessian_picture(path: Path) -> None:
+    _, _, h_mat, _ = _newton()
+    fig, ax = _figure()
+    _imshow_zero_center(fig, ax, h_mat)
+    ax.set_title("The Hessian of the Newton's-method example (symmetric)")
+    fig.savefig(path)
+
+
+def _batch_jacobian_picture(path: Path) -> None:
+    j, _ = _batch_jacobians()
+    fig, ax = _figure()
+    _plot_as_patches(fig, ax, j)
+    ax.set_title("All (batch, batch) slices are diagonal")
+    fig.savefig(path)
+
+
+def _graph_picture(directory: Path) -> list[Path]:
+    """The recorded graph of a small tape: the .dot file, and its PNG when `dot` exists."""
+    x = rt.constant(3.0)
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = rt.math.sin(x) * x + x ** 2
+    dot_path = directory / "tape_graph.dot"
+    dot_path.write_text(tape.to_dot())
+    written = [dot_path]
+    dot = shutil.which("dot")
+    if dot is not None:
+        png = directory / "tape_graph.png"
+        subprocess.run([dot, "-Tpng", str(dot_path), "-o", str(png)], check=True, timeout=60)
+        written.append(png)
+    del y
+    return written
+
+
+def write_pictures(directory: Path) -> list[Path]:
+    """Draws the guide's pictures from rustape's numbers into `directory` (created if needed);
+    returns the files written. Needs matplotlib (`pip install 'rustape[demo]'`).
+
+    >>> import tempfile, pathlib
+    >>> from rustape.demo import write_pictures
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     names = sorted(p.name for p in write_pictures(pathlib.Path(d)))
+    >>> names[:3]
+    ['batch_jacobian.png', 'hessian.png', 'sigmoid.png']
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, draw in [
+        ("sigmoid.png", _sigmoid_picture),
+        ("hessian.png", _hessian_picture),
+        ("batch_jacobian.png", _batch_jacobian_picture),
+    ]:
+        draw(directory / name)
+        written.append(directory / name)
+    return written + _graph_picture(directory)
+
+
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m rustape.demo",
+        description="Runs the TensorFlow guide's GradientTape examples on rustape, prints each "
+        "beside the value TensorFlow documents, and draws the guide's pictures as PNG.",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("rustape-demo"),
+        metavar="DIR",
+        help="where the pictures go (default: ./rustape-demo)",
+    )
+    parser.add_argument(
+        "--no-plots", action="store_true", help="only the examples, no pictures"
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs the demo (`argv`: its command-line arguments); returns the exit status, 1 if a
+    value differs from TensorFlow's documented one (or a picture could not be drawn).
+
+    >>> from rustape.demo import main
+    >>> main(["--no-plots"])  # doctest: +ELLIPSIS
+    rustape ...
+    16 of 16 examples give TensorFlow's documented values
+    0
+    """
+    args = _arguments(argv)
     rt.random.set_seed(0)
     print(f"rustape {rt.__version__}: TensorFlow's documented GradientTape examples\n")
     width = max(len(title) for title, _, _ in EXAMPLES)
@@ -259,6 +418,20 @@ def main() -> int:
         failures += not ok
         print(f"{title:<{width}}  rustape: {got!s:<40}  TF documents: {documented!s:<30}  {'ok' if ok else 'MISMATCH'}")
     print(f"\n{len(EXAMPLES) - failures} of {len(EXAMPLES)} examples give TensorFlow's documented values")
+    if args.no_plots:
+        return 1 if failures else 0
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print("\nNo pictures: matplotlib is not installed (pip install 'rustape[demo]').")
+        return 1
+    rt.random.set_seed(0)
+    written = write_pictures(args.out)
+    print(f"\nThe guide's pictures, drawn from rustape's numbers, are in {args.out.resolve()}:")
+    for path in written:
+        print(f"  {path.name}")
+    if not any(p.name == "tape_graph.png" for p in written):
+        print("  (Graphviz's `dot` is not installed: render tape_graph.dot with it to see the graph)")
     return 1 if failures else 0
 
 

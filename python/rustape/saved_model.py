@@ -23,7 +23,11 @@ _FILE = "rustape_object.pkl"
 
 
 class SaveOptions:
-    """Accepted for compatibility; rustape stores custom gradients by reference anyway."""
+    """Accepted for compatibility; rustape stores custom gradients by reference anyway.
+
+    >>> rt.saved_model.SaveOptions() is not None
+    True
+    """
 
     def __init__(self, experimental_custom_gradients: bool = True, **kwargs: Any) -> None:
         self.experimental_custom_gradients = experimental_custom_gradients
@@ -31,7 +35,14 @@ class SaveOptions:
 
 
 class LoadOptions:
+    """Accepted for compatibility (TensorFlow's loading options).
+
+    >>> rt.saved_model.LoadOptions() is not None
+    True
+    """
+
     def __init__(self, **kwargs: Any) -> None:
+        """Accepted for compatibility: no option changes how rustape loads."""
         self.options = kwargs
 
 
@@ -54,7 +65,16 @@ class _Pickler(pickle.Pickler):
 
 
 def save(obj: Any, export_dir: str, signatures: Any = None, options: SaveOptions | None = None) -> None:
-    """Writes `obj` (with its variables' values) to the directory `export_dir`."""
+    """Writes `obj` (with its variables' values) to the directory `export_dir`.
+
+    >>> import tempfile, os
+    >>> m = rt.Module()
+    >>> m.v = rt.Variable([1.0, 2.0])
+    >>> d = tempfile.mkdtemp()
+    >>> rt.saved_model.save(m, os.path.join(d, "m"))
+    >>> rt.saved_model.load(os.path.join(d, "m")).v.numpy()
+    array([1., 2.], dtype=float32)
+    """
     os.makedirs(export_dir, exist_ok=True)
     buffer = io.BytesIO()
     _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
@@ -63,7 +83,16 @@ def save(obj: Any, export_dir: str, signatures: Any = None, options: SaveOptions
 
 
 def load(export_dir: str, tags: Any = None, options: LoadOptions | None = None) -> Any:
-    """The object saved in `export_dir` by `save`."""
+    """The object saved in `export_dir` by `save`.
+
+    >>> import tempfile, os
+    >>> m = rt.Module()
+    >>> m.v = rt.Variable(3.0)
+    >>> d = tempfile.mkdtemp()
+    >>> rt.saved_model.save(m, os.path.join(d, "m"))
+    >>> float(rt.saved_model.load(os.path.join(d, "m")).v)
+    3.0
+    """
     path = os.path.join(export_dir, _FILE)
     if not os.path.exists(path):
         raise OSError(f"SavedModel file does not exist at: {export_dir} (no {_FILE}; was it written by rt.saved_model.save?)")

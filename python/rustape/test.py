@@ -45,7 +45,11 @@ def gradcheck(
       True when every derivative agrees within `atol + rtol * |expected|`.
 
     Raises:
-      AssertionError (or the extension's error) naming the input and the largest mismatch.
+      AssertionError: naming the input and the largest mismatch (or the extension's error).
+
+    >>> import numpy as np
+    >>> rt.test.gradcheck(lambda x: rt.reduce_sum(rt.sin(x) * x), [np.array([0.5, -1.0])])
+    True
     """
     if isinstance(inputs, (_rt.Tensor, _rt.Variable, _np.ndarray)):
         inputs = [inputs]

@@ -281,8 +281,11 @@ pub enum SliceItem {
     /// `start:stop:step`, NumPy rules: negatives count from the end, out-of-range bounds are
     /// clamped, `None` is the natural end for the step's direction, `step != 0`.
     Range {
+        /// First position (None: the natural start for the step's direction).
         start: Option<isize>,
+        /// Position after the last (None: the natural end).
         stop: Option<isize>,
+        /// Distance between positions (not 0; negative walks backwards).
         step: isize,
     },
     /// `None` / `np.newaxis`: a new axis of size 1.

@@ -19,6 +19,13 @@ pub const ALL: [DType; 7] = [
     DType::Complex128,
 ];
 
+/// A tensor's element type: `rt.float32`, `rt.float64`, `rt.int32`, `rt.int64`, `rt.bool`
+/// (one object per dtype, so `t.dtype is rt.float32` works).
+///
+/// >>> rt.float32.name, rt.float32.is_floating, rt.float32.size
+/// ('float32', True, 4)
+/// >>> rt.constant([1, 2]).dtype is rt.int32
+/// True
 #[pyclass(frozen, name = "DType", module = "rustape._rustape")]
 pub struct PyDType {
     pub dtype: DType,
@@ -130,10 +137,12 @@ pub fn parse_optional_dtype(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<D
 
 #[pymethods]
 impl PyDType {
+    /// Its name: `'float32'`, `'int64'`, ...
     #[getter]
     fn name(&self) -> &'static str {
         self.dtype.name()
     }
+    /// Whether it is float32 or float64 (the differentiable dtypes).
     #[getter]
     fn is_floating(&self) -> bool {
         self.dtype.is_float()
@@ -148,10 +157,12 @@ impl PyDType {
     fn real_dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDType>> {
         dtype_object(py, self.dtype.real_dtype())
     }
+    /// Whether it is int32 or int64.
     #[getter]
     fn is_integer(&self) -> bool {
         self.dtype.is_int()
     }
+    /// Whether it is bool.
     #[getter]
     fn is_bool(&self) -> bool {
         self.dtype == DType::Bool
@@ -198,6 +209,11 @@ impl PyDType {
 }
 
 /// `rt.as_dtype(x)`: the `DType` that `x` names.
+///
+/// >>> rt.as_dtype("float64")
+/// rt.float64
+/// >>> rt.as_dtype(np.int32) == rt.int32
+/// True
 #[pyfunction]
 pub fn as_dtype<'py>(
     py: Python<'py>,

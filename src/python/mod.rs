@@ -8,12 +8,16 @@
 //! - `ops.rs`, `ops_shape.rs`, `ops_math.rs`, `ops_index.rs`: the op functions;
 //! - `optim.rs`: `Optimizer` and `Schedule`, behind `rt.keras.optimizers`;
 //! - `error.rs`: engine errors, Python exceptions and panics;
+//! - `dlpack.rs`: DLPack and the buffer protocol (zero-copy exchange with other libraries);
+//! - `config.rs`: the thread count and the progress bar of `rt.config` / `rt.utils`;
 //! - `bindings.rs`: the table saying which functions and classes the extension has and in
 //!   which namespaces (`rt`, `rt.math`, ...) each appears (every file ends with its rows).
 //!
 //! Every exposed function runs its body in [`error::guard`], so no Rust panic reaches Python.
 mod bindings;
+mod config;
 mod convert;
+mod dlpack;
 mod dtype;
 mod error;
 mod index;
@@ -91,6 +95,8 @@ fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ops_complex::register(m, &mut table)?;
     optim::register(m, &mut table)?;
     metrics::register(m, &mut table)?;
+    dlpack::register(m, &mut table)?;
+    config::register(m, &mut table)?;
     table.value(m, "__version__", env!("CARGO_PKG_VERSION"), &[])?;
     table.publish(m)
 }

@@ -110,6 +110,13 @@ pub fn convert_with_dtype(value: Obj, dtype: Option<DType>) -> PyResult<Tensor> 
 
 /// `rt.constant(value, dtype=None, shape=None)`: `shape` reshapes the value, or broadcasts a
 /// one-element value (as `tf.constant`).
+///
+/// >>> rt.constant([1, 2, 3])
+/// <rt.Tensor: shape=(3,), dtype=int32, numpy=array([1, 2, 3], dtype=int32)>
+/// >>> rt.constant(2.5, shape=[2]).numpy()
+/// array([2.5, 2.5], dtype=float32)
+/// >>> rt.constant([1, 2], dtype=rt.float64).dtype.name
+/// 'float64'
 #[pyfunction]
 #[pyo3(signature = (value, dtype=None, shape=None, name=None))]
 pub fn constant(value: Obj, dtype: OptObj, shape: OptObj, name: OptObj) -> PyResult<PyTensor> {
@@ -141,6 +148,11 @@ pub fn constant(value: Obj, dtype: OptObj, shape: OptObj, name: OptObj) -> PyRes
 }
 
 /// `rt.convert_to_tensor(value, dtype=None, dtype_hint=None)`.
+///
+/// >>> rt.convert_to_tensor([1.0, 2.0]).dtype.name
+/// 'float32'
+/// >>> rt.convert_to_tensor(3, dtype_hint=rt.float32).dtype.name
+/// 'float32'
 #[pyfunction]
 #[pyo3(signature = (value, dtype=None, dtype_hint=None, name=None))]
 pub fn convert_to_tensor(
@@ -189,6 +201,11 @@ fn complex_cast_warning(py: Python<'_>, from: DType, to: DType) -> PyResult<()> 
     PyErr::warn(py, &category, &message, 1)
 }
 
+/// `x` converted to `dtype` (float to int truncates towards zero; the gradient flows between
+/// floating dtypes only).
+///
+/// >>> rt.cast([1.7, -1.7], rt.int32).numpy()
+/// array([ 1, -1], dtype=int32)
 #[pyfunction]
 #[pyo3(signature = (x, dtype, name=None))]
 pub fn cast(x: Obj, dtype: Obj, name: OptObj) -> PyResult<PyTensor> {
@@ -202,6 +219,14 @@ pub fn cast(x: Obj, dtype: Obj, name: OptObj) -> PyResult<PyTensor> {
     })
 }
 
+/// `input` unchanged, but no gradient flows through it.
+///
+/// >>> x = rt.constant(3.0)
+/// >>> with rt.GradientTape() as tape:
+/// ...     tape.watch(x)
+/// ...     y = x * rt.stop_gradient(x)
+/// >>> float(tape.gradient(y, x))
+/// 3.0
 #[pyfunction]
 #[pyo3(signature = (input, name=None))]
 pub fn stop_gradient(input: Obj, name: OptObj) -> PyResult<PyTensor> {
@@ -213,7 +238,8 @@ pub fn stop_gradient(input: Obj, name: OptObj) -> PyResult<PyTensor> {
 // Elementwise
 
 macro_rules! unary {
-    ($($name:ident($arg:ident)),* $(,)?) => {$(
+    ($($(#[$doc:meta])* $name:ident($arg:ident)),* $(,)?) => {$(
+        $(#[$doc])*
         #[pyfunction]
         #[pyo3(signature = ($arg, name=None))]
         pub fn $name($arg: Obj, name: OptObj) -> PyResult<PyTensor> {
@@ -224,7 +250,8 @@ macro_rules! unary {
 }
 
 macro_rules! binary {
-    ($($name:ident),* $(,)?) => {$(
+    ($($(#[$doc:meta])* $name:ident),* $(,)?) => {$(
+        $(#[$doc])*
         #[pyfunction]
         #[pyo3(signature = (x, y, name=None))]
         pub fn $name(x: Obj, y: Obj, name: OptObj) -> PyResult<PyTensor> {
@@ -235,49 +262,200 @@ macro_rules! binary {
 }
 
 unary!(
+    /// `-x`, elementwise.
+    ///
+    /// >>> rt.negative([1.0, -2.0]).numpy()
+    /// array([-1.,  2.], dtype=float32)
     negative(x),
+    /// `|x|`, elementwise (the gradient at 0 is 0, as TensorFlow's).
+    ///
+    /// >>> rt.abs([-1.5, 2.0]).numpy()
+    /// array([1.5, 2. ], dtype=float32)
     abs(x),
+    /// -1, 0 or 1 by the sign of each element.
+    ///
+    /// >>> rt.sign([-3.0, 0.0, 2.0]).numpy()
+    /// array([-1.,  0.,  1.], dtype=float32)
     sign(x),
+    /// The square root, elementwise.
+    ///
+    /// >>> rt.sqrt([4.0, 9.0]).numpy()
+    /// array([2., 3.], dtype=float32)
     sqrt(x),
+    /// `x * x`, elementwise.
+    ///
+    /// >>> rt.square([2.0, -3.0]).numpy()
+    /// array([4., 9.], dtype=float32)
     square(x),
+    /// `e ** x`, elementwise.
+    ///
+    /// >>> rt.exp([0.0, 1.0]).numpy()
+    /// array([1.       , 2.7182817], dtype=float32)
     exp(x),
+    /// The natural logarithm, elementwise.
+    ///
+    /// >>> rt.math.log([1.0, 100.0]).numpy()
+    /// array([0.       , 4.6051702], dtype=float32)
     log(x),
+    /// `log(1 + x)`, accurate for small `x`.
+    ///
+    /// >>> float(rt.math.log1p(1e-10))
+    /// 1.000000013351432e-10
     log1p(x),
+    /// The sine, elementwise.
+    ///
+    /// >>> rt.sin([0.0, 1.5707964]).numpy()
+    /// array([0., 1.], dtype=float32)
     sin(x),
+    /// The cosine, elementwise.
+    ///
+    /// >>> rt.cos([0.0, 3.1415927]).numpy()
+    /// array([ 1., -1.], dtype=float32)
     cos(x),
+    /// The tangent, elementwise.
+    ///
+    /// >>> rt.tan([0.0, 0.7853982]).numpy()
+    /// array([0., 1.], dtype=float32)
     tan(x),
+    /// The hyperbolic tangent, elementwise.
+    ///
+    /// >>> rt.tanh([0.0, 100.0]).numpy()
+    /// array([0., 1.], dtype=float32)
     tanh(x),
+    /// `1 / (1 + exp(-x))`, elementwise (stable for large `|x|`).
+    ///
+    /// >>> rt.sigmoid([0.0, 100.0, -100.0]).numpy()
+    /// array([0.5, 1. , 0. ], dtype=float32)
     sigmoid(x),
+    /// `max(features, 0)`, elementwise.
+    ///
+    /// >>> rt.nn.relu([-1.0, 2.0]).numpy()
+    /// array([0., 2.], dtype=float32)
     relu(features),
+    /// `features` where positive, else `exp(features) - 1`.
+    ///
+    /// >>> rt.nn.elu([-1.0, 2.0]).numpy()
+    /// array([-0.63212055,  2.        ], dtype=float32)
     elu(features),
+    /// `log(1 + exp(features))`, stable for large inputs.
+    ///
+    /// >>> rt.nn.softplus([0.0, 100.0]).numpy()
+    /// array([  0.6931472, 100.       ], dtype=float32)
     softplus(features),
+    /// Rounds half to even, as TensorFlow and NumPy do (not differentiable: gradient None).
+    ///
+    /// >>> rt.round([0.5, 1.5, 2.7]).numpy()
+    /// array([0., 2., 3.], dtype=float32)
     round(x),
+    /// The largest integer not above each element (not differentiable: gradient None).
+    ///
+    /// >>> rt.floor([-1.5, 2.7]).numpy()
+    /// array([-2.,  2.], dtype=float32)
     floor(x),
+    /// `not x` for a bool tensor.
+    ///
+    /// >>> rt.logical_not([True, False]).numpy()
+    /// array([False,  True])
     logical_not(x),
 );
 
 binary!(
+    /// `x + y`, elementwise with NumPy broadcasting.
+    ///
+    /// >>> rt.add([1.0, 2.0], 10.0).numpy()
+    /// array([11., 12.], dtype=float32)
     add,
+    /// `x - y`, elementwise with broadcasting.
+    ///
+    /// >>> rt.subtract([5.0, 7.0], [1.0, 2.0]).numpy()
+    /// array([4., 5.], dtype=float32)
     subtract,
+    /// `x * y`, elementwise with broadcasting.
+    ///
+    /// >>> rt.multiply([[1.0], [2.0]], [3.0, 4.0]).numpy()
+    /// array([[3., 4.],
+    ///        [6., 8.]], dtype=float32)
     multiply,
+    /// `x / y`, elementwise with broadcasting.
+    ///
+    /// >>> rt.divide([1.0, 3.0], 2.0).numpy()
+    /// array([0.5, 1.5], dtype=float32)
     divide,
+    /// `x ** y`, elementwise with broadcasting.
+    ///
+    /// >>> rt.pow([2.0, 3.0], 2.0).numpy()
+    /// array([4., 9.], dtype=float32)
     pow,
+    /// The larger of `x` and `y`, elementwise (ties send the gradient to `x`).
+    ///
+    /// >>> rt.maximum([1.0, 5.0], [3.0, 2.0]).numpy()
+    /// array([3., 5.], dtype=float32)
     maximum,
+    /// The smaller of `x` and `y`, elementwise (ties send the gradient to `x`).
+    ///
+    /// >>> rt.minimum([1.0, 5.0], [3.0, 2.0]).numpy()
+    /// array([1., 2.], dtype=float32)
     minimum,
+    /// `x // y`: division rounded towards minus infinity.
+    ///
+    /// >>> rt.math.floordiv([7, -7], 2).numpy()
+    /// array([ 3, -4], dtype=int32)
     floordiv,
+    /// `x % y` with the sign of `y` (Python's and TensorFlow's rule).
+    ///
+    /// >>> rt.math.floormod([7, -7], 3).numpy()
+    /// array([1, 2], dtype=int32)
     floormod,
+    /// `x == y`, elementwise (bool; not differentiable).
+    ///
+    /// >>> rt.equal([1, 2], [1, 3]).numpy()
+    /// array([ True, False])
     equal,
+    /// `x != y`, elementwise.
+    ///
+    /// >>> rt.not_equal([1, 2], [1, 3]).numpy()
+    /// array([False,  True])
     not_equal,
+    /// `x < y`, elementwise.
+    ///
+    /// >>> rt.less([1.0, 3.0], 2.0).numpy()
+    /// array([ True, False])
     less,
+    /// `x <= y`, elementwise.
+    ///
+    /// >>> rt.less_equal([1.0, 2.0], 2.0).numpy()
+    /// array([ True,  True])
     less_equal,
+    /// `x > y`, elementwise.
+    ///
+    /// >>> rt.greater([1.0, 3.0], 2.0).numpy()
+    /// array([False,  True])
     greater,
+    /// `x >= y`, elementwise.
+    ///
+    /// >>> rt.greater_equal([1.0, 2.0], 2.0).numpy()
+    /// array([False,  True])
     greater_equal,
+    /// `x and y` for bool tensors, elementwise.
+    ///
+    /// >>> rt.logical_and([True, True], [True, False]).numpy()
+    /// array([ True, False])
     logical_and,
+    /// `x or y` for bool tensors, elementwise.
+    ///
+    /// >>> rt.logical_or([True, False], [False, False]).numpy()
+    /// array([ True, False])
     logical_or,
 );
 
 /// `rt.where(condition, x, y)`: `x` where `condition`, else `y` (broadcasting). Without `x`
 /// and `y`: the coordinates of the true elements, int64 `[n, ndim]` (as `tf.where`).
+///
+/// >>> rt.where([True, False], [1.0, 2.0], [10.0, 20.0]).numpy()
+/// array([ 1., 20.], dtype=float32)
+/// >>> rt.where([[True, False], [False, True]]).numpy()
+/// array([[0, 0],
+///        [1, 1]])
 #[pyfunction(name = "where")]
 #[pyo3(signature = (condition, x=None, y=None, name=None))]
 pub fn where_(condition: Obj, x: OptObj, y: OptObj, name: OptObj) -> PyResult<PyTensor> {
@@ -299,6 +477,9 @@ pub fn where_(condition: Obj, x: OptObj, y: OptObj, name: OptObj) -> PyResult<Py
 }
 
 /// `rt.clip_by_value(t, clip_value_min, clip_value_max)`.
+///
+/// >>> rt.clip_by_value([-2.0, 0.5, 3.0], -1.0, 1.0).numpy()
+/// array([-1. ,  0.5,  1. ], dtype=float32)
 #[pyfunction]
 #[pyo3(signature = (t, clip_value_min, clip_value_max, name=None))]
 pub fn clip_by_value(
@@ -321,7 +502,8 @@ pub fn clip_by_value(
 // Reductions
 
 macro_rules! reduction {
-    ($($name:ident),* $(,)?) => {$(
+    ($($(#[$doc:meta])* $name:ident),* $(,)?) => {$(
+        $(#[$doc])*
         #[pyfunction]
         #[pyo3(signature = (input_tensor, axis=None, keepdims=false, name=None))]
         pub fn $name(input_tensor: Obj, axis: OptObj, keepdims: bool, name: OptObj) -> PyResult<PyTensor> {
@@ -335,11 +517,42 @@ macro_rules! reduction {
 }
 
 reduction!(
+    /// The sum over `axis` (all axes when None; pairwise summation), keeping the reduced axes as 1
+    /// with `keepdims`.
+    ///
+    /// >>> x = rt.constant([[1.0, 2.0], [3.0, 4.0]])
+    /// >>> float(rt.reduce_sum(x))
+    /// 10.0
+    /// >>> rt.reduce_sum(x, axis=0).numpy()
+    /// array([4., 6.], dtype=float32)
+    /// >>> rt.reduce_sum(x, axis=1, keepdims=True).numpy()
+    /// array([[3.],
+    ///        [7.]], dtype=float32)
     reduce_sum,
+    /// The mean over `axis` (all axes when None).
+    ///
+    /// >>> rt.reduce_mean([[1.0, 2.0], [3.0, 4.0]], axis=1).numpy()
+    /// array([1.5, 3.5], dtype=float32)
     reduce_mean,
+    /// The maximum over `axis` (the gradient goes to the maxima, shared between ties).
+    ///
+    /// >>> rt.reduce_max([[1.0, 5.0], [3.0, 4.0]], axis=0).numpy()
+    /// array([3., 5.], dtype=float32)
     reduce_max,
+    /// The minimum over `axis` (the gradient goes to the minima, shared between ties).
+    ///
+    /// >>> rt.reduce_min([[1.0, 5.0], [3.0, 4.0]], axis=0).numpy()
+    /// array([1., 4.], dtype=float32)
     reduce_min,
+    /// The product over `axis` (its gradient is exact with zeros among the elements).
+    ///
+    /// >>> rt.reduce_prod([[1.0, 2.0], [3.0, 4.0]], axis=1).numpy()
+    /// array([ 2., 12.], dtype=float32)
     reduce_prod,
+    /// `log(sum(exp(x)))` over `axis`, without overflow.
+    ///
+    /// >>> float(rt.reduce_logsumexp([1000.0, 1000.0]))
+    /// 1000.6931762695312
     reduce_logsumexp
 );
 
@@ -363,6 +576,9 @@ fn arg_extremum(
 }
 
 /// `rt.argmax(input, axis=None, output_type=rt.int64)` (axis None is 0, as in TensorFlow).
+///
+/// >>> rt.argmax([[1.0, 9.0], [8.0, 2.0]], axis=1).numpy()
+/// array([1, 0])
 #[pyfunction]
 #[pyo3(signature = (input, axis=None, output_type=None, name=None))]
 pub fn argmax(input: Obj, axis: OptObj, output_type: OptObj, name: OptObj) -> PyResult<PyTensor> {
@@ -370,6 +586,10 @@ pub fn argmax(input: Obj, axis: OptObj, output_type: OptObj, name: OptObj) -> Py
     arg_extremum(ops::argmax, input, axis, output_type)
 }
 
+/// The index of the smallest element along `axis` (int64 unless `output_type`).
+///
+/// >>> rt.argmin([[1.0, 9.0], [8.0, 2.0]], axis=1).numpy()
+/// array([0, 1])
 #[pyfunction]
 #[pyo3(signature = (input, axis=None, output_type=None, name=None))]
 pub fn argmin(input: Obj, axis: OptObj, output_type: OptObj, name: OptObj) -> PyResult<PyTensor> {
@@ -378,6 +598,11 @@ pub fn argmin(input: Obj, axis: OptObj, output_type: OptObj, name: OptObj) -> Py
 }
 
 /// `rt.norm(tensor, ord='euclidean', axis=None, keepdims=False)`.
+///
+/// >>> float(rt.norm([3.0, 4.0]))
+/// 5.0
+/// >>> float(rt.norm([3.0, -4.0], ord=1))
+/// 7.0
 #[pyfunction]
 #[pyo3(signature = (tensor, ord=None, axis=None, keepdims=false, name=None))]
 pub fn norm(
@@ -415,6 +640,11 @@ pub fn norm(
 // ---------------------------------------------------------------------------------------
 // nn
 
+/// `exp(logits) / sum(exp(logits))` along `axis` (the last by default), stable for large
+/// logits.
+///
+/// >>> rt.nn.softmax([1.0, 1.0, 1000.0]).numpy()
+/// array([0., 0., 1.], dtype=float32)
 #[pyfunction]
 #[pyo3(signature = (logits, axis=None, name=None))]
 pub fn softmax(logits: Obj, axis: OptObj, name: OptObj) -> PyResult<PyTensor> {
@@ -428,6 +658,10 @@ pub fn softmax(logits: Obj, axis: OptObj, name: OptObj) -> PyResult<PyTensor> {
     })
 }
 
+/// `logits - log(sum(exp(logits)))` along `axis`, stable for large logits.
+///
+/// >>> rt.nn.log_softmax([0.0, 0.0]).numpy()
+/// array([-0.6931472, -0.6931472], dtype=float32)
 #[pyfunction]
 #[pyo3(signature = (logits, axis=None, name=None))]
 pub fn log_softmax(logits: Obj, axis: OptObj, name: OptObj) -> PyResult<PyTensor> {
@@ -442,6 +676,9 @@ pub fn log_softmax(logits: Obj, axis: OptObj, name: OptObj) -> PyResult<PyTensor
 }
 
 /// `rt.clip_by_norm(t, clip_norm, axes=None)`.
+///
+/// >>> rt.clip_by_norm([3.0, 4.0], 1.0).numpy()
+/// array([0.6, 0.8], dtype=float32)
 #[pyfunction]
 #[pyo3(signature = (t, clip_norm, axes=None, name=None))]
 pub fn clip_by_norm(t: Obj, clip_norm: Obj, axes: OptObj, name: OptObj) -> PyResult<PyTensor> {
@@ -454,6 +691,10 @@ pub fn clip_by_norm(t: Obj, clip_norm: Obj, axes: OptObj, name: OptObj) -> PyRes
 }
 
 /// `rt.moments(x, axes, keepdims=False)`: `(mean, variance)`.
+///
+/// >>> mean, variance = rt.nn.moments(rt.constant([1.0, 2.0, 3.0, 4.0]), axes=[0])
+/// >>> float(mean), float(variance)
+/// (2.5, 1.25)
 #[pyfunction]
 #[pyo3(signature = (x, axes, shift=None, keepdims=false, name=None))]
 pub fn moments<'py>(
@@ -476,6 +717,9 @@ pub fn moments<'py>(
 }
 
 /// `rt.batch_normalization(x, mean, variance, offset, scale, variance_epsilon)`.
+///
+/// >>> float(rt.nn.batch_normalization(rt.constant(3.0), 1.0, 4.0, 0.5, 2.0, 0.0))
+/// 2.5
 #[pyfunction]
 #[pyo3(signature = (x, mean, variance, offset, scale, variance_epsilon, name=None))]
 pub fn batch_normalization(

@@ -110,6 +110,9 @@ fn operand(obj: Obj, like: &crate::Tensor) -> PyResult<crate::Tensor> {
 }
 
 /// `rt.nn.conv2d(input, filters, strides, padding, data_format='NHWC', dilations=None)`.
+///
+/// >>> rt.nn.conv2d(rt.ones([1, 4, 4, 1]), rt.ones([3, 3, 1, 2]), 1, 'VALID').shape
+/// (1, 2, 2, 2)
 #[pyfunction]
 #[pyo3(signature = (input, filters, strides, padding, data_format="NHWC", dilations=None, name=None))]
 pub fn conv2d(
@@ -134,6 +137,9 @@ pub fn conv2d(
 }
 
 /// `rt.nn.conv1d(input, filters, stride, padding, data_format='NWC', dilations=None)`.
+///
+/// >>> rt.nn.conv1d(rt.ones([1, 5, 1]), rt.ones([3, 1, 1]), 1, 'VALID').numpy().ravel().tolist()
+/// [3.0, 3.0, 3.0]
 #[pyfunction]
 #[pyo3(signature = (input, filters, stride, padding, data_format="NWC", dilations=None, name=None))]
 pub fn conv1d(
@@ -158,6 +164,9 @@ pub fn conv1d(
 }
 
 /// `rt.nn.conv2d_transpose(input, filters, output_shape, strides, padding='SAME', ...)`.
+///
+/// >>> rt.nn.conv2d_transpose(rt.ones([1, 2, 2, 1]), rt.ones([2, 2, 1, 1]), [1, 4, 4, 1], 2).shape
+/// (1, 4, 4, 1)
 #[pyfunction]
 #[pyo3(signature = (input, filters, output_shape, strides, padding=None, data_format="NHWC", dilations=None, name=None))]
 #[allow(clippy::too_many_arguments)]
@@ -189,6 +198,10 @@ pub fn conv2d_transpose(
 }
 
 /// `rt.nn.depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None)`.
+///
+/// >>> x, f = rt.ones([1, 3, 3, 2]), rt.ones([2, 2, 2, 1])
+/// >>> rt.nn.depthwise_conv2d(x, f, [1, 1, 1, 1], 'VALID').shape
+/// (1, 2, 2, 2)
 #[pyfunction]
 #[pyo3(signature = (input, filter, strides, padding, data_format=None, dilations=None, name=None))]
 pub fn depthwise_conv2d(
@@ -251,6 +264,10 @@ fn pool(
 }
 
 /// `rt.nn.max_pool2d(input, ksize, strides, padding, data_format='NHWC')`.
+///
+/// >>> x = rt.reshape(rt.range(16.0), [1, 4, 4, 1])
+/// >>> rt.nn.max_pool2d(x, 2, 2, 'VALID').numpy().ravel().tolist()
+/// [5.0, 7.0, 13.0, 15.0]
 #[pyfunction]
 #[pyo3(signature = (input, ksize, strides, padding, data_format="NHWC", name=None))]
 pub fn max_pool2d(
@@ -277,6 +294,10 @@ pub fn max_pool2d(
 }
 
 /// `rt.nn.avg_pool2d(input, ksize, strides, padding, data_format='NHWC')`.
+///
+/// >>> x = rt.reshape(rt.range(16.0), [1, 4, 4, 1])
+/// >>> rt.nn.avg_pool2d(x, 2, 2, 'VALID').numpy().ravel().tolist()
+/// [2.5, 4.5, 10.5, 12.5]
 #[pyfunction]
 #[pyo3(signature = (input, ksize, strides, padding, data_format="NHWC", name=None))]
 pub fn avg_pool2d(
@@ -303,6 +324,10 @@ pub fn avg_pool2d(
 }
 
 /// `rt.nn.max_pool1d(input, ksize, strides, padding, data_format='NWC')`.
+///
+/// >>> x = rt.reshape(rt.range(6.0), [1, 6, 1])
+/// >>> rt.nn.max_pool1d(x, 2, 2, 'VALID').numpy().ravel().tolist()
+/// [1.0, 3.0, 5.0]
 #[pyfunction]
 #[pyo3(signature = (input, ksize, strides, padding, data_format="NWC", name=None))]
 pub fn max_pool1d(
@@ -329,6 +354,10 @@ pub fn max_pool1d(
 }
 
 /// `rt.nn.avg_pool1d(input, ksize, strides, padding, data_format='NWC')`.
+///
+/// >>> x = rt.reshape(rt.range(6.0), [1, 6, 1])
+/// >>> rt.nn.avg_pool1d(x, 2, 2, 'VALID').numpy().ravel().tolist()
+/// [0.5, 2.5, 4.5]
 #[pyfunction]
 #[pyo3(signature = (input, ksize, strides, padding, data_format="NWC", name=None))]
 pub fn avg_pool1d(
@@ -356,6 +385,10 @@ pub fn avg_pool1d(
 
 /// `rt.nn.max_pool(input, ksize, strides, padding, data_format=None)`: 1-D for a rank-3 input,
 /// 2-D for rank 4 (or more).
+///
+/// >>> x = rt.reshape(rt.range(6.0), [1, 6, 1])
+/// >>> rt.nn.max_pool(x, 3, 3, 'VALID').numpy().ravel().tolist()
+/// [2.0, 5.0]
 #[pyfunction]
 #[pyo3(signature = (input, ksize, strides, padding, data_format=None, name=None))]
 pub fn max_pool(
@@ -382,6 +415,10 @@ pub fn max_pool(
 }
 
 /// `rt.nn.avg_pool(input, ksize, strides, padding, data_format=None)`: 1-D or 2-D by rank.
+///
+/// >>> x = rt.reshape(rt.range(16.0), [1, 4, 4, 1])
+/// >>> rt.nn.avg_pool(x, 4, 4, 'VALID').numpy().ravel().tolist()
+/// [7.5]
 #[pyfunction]
 #[pyo3(signature = (input, ksize, strides, padding, data_format=None, name=None))]
 pub fn avg_pool(
@@ -408,6 +445,12 @@ pub fn avg_pool(
 }
 
 /// `rt.nn.dropout(x, rate, noise_shape=None, seed=None)`.
+///
+/// Kept elements are scaled by `1 / (1 - rate)`, so the expected value is unchanged:
+///
+/// >>> y = rt.nn.dropout(rt.ones([1000]), 0.5, seed=1)
+/// >>> sorted(set(y.numpy().tolist()))
+/// [0.0, 2.0]
 #[pyfunction]
 #[pyo3(signature = (x, rate, noise_shape=None, seed=None, name=None))]
 pub fn dropout(
@@ -435,6 +478,9 @@ pub fn dropout(
 }
 
 /// `rt.nn.bias_add(value, bias, data_format=None)`.
+///
+/// >>> rt.nn.bias_add(rt.zeros([2, 3]), [1.0, 2.0, 3.0]).numpy().tolist()
+/// [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
 #[pyfunction]
 #[pyo3(signature = (value, bias, data_format=None, name=None))]
 pub fn bias_add(
@@ -457,6 +503,10 @@ pub fn bias_add(
 
 /// `rt.nn.embedding_lookup(params, ids, max_norm=None)`: `params` one tensor (or a list of
 /// one).
+///
+/// >>> table = rt.constant([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]])
+/// >>> rt.nn.embedding_lookup(table, [2, 0]).numpy().tolist()
+/// [[4.0, 5.0], [0.0, 1.0]]
 #[pyfunction]
 #[pyo3(signature = (params, ids, max_norm=None, name=None))]
 pub fn embedding_lookup(

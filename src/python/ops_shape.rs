@@ -17,6 +17,11 @@ use crate::tensor::Tensor;
 // ---------------------------------------------------------------------------------------
 // Shape
 
+/// `tensor` with the same elements in `shape` (one dimension may be -1: inferred).
+///
+/// >>> rt.reshape(rt.range(6), [2, -1]).numpy()
+/// array([[0, 1, 2],
+///        [3, 4, 5]], dtype=int32)
 #[pyfunction]
 #[pyo3(signature = (tensor, shape, name=None))]
 pub fn reshape(tensor: Obj, shape: Obj, name: OptObj) -> PyResult<PyTensor> {
@@ -32,6 +37,13 @@ pub fn reshape(tensor: Obj, shape: Obj, name: OptObj) -> PyResult<PyTensor> {
 
 /// `rt.transpose(a, perm=None)`: `perm` None reverses the axes; negative entries count from
 /// the end.
+///
+/// >>> rt.transpose(rt.constant([[1, 2, 3], [4, 5, 6]])).numpy()
+/// array([[1, 4],
+///        [2, 5],
+///        [3, 6]], dtype=int32)
+/// >>> rt.transpose(rt.zeros([2, 3, 4]), perm=[0, 2, 1]).shape
+/// (2, 4, 3)
 #[pyfunction]
 #[pyo3(signature = (a, perm=None, conjugate=false, name=None))]
 pub fn transpose(a: Obj, perm: OptObj, conjugate: bool, name: OptObj) -> PyResult<PyTensor> {
@@ -51,6 +63,12 @@ pub fn transpose(a: Obj, perm: OptObj, conjugate: bool, name: OptObj) -> PyResul
     })
 }
 
+/// `input` with a new axis of size 1 at `axis`.
+///
+/// >>> rt.expand_dims([1.0, 2.0], 0).shape
+/// (1, 2)
+/// >>> rt.expand_dims([1.0, 2.0], -1).shape
+/// (2, 1)
 #[pyfunction]
 #[pyo3(signature = (input, axis, name=None))]
 pub fn expand_dims(input: Obj, axis: Obj, name: OptObj) -> PyResult<PyTensor> {
@@ -63,6 +81,12 @@ pub fn expand_dims(input: Obj, axis: Obj, name: OptObj) -> PyResult<PyTensor> {
     })
 }
 
+/// `input` without its axes of size 1 (only those in `axis` when given).
+///
+/// >>> rt.squeeze(rt.zeros([1, 3, 1])).shape
+/// (3,)
+/// >>> rt.squeeze(rt.zeros([1, 3, 1]), axis=[0]).shape
+/// (3, 1)
 #[pyfunction]
 #[pyo3(signature = (input, axis=None, name=None))]
 pub fn squeeze(input: Obj, axis: OptObj, name: OptObj) -> PyResult<PyTensor> {
@@ -78,6 +102,11 @@ fn tensors(values: Obj) -> PyResult<Vec<Tensor>> {
     convert_all(&items(values)?, None)
 }
 
+/// The tensors of `values` joined along `axis`.
+///
+/// >>> rt.concat([[[1, 2]], [[3, 4]]], axis=0).numpy()
+/// array([[1, 2],
+///        [3, 4]], dtype=int32)
 #[pyfunction]
 #[pyo3(signature = (values, axis, name=None))]
 pub fn concat(values: Obj, axis: Obj, name: OptObj) -> PyResult<PyTensor> {
@@ -85,6 +114,11 @@ pub fn concat(values: Obj, axis: Obj, name: OptObj) -> PyResult<PyTensor> {
     guard(|| wrap(ops::concat(&tensors(values)?, self::axis(axis, "concat")?)))
 }
 
+/// The tensors of `values` (of one shape) stacked along a new axis.
+///
+/// >>> rt.stack([[1, 2], [3, 4]], axis=1).numpy()
+/// array([[1, 3],
+///        [2, 4]], dtype=int32)
 #[pyfunction]
 #[pyo3(signature = (values, axis=0, name=None))]
 pub fn stack(values: Obj, axis: isize, name: OptObj) -> PyResult<PyTensor> {
@@ -93,6 +127,9 @@ pub fn stack(values: Obj, axis: isize, name: OptObj) -> PyResult<PyTensor> {
 }
 
 /// `rt.unstack(value, num=None, axis=0)`: a list of tensors.
+///
+/// >>> [t.numpy() for t in rt.unstack(rt.constant([[1, 2], [3, 4]]))]
+/// [array([1, 2], dtype=int32), array([3, 4], dtype=int32)]
 #[pyfunction]
 #[pyo3(signature = (value, num=None, axis=0, name=None))]
 pub fn unstack(
@@ -117,6 +154,10 @@ pub fn unstack(
 }
 
 /// `rt.pad(tensor, paddings, mode='CONSTANT', constant_values=0)`.
+///
+/// >>> rt.pad([[1, 2]], [[1, 0], [0, 1]]).numpy()
+/// array([[0, 0, 0],
+///        [1, 2, 0]], dtype=int32)
 #[pyfunction]
 #[pyo3(signature = (tensor, paddings, mode="CONSTANT", constant_values=None, name=None))]
 pub fn pad(
@@ -159,6 +200,11 @@ pub fn pad(
     })
 }
 
+/// `input` repeated `multiples[i]` times along each axis.
+///
+/// >>> rt.tile([[1, 2]], [2, 2]).numpy()
+/// array([[1, 2, 1, 2],
+///        [1, 2, 1, 2]], dtype=int32)
 #[pyfunction]
 #[pyo3(signature = (input, multiples, name=None))]
 pub fn tile(input: Obj, multiples: Obj, name: OptObj) -> PyResult<PyTensor> {
@@ -166,6 +212,11 @@ pub fn tile(input: Obj, multiples: Obj, name: OptObj) -> PyResult<PyTensor> {
     guard(|| wrap(ops::tile(&tensor(input)?, &shape(multiples, "tile")?)))
 }
 
+/// `input` broadcast to `shape` (NumPy's rules).
+///
+/// >>> rt.broadcast_to([1.0, 2.0], [2, 2]).numpy()
+/// array([[1., 2.],
+///        [1., 2.]], dtype=float32)
 #[pyfunction]
 #[pyo3(signature = (input, shape, name=None))]
 pub fn broadcast_to(input: Obj, shape: Obj, name: OptObj) -> PyResult<PyTensor> {
@@ -179,6 +230,9 @@ pub fn broadcast_to(input: Obj, shape: Obj, name: OptObj) -> PyResult<PyTensor> 
 }
 
 /// `rt.gather(params, indices, axis=None, batch_dims=0)` (axis None is `batch_dims`).
+///
+/// >>> rt.gather([10.0, 20.0, 30.0], [2, 0, 2]).numpy()
+/// array([30., 10., 30.], dtype=float32)
 #[pyfunction]
 #[pyo3(signature = (params, indices, axis=None, batch_dims=0, *, validate_indices=None, name=None))]
 pub fn gather(
@@ -210,6 +264,10 @@ pub fn gather(
 }
 
 /// `rt.one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None)`.
+///
+/// >>> rt.one_hot([0, 2], 3).numpy()
+/// array([[1., 0., 0.],
+///        [0., 0., 1.]], dtype=float32)
 #[pyfunction]
 #[pyo3(signature = (indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None))]
 pub fn one_hot(
@@ -263,6 +321,11 @@ pub fn one_hot(
 
 /// `rt.matmul(a, b, transpose_a=False, transpose_b=False)` (batched, broadcasting; `adjoint_*`
 /// are the same for real tensors).
+///
+/// >>> rt.matmul([[1.0, 2.0]], [[3.0], [4.0]]).numpy()
+/// array([[11.]], dtype=float32)
+/// >>> rt.matmul(rt.ones([5, 2, 3]), rt.ones([3, 4])).shape
+/// (5, 2, 4)
 #[pyfunction]
 #[pyo3(signature = (a, b, transpose_a=false, transpose_b=false, adjoint_a=false, adjoint_b=false, name=None))]
 pub fn matmul(
@@ -297,6 +360,10 @@ pub fn matmul(
     })
 }
 
+/// The matrix-vector product `a @ b` for a vector `b` (batched over leading axes).
+///
+/// >>> rt.linalg.matvec([[1.0, 2.0], [3.0, 4.0]], [1.0, 1.0]).numpy()
+/// array([3., 7.], dtype=float32)
 #[pyfunction]
 #[pyo3(signature = (a, b, transpose_a=false, adjoint_a=false, name=None))]
 pub fn matvec(
@@ -319,6 +386,11 @@ pub fn matvec(
 }
 
 /// `rt.einsum(equation, *inputs)`.
+///
+/// >>> rt.einsum('ij,j->i', [[1.0, 2.0], [3.0, 4.0]], [1.0, 1.0]).numpy()
+/// array([3., 7.], dtype=float32)
+/// >>> rt.einsum('ii->i', [[1.0, 2.0], [3.0, 4.0]]).numpy()
+/// array([1., 4.], dtype=float32)
 #[pyfunction]
 #[pyo3(signature = (equation, *inputs, name=None))]
 pub fn einsum(equation: &str, inputs: &Bound<'_, PyTuple>, name: OptObj) -> PyResult<PyTensor> {
@@ -329,6 +401,14 @@ pub fn einsum(equation: &str, inputs: &Bound<'_, PyTuple>, name: OptObj) -> PyRe
     })
 }
 
+/// The identity matrix of `num_rows` rows (`num_columns` columns), optionally batched by
+/// `batch_shape`.
+///
+/// >>> rt.eye(2).numpy()
+/// array([[1., 0.],
+///        [0., 1.]], dtype=float32)
+/// >>> rt.eye(2, batch_shape=[3]).shape
+/// (3, 2, 2)
 #[pyfunction]
 #[pyo3(signature = (num_rows, num_columns=None, batch_shape=None, dtype=None, name=None))]
 pub fn eye(
@@ -355,6 +435,10 @@ pub fn eye(
 }
 
 /// `rt.linalg.solve(matrix, rhs, adjoint=False)`.
+///
+/// >>> rt.linalg.solve([[2.0, 0.0], [0.0, 4.0]], [[2.0], [8.0]]).numpy()
+/// array([[1.],
+///        [2.]], dtype=float32)
 #[pyfunction]
 #[pyo3(signature = (matrix, rhs, adjoint=false, name=None))]
 pub fn solve(matrix: Obj, rhs: Obj, adjoint: bool, name: OptObj) -> PyResult<PyTensor> {
@@ -366,6 +450,10 @@ pub fn solve(matrix: Obj, rhs: Obj, adjoint: bool, name: OptObj) -> PyResult<PyT
 }
 
 /// `rt.linalg.inv(input, adjoint=False)`.
+///
+/// >>> rt.linalg.inv([[2.0, 0.0], [0.0, 4.0]]).numpy()
+/// array([[0.5 , 0.  ],
+///        [0.  , 0.25]], dtype=float32)
 #[pyfunction]
 #[pyo3(signature = (input, adjoint=false, name=None))]
 pub fn inv(input: Obj, adjoint: bool, name: OptObj) -> PyResult<PyTensor> {
@@ -387,6 +475,12 @@ fn dtype_or(dtype: OptObj, default: DType) -> PyResult<DType> {
     Ok(parse_optional_dtype(dtype)?.unwrap_or(default))
 }
 
+/// A tensor of `shape` filled with zeros (float32 unless `dtype`).
+///
+/// >>> rt.zeros([2, 3]).shape
+/// (2, 3)
+/// >>> rt.zeros([2], dtype=rt.int32).numpy()
+/// array([0, 0], dtype=int32)
 #[pyfunction]
 #[pyo3(signature = (shape, dtype=None, name=None))]
 pub fn zeros(shape: Obj, dtype: OptObj, name: OptObj) -> PyResult<PyTensor> {
@@ -399,6 +493,10 @@ pub fn zeros(shape: Obj, dtype: OptObj, name: OptObj) -> PyResult<PyTensor> {
     })
 }
 
+/// A tensor of `shape` filled with ones (float32 unless `dtype`).
+///
+/// >>> rt.ones([2]).numpy()
+/// array([1., 1.], dtype=float32)
 #[pyfunction]
 #[pyo3(signature = (shape, dtype=None, name=None))]
 pub fn ones(shape: Obj, dtype: OptObj, name: OptObj) -> PyResult<PyTensor> {
@@ -411,6 +509,10 @@ pub fn ones(shape: Obj, dtype: OptObj, name: OptObj) -> PyResult<PyTensor> {
     })
 }
 
+/// Zeros of `input`'s shape (and dtype, unless `dtype`).
+///
+/// >>> rt.zeros_like([[1, 2]]).numpy()
+/// array([[0, 0]], dtype=int32)
 #[pyfunction]
 #[pyo3(signature = (input, dtype=None, name=None))]
 pub fn zeros_like(input: Obj, dtype: OptObj, name: OptObj) -> PyResult<PyTensor> {
@@ -424,6 +526,10 @@ pub fn zeros_like(input: Obj, dtype: OptObj, name: OptObj) -> PyResult<PyTensor>
     })
 }
 
+/// Ones of `input`'s shape (and dtype, unless `dtype`).
+///
+/// >>> rt.ones_like([1.5, 2.5]).numpy()
+/// array([1., 1.], dtype=float32)
 #[pyfunction]
 #[pyo3(signature = (input, dtype=None, name=None))]
 pub fn ones_like(input: Obj, dtype: OptObj, name: OptObj) -> PyResult<PyTensor> {
@@ -438,6 +544,10 @@ pub fn ones_like(input: Obj, dtype: OptObj, name: OptObj) -> PyResult<PyTensor> 
 }
 
 /// `rt.fill(dims, value)`: the value's dtype, differentiable with respect to the value.
+///
+/// >>> rt.fill([2, 2], 7).numpy()
+/// array([[7, 7],
+///        [7, 7]], dtype=int32)
 #[pyfunction]
 #[pyo3(signature = (dims, value, name=None))]
 pub fn fill(dims: Obj, value: Obj, name: OptObj) -> PyResult<PyTensor> {
@@ -456,6 +566,9 @@ pub fn fill(dims: Obj, value: Obj, name: OptObj) -> PyResult<PyTensor> {
 }
 
 /// `rt.linspace(start, stop, num)`: the dtype of `start` when floating, else float32.
+///
+/// >>> rt.linspace(0.0, 1.0, 5).numpy()
+/// array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
 #[pyfunction]
 #[pyo3(signature = (start, stop, num, name=None, axis=0))]
 pub fn linspace(
@@ -488,6 +601,11 @@ pub fn linspace(
 
 /// `rt.range(start, limit=None, delta=1, dtype=None)`: like Python's range; int arguments give
 /// int32, a float one float32 (a tensor argument gives its dtype).
+///
+/// >>> rt.range(4).numpy()
+/// array([0, 1, 2, 3], dtype=int32)
+/// >>> rt.range(1.0, 2.0, 0.25).numpy()
+/// array([1.  , 1.25, 1.5 , 1.75], dtype=float32)
 #[pyfunction]
 #[pyo3(signature = (start, limit=None, delta=None, dtype=None, name=None))]
 pub fn range(
@@ -553,6 +671,13 @@ fn seed_arg(seed: OptObj) -> PyResult<Option<u64>> {
     }
 }
 
+/// Normally distributed values of `shape` (`rt.random.normal`); repeatable after
+/// `rt.random.set_seed` or with `seed`.
+///
+/// >>> rt.random.set_seed(0)
+/// >>> x = rt.random.normal([1000], mean=2.0, stddev=0.5)
+/// >>> abs(float(rt.reduce_mean(x)) - 2.0) < 0.1
+/// True
 #[pyfunction]
 #[pyo3(signature = (shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None))]
 pub fn random_normal(
@@ -578,6 +703,11 @@ pub fn random_normal(
 
 /// `rt.random_uniform(shape, minval=0, maxval=None, dtype=float32, seed=None)`: `maxval`
 /// None is 1 for floats; integer dtypes need it.
+///
+/// >>> rt.random.set_seed(0)
+/// >>> x = rt.random.uniform([1000], minval=-1.0, maxval=1.0)
+/// >>> bool(rt.reduce_min(x) >= -1.0) and bool(rt.reduce_max(x) < 1.0)
+/// True
 #[pyfunction]
 #[pyo3(signature = (shape, minval=0.0, maxval=None, dtype=None, seed=None, name=None))]
 pub fn random_uniform(
@@ -607,6 +737,13 @@ pub fn random_uniform(
 }
 
 /// `rt.random.set_seed(seed)`: seeded results repeat.
+///
+/// >>> rt.random.set_seed(42)
+/// >>> a = rt.random.normal([3])
+/// >>> rt.random.set_seed(42)
+/// >>> b = rt.random.normal([3])
+/// >>> a.numpy().tolist() == b.numpy().tolist()
+/// True
 #[pyfunction]
 pub fn set_seed(seed: i64) -> PyResult<()> {
     guard(|| {

@@ -193,7 +193,9 @@ impl PyTape {
     /// `target.shape + source.shape` per source (None where unconnected).
     /// `parallel_iterations` bounds the rows in flight; `experimental_use_pfor=False` runs them one
     /// by one. The numbers are the same either way.
-    #[pyo3(signature = (target, sources, unconnected=None, parallel_iterations=None, experimental_use_pfor=true))]
+    /// `progress`: a bar on stderr counting the rows.
+    #[allow(clippy::too_many_arguments)] // TensorFlow's arguments, and `progress`
+    #[pyo3(signature = (target, sources, unconnected=None, parallel_iterations=None, experimental_use_pfor=true, progress=false))]
     fn jacobian(
         &self,
         py: Python<'_>,
@@ -202,6 +204,7 @@ impl PyTape {
         unconnected: Option<&Bound<'_, PyAny>>,
         parallel_iterations: Option<usize>,
         experimental_use_pfor: bool,
+        progress: bool,
     ) -> PyResult<Vec<Option<PyTensor>>> {
         let options = JacobianOptions::from_tf(parallel_iterations, experimental_use_pfor);
         guard(|| {
@@ -209,12 +212,17 @@ impl PyTape {
             let srcs = self::sources(sources, "jacobian")?;
             let mode = self::unconnected(unconnected)?;
             let tape = self.tape.clone();
-            let jac = py.detach(move || tape.jacobian_with(&target, &srcs, mode, options))?;
+            let jac = py.detach(move || {
+                with_bar(progress, "jacobian", || {
+                    tape.jacobian_with(&target, &srcs, mode, options)
+                })
+            })?;
             Ok(wrap_all(jac))
         })
     }
     /// Target `[b, y...]`, source `[b, x...]`: `[b, y..., x...]` (None where unconnected).
-    #[pyo3(signature = (target, source, unconnected=None, parallel_iterations=None, experimental_use_pfor=true))]
+    #[allow(clippy::too_many_arguments)] // TensorFlow's arguments, and `progress`
+    #[pyo3(signature = (target, source, unconnected=None, parallel_iterations=None, experimental_use_pfor=true, progress=false))]
     fn batch_jacobian(
         &self,
         py: Python<'_>,
@@ -223,6 +231,7 @@ impl PyTape {
         unconnected: Option<&Bound<'_, PyAny>>,
         parallel_iterations: Option<usize>,
         experimental_use_pfor: bool,
+        progress: bool,
     ) -> PyResult<Option<PyTensor>> {
         let options = JacobianOptions::from_tf(parallel_iterations, experimental_use_pfor);
         guard(|| {
@@ -230,26 +239,33 @@ impl PyTape {
             let src = self::source(source, "batch_jacobian")?;
             let mode = self::unconnected(unconnected)?;
             let tape = self.tape.clone();
-            let jac = py.detach(move || tape.batch_jacobian_with(&target, &src, mode, options))?;
+            let jac = py.detach(move || {
+                with_bar(progress, "batch_jacobian", || {
+                    tape.batch_jacobian_with(&target, &src, mode, options)
+                })
+            })?;
             Ok(jac.map(PyTensor::new))
         })
     }
     /// For a one-element target, `d2 target / d source^2` per source, of shape
     /// `source.shape + source.shape` (no second tape needed).
-    #[pyo3(signature = (target, sources, unconnected=None))]
+    #[pyo3(signature = (target, sources, unconnected=None, progress=false))]
     fn hessian(
         &self,
         py: Python<'_>,
         target: &Bound<'_, PyAny>,
         sources: &Bound<'_, PyAny>,
         unconnected: Option<&Bound<'_, PyAny>>,
+        progress: bool,
     ) -> PyResult<Vec<Option<PyTensor>>> {
         guard(|| {
             let target = self::target(target)?;
             let srcs = self::sources(sources, "hessian")?;
             let mode = self::unconnected(unconnected)?;
             let tape = self.tape.clone();
-            let h = py.detach(move || tape.hessian(&target, &srcs, mode))?;
+            let h = py.detach(move || {
+                with_bar(progress, "hessian", || tape.hessian(&target, &srcs, mode))
+            })?;
             Ok(wrap_all(h))
         })
     }
@@ -481,6 +497,15 @@ pub fn end_variable_watch(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyVariable>>
             .map(|v| wrap_variable(py, v))
             .collect()
     })
+}
+
+/// `f()`, with a progress bar on stderr named `label` counting its rows when `progress`.
+fn with_bar<R>(progress: bool, label: &str, f: impl FnOnce() -> R) -> R {
+    if progress {
+        crate::progress::with_progress(Arc::new(crate::progress::Bar::new(label, "rows")), f)
+    } else {
+        f()
+    }
 }
 
 // The Python bindings of this file: all used by the package (python/rustape), none public.

@@ -18,6 +18,15 @@ use crate::ops;
 use crate::tensor::{Data, Tensor, TensorId};
 use crate::variable::Variable;
 
+/// An immutable n-dimensional array of one dtype, on which the ops run and tapes record (as
+/// `tf.Tensor`): `.shape`, `.dtype`, `.numpy()`, NumPy's operators and broadcasting, indexing,
+/// DLPack and the buffer protocol. Made by `rt.constant` and every op.
+///
+/// >>> t = rt.constant([[1.0, 2.0], [3.0, 4.0]])
+/// >>> t.shape, t.dtype.name
+/// ((2, 2), 'float32')
+/// >>> (t * 2 + 1)[1].numpy()
+/// array([7., 9.], dtype=float32)
 #[pyclass(frozen, name = "Tensor", module = "rustape._rustape")]
 pub struct PyTensor {
     pub t: Tensor,
@@ -29,6 +38,17 @@ impl PyTensor {
     }
 }
 
+/// A mutable tensor with a stable identity (as `tf.Variable`): `assign`, `assign_add`,
+/// `assign_sub` change it in place (never recorded); reading a trainable one while a tape
+/// records watches it on that tape.
+///
+/// >>> v = rt.Variable([1.0, 2.0])
+/// >>> with rt.GradientTape() as tape:
+/// ...     loss = rt.reduce_sum(v * v)
+/// >>> tape.gradient(loss, v).numpy()
+/// array([2., 4.], dtype=float32)
+/// >>> v.assign_sub([0.5, 0.5]).numpy()
+/// array([0.5, 1.5], dtype=float32)
 #[pyclass(frozen, weakref, name = "Variable", module = "rustape._rustape")]
 pub struct PyVariable {
     pub v: Variable,
@@ -272,14 +292,17 @@ macro_rules! tensor_protocol {
             fn __array_priority__() -> i32 {
                 100
             }
+            /// The shape, a tuple of ints.
             #[getter]
             fn shape<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
                 guard(|| PyTuple::new(slf.py(), <$cls>::peek(slf).shape()))
             }
+            /// The element type (`rt.float32`, ...).
             #[getter]
             fn dtype<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyDType>> {
                 guard(|| dtype_object(slf.py(), <$cls>::peek(slf).dtype()))
             }
+            /// The number of axes.
             #[getter]
             fn ndim(slf: &Bound<'_, Self>) -> PyResult<usize> {
                 guard(|| Ok(<$cls>::peek(slf).ndim()))
@@ -327,6 +350,23 @@ macro_rules! tensor_protocol {
                         _ => Ok(array),
                     }
                 })
+            }
+            /// DLPack (the array API's form): the tensor's memory, read-only and without a
+            /// copy, for `np.from_dlpack`, `torch.from_dlpack`, ...
+            #[pyo3(signature = (*, stream=None, max_version=None, dl_device=None, copy=None))]
+            fn __dlpack__<'py>(
+                slf: &Bound<'py, Self>,
+                stream: Option<&Bound<'py, PyAny>>,
+                max_version: Option<(u32, u32)>,
+                dl_device: Option<(i32, i32)>,
+                copy: Option<bool>,
+            ) -> PyResult<Bound<'py, PyAny>> {
+                let t = <$cls>::peek(slf);
+                guard(|| super::dlpack::dlpack_method(slf.py(), t, stream, max_version, dl_device, copy))
+            }
+            /// DLPack's device of the tensor: `(1, 0)`, the CPU.
+            fn __dlpack_device__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+                super::dlpack::cpu_device(slf.py())
             }
             /// `f"{loss:.4f}"`: NumPy's formatting of the value; `""` is `str()`.
             fn __format__(slf: &Bound<'_, Self>, spec: &str) -> PyResult<String> {
@@ -592,10 +632,12 @@ tensor_protocol!(PyVariable {
             Ok(PyVariable { v, registered: AtomicBool::new(false) })
         })
     }
+    /// Whether tapes watch the variable automatically when it is read.
     #[getter]
     fn trainable(&self) -> bool {
         self.v.trainable()
     }
+    /// The variable's name (`'Variable'` unless given).
     #[getter]
     fn name(&self) -> String {
         self.v.name().to_string()
@@ -604,6 +646,7 @@ tensor_protocol!(PyVariable {
     fn value(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
         guard(|| Ok(PyTensor::new(read_variable(slf))))
     }
+    /// A read of the current value (recorded on the active tapes), as `value()`.
     fn read_value(slf: &Bound<'_, Self>) -> PyResult<PyTensor> {
         guard(|| Ok(PyTensor::new(read_variable(slf))))
     }
@@ -620,6 +663,7 @@ tensor_protocol!(PyVariable {
         let _ = (use_locking, name, read_value);
         update(slf, value, Variable::assign)
     }
+    /// Adds `delta` in place (never recorded); returns the variable.
     #[pyo3(signature = (delta, use_locking=None, name=None, read_value=true))]
     fn assign_add<'py>(
         slf: &Bound<'py, Self>,
@@ -631,6 +675,7 @@ tensor_protocol!(PyVariable {
         let _ = (use_locking, name, read_value);
         update(slf, delta, Variable::assign_add)
     }
+    /// Subtracts `delta` in place (never recorded); returns the variable.
     #[pyo3(signature = (delta, use_locking=None, name=None, read_value=true))]
     fn assign_sub<'py>(
         slf: &Bound<'py, Self>,

@@ -50,7 +50,12 @@ impl Tape {
             Err(why) => Err(why),
         };
         let stacked = match swept {
-            Ok(stacked) => stacked,
+            Ok(stacked) => {
+                // One sweep did every row: a progress bar, if asked for, shows them all done.
+                let report = crate::progress::Report::start(target.size());
+                report.advance(target.size());
+                stacked
+            }
             Err(why) if strict => {
                 return Err(Error::value(
                     "GradientTape.jacobian",

@@ -300,23 +300,28 @@ impl TapeState {
 /// What a gradient is taken with respect to: a tensor, or a variable (all its reads summed).
 #[derive(Clone)]
 pub enum Source {
+    /// A tensor (watched on the tape).
     Tensor(Tensor),
+    /// A variable: the gradient sums over all of its recorded reads.
     Variable(Variable),
 }
 
 impl Source {
+    /// The id of the tensor, or of the variable's handle.
     pub fn id(&self) -> TensorId {
         match self {
             Source::Tensor(t) => t.id(),
             Source::Variable(v) => v.id(),
         }
     }
+    /// The shape of the tensor or of the variable's current value.
     pub fn shape(&self) -> Vec<usize> {
         match self {
             Source::Tensor(t) => t.shape().to_vec(),
             Source::Variable(v) => v.shape(),
         }
     }
+    /// The dtype.
     pub fn dtype(&self) -> DType {
         match self {
             Source::Tensor(t) => t.dtype(),
@@ -359,6 +364,7 @@ pub fn pause_all_tapes() {
     PAUSED.with(|paused| paused.borrow_mut().push(taken));
 }
 
+/// Lets the tapes paused by [`pause_all_tapes`] record again.
 pub fn resume_all_tapes() {
     if let Some(taken) = PAUSED.with(|paused| paused.borrow_mut().pop()) {
         ACTIVE.with(|active| {
@@ -416,6 +422,8 @@ impl Drop for PausedTape {
 }
 
 impl Tape {
+    /// A tape; `persistent` allows several gradient calls, `watch_accessed_variables` watches the
+    /// trainable variables read while it records. It records once entered ([`Tape::enter`]).
     pub fn new(persistent: bool, watch_accessed_variables: bool) -> Tape {
         Tape(Arc::new(Mutex::new(TapeState {
             persistent,
@@ -438,14 +446,17 @@ impl Tape {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// Whether both handles are the same tape.
     pub fn same_as(&self, other: &Tape) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
 
+    /// Whether the tape allows several gradient calls.
     pub fn persistent(&self) -> bool {
         self.lock().persistent
     }
 
+    /// Whether the tape is recording now (entered and not paused).
     pub fn is_recording(&self) -> bool {
         let state = self.lock();
         state.active && state.recording
@@ -497,6 +508,7 @@ impl Tape {
         Ok(PausedTape(self.clone()))
     }
 
+    /// Pauses recording (TensorFlow's `stop_recording`); errors if the tape is not recording.
     pub fn pause_recording(&self) -> Result<()> {
         let mut state = self.lock();
         if !(state.active && state.recording) {
@@ -509,6 +521,7 @@ impl Tape {
         Ok(())
     }
 
+    /// Resumes recording after [`Tape::pause_recording`].
     pub fn resume_recording(&self) {
         let mut state = self.lock();
         if state.active {
@@ -555,6 +568,7 @@ impl Tape {
         self.lock().nodes.len()
     }
 
+    /// Whether nothing has been recorded.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

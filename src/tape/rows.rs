@@ -24,6 +24,7 @@ use super::Source;
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops;
+use crate::progress::Report;
 use crate::tensor::{Data, Tensor, TensorId};
 
 /// How the rows of a Jacobian are run. The numbers are the same whichever runs.
@@ -52,6 +53,7 @@ pub struct JacobianOptions {
     /// the vectorised blocks, or the single rows, in flight on rayon's threads. `None`: blocks
     /// sized to stay in cache, one in flight per thread.
     pub parallel_iterations: Option<usize>,
+    /// Vectorised, parallel or sequential rows (the numbers are the same).
     pub strategy: JacobianStrategy,
 }
 
@@ -165,10 +167,12 @@ pub(crate) fn run(
             }
         }
     };
+    // Rows done, for a progress bar the caller may have asked for (crate::progress).
+    let report = Report::start(rows);
     if recording {
-        joined_by_ops(plan, target, sources, rows, hot, row_axis, blocks)
+        joined_by_ops(plan, target, sources, rows, hot, row_axis, blocks, &report)
     } else {
-        written_in_place(plan, target, sources, rows, hot, row_axis, blocks)
+        written_in_place(plan, target, sources, rows, hot, row_axis, blocks, &report)
     }
 }
 
@@ -240,6 +244,7 @@ impl Sink<'_> {
 
 /// The blocks run at most `in_flight` at a time (bounding memory), each writing its rows into
 /// its own slice of the results.
+#[allow(clippy::too_many_arguments)] // the blocks' whole context, read-only
 fn written_in_place(
     plan: &Plan,
     target: &Tensor,
@@ -248,6 +253,7 @@ fn written_in_place(
     hot: &(dyn Fn(usize) -> Vec<usize> + Sync),
     row_axis: usize,
     blocks: Blocks,
+    report: &Report,
 ) -> Result<Vec<Option<Tensor>>> {
     let keep = keep_of(sources);
     // Only floating and complex sources receive gradients.
@@ -294,6 +300,7 @@ fn written_in_place(
         let end = (*start + blocks.size).min(rows);
         let rows = *start..end;
         let grads = sweep_block(plan, target, sources, &keep, rows, hot, blocks.vectorised)?;
+        report.advance(end - *start);
         grads
             .into_iter()
             .zip(sinks.iter_mut())
@@ -444,6 +451,7 @@ fn place(sink: &mut Sink, grad: &Tensor, vectorised: bool, source: &[usize]) -> 
 
 /// While a tape records on this thread: blocks one after another, joined (and moved to the
 /// row axis) by rustape's ops, so that the Jacobian is recorded too.
+#[allow(clippy::too_many_arguments)] // the blocks' whole context, read-only
 fn joined_by_ops(
     plan: &Plan,
     target: &Tensor,
@@ -452,6 +460,7 @@ fn joined_by_ops(
     hot: &(dyn Fn(usize) -> Vec<usize> + Sync),
     row_axis: usize,
     blocks: Blocks,
+    report: &Report,
 ) -> Result<Vec<Option<Tensor>>> {
     let keep = keep_of(sources);
     let mut parts: Vec<Vec<Tensor>> = vec![Vec::new(); sources.len()];
@@ -467,6 +476,7 @@ fn joined_by_ops(
             hot,
             blocks.vectorised,
         )?;
+        report.advance(end - start);
         for (k, (source, grad)) in sources.iter().zip(grads).enumerate() {
             reached[k] |= grad.is_some();
             let part = match (grad, blocks.vectorised) {

@@ -12,7 +12,7 @@ from rustape import _export, _ops, _rustape
 PYTHON_TOP_LEVEL = {
     "GradientTape", "UnconnectedGradients", "custom_gradient", "Module", "TensorSpec", "function",
     "math", "nn", "linalg", "random", "layers", "keras", "nest", "test", "saved_model", "contrib",
-    "__version__",
+    "config", "experimental", "utils", "__version__",
 }
 
 

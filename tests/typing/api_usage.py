@@ -62,7 +62,26 @@ def a_layer() -> rt.Tensor:
     return y
 
 
-RIGHT: list[Callable[[], object]] = [tape_basics, every_namespace, a_layer]
+def interop_and_config() -> list[object]:
+    import numpy as np
+
+    t: rt.Tensor = rt.from_dlpack(np.arange(3.0))
+    back = np.from_dlpack(t)
+    capsule = rt.experimental.dlpack.to_dlpack(t)
+    again: rt.Tensor = rt.experimental.dlpack.from_dlpack(capsule)
+    threads: int = rt.config.get_num_threads()
+    rt.config.set_nonscalar_target_warning(False)
+    rt.config.set_log_level("WARNING")
+    steps = [i for i in rt.utils.progress_bar(range(3), enabled=False)]
+    x = rt.constant([1.0, 2.0])
+    with rt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = rt.reduce_sum(x * x)
+    h = tape.hessian(y, x, progress=False)
+    return [back, again, threads, steps, h]
+
+
+RIGHT: list[Callable[[], object]] = [tape_basics, every_namespace, a_layer, interop_and_config]
 
 _x = rt.constant([1.0, 2.0])
 
@@ -80,4 +99,6 @@ WRONG: list[Callable[[], object]] = [
     lambda: rt.linalg.tensordot(_x, _x, axes="1"),  # type: ignore[arg-type]
     lambda: rt.Variable(1.0, trainable="no"),  # type: ignore[arg-type]
     lambda: rt.constant(1.0) + "1",  # type: ignore[operator]
+    lambda: rt.config.set_num_threads("2"),  # type: ignore[arg-type]
+    lambda: rt.from_dlpack(_x, copy="yes"),  # type: ignore[arg-type]
 ]

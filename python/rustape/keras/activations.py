@@ -41,7 +41,11 @@ _ACTIVATIONS: dict[str, Callable] = {
 
 
 def get_activation(activation: Any) -> Callable:
-    """A callable for `activation`: None (linear), a callable, or a Keras name ('relu', ...)."""
+    """A callable for `activation`: None (linear), a callable, or a Keras name ('relu', ...).
+
+    >>> rt.layers.get_activation("relu")(rt.constant([-1.0, 1.0])).numpy()
+    array([0., 1.], dtype=float32)
+    """
     if activation is None:
         return _linear
     if callable(activation):

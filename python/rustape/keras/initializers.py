@@ -264,6 +264,7 @@ def _scaling(name: str, scale: float, mode: str, distribution: str, doc: str) ->
         VarianceScaling.__init__(self, scale=scale, mode=mode, distribution=distribution, seed=seed)
 
     def get_config(self: Any) -> dict[str, Any]:
+        """The constructor arguments (only `seed`: the scaling is fixed by the class)."""
         return {"seed": self.seed}
 
     cls = type(name, (VarianceScaling,), {"__init__": __init__, "get_config": get_config,

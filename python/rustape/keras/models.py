@@ -51,6 +51,7 @@ class KerasTensor:
 
     @property
     def ndim(self) -> int:
+        """The number of axes (the batch axis included)."""
         return len(self.shape)
 
     def __repr__(self) -> str:

@@ -290,18 +290,22 @@ class Layer:
 
     @property
     def trainable_weights(self) -> list[Any]:
+        """The trainable variables: the layer's own, then its layers' (none if not trainable)."""
         return self._collect(True)
 
     @property
     def trainable_variables(self) -> list[Any]:
+        """The same as `trainable_weights`."""
         return self.trainable_weights
 
     @property
     def non_trainable_weights(self) -> list[Any]:
+        """The variables that are not trainable (a batch norm's moving statistics; all of them if the layer is not trainable)."""
         return self._collect(False)
 
     @property
     def non_trainable_variables(self) -> list[Any]:
+        """The same as `non_trainable_weights`."""
         return self.non_trainable_weights
 
     # -- losses ------------------------------------------------------------------------------------
@@ -337,9 +341,11 @@ class Layer:
 
     # -- calling -----------------------------------------------------------------------------------
     def build(self, input_shape: Any) -> None:
+        """Creates the layer's variables for inputs of `input_shape` (called on the first call)."""
         self.built = True
 
     def call(self, inputs: Any, **kwargs: Any) -> Any:
+        """The layer's computation (subclasses override it; `__call__` builds, then calls it)."""
         raise NotImplementedError
 
     def _convert_input(self, x: Any) -> Any:

@@ -49,6 +49,7 @@ class Dense(Layer):
         self.bias: Any = None
 
     def build(self, input_shape: tuple) -> None:
+        """Creates `kernel` `[input_dim, units]` and `bias` `[units]`."""
         if len(input_shape) < 1 or input_shape[-1] is None:
             raise ValueError(
                 f"Dense {self.name}: the last dimension of the inputs must be known, got shape "
@@ -61,6 +62,7 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        """`activation(inputs @ kernel + bias)`."""
         shape = tuple(inputs.shape)
         if len(shape) == 2:
             y = _rt.matmul(inputs, self.kernel)

@@ -61,6 +61,7 @@ class BatchNormalization(Layer):
         self.moving_variance: Any = None
 
     def build(self, input_shape: tuple) -> None:
+        """Creates `gamma`, `beta` and the moving mean and variance for the last axis."""
         ndim = len(input_shape)
         axes = []
         for a in self.axis:
@@ -94,6 +95,7 @@ class BatchNormalization(Layer):
         return _rt.reshape(t, shape)
 
     def call(self, inputs: Any, training: Any = False) -> Any:  # type: ignore[override]  # as Keras
+        """Normalises with the batch's statistics when `training` (updating the moving ones), else with the moving ones."""
         if isinstance(training, _rt.Tensor):
             training = bool(training.numpy())
         shape = tuple(inputs.shape)

@@ -45,6 +45,11 @@ class Optimizer:
 
     Use a subclass (`SGD`, `Adam`, ...). `learning_rate` is a float, an `rt.Variable`, a
     `LearningRateSchedule` or a callable of no arguments.
+
+    >>> import rustape as rt
+    >>> opt = SGD(learning_rate=0.5)
+    >>> isinstance(opt, Optimizer), float(opt.learning_rate)
+    (True, 0.5)
     """
 
     _algorithm = ""
