@@ -256,6 +256,14 @@ fn comparison(
     })
 }
 
+/// `dims` as `rustape._shape.TensorShape`: a tuple that also has TensorFlow's shape methods.
+fn shape_object<'py>(py: Python<'py>, dims: &[usize]) -> PyResult<Bound<'py, PyAny>> {
+    let tuple = PyTuple::new(py, dims)?;
+    py.import("rustape._shape")?
+        .getattr("TensorShape")?
+        .call1((tuple,))
+}
+
 /// The shared protocol of `Tensor` and `Variable`, with each class's own items first.
 macro_rules! tensor_protocol {
     ($cls:ty { $($own:tt)* }) => {
@@ -268,9 +276,22 @@ macro_rules! tensor_protocol {
             fn __array_priority__() -> i32 {
                 100
             }
+            /// A tuple of ints with TensorFlow's `TensorShape` methods (`as_list()`, `rank`,
+            /// `num_elements()`).
+            #[getter(shape)]
+            fn tensor_shape<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+                guard(|| shape_object(slf.py(), <$cls>::peek(slf).shape()))
+            }
+            /// The shape (TensorFlow's older spelling of `.shape`).
+            #[pyo3(name = "get_shape")]
+            fn shape_method<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+                guard(|| shape_object(slf.py(), <$cls>::peek(slf).shape()))
+            }
+            /// The device holding the value: rustape's one device, the CPU, in TensorFlow's
+            /// spelling.
             #[getter]
-            fn shape<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-                guard(|| PyTuple::new(slf.py(), <$cls>::peek(slf).shape()))
+            fn device(_slf: &Bound<'_, Self>) -> &'static str {
+                "/job:localhost/replica:0/task:0/device:CPU:0"
             }
             #[getter]
             fn dtype<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyDType>> {
