@@ -3,8 +3,8 @@
 //! depends on the size of the tensor it sits in, nor on the thread count.
 use std::mem::MaybeUninit;
 
+use super::parallel::for_each_task;
 use crate::tensor::Values;
-use rayon::prelude::*;
 
 use super::vmath::{map_slice, select_slice, zip_slice};
 
@@ -18,11 +18,42 @@ const CHUNK: usize = 1 << 15;
 pub(crate) const PAR_CHEAP: usize = 1 << 17;
 pub(crate) const PAR_MATH: usize = 1 << 15;
 
-/// Whether a large kernel should split across rayon's threads: not when it already runs on one
-/// of them (a block of a parallel Jacobian), where the other threads are busy with blocks of
-/// their own and splitting only adds scheduling.
+/// Whether a large kernel should split across threads (`parallel::for_each_task`): not when it
+/// already runs on one of rayon's (a block of a parallel Jacobian), where the other threads are
+/// busy with blocks of their own and splitting only adds scheduling, nor inside a task of a
+/// split kernel.
 pub(crate) fn may_split() -> bool {
-    rayon::current_thread_index().is_none() && rayon::current_num_threads() > 1
+    rayon::current_thread_index().is_none()
+        && rayon::current_num_threads() > 1
+        && !super::parallel::in_task()
+}
+
+/// A slice handed out in `CHUNK`-long pieces to the tasks of a split kernel, one task each.
+struct Chunks<T> {
+    ptr: *mut T,
+    len: usize,
+}
+
+// SAFETY: each chunk goes to one task (see `get`), and `T: Send` lets it move there.
+unsafe impl<T: Send> Sync for Chunks<T> {}
+
+impl<T> Chunks<T> {
+    fn new(slice: &mut [T]) -> Chunks<T> {
+        Chunks {
+            ptr: slice.as_mut_ptr(),
+            len: slice.len(),
+        }
+    }
+    /// Chunk `i`.
+    ///
+    /// # Safety
+    /// No two live borrows for one `i`; the slice outlives them.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn get(&self, i: usize) -> &mut [T] {
+        let start = i * CHUNK;
+        let len = CHUNK.min(self.len - start);
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(start), len) }
+    }
 }
 
 /// A vector of `n` elements, each chunk written by `kernel(offset, chunk)`, which must write
@@ -35,9 +66,11 @@ pub(crate) fn fill<U: Send>(
     let mut out = Vec::with_capacity(n);
     let dst = &mut out.spare_capacity_mut()[..n];
     if n >= min_par && may_split() {
-        dst.par_chunks_mut(CHUNK)
-            .enumerate()
-            .for_each(|(i, d)| kernel(i * CHUNK, d));
+        let chunks = Chunks::new(dst);
+        for_each_task(n.div_ceil(CHUNK), &|i| {
+            // SAFETY: task `i` alone takes chunk `i`.
+            kernel(i * CHUNK, unsafe { chunks.get(i) })
+        });
     } else {
         kernel(0, dst);
     }
@@ -97,9 +130,15 @@ pub(crate) fn zip_assign<T: Copy + Send + Sync>(
 ) {
     let run = |d: &mut [T], s: &[T]| d.iter_mut().zip(s).for_each(|(d, &s)| *d = f(*d, s));
     if dst.len() >= min_par && may_split() {
-        dst.par_chunks_mut(CHUNK)
-            .zip(src.par_chunks(CHUNK))
-            .for_each(|(d, s)| run(d, s));
+        let n = dst.len();
+        let chunks = Chunks::new(dst);
+        for_each_task(n.div_ceil(CHUNK), &|i| {
+            // SAFETY: task `i` alone takes chunk `i`.
+            run(
+                unsafe { chunks.get(i) },
+                &src[i * CHUNK..(i * CHUNK + CHUNK).min(n)],
+            )
+        });
     } else {
         run(dst, src);
     }

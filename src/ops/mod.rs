@@ -19,6 +19,7 @@ mod indexing;
 pub(crate) mod kernel;
 mod linalg;
 mod nn;
+mod parallel;
 mod random;
 mod reduce;
 mod scan;

@@ -84,6 +84,11 @@ impl JacobianOptions {
 /// by 1.8-2.1x the result and tape instead of ~1.5x (the allocator keeps each size's freed pages).
 const BLOCK_ELEMENTS: usize = 1 << 16;
 
+/// Elements the widest cotangent of one vectorised block may hold while a tape records: every
+/// op of a block is recorded and later differentiated, so a Jacobian of a few rows (the
+/// Laplacian of a PINN: 2) runs as one block rather than one per row.
+const RECORDED_BLOCK_ELEMENTS: usize = 1 << 22;
+
 /// How the rows run: `size` rows per sweep (on a leading axis when `vectorised`), at most
 /// `in_flight` sweeps at once on rayon's threads (1: one after another on this thread).
 #[derive(Clone, Copy, Debug)]
@@ -137,6 +142,9 @@ pub(crate) fn run(
         Auto | Vectorized => {
             let width = row_width(plan, target, sources);
             let (size, in_flight) = match limit {
+                // Under a recording tape every op of a block is recorded, and differentiated
+                // again later: few large blocks (the tape keeps what they save either way).
+                None if recording => ((RECORDED_BLOCK_ELEMENTS / width).max(1), 1),
                 // At most `p` rows at once: `p / threads` on each thread.
                 Some(p) => (p / threads.min(p), threads.min(p)),
                 // Blocks that fit the cache, and at least one per thread.
@@ -456,11 +464,14 @@ fn joined_by_ops(
     parts
         .into_iter()
         .zip(reached)
-        .map(|(p, reached)| {
+        .map(|(p, reached): (Vec<Tensor>, bool)| {
             if !reached {
                 return Ok(None);
             }
-            let stacked = ops::concat(&p, 0)?;
+            let stacked = match <[Tensor; 1]>::try_from(p) {
+                Ok([one]) => one,
+                Err(p) => ops::concat(&p, 0)?,
+            };
             if row_axis == 0 {
                 return Ok(Some(stacked));
             }
