@@ -184,3 +184,23 @@ def test_indexing_errors_and_clamping() -> None:
     with pytest.raises(IndexError, match="axis 1"):
         x[:, [3]]
     assert x[0:10].shape == (2, 3) and x[:, -10:2].shape == (2, 2) and x[5:].shape == (0, 3)
+
+
+def test_a_variable_slice_assigns_like_tensorflow() -> None:
+    v = rt.Variable([1.0, 2.0, 3.0, 4.0])
+    assert v[1:3].assign([9.0, 8.0]) is v
+    np.testing.assert_array_equal(v.numpy(), [1.0, 9.0, 8.0, 4.0])
+    v[::2].assign_add(rt.constant([10.0, 10.0]))
+    v[-1:].assign_sub([4.0])
+    np.testing.assert_array_equal(v.numpy(), [11.0, 9.0, 18.0, 0.0])
+    m = rt.Variable(np.zeros((2, 3), np.float32))
+    m[0, :].assign([1.0, 2.0, 3.0])
+    m[:, 2].assign(7.0)
+    np.testing.assert_array_equal(m.numpy(), [[1.0, 2.0, 7.0], [0.0, 0.0, 7.0]])
+    assert m.dtype == rt.float32
+    with pytest.raises(AttributeError, match="immutable"):
+        rt.constant([1.0])[0:1].assign([2.0])
+    # A slice read on a tape is an ordinary differentiable read.
+    with rt.GradientTape() as tape:
+        y = rt.reduce_sum(m[0, :] * 2.0)
+    np.testing.assert_array_equal(tape.gradient(y, m).numpy(), [[2.0, 2.0, 2.0], [0.0, 0.0, 0.0]])
