@@ -65,6 +65,19 @@ PARAMETER_TYPES: dict[str, str] = {
     **dict.fromkeys(["num", "depth", "num_rows", "num_columns", "batch_dims"], "int"),
     **dict.fromkeys(["stddev", "minval", "maxval", "variance_epsilon", "eps", "atol", "rtol"], "float"),
     "constant_values": "float | TensorLike",
+    # convolution, pooling and layer ops (rt.nn)
+    **dict.fromkeys(
+        ["filters", "filter", "bias", "ids", "z", "c_prev", "x_proj", "h_proj", "h_prev"],
+        "TensorLike",
+    ),
+    **dict.fromkeys(["strides", "stride", "ksize"], "int | Sequence[int]"),
+    "dilations": "int | Sequence[int] | None",
+    "padding": "str | Sequence[Sequence[int]] | None",
+    "data_format": "str | None",
+    "output_shape": "Shape",
+    "noise_shape": "Shape | None",
+    "rate": "float",
+    "max_norm": "float | None",
     "seed": "int | None",
     **dict.fromkeys(
         ["scalar", "data", "segment_ids", "updates", "mask", "labels", "repeats", "num_segments"],
@@ -98,6 +111,7 @@ FUNCTION_TYPES: dict[str, str] = {
     # returns
     "as_dtype": "DType",
     "moments": "tuple[Tensor, Tensor]",
+    "lstm_cell": "tuple[Tensor, Tensor]",
     "unstack": "list[Tensor]",
     "set_seed": "None",
     "record_custom_gradient": "list[Tensor]",

@@ -33,9 +33,13 @@ __all__ = [
     "atan",
     "atan2",
     "atanh",
+    "avg_pool",
+    "avg_pool1d",
+    "avg_pool2d",
     "band_part",
     "batch_normalization",
     "begin_variable_watch",
+    "bias_add",
     "bool",
     "boolean_mask",
     "broadcast_to",
@@ -46,21 +50,27 @@ __all__ = [
     "clip_by_value",
     "concat",
     "constant",
+    "conv1d",
+    "conv2d",
+    "conv2d_transpose",
     "convert_to_tensor",
     "cos",
     "cosh",
     "cumprod",
     "cumsum",
+    "depthwise_conv2d",
     "det",
     "diag",
     "diag_part",
     "digamma",
     "divide",
     "divide_no_nan",
+    "dropout",
     "eigh",
     "eigvalsh",
     "einsum",
     "elu",
+    "embedding_lookup",
     "end_variable_watch",
     "equal",
     "erf",
@@ -82,6 +92,7 @@ __all__ = [
     "gradcheck",
     "greater",
     "greater_equal",
+    "gru_cell",
     "int32",
     "int64",
     "inv",
@@ -100,9 +111,13 @@ __all__ = [
     "logical_and",
     "logical_not",
     "logical_or",
+    "lstm_cell",
     "lstsq",
     "matmul",
     "matvec",
+    "max_pool",
+    "max_pool1d",
+    "max_pool2d",
     "maximum",
     "meshgrid",
     "minimum",
@@ -772,6 +787,112 @@ def random_uniform(
     name: str | None = None,
 ) -> Tensor: ...
 def set_seed(seed: int) -> None: ...
+def conv1d(
+    input: TensorLike,
+    filters: TensorLike,
+    stride: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NWC",
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def conv2d(
+    input: TensorLike,
+    filters: TensorLike,
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NHWC",
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def conv2d_transpose(
+    input: TensorLike,
+    filters: TensorLike,
+    output_shape: Shape,
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None = None,
+    data_format: str | None = "NHWC",
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def depthwise_conv2d(
+    input: TensorLike,
+    filter: TensorLike,
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = None,
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def max_pool(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def avg_pool(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def max_pool1d(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NWC",
+    name: str | None = None,
+) -> Tensor: ...
+def avg_pool1d(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NWC",
+    name: str | None = None,
+) -> Tensor: ...
+def max_pool2d(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NHWC",
+    name: str | None = None,
+) -> Tensor: ...
+def avg_pool2d(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NHWC",
+    name: str | None = None,
+) -> Tensor: ...
+def dropout(
+    x: TensorLike,
+    rate: float,
+    noise_shape: Shape | None = None,
+    seed: int | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def bias_add(
+    value: TensorLike,
+    bias: TensorLike,
+    data_format: str | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def embedding_lookup(
+    params: TensorLike,
+    ids: TensorLike,
+    max_norm: float | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def lstm_cell(z: TensorLike, c_prev: TensorLike) -> tuple[Tensor, Tensor]: ...
+def gru_cell(x_proj: TensorLike, h_proj: TensorLike, h_prev: TensorLike) -> Tensor: ...
 def cholesky(input: TensorLike, name: str | None = None) -> Tensor: ...
 def triangular_solve(
     matrix: TensorLike,

@@ -17,7 +17,9 @@ use super::{broadcast_shapes, scalar_like, shape_of, sum_to_batched_shape, zip_m
 use crate::dispatch2;
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::{any_tape_active, input_needed, record_batched, AxisMap, Grads, ALIGNED};
+use crate::tape::{
+    any_tape_active, input_needed, record_batched, record_per_example, AxisMap, Grads, ALIGNED,
+};
 use crate::tensor::{Data, Element, Tensor, Values};
 
 mod binary;
@@ -137,10 +139,28 @@ pub(super) fn unary_vjp(
 }
 
 /// The axis map (see `crate::tape::AxisMap`) of a broadcasting op (NumPy rules): every input
-/// lines up with the result from its last axis. Only axes of size 1 are broadcast, and a batch
-/// axis has more than one row, so no input's batch rows reach other rows of the result.
-pub(crate) fn broadcast_mixes(_inputs: &[&Tensor], _out_shape: &[usize]) -> AxisMap {
-    ALIGNED
+/// lines up with the result from its last axis, and an axis of size 1 stretched over a longer
+/// one mixes (each of its elements reaches every row there). A batch axis of more than one row
+/// is never stretched, so `batch_jacobian` loses nothing; a per-example Jacobian needs the
+/// mark to give a broadcast bias `[1, n]` one gradient per row.
+pub(crate) fn broadcast_mixes(inputs: &[&Tensor], out_shape: &[usize]) -> AxisMap {
+    let stretched = |t: &Tensor| -> smallvec::SmallVec<[usize; 4]> {
+        let offset = out_shape.len().saturating_sub(t.ndim());
+        (0..t.ndim())
+            .filter(|&i| t.shape()[i] == 1 && out_shape.get(offset + i).is_some_and(|&n| n > 1))
+            .collect()
+    };
+    match inputs {
+        [a, b] => {
+            let (sa, sb) = (stretched(a), stretched(b));
+            match sa.is_empty() && sb.is_empty() {
+                true => ALIGNED,
+                false => AxisMap::mix_per_input(a.ndim(), &sa, b.ndim(), &sb),
+            }
+        }
+        _ if inputs.iter().all(|t| stretched(t).is_empty()) => ALIGNED,
+        _ => AxisMap::UNKNOWN,
+    }
 }
 
 /// `f()` if `need`, else `None`.
@@ -159,24 +179,45 @@ pub(super) fn record_shaped<G>(
     out: &Tensor,
     saved: &[&Tensor],
     shaped: [&Tensor; 2],
+    per_example: bool,
     vjp: G,
 ) where
     G: Fn(&[Tensor], &Tensor, usize, [&[usize]; 2]) -> Result<Grads> + Send + Sync + 'static,
 {
+    if !out.is_differentiable() || !any_tape_active() {
+        return;
+    }
     let rows = broadcast_mixes(inputs, out.shape());
     let implied = |t: &Tensor| t.is_shared_scalar() || t.shape() == out.shape();
+    // Generic (not boxed): a closure capturing nothing stays zero-sized, recorded without an
+    // allocation.
+    fn record<F>(per_example: bool, op: &'static str, args: RecordArgs, rows: AxisMap, vjp: F)
+    where
+        F: Fn(&[Tensor], &Tensor, usize) -> Result<Grads> + Send + Sync + 'static,
+    {
+        let (inputs, out, saved) = args;
+        if per_example {
+            record_per_example(op, inputs, out, saved, rows, vjp)
+        } else {
+            record_batched(op, inputs, out, saved, rows, true, vjp)
+        }
+    }
+    let args = (inputs, out, saved);
     if implied(shaped[0]) && implied(shaped[1]) {
-        record_batched(op, inputs, out, saved, rows, true, move |s, dy, batch| {
+        record(per_example, op, args, rows, move |s, dy, batch| {
             let shape = &dy.shape()[batch..];
             vjp(s, dy, batch, [shape, shape])
         });
     } else {
         let shapes = [shape_of(shaped[0]), shape_of(shaped[1])];
-        record_batched(op, inputs, out, saved, rows, true, move |s, dy, batch| {
+        record(per_example, op, args, rows, move |s, dy, batch| {
             vjp(s, dy, batch, [&shapes[0], &shapes[1]])
         });
     }
 }
+
+/// An op's inputs, output and saved tensors, as `record_shaped` passes them on.
+type RecordArgs<'a, 'b> = (&'a [&'b Tensor], &'a Tensor, &'a [&'b Tensor]);
 
 /// `t + c` for a constant `c` of `t`'s dtype.
 pub(super) fn plus(t: &Tensor, c: f64) -> Result<Tensor> {
@@ -354,6 +395,7 @@ pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
         &out,
         &[cond],
         [x, y],
+        false,
         |s, dy, batch, [sx, sy]| {
             let zero = || scalar_like(0.0, dy);
             let to_x = || sum_to_batched_shape(&where_(&s[0], dy, &zero())?, batch, sx);

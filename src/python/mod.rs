@@ -4,6 +4,7 @@
 //! - `convert.rs`: Python values to tensors and back, in one place;
 //! - `dtype.rs`: `DType` and the dtype attributes;
 //! - `tape.rs`: `Tape`, custom gradients, gradcheck, the thread's tape switches;
+//! - `ops.rs`, `ops_shape.rs`, `ops_nn.rs` (convolution, pooling, layer ops): the op functions;
 //! - `ops.rs`, `ops_shape.rs`, `ops_math.rs`, `ops_index.rs`: the op functions;
 //! - `optim.rs`: `Optimizer` and `Schedule`, behind `rt.keras.optimizers`;
 //! - `error.rs`: engine errors, Python exceptions and panics;
@@ -20,6 +21,7 @@ mod ops;
 mod ops_index;
 mod ops_linalg;
 mod ops_math;
+mod ops_nn;
 mod ops_shape;
 mod optim;
 mod tape;
@@ -80,6 +82,7 @@ fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     tape::register(m, &mut table)?;
     ops::register(m, &mut table)?;
     ops_shape::register(m, &mut table)?;
+    ops_nn::register(m, &mut table)?;
     ops_linalg::register(m, &mut table)?;
     ops_math::register(m, &mut table)?;
     ops_index::register(m, &mut table)?;

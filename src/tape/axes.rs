@@ -276,6 +276,18 @@ impl AxisMap {
         (self.kind == TABLE).then(|| u32::from_le_bytes([d[0], d[1], d[2], d[3]]) as usize)
     }
 
+    /// The rank of output `j` (`tables`: the side table the plan carries), when recorded.
+    pub(crate) fn output_rank(&self, j: usize, tables: &[AxisTable]) -> Option<usize> {
+        match self.table_index() {
+            None => Some(self.out_rank as usize),
+            Some(i) => match tables.get(i)? {
+                AxisTable::Reshape { to, .. } => Some(to.len()),
+                AxisTable::Axes { ranks, .. } => ranks.get(j).or(ranks.last()).map(|&r| r as usize),
+                AxisTable::Ranked { ranks, .. } => ranks.get(j).map(|&r| r as usize),
+            },
+        }
+    }
+
     /// The same map with its outputs' rank (the recording sets it).
     pub(crate) fn with_out_rank(mut self, rank: usize) -> AxisMap {
         self.out_rank = rank.min(u8::MAX as usize) as u8;
@@ -685,7 +697,7 @@ mod tests {
 
     #[test]
     fn the_description_fits_where_the_old_mask_was() {
-        // Seven bytes beside the node's `batchable` flag: a node stays 120 bytes.
+        // Seven bytes beside the node's `batching` byte: a node stays 120 bytes.
         assert_eq!(std::mem::size_of::<AxisMap>(), 7);
         assert!(std::mem::size_of::<crate::tape::Node>() <= 120);
     }

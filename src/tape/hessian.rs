@@ -71,7 +71,7 @@ impl Tape {
                     saved: step.saved.clone(),
                     vjp: step.vjp.clone(),
                     rows,
-                    batchable: step.batchable,
+                    batching: step.batching,
                 });
                 copied.insert(step.index, index);
                 for (k, id) in step.outputs.iter().enumerate() {

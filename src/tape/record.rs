@@ -7,7 +7,7 @@ use smallvec::SmallVec;
 use super::axes::{self, AxisMap, AxisTable, Rows};
 use super::{
     any_tape_active, watch_variable_locked, with_active, Grads, InputRef, Node, TapeState, Vjp,
-    VjpRef,
+    VjpRef, BATCHABLE, PER_EXAMPLE,
 };
 use crate::error::Result;
 use crate::tensor::{Tensor, TensorId};
@@ -45,7 +45,46 @@ pub(crate) fn record_batched<'a, F>(
     let kind = NodeKind {
         rows: rows.into(),
         batchable,
+        per_example: false,
     };
+    record_single(op, inputs, output, saved, kind, vjp);
+}
+
+/// [`record_batched`] (batchable) for an op whose VJP also gives per-example gradients: when
+/// [`crate::tape::per_example_input`]`(k)` holds, the gradient of input `k` (one whose rows the
+/// op mixes: a weight, a bias broadcast over the rows) is `[b, input.shape..]`, row `i` the
+/// gradient through output row `i` alone (`dy` then has the output's shape, batch rank 0).
+pub(crate) fn record_per_example<'a, F>(
+    op: &'static str,
+    inputs: &[&Tensor],
+    output: &Tensor,
+    saved: &[&Tensor],
+    rows: impl Into<Rows<'a>>,
+    vjp: F,
+) where
+    F: Fn(&[Tensor], &Tensor, usize) -> Result<Grads> + Send + Sync + 'static,
+{
+    if !output.is_differentiable() || !any_tape_active() {
+        return;
+    }
+    let kind = NodeKind {
+        rows: rows.into(),
+        batchable: true,
+        per_example: true,
+    };
+    record_single(op, inputs, output, saved, kind, vjp);
+}
+
+fn record_single<F>(
+    op: &'static str,
+    inputs: &[&Tensor],
+    output: &Tensor,
+    saved: &[&Tensor],
+    kind: NodeKind,
+    vjp: F,
+) where
+    F: Fn(&[Tensor], &Tensor, usize) -> Result<Grads> + Send + Sync + 'static,
+{
     let origins = |state: &TapeState| state.origins(inputs);
     record_node(op, origins, &[output], saved, kind, move || {
         VjpRef::new(
@@ -71,6 +110,7 @@ fn ids_of(tensors: &[&Tensor]) -> SmallVec<[TensorId; 1]> {
 struct NodeKind<'a> {
     rows: Rows<'a>,
     batchable: bool,
+    per_example: bool,
 }
 
 /// Records an op with several outputs (or whose VJP wants to see which outputs got gradients).
@@ -94,6 +134,7 @@ pub(crate) fn record_multi<'a>(
         NodeKind {
             rows: rows.into(),
             batchable,
+            per_example: false,
         },
         move || VjpRef::from(vjp),
     );
@@ -130,7 +171,8 @@ fn record_node(
             saved,
             vjp,
             rows,
-            batchable: kind.batchable,
+            batching: u8::from(kind.batchable) * BATCHABLE
+                | u8::from(kind.per_example) * PER_EXAMPLE,
         });
         state.mark_outputs(index, outputs);
     };
@@ -201,6 +243,7 @@ pub(crate) fn read_variable(variable: &Variable, value: Tensor) -> Tensor {
     let identity = NodeKind {
         rows: Rows::Map(AxisMap::ELEMENTWISE),
         batchable: true,
+        per_example: false,
     };
     let variable_id = variable.id();
     record_node(

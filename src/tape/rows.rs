@@ -38,6 +38,10 @@ pub enum JacobianStrategy {
     ParallelRows,
     /// One row after another on this thread.
     Sequential,
+    /// One sweep for all rows of a target `[b]` whose row `i` depends only on batch row `i`
+    /// (per-example gradients; see `Tape::jacobian`), or a ValueError naming what prevents it.
+    /// `Auto` takes this path whenever it can.
+    PerExample,
 }
 
 /// How to run a Jacobian's rows.
@@ -116,7 +120,7 @@ pub(crate) fn run(
         let empty = |s: &Source| Some(Tensor::zeros(&out_shape(s, 0, row_axis), s.dtype()));
         return Ok(sources.iter().map(empty).collect());
     }
-    let unbatchable = plan.steps().find(|s| !s.batchable).map(|s| s.op);
+    let unbatchable = plan.steps().find(|s| !s.batchable()).map(|s| s.op);
     if let (Vectorized, Some(op)) = (options.strategy, unbatchable) {
         return Err(Error::value(
             "GradientTape.jacobian",
@@ -137,7 +141,7 @@ pub(crate) fn run(
         in_flight: limit.unwrap_or(threads).min(threads),
     };
     let blocks = match options.strategy {
-        Sequential | ParallelRows => single,
+        Sequential | ParallelRows | PerExample => single,
         Auto if unbatchable.is_some() || rows == 1 => single,
         Auto | Vectorized => {
             let width = row_width(plan, target, sources);

@@ -15,7 +15,7 @@ use crate::ops::{
     batched_dims, broadcast_shapes, expand_dims, reshape, same_dtype, shape_of,
     sum_to_batched_shape,
 };
-use crate::tape::{input_needed, record_batched, AxisMap};
+use crate::tape::{input_needed, per_example_input, record_batched, record_per_example, AxisMap};
 use crate::tensor::{Element, Tensor};
 
 /// Multiply-adds above which one GEMM splits across threads (measured in benches/matmul.rs:
@@ -590,6 +590,7 @@ unsafe fn split_gemm<T: MatElem>(
         }
     });
 }
+
 /// Matrix product of the last two axes, `a @ b`, with the leading (batch) axes broadcast as in
 /// NumPy: `[2, 1, 3, 4] @ [5, 4, 6]` is `[2, 5, 3, 6]`. `transpose_a` / `transpose_b` use the
 /// transposed matrices (free: the kernel reads through strides). float32, float64, int32, int64.
@@ -607,59 +608,75 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
     // below broadcast over like any batch axis; `a` and `b` are saved without them. With a
     // shared 2-D operand the kernel turns the batch into GEMM rows (`dy @ b^T`) or columns
     // (`a^T @ dy`), so one sweep for many rows costs a few large GEMMs.
-    record_batched(
-        op,
-        &[a, b],
-        &y,
-        &[a, b],
-        mixes,
-        true,
-        move |s, dy, batch| {
-            let (a, b) = (&s[0], &s[1]);
-            // Only the gradients the sweep will use: the other one can be the largest tensor of a
-            // vectorised Jacobian (a constant weight's gradient, one per row).
-            let ga = if !input_needed(0) {
-                None
+    let plain = sa.len() == 2 && sb.len() == 2 && !ta;
+    let vjp = move |s: &[Tensor], dy: &Tensor, batch: usize| {
+        let (a, b) = (&s[0], &s[1]);
+        if per_example_input(1) {
+            // A per-example sweep (`dy` has the output's shape, rows apart): `a`'s gradient as
+            // usual, `b`'s one matrix per row, the outer product of that row of `a` with its
+            // row of `dy` (`[rows, k, 1] @ [rows, 1, n]`, each product exact).
+            let ga = input_needed(0)
+                .then(|| matmul(dy, b, false, !tb))
+                .transpose()?;
+            let (left, right) = if tb { (dy, a) } else { (a, dy) };
+            let gb = matmul(
+                &expand_dims(left, -1)?,
+                &expand_dims(right, -2)?,
+                false,
+                false,
+            )?;
+            return Ok(crate::grads![ga, Some(gb)]);
+        }
+        // Only the gradients the sweep will use: the other one can be the largest tensor of a
+        // vectorised Jacobian (a constant weight's gradient, one per row).
+        let ga = if !input_needed(0) {
+            None
+        } else {
+            Some(match (ta, tb) {
+                (false, false) => matmul(dy, b, false, true)?,
+                (false, true) => matmul(dy, b, false, false)?,
+                (true, false) => matmul(b, dy, false, true)?,
+                (true, true) => matmul(b, dy, true, true)?,
+            })
+        };
+        // A batched `a` against an unbatched `b` (a dense layer on [batch, rows, features]):
+        // fold the batch into the rows instead of a batched product followed by a sum.
+        let gb = if !input_needed(1) {
+            None
+        } else if !ta && sb.len() == 2 && sa.len() > 2 {
+            let rows = sa[..sa.len() - 1].iter().product::<usize>();
+            let a2 = reshape(a, &[rows as isize, sa[sa.len() - 1] as isize])?;
+            let dy2 = reshape(
+                dy,
+                &batched_dims(dy, batch, &[rows, dy.shape()[dy.ndim() - 1]]),
+            )?;
+            Some(if tb {
+                matmul(&dy2, &a2, true, false)?
             } else {
-                Some(match (ta, tb) {
-                    (false, false) => matmul(dy, b, false, true)?,
-                    (false, true) => matmul(dy, b, false, false)?,
-                    (true, false) => matmul(b, dy, false, true)?,
-                    (true, true) => matmul(b, dy, true, true)?,
-                })
-            };
-            // A batched `a` against an unbatched `b` (a dense layer on [batch, rows, features]):
-            // fold the batch into the rows instead of a batched product followed by a sum.
-            let gb = if !input_needed(1) {
-                None
-            } else if !ta && sb.len() == 2 && sa.len() > 2 {
-                let rows = sa[..sa.len() - 1].iter().product::<usize>();
-                let a2 = reshape(a, &[rows as isize, sa[sa.len() - 1] as isize])?;
-                let dy2 = reshape(
-                    dy,
-                    &batched_dims(dy, batch, &[rows, dy.shape()[dy.ndim() - 1]]),
-                )?;
-                Some(if tb {
-                    matmul(&dy2, &a2, true, false)?
-                } else {
-                    matmul(&a2, &dy2, true, false)?
-                })
-            } else {
-                Some(match (ta, tb) {
-                    (false, false) => matmul(a, dy, true, false)?,
-                    (false, true) => matmul(dy, a, true, false)?,
-                    (true, false) => matmul(a, dy, false, false)?,
-                    (true, true) => matmul(dy, a, true, true)?,
-                })
-            };
-            Ok(crate::grads![
-                ga.map(|g| sum_to_batched_shape(&g, batch, &sa))
-                    .transpose()?,
-                gb.map(|g| sum_to_batched_shape(&g, batch, &sb))
-                    .transpose()?,
-            ])
-        },
-    );
+                matmul(&a2, &dy2, true, false)?
+            })
+        } else {
+            Some(match (ta, tb) {
+                (false, false) => matmul(a, dy, true, false)?,
+                (false, true) => matmul(dy, a, true, false)?,
+                (true, false) => matmul(a, dy, false, false)?,
+                (true, true) => matmul(dy, a, true, true)?,
+            })
+        };
+        Ok(crate::grads![
+            ga.map(|g| sum_to_batched_shape(&g, batch, &sa))
+                .transpose()?,
+            gb.map(|g| sum_to_batched_shape(&g, batch, &sb))
+                .transpose()?,
+        ])
+    };
+    // A plain product of matrices (`x @ W`, rows of `x` apart) can give `W` per-example
+    // gradients: one outer product per row.
+    if plain {
+        record_per_example(op, &[a, b], &y, &[a, b], mixes, vjp);
+    } else {
+        record_batched(op, &[a, b], &y, &[a, b], mixes, true, vjp);
+    }
     Ok(y)
 }
 

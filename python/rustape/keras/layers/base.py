@@ -35,9 +35,11 @@ _SHAPE_ARGUMENTS = ("input_shape", "input_dim", "batch_input_shape", "batch_size
 _calls = threading.local()
 
 
-def _take_input_shape(kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
-    """Removes the shape arguments from `kwargs`; the full input shape they give, if any."""
-    given = {k: kwargs.pop(k) for k in _SHAPE_ARGUMENTS if k in kwargs}
+def _take_input_shape(kwargs: dict[str, Any], own: frozenset[str] = frozenset()) -> tuple[Any, ...] | None:
+    """Removes the shape arguments from `kwargs` (except those in `own`: parameters a layer's
+    constructor names itself, such as Embedding's `input_dim`); the full input shape they give,
+    if any."""
+    given = {k: kwargs.pop(k) for k in _SHAPE_ARGUMENTS if k in kwargs and k not in own}
     batch = given.get("batch_size")
     if given.get("batch_input_shape") is not None:
         return tuple(given["batch_input_shape"])
@@ -78,6 +80,20 @@ def _takes_keywords(call: Any) -> bool:
     return any(p.kind is inspect.Parameter.VAR_KEYWORD for p in _parameters(call))
 
 
+def _is_tensor_list(x: Any) -> bool:
+    """A list or tuple of tensors or variables: the inputs of a layer that takes several."""
+    return isinstance(x, (list, tuple)) and len(x) > 0 and all(
+        isinstance(v, (_rt.Tensor, _rt.Variable)) for v in x
+    )
+
+
+def _shape_of(inputs: Any) -> Any:
+    """The shape `build` gets: a tuple, or a list of tuples for several inputs."""
+    if isinstance(inputs, list):
+        return [tuple(v.shape) for v in inputs]
+    return tuple(inputs.shape)
+
+
 def _symbolic(inputs: Any) -> bool:
     if getattr(inputs, "_keras_symbolic", False):
         return True
@@ -111,11 +127,13 @@ class Layer:
         if init is None:
             return
 
+        own = frozenset(p.name for p in _parameters(init) if p.kind is not inspect.Parameter.VAR_KEYWORD)
+
         @functools.wraps(init)
         def __init__(self: Layer, *args: Any, **kwargs: Any) -> None:
-            # The shape arguments are the base class's: a subclass's constructor never sees
-            # them, and the layer builds once the outermost constructor has returned.
-            shape = _take_input_shape(kwargs)
+            # The shape arguments are the base class's unless the constructor names them: it
+            # never sees them, and the layer builds once the outermost constructor has returned.
+            shape = _take_input_shape(kwargs, own)
             depth = self.__dict__.get("_init_depth", 0)
             self.__dict__["_init_depth"] = depth + 1
             try:
@@ -353,6 +371,8 @@ class Layer:
         raise NotImplementedError
 
     def _convert_input(self, x: Any) -> Any:
+        if _is_tensor_list(x):  # several inputs (merging layers): each converted
+            return [self._convert_input(v) for v in x]
         if isinstance(x, _rt.Variable):
             x = x.value()
         elif not isinstance(x, _rt.Tensor):
@@ -369,7 +389,7 @@ class Layer:
             return symbolic_call(self, inputs, *args, **kwargs)
         inputs = self._convert_input(inputs)
         if not self.built:
-            self.build(tuple(inputs.shape))
+            self.build(_shape_of(inputs))
             self.built = True
         stack = _training_stack()
         explicit = "training" in kwargs
