@@ -14,6 +14,7 @@
 //! ```
 pub mod dtype;
 pub mod error;
+pub mod metrics;
 pub mod ops;
 pub mod optim;
 pub mod tape;

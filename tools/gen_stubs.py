@@ -129,6 +129,10 @@ FUNCTION_TYPES: dict[str, str] = {
     "eigh": "tuple[Tensor, Tensor]",
     "svd": "Tensor | tuple[Tensor, Tensor, Tensor]",
     # parameters
+    "metric_values.metric": "str",
+    "metric_values.y_true": "TensorLike",
+    "metric_values.y_pred": "TensorLike",
+    "metric_values.threshold": "float",
     "sort.values": "TensorLike",
     "argsort.values": "TensorLike",
     "cumsum.axis": "int",

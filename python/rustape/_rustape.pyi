@@ -13,6 +13,7 @@ from ._typing import Axis, DTypeLike, Shape, TensorLike
 
 __all__ = [
     "DType",
+    "MetricState",
     "Optimizer",
     "Schedule",
     "Tape",
@@ -120,6 +121,7 @@ __all__ = [
     "max_pool2d",
     "maximum",
     "meshgrid",
+    "metric_values",
     "minimum",
     "moments",
     "multiply",
@@ -438,6 +440,33 @@ class Schedule:
         initial: float, steps: float, alpha: float, warmup_target: float | None, warmup_steps: float
     ) -> Schedule: ...
     def __call__(self, /, step: int) -> float: ...
+
+@final
+class MetricState:
+    @staticmethod
+    def mean() -> MetricState: ...
+    @staticmethod
+    def sum() -> MetricState: ...
+    @staticmethod
+    def matcher(metric: str, threshold: float = 0.5, k: int = 5) -> MetricState: ...
+    @staticmethod
+    def auc(
+        num_thresholds: int = 200,
+        curve: str = "ROC",
+        summation_method: str = "interpolation",
+        thresholds: Sequence[float] | None = None,
+        multi_label: builtins.bool = False,
+        num_labels: int | None = None,
+        label_weights: TensorLike | None = None,
+        from_logits: builtins.bool = False,
+    ) -> MetricState: ...
+    def update(
+        self, /, a: TensorLike, b: TensorLike | None = None, sample_weight: TensorLike | None = None
+    ) -> None: ...
+    def result(self, /) -> float: ...
+    def reset(self, /) -> None: ...
+    def variables(self, /) -> list[tuple[str, Tensor]]: ...
+    def thresholds(self, /) -> list[float]: ...
 
 @final
 class Optimizer:
@@ -1156,4 +1185,11 @@ def random_shuffle(
     value: TensorLike,
     seed: int | None = None,
     name: str | None = None,
+) -> Tensor: ...
+def metric_values(
+    metric: str,
+    y_true: TensorLike,
+    y_pred: TensorLike,
+    threshold: float = 0.5,
+    k: int = 5,
 ) -> Tensor: ...

@@ -63,11 +63,6 @@ fn values<T: Element>(t: &Tensor) -> &[T] {
     }
 }
 
-/// Reads an optional cotangent's slice `s` of `len` elements (zeros when absent).
-fn slot<T: Copy>(g: Option<&[T]>, s: usize, len: usize, i: usize, zero: T) -> T {
-    g.map_or(zero, |g| g[s * len + i])
-}
-
 // ----------------------------------------------------------------------------------- LSTM
 
 /// One LSTM step (Keras 3's `LSTMCell`): `z` `[..., 4 * units]` holds the pre-activations of the
@@ -76,47 +71,119 @@ fn slot<T: Copy>(g: Option<&[T]>, s: usize, len: usize, i: usize, zero: T) -> T 
 pub fn lstm_cell(z: &Tensor, c_prev: &Tensor) -> Result<(Tensor, Tensor)> {
     let op = "lstm_cell";
     let units = check_gates(op, z, 4, c_prev, "z")?;
-    fn kernel<T: CellFloat>(z: &[T], cp: &[T], units: usize, shape: &[usize]) -> (Data, Data) {
-        let mut h = Vec::with_capacity(cp.len());
-        let mut c = Vec::with_capacity(cp.len());
-        if units > 0 {
-            for (zr, cr) in z.chunks_exact(4 * units).zip(cp.chunks_exact(units)) {
-                for j in 0..units {
-                    let i = zr[j].v_sigmoid();
-                    let f = zr[units + j].v_sigmoid();
-                    let g = zr[2 * units + j].v_tanh();
-                    let o = zr[3 * units + j].v_sigmoid();
-                    let cj = f * cr[j] + i * g;
-                    c.push(cj);
-                    h.push(o * cj.v_tanh());
-                }
-            }
-        }
-        (
-            T::into_data(Values::from_vec(shape, h)),
-            T::into_data(Values::from_vec(shape, c)),
-        )
-    }
     let shape = c_prev.shape().to_vec();
-    let (h, c) = match (z.data(), c_prev.data()) {
-        (Data::F32(a), Data::F32(b)) => kernel(a.as_slice(), b.as_slice(), units, &shape),
-        (Data::F64(a), Data::F64(b)) => kernel(a.as_slice(), b.as_slice(), units, &shape),
+    let (h, c, act, tc) = match (z.data(), c_prev.data()) {
+        (Data::F32(a), Data::F32(b)) => lstm_forward(a.as_slice(), b.as_slice(), units),
+        (Data::F64(a), Data::F64(b)) => lstm_forward(a.as_slice(), b.as_slice(), units),
         _ => unreachable!("dtypes were checked"),
     };
-    let (h, c) = (Tensor::new(h), Tensor::new(c));
+    let (h, c) = (
+        Tensor::new(h.into_data(&shape)),
+        Tensor::new(c.into_data(&shape)),
+    );
+    // The activated gates and tanh(c), kept for the fused gradient (no transcendentals there).
+    let (act, tc) = (
+        Tensor::new(act.into_data(z.shape())),
+        Tensor::new(tc.into_data(&shape)),
+    );
     let vjp: Arc<Vjp> = Arc::new(
         move |s: &[Tensor], grads: &[Option<Tensor>], batch: usize| {
             let (dh, dc) = (grads[0].as_ref(), grads.get(1).and_then(Option::as_ref));
             let (dz, dcp) = if any_tape_recording() {
                 lstm_grad_ops(&s[0], &s[1], &s[2], dh, dc, units)?
             } else {
-                lstm_grad_fused(&s[0], &s[1], &s[2], dh, dc, units, batch)?
+                lstm_grad_fused(&s[3], &s[1], &s[4], dh, dc, units, batch)?
             };
             Ok(crate::grads![Some(dz), Some(dcp)])
         },
     );
-    record_multi(op, &[z, c_prev], &[&h, &c], &[z, c_prev, &c], 0, true, vjp);
+    record_multi(
+        op,
+        &[z, c_prev],
+        &[&h, &c],
+        &[z, c_prev, &c, &act, &tc],
+        0,
+        true,
+        vjp,
+    );
     Ok((h, c))
+}
+
+/// A kernel's result of either float type, made a tensor's data once its shape is known.
+enum Buffer {
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+}
+
+impl Buffer {
+    fn into_data(self, shape: &[usize]) -> Data {
+        match self {
+            Buffer::F32(v) => f32::into_data(Values::from_vec(shape, v)),
+            Buffer::F64(v) => f64::into_data(Values::from_vec(shape, v)),
+        }
+    }
+}
+
+/// Element types with a [`Buffer`].
+trait Buffered: Sized {
+    fn buffer(v: Vec<Self>) -> Buffer;
+}
+impl Buffered for f32 {
+    fn buffer(v: Vec<Self>) -> Buffer {
+        Buffer::F32(v)
+    }
+}
+impl Buffered for f64 {
+    fn buffer(v: Vec<Self>) -> Buffer {
+        Buffer::F64(v)
+    }
+}
+
+/// The LSTM step's forward pass: `(h, c, activated gates, tanh(c))`. Each gate block is one
+/// loop of one function, so it vectorises (compiled for the CPU's widest vectors).
+fn lstm_forward<T: CellFloat + Buffered>(
+    z: &[T],
+    cp: &[T],
+    units: usize,
+) -> (Buffer, Buffer, Buffer, Buffer) {
+    let n = cp.len();
+    let mut act = vec![T::zero(); z.len()];
+    let (mut h, mut c, mut tc) = (vec![T::zero(); n], vec![T::zero(); n], vec![T::zero(); n]);
+    if units > 0 {
+        super::vmath::vectorised(z.len(), || {
+            let rows = z
+                .chunks_exact(4 * units)
+                .zip(act.chunks_exact_mut(4 * units))
+                .zip(cp.chunks_exact(units))
+                .zip(c.chunks_exact_mut(units))
+                .zip(h.chunks_exact_mut(units).zip(tc.chunks_exact_mut(units)));
+            for ((((zr, ar), cpr), cr), (hr, tr)) in rows {
+                let (if_, rest) = ar.split_at_mut(2 * units);
+                let (g, o) = rest.split_at_mut(units);
+                for (a, &v) in if_.iter_mut().zip(&zr[..2 * units]) {
+                    *a = v.v_sigmoid();
+                }
+                for (a, &v) in g.iter_mut().zip(&zr[2 * units..3 * units]) {
+                    *a = v.v_tanh();
+                }
+                for (a, &v) in o.iter_mut().zip(&zr[3 * units..]) {
+                    *a = v.v_sigmoid();
+                }
+                let (i, f) = if_.split_at(units);
+                for ((((cj, &fj), &cpj), &ij), &gj) in cr.iter_mut().zip(f).zip(cpr).zip(i).zip(&*g)
+                {
+                    *cj = fj * cpj + ij * gj;
+                }
+                for (t, &cj) in tr.iter_mut().zip(&*cr) {
+                    *t = cj.v_tanh();
+                }
+                for ((hj, &oj), &tj) in hr.iter_mut().zip(&*o).zip(&*tr) {
+                    *hj = oj * tj;
+                }
+            }
+        });
+    }
+    (T::buffer(h), T::buffer(c), T::buffer(act), T::buffer(tc))
 }
 
 /// The LSTM step's gradient in recorded ops (differentiable again).
@@ -159,12 +226,13 @@ fn lstm_grad_ops(
     Ok((dz, multiply(&dc_total, &f)?))
 }
 
-/// The LSTM step's gradient in one pass (nothing records it). `dh`, `dc` may carry `batch`
-/// leading axes beyond the saved tensors' shape.
+/// The LSTM step's gradient in one pass (nothing records it), from the forward pass's
+/// activated gates `act` and `tc = tanh(c)`. `dh`, `dc` may carry `batch` leading axes beyond
+/// the saved tensors' shape.
 fn lstm_grad_fused(
-    z: &Tensor,
+    act: &Tensor,
     cp: &Tensor,
-    c: &Tensor,
+    tc: &Tensor,
     dh: Option<&Tensor>,
     dc: Option<&Tensor>,
     units: usize,
@@ -176,53 +244,73 @@ fn lstm_grad_fused(
     let lead = &seed.shape()[..batch];
     let slices: usize = lead.iter().product();
     fn kernel<T: CellFloat>(
-        z: &[T],
+        act: &[T],
         cp: &[T],
-        c: &[T],
+        tc: &[T],
         dh: Option<&[T]>,
         dc: Option<&[T]>,
         units: usize,
         slices: usize,
     ) -> (Vec<T>, Vec<T>) {
         let len = cp.len();
-        let (mut dz, mut dcp) = (
-            Vec::with_capacity(slices * z.len()),
-            Vec::with_capacity(slices * len),
-        );
-        for s in 0..slices {
-            for r in 0..len.checked_div(units).unwrap_or(0) {
-                let zr = &z[r * 4 * units..(r + 1) * 4 * units];
-                let base = dz.len();
-                dz.resize(base + 4 * units, T::zero());
-                for j in 0..units {
-                    let k = r * units + j;
-                    let i = zr[j].v_sigmoid();
-                    let f = zr[units + j].v_sigmoid();
-                    let g = zr[2 * units + j].v_tanh();
-                    let o = zr[3 * units + j].v_sigmoid();
-                    let tc = c[k].v_tanh();
-                    let dhk = slot(dh, s, len, k, T::zero());
-                    let dct = slot(dc, s, len, k, T::zero()) + dhk * o * (T::one() - tc * tc);
-                    dz[base + j] = dct * g * (i * (T::one() - i));
-                    dz[base + units + j] = dct * cp[k] * (f * (T::one() - f));
-                    dz[base + 2 * units + j] = dct * i * (T::one() - g * g);
-                    dz[base + 3 * units + j] = dhk * tc * (o * (T::one() - o));
-                    dcp.push(dct * f);
+        let mut dz = vec![T::zero(); slices * act.len()];
+        let mut dcp = vec![T::zero(); slices * len];
+        if units == 0 || len == 0 {
+            return (dz, dcp);
+        }
+        let zeros = vec![T::zero(); len];
+        let one = T::one();
+        super::vmath::vectorised(dz.len(), || {
+            let outs = dz
+                .chunks_exact_mut(act.len())
+                .zip(dcp.chunks_exact_mut(len))
+                .enumerate();
+            for (s, (dz, dcp)) in outs {
+                let dh = dh.map_or(&zeros[..], |d| &d[s * len..(s + 1) * len]);
+                let dc = dc.map_or(&zeros[..], |d| &d[s * len..(s + 1) * len]);
+                let rows = dz
+                    .chunks_exact_mut(4 * units)
+                    .zip(dcp.chunks_exact_mut(units))
+                    .zip(act.chunks_exact(4 * units))
+                    .enumerate();
+                for (r, ((dzr, dcpr), ar)) in rows {
+                    let at = r * units..(r + 1) * units;
+                    let (cpr, tcr, dhr, dcr) =
+                        (&cp[at.clone()], &tc[at.clone()], &dh[at.clone()], &dc[at]);
+                    let (i, f, g, o) = (
+                        &ar[..units],
+                        &ar[units..2 * units],
+                        &ar[2 * units..3 * units],
+                        &ar[3 * units..],
+                    );
+                    let (dzi, rest) = dzr.split_at_mut(units);
+                    let (dzf, rest) = rest.split_at_mut(units);
+                    let (dzg, dzo) = rest.split_at_mut(units);
+                    for j in 0..units {
+                        let (i, f, g, o, tc) = (i[j], f[j], g[j], o[j], tcr[j]);
+                        let dhk = dhr[j];
+                        let dct = dcr[j] + dhk * o * (one - tc * tc);
+                        dzi[j] = dct * g * (i * (one - i));
+                        dzf[j] = dct * cpr[j] * (f * (one - f));
+                        dzg[j] = dct * i * (one - g * g);
+                        dzo[j] = dhk * tc * (o * (one - o));
+                        dcpr[j] = dct * f;
+                    }
                 }
             }
-        }
+        });
         (dz, dcp)
     }
     let mut dz_shape = lead.to_vec();
-    dz_shape.extend_from_slice(z.shape());
+    dz_shape.extend_from_slice(act.shape());
     let mut dcp_shape = lead.to_vec();
     dcp_shape.extend_from_slice(cp.shape());
     macro_rules! run {
         ($t:ty) => {{
             let (dz, dcp) = kernel::<$t>(
-                values(z),
+                values(act),
                 values(cp),
-                values(c),
+                values(tc),
                 dh.map(values),
                 dc.map(values),
                 units,
@@ -235,7 +323,7 @@ fn lstm_grad_fused(
         }};
     }
     check_cotangents("lstm_cell", &[dh, dc], lead, cp.shape())?;
-    Ok(match z.data() {
+    Ok(match act.data() {
         Data::F32(_) => run!(f32),
         _ => run!(f64),
     })

@@ -443,6 +443,31 @@ macro_rules! simd_variants {
     };
 }
 
+/// Runs `f` compiled with the widest vector features the CPU has, for `n` elements of work: the
+/// loops of `f` (inlined here, with the `#[inline(always)]` functions above) vectorise for them.
+#[inline(always)]
+pub(crate) fn vectorised<R>(n: usize, f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
+        fn wide<R>(f: impl FnOnce() -> R) -> R {
+            f()
+        }
+        #[target_feature(enable = "avx2,fma")]
+        fn mid<R>(f: impl FnOnce() -> R) -> R {
+            f()
+        }
+        match isa(n) {
+            // SAFETY: the features were detected at run time.
+            Isa::Avx512 => return unsafe { wide(f) },
+            Isa::Avx2 => return unsafe { mid(f) },
+            Isa::Base => {}
+        }
+    }
+    let _ = n;
+    f()
+}
+
 simd_variants!(map_slice, each, <T>, (src: &[T], dst: &mut [MaybeUninit<U>]), [Fn(T) -> U], src);
 simd_variants!(zip_slice, each2, <T>, (a: &[T], b: &[T], dst: &mut [MaybeUninit<U>]), [Fn(T, T) -> U], a);
 simd_variants!(select_slice, each3, <C, T>, (c: &[C], a: &[T], b: &[T], dst: &mut [MaybeUninit<U>]), [Fn(C, T, T) -> U], a);

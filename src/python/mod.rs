@@ -17,6 +17,7 @@ mod convert;
 mod dtype;
 mod error;
 mod index;
+mod metrics;
 mod ops;
 mod ops_index;
 mod ops_linalg;
@@ -87,6 +88,7 @@ fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ops_math::register(m, &mut table)?;
     ops_index::register(m, &mut table)?;
     optim::register(m, &mut table)?;
+    metrics::register(m, &mut table)?;
     table.value(m, "__version__", env!("CARGO_PKG_VERSION"), &[])?;
     table.publish(m)
 }

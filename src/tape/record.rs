@@ -171,8 +171,8 @@ fn record_node(
             saved,
             vjp,
             rows,
-            batching: u8::from(kind.batchable) * BATCHABLE
-                | u8::from(kind.per_example) * PER_EXAMPLE,
+            batching: (u8::from(kind.batchable) * BATCHABLE)
+                | (u8::from(kind.per_example) * PER_EXAMPLE),
         });
         state.mark_outputs(index, outputs);
     };

@@ -245,6 +245,33 @@ class Schedule:
     def __call__(self, /, step: int) -> float: ...
 
 @final
+class MetricState:
+    @staticmethod
+    def mean() -> MetricState: ...
+    @staticmethod
+    def sum() -> MetricState: ...
+    @staticmethod
+    def matcher(metric: str, threshold: float = 0.5, k: int = 5) -> MetricState: ...
+    @staticmethod
+    def auc(
+        num_thresholds: int = 200,
+        curve: str = "ROC",
+        summation_method: str = "interpolation",
+        thresholds: Sequence[float] | None = None,
+        multi_label: bool = False,
+        num_labels: int | None = None,
+        label_weights: TensorLike | None = None,
+        from_logits: bool = False,
+    ) -> MetricState: ...
+    def update(
+        self, /, a: TensorLike, b: TensorLike | None = None, sample_weight: TensorLike | None = None
+    ) -> None: ...
+    def result(self, /) -> float: ...
+    def reset(self, /) -> None: ...
+    def variables(self, /) -> list[tuple[str, Tensor]]: ...
+    def thresholds(self, /) -> list[float]: ...
+
+@final
 class Optimizer:
     def __new__(
         cls,

@@ -1,11 +1,20 @@
 """`rt.keras`: Keras 3's names over rustape, so `tf.keras.X` ports as `rt.keras.X`.
 
-Submodules: `layers`, `activations`, `initializers`, `optimizers`, `losses`, `metrics`, `models`;
+Submodules: `layers`, `activations`, `callbacks`, `initializers`, `optimizers`, `losses`, `metrics`, `models`;
 `Model`, `Sequential` and `Input` at the top, as in Keras.
 """
 from __future__ import annotations
 
-from . import activations, initializers, layers, losses, metrics, models, optimizers
+from . import (
+    activations,
+    callbacks,
+    initializers,
+    layers,
+    losses,
+    metrics,
+    models,
+    optimizers,
+)
 from .models import Input, InputLayer, Model, Sequential
 
 __all__ = [
@@ -14,6 +23,7 @@ __all__ = [
     "Model",
     "Sequential",
     "activations",
+    "callbacks",
     "initializers",
     "layers",
     "losses",

@@ -38,30 +38,12 @@ __all__ = [
     "top_k_categorical_accuracy",
 ]
 
-EPSILON = 1e-7
 
-
-def _array(x: Any, dtype: Any = None) -> np.ndarray:
+def _array(x: Any) -> Any:
+    """NumPy arrays of a Python function's values (a Tensor or Variable is read)."""
     if isinstance(x, (_rt.Tensor, _rt.Variable)):
-        x = x.numpy()
-    a = np.asarray(x)
-    return a.astype(dtype) if dtype is not None else a
-
-
-def _same_rank(x1: np.ndarray, x2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Keras's `squeeze_or_expand_to_same_rank`."""
-    r1, r2 = x1.ndim, x2.ndim
-    if r1 == r2 + 1 and x1.shape[-1] == 1:
-        if r2 == 1:
-            x2 = x2[..., None]
-        else:
-            x1 = x1[..., 0]
-    if r2 == r1 + 1 and x2.shape[-1] == 1:
-        if r1 == 1:
-            x1 = x1[..., None]
-        else:
-            x2 = x2[..., 0]
-    return x1, x2
+        return x.numpy()
+    return x
 
 
 class Metric:
@@ -109,26 +91,22 @@ class Metric:
         return f"<rt.keras.metrics.{type(self).__name__} name={self.name!r}>"
 
 
-def _samplewise(values: np.ndarray, sample_weight: Any,
-                reduce: Callable) -> tuple[np.ndarray, np.ndarray | None]:
-    """Keras's `reduce_to_samplewise_values`."""
-    values = values.astype(np.float32)
-    weight = None
-    if sample_weight is not None:
-        weight = _array(sample_weight, np.float32)
-        values, weight = _same_rank(values, weight)
-        if values.ndim > weight.ndim:
-            values = reduce(values, axis=tuple(range(weight.ndim, values.ndim)))
-        weight = np.broadcast_to(weight, values.shape)
-        values = values * weight
-        if weight.ndim > 1:
-            weight = reduce(weight, axis=tuple(range(1, weight.ndim)))
-    if values.ndim > 1:
-        values = reduce(values, axis=tuple(range(1, values.ndim)))
-    return values, weight
+class _StateMetric(Metric):
+    """A metric whose state and arithmetic live in the engine (`rustape.metrics` in Rust)."""
+
+    _state: Any
+
+    def result(self) -> Any:
+        return _rt.constant(self._state.result(), dtype=_rt.float32)
+
+    def reset_state(self) -> None:
+        self._state.reset()
+
+    def _variable(self, name: str) -> Any:
+        return dict(self._state.variables())[name].numpy()
 
 
-class Sum(Metric):
+class Sum(_StateMetric):
     """The (weighted) sum of every value seen.
 
     >>> s = Sum(); s.update_state([1.0, 2.0], sample_weight=[1.0, 0.5]); float(s.result())
@@ -137,20 +115,23 @@ class Sum(Metric):
 
     def __init__(self, name: str = "sum", dtype: Any = None) -> None:
         super().__init__(name=name, dtype=dtype)
-        self.total = np.float32(0)
+        self._state = _rt.MetricState.sum()
 
     def update_state(self, values: Any, sample_weight: Any = None) -> None:
-        v, _ = _samplewise(_array(values), sample_weight, np.sum)
-        self.total = np.float32(self.total + np.sum(v, dtype=np.float32))
+        """Adds `values` times their weights (broadcast as Keras does)."""
+        self._state.update(values, None, sample_weight)
 
-    def result(self) -> Any:
-        return _rt.constant(self.total, dtype=_rt.float32)
+    @property
+    def total(self) -> Any:
+        """The float32 total so far.
 
-    def reset_state(self) -> None:
-        self.total = np.float32(0)
+        >>> s = Sum(); s.update_state([1.5]); float(s.total)
+        1.5
+        """
+        return self._variable("total")
 
 
-class Mean(Metric):
+class Mean(_StateMetric):
     """The (weighted) mean of every value seen.
 
     >>> m = Mean(); m.update_state([1.0, 3.0], sample_weight=[3.0, 1.0]); float(m.result())
@@ -159,31 +140,40 @@ class Mean(Metric):
 
     def __init__(self, name: str = "mean", dtype: Any = None) -> None:
         super().__init__(name=name, dtype=dtype)
-        self.total = np.float32(0)
-        self.count = np.float32(0)
+        self._state = _rt.MetricState.mean()
 
     def update_state(self, values: Any, sample_weight: Any = None) -> None:
-        v, w = _samplewise(_array(values), sample_weight, np.mean)
-        self.total = np.float32(self.total + np.sum(v, dtype=np.float32))
-        if w is not None:
-            n = np.sum(w, dtype=np.float32)
-        elif v.ndim >= 1:
-            n = np.float32(v.shape[0])
-        else:
-            n = np.float32(1)
-        self.count = np.float32(self.count + n)
+        """Adds `values` (averaged over their non-batch axes) with their weights."""
+        self._state.update(values, None, sample_weight)
 
-    def result(self) -> Any:
-        value = np.float32(0) if self.count == 0 else np.float32(self.total / self.count)
-        return _rt.constant(value, dtype=_rt.float32)
+    @property
+    def total(self) -> Any:
+        """The float32 weighted total so far.
 
-    def reset_state(self) -> None:
-        self.total = np.float32(0)
-        self.count = np.float32(0)
+        >>> m = Mean(); m.update_state([1.0, 2.0]); float(m.total)
+        3.0
+        """
+        return self._variable("total")
+
+    @property
+    def count(self) -> Any:
+        """The float32 total weight (or number of samples) so far.
+
+        >>> m = Mean(); m.update_state([1.0, 2.0]); float(m.count)
+        2.0
+        """
+        return self._variable("count")
+
+
+#: The engine's name of each metric function computed there.
+_ENGINE_FUNCTIONS: dict[Callable[..., Any], str] = {}
 
 
 class MeanMetricWrapper(Mean):
     """The mean of `fn(y_true, y_pred, **kwargs)` over every sample seen.
+
+    Keras's metric functions run in the engine; any other `fn` runs here and its values are
+    averaged there.
 
     >>> m = MeanMetricWrapper(accuracy); m.update_state([1, 2], [1, 3]); float(m.result())
     0.5
@@ -195,12 +185,24 @@ class MeanMetricWrapper(Mean):
                          dtype=dtype)
         self._fn = fn
         self._fn_kwargs = kwargs
+        engine_name = _ENGINE_FUNCTIONS.get(fn)
+        if engine_name is not None:
+            self._state = _rt.MetricState.matcher(engine_name, **kwargs)
+        self._in_engine = engine_name is not None
 
     def update_state(  # type: ignore[override]  # Keras's signature
         self, y_true: Any, y_pred: Any, sample_weight: Any = None
     ) -> None:
-        values = self._fn(y_true, y_pred, **self._fn_kwargs)
-        super().update_state(values, sample_weight=sample_weight)
+        """Adds the function's values on one batch, weighted by `sample_weight`."""
+        if self._in_engine:
+            self._state.update(y_true, y_pred, sample_weight)
+        else:
+            values = self._fn(y_true, y_pred, **self._fn_kwargs)
+            self._state.update(_array(values), None, sample_weight)
+
+
+def _values(metric: str, y_true: Any, y_pred: Any, **kwargs: Any) -> np.ndarray:
+    return np.asarray(_rt.metric_values(metric, y_true, y_pred, **kwargs).numpy())
 
 
 def accuracy(y_true: Any, y_pred: Any) -> np.ndarray:
@@ -209,8 +211,7 @@ def accuracy(y_true: Any, y_pred: Any) -> np.ndarray:
     >>> accuracy([1, 2], [1, 3]).tolist()
     [1.0, 0.0]
     """
-    t, p = _same_rank(_array(y_true), _array(y_pred))
-    return (t.astype(p.dtype) == p).astype(np.float32)
+    return _values("accuracy", y_true, y_pred)
 
 
 def binary_accuracy(y_true: Any, y_pred: Any, threshold: float = 0.5) -> np.ndarray:
@@ -219,8 +220,7 @@ def binary_accuracy(y_true: Any, y_pred: Any, threshold: float = 0.5) -> np.ndar
     >>> binary_accuracy([[1.0, 0.0]], [[0.7, 0.6]]).tolist()
     [[1.0, 0.0]]
     """
-    t, p = _same_rank(_array(y_true, np.float32), _array(y_pred, np.float32))
-    return (t == (p > np.float32(threshold)).astype(np.float32)).astype(np.float32)
+    return _values("binary_accuracy", y_true, y_pred, threshold=float(threshold))
 
 
 def categorical_accuracy(y_true: Any, y_pred: Any) -> np.ndarray:
@@ -229,7 +229,7 @@ def categorical_accuracy(y_true: Any, y_pred: Any) -> np.ndarray:
     >>> categorical_accuracy([[0, 1], [1, 0]], [[0.3, 0.7], [0.4, 0.6]]).tolist()
     [1.0, 0.0]
     """
-    return sparse_categorical_accuracy(np.argmax(_array(y_true), axis=-1), y_pred)
+    return _values("categorical_accuracy", y_true, y_pred)
 
 
 def sparse_categorical_accuracy(y_true: Any, y_pred: Any) -> np.ndarray:
@@ -238,10 +238,7 @@ def sparse_categorical_accuracy(y_true: Any, y_pred: Any) -> np.ndarray:
     >>> sparse_categorical_accuracy([1, 0], [[0.3, 0.7], [0.4, 0.6]]).tolist()
     [1.0, 0.0]
     """
-    t, p = _array(y_true), _array(y_pred)
-    if t.ndim == p.ndim and t.ndim > 0 and t.shape[-1] == 1:
-        t = t[..., 0]
-    return (np.argmax(p, axis=-1) == t.astype(np.int64)).astype(np.float32)
+    return _values("sparse_categorical_accuracy", y_true, y_pred)
 
 
 def top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> np.ndarray:
@@ -250,11 +247,19 @@ def top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> np.ndarr
     >>> top_k_categorical_accuracy([[0, 0, 1]], [[0.5, 0.3, 0.2]], k=2).tolist()
     [0.0]
     """
-    t, p = _array(y_true), _array(y_pred, np.float32)
-    labels = np.argmax(t, axis=-1)
-    target = np.take_along_axis(p, labels[..., None], axis=-1)
-    higher = np.sum(p > target, axis=-1)
-    return (higher < k).astype(np.float32)
+    return _values("top_k_categorical_accuracy", y_true, y_pred, k=int(k))
+
+
+def _mse(y_true: Any, y_pred: Any) -> np.ndarray:
+    return _values("mean_squared_error", y_true, y_pred)
+
+
+_ENGINE_FUNCTIONS.update({
+    accuracy: "accuracy", binary_accuracy: "binary_accuracy",
+    categorical_accuracy: "categorical_accuracy",
+    sparse_categorical_accuracy: "sparse_categorical_accuracy",
+    top_k_categorical_accuracy: "top_k_categorical_accuracy", _mse: "mean_squared_error",
+})
 
 
 def _wrapped(fn: Callable, class_name: str, default_name: str, doc: str,
@@ -305,13 +310,6 @@ TopKCategoricalAccuracy = _wrapped(
     >>> m = TopKCategoricalAccuracy(k=1); m.update_state([[0, 1]], [[0.1, 0.9]]); float(m.result())
     1.0
     """, k=5)
-
-
-def _mse(y_true: Any, y_pred: Any) -> Any:
-    t, p = _same_rank(_array(y_true, np.float32), _array(y_pred, np.float32))
-    return np.mean(np.square(t - p), axis=-1, dtype=np.float32)
-
-
 MeanSquaredError = _wrapped(_mse, "MeanSquaredError", "mean_squared_error",
                             """The mean of squared errors over every sample seen.
 
@@ -320,14 +318,20 @@ MeanSquaredError = _wrapped(_mse, "MeanSquaredError", "mean_squared_error",
     """)
 
 
-class AUC(Metric):
+class AUC(_StateMetric):
     """Area under the ROC (or PR) curve, from confusion counts at `num_thresholds` thresholds.
 
     `summation_method` is `"interpolation"` (PR: Davis & Goadrich's interpolation),
-    `"minoring"` or `"majoring"`, as in Keras.
+    `"minoring"` or `"majoring"`, as in Keras. With `multi_label=True` (a rank-2 `y_pred`,
+    one column per label) counts are kept per label and the result is the mean of the labels'
+    areas, weighted by `label_weights` when given; otherwise the labels are flattened into one
+    curve (each weighted by `label_weights`).
 
     >>> m = AUC(); m.update_state([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]); round(float(m.result()), 4)
     0.75
+    >>> m = AUC(multi_label=True, label_weights=[1.0, 0.0])
+    >>> m.update_state([[0, 1], [1, 0]], [[0.2, 0.3], [0.9, 0.8]]); float(m.result())
+    1.0
     """
 
     def __init__(self, num_thresholds: int = 200, curve: str = "ROC",
@@ -336,97 +340,81 @@ class AUC(Metric):
                  multi_label: bool = False, num_labels: int | None = None,
                  label_weights: Any = None, from_logits: bool = False) -> None:
         super().__init__(name=name if name is not None else "auc", dtype=dtype)
-        if multi_label or num_labels is not None or label_weights is not None:
-            raise ValueError("AUC: multi_label, num_labels and label_weights are not supported")
-        curve = curve.upper()
-        if curve not in ("ROC", "PR"):
-            raise ValueError(f'Invalid `curve` argument value "{curve}". Expected one of: ROC, PR')
-        summation_method = summation_method.lower()
-        if summation_method not in ("interpolation", "minoring", "majoring"):
-            raise ValueError(
-                f'Invalid `summation_method` argument value "{summation_method}". Expected one '
-                "of: interpolation, minoring, majoring"
-            )
-        if thresholds is not None:
-            inner = sorted(float(t) for t in thresholds)
-            self.num_thresholds = len(inner) + 2
-        else:
-            if num_thresholds <= 1:
-                raise ValueError(
-                    "Argument `num_thresholds` must be an integer > 1. "
-                    f"Received: num_thresholds={num_thresholds}"
-                )
-            self.num_thresholds = num_thresholds
-            inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
-        self._thresholds = np.array([0.0 - EPSILON] + inner + [1.0 + EPSILON])
-        self.curve = curve
-        self.summation_method = summation_method
-        self._from_logits = from_logits
-        self.reset_state()
+        self._state = _rt.MetricState.auc(
+            num_thresholds, curve, summation_method,
+            None if thresholds is None else [float(t) for t in thresholds],
+            bool(multi_label), num_labels, label_weights, bool(from_logits))
+        self._init_from_thresholds = thresholds is not None
+        self.num_thresholds = len(self._state.thresholds())
+        self.curve = curve.upper()
+        self.summation_method = summation_method.lower()
+        self.multi_label = bool(multi_label)
+        self.num_labels = num_labels
+        self.label_weights = (None if label_weights is None
+                              else np.asarray(_array(label_weights), np.float32))
+        self._from_logits = bool(from_logits)
 
     @property
     def thresholds(self) -> list[float]:
-        """The thresholds, the outer two just beyond 0 and 1."""
-        return list(self._thresholds)
+        """The thresholds, the outer two just beyond 0 and 1.
 
-    def reset_state(self) -> None:
-        n = self.num_thresholds
-        self.true_positives = np.zeros(n, np.float32)
-        self.false_positives = np.zeros(n, np.float32)
-        self.true_negatives = np.zeros(n, np.float32)
-        self.false_negatives = np.zeros(n, np.float32)
+        >>> AUC(num_thresholds=3).thresholds
+        [-1e-07, 0.5, 1.0000001]
+        """
+        return list(self._state.thresholds())
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
-        t = _array(y_true).astype(bool).reshape(-1)
-        p = _array(y_pred, np.float32).reshape(-1)
-        if self._from_logits:
-            p = (1.0 / (1.0 + np.exp(-p))).astype(np.float32)
-        if sample_weight is None:
-            w = np.ones_like(p)
-        else:
-            w = np.broadcast_to(_array(sample_weight, np.float32), _array(y_pred).shape).reshape(-1)
-        above = p[None, :] > self._thresholds.astype(np.float32)[:, None]
-        pos, neg = (w * t)[None, :], (w * ~t)[None, :]
-        self.true_positives += np.sum(above * pos, axis=1, dtype=np.float32)
-        self.false_negatives += np.sum(~above * pos, axis=1, dtype=np.float32)
-        self.false_positives += np.sum(above * neg, axis=1, dtype=np.float32)
-        self.true_negatives += np.sum(~above * neg, axis=1, dtype=np.float32)
+        """Adds one batch's confusion counts (weights broadcast to `y_pred` as Keras does)."""
+        self._state.update(y_true, y_pred, sample_weight)
 
-    @staticmethod
-    def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(b == 0, np.float32(0), a / np.where(b == 0, np.float32(1), b)).astype(np.float32)
+    @property
+    def true_positives(self) -> np.ndarray:
+        """Float32 counts per threshold (and label, with `multi_label`).
 
-    def _interpolate_pr(self) -> Any:  # a float32 scalar
-        tp, fp, fn = self.true_positives, self.false_positives, self.false_negatives
-        dtp = tp[:-1] - tp[1:]
-        p = tp + fp
-        dp = p[:-1] - p[1:]
-        slope = self._div(dtp, np.maximum(dp, 0))
-        intercept = tp[1:] - slope * p[1:]
-        ratio = np.where((p[:-1] > 0) & (p[1:] > 0), self._div(p[:-1], np.maximum(p[1:], 0)),
-                         np.ones_like(p[1:]))
-        increment = self._div(slope * (dtp + intercept * np.log(ratio).astype(np.float32)),
-                              np.maximum(tp[1:] + fn[1:], 0))
-        return np.sum(increment, dtype=np.float32)
+        >>> m = AUC(num_thresholds=3); m.update_state([1], [0.7]); m.true_positives.tolist()
+        [1.0, 1.0, 0.0]
+        """
+        return self._variable("true_positives")
 
-    def result(self) -> Any:
-        if self.curve == "PR" and self.summation_method == "interpolation":
-            return _rt.constant(self._interpolate_pr(), dtype=_rt.float32)
-        tp, fp, tn, fn = (self.true_positives, self.false_positives, self.true_negatives,
-                          self.false_negatives)
-        recall = self._div(tp, tp + fn)
-        if self.curve == "ROC":
-            x, y = self._div(fp, fp + tn), recall
-        else:
-            x, y = recall, self._div(tp, tp + fp)
-        if self.summation_method == "interpolation":
-            heights = (y[:-1] + y[1:]) / np.float32(2)
-        elif self.summation_method == "minoring":
-            heights = np.minimum(y[:-1], y[1:])
-        else:
-            heights = np.maximum(y[:-1], y[1:])
-        return _rt.constant(np.sum((x[:-1] - x[1:]) * heights, dtype=np.float32), dtype=_rt.float32)
+    @property
+    def false_positives(self) -> np.ndarray:
+        """Float32 counts per threshold (and label).
+
+        >>> m = AUC(num_thresholds=3); m.update_state([0], [0.7]); m.false_positives.tolist()
+        [1.0, 1.0, 0.0]
+        """
+        return self._variable("false_positives")
+
+    @property
+    def true_negatives(self) -> np.ndarray:
+        """Float32 counts per threshold (and label).
+
+        >>> m = AUC(num_thresholds=3); m.update_state([0], [0.7]); m.true_negatives.tolist()
+        [0.0, 0.0, 1.0]
+        """
+        return self._variable("true_negatives")
+
+    @property
+    def false_negatives(self) -> np.ndarray:
+        """Float32 counts per threshold (and label).
+
+        >>> m = AUC(num_thresholds=3); m.update_state([1], [0.7]); m.false_negatives.tolist()
+        [0.0, 0.0, 1.0]
+        """
+        return self._variable("false_negatives")
+
+    def get_config(self) -> dict[str, Any]:
+        """The constructor arguments (Keras's)."""
+        config: dict[str, Any] = {
+            "name": self.name, "num_thresholds": self.num_thresholds, "curve": self.curve,
+            "summation_method": self.summation_method, "multi_label": self.multi_label,
+            "num_labels": self.num_labels,
+            "label_weights": None if self.label_weights is None else self.label_weights.tolist(),
+            "from_logits": self._from_logits,
+        }
+        if self._init_from_thresholds:
+            config["thresholds"] = self.thresholds[1:-1]
+        return config
 
 
 _BY_NAME: dict[str, Any] = {

@@ -444,9 +444,10 @@ class Model(Layer):
         return loss, y_pred
 
     def fit(self, x: Any, y: Any, batch_size: int = 32, epochs: int = 1, verbose: int = 0,
-            shuffle: bool = True, validation_data: Any = None) -> Any:
+            callbacks: Any = None, shuffle: bool = True, validation_data: Any = None) -> Any:
         """Trains for `epochs` passes over `(x, y)` (NumPy arrays) in batches; returns a History
         whose `history` maps "loss", each metric and their "val_" forms to per-epoch values.
+        `callbacks` (`rt.keras.callbacks.Callback`s) are called around epochs and batches.
 
         >>> import numpy as np, rustape as rt
         >>> rt.random.set_seed(0)
@@ -459,34 +460,57 @@ class Model(Layer):
         >>> model.predict(x[:3]).shape
         (3, 1)
         """
+        from . import callbacks as _callbacks
         from . import metrics as _metrics
 
         if not hasattr(self, "loss"):
             raise RuntimeError("You must call `compile()` before `fit()`.")
         x, y = np.asarray(x), np.asarray(y)
-        history: dict[str, list[float]] = {}
+        history = _callbacks.History()
+        hooks = [*(callbacks or []), history]
+        params = {"epochs": epochs, "steps": -(-len(x) // batch_size), "verbose": verbose}
+        for cb in hooks:
+            cb.set_model(self)
+            cb.set_params(params)
+        self.stop_training = False
+        for cb in hooks:
+            cb.on_train_begin()
+        logs: dict[str, float] = {}
         for epoch in range(epochs):
+            for cb in hooks:
+                cb.on_epoch_begin(epoch)
             mean_loss = _metrics.Mean()
             metrics: list[Any] | None = None
-            for idx in self._batches(len(x), batch_size, shuffle, epoch):
+            for step, idx in enumerate(self._batches(len(x), batch_size, shuffle, epoch)):
+                for cb in hooks:
+                    cb.on_train_batch_begin(step)
                 loss, y_pred = self.train_step(x[idx], y[idx])
                 mean_loss.update_state(loss, sample_weight=float(len(idx)))
                 if metrics is None:
                     metrics = self._make_metrics(y, y_pred)
                 for m in metrics:
                     m.update_state(y[idx], y_pred)
+                if len(hooks) > 1:  # the running logs, only when a callback can read them
+                    batch_logs = {"loss": float(mean_loss.result())}
+                    batch_logs.update({m.name: float(m.result()) for m in metrics})
+                    for cb in hooks:
+                        cb.on_train_batch_end(step, batch_logs)
             logs = {"loss": float(mean_loss.result())}
             logs.update({m.name: float(m.result()) for m in metrics or []})
             if validation_data is not None:
                 val_x, val_y = validation_data
                 val = self.evaluate(val_x, val_y, batch_size=batch_size, return_dict=True)
                 logs.update({f"val_{k}": v for k, v in val.items()})
-            for k, v in logs.items():
-                history.setdefault(k, []).append(v)
+            for cb in hooks:
+                cb.on_epoch_end(epoch, logs)
             if verbose:
                 print(f"Epoch {epoch + 1}/{epochs} - " +
                       " - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
-        return _History(history)
+            if self.stop_training:
+                break
+        for cb in hooks:
+            cb.on_train_end(logs)
+        return history
 
     def evaluate(self, x: Any, y: Any, batch_size: int = 32, verbose: int = 0,
                  return_dict: bool = False) -> Any:
@@ -606,13 +630,6 @@ def _walk(roots: list[tuple[Any, bool]], seen: set) -> Iterator[tuple[Any, bool]
 def _layer_vars(layer: Any) -> list[tuple[Any, bool]]:
     """A plain layer's variables, its sublayers' included."""
     return [(v, t) for v, t in _walk([(layer, True)], set()) if isinstance(v, _rt.Variable)]
-
-
-class _History:
-    """What `fit` returns: `history` maps each logged name to its per-epoch values."""
-
-    def __init__(self, history: dict[str, list[float]]) -> None:
-        self.history = history
 
 
 class Sequential(Model):

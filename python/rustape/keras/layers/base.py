@@ -35,10 +35,11 @@ _SHAPE_ARGUMENTS = ("input_shape", "input_dim", "batch_input_shape", "batch_size
 _calls = threading.local()
 
 
-def _take_input_shape(kwargs: dict[str, Any], own: frozenset[str] = frozenset()) -> tuple[Any, ...] | None:
-    """Removes the shape arguments from `kwargs` (except those in `own`: parameters a layer's
-    constructor names itself, such as Embedding's `input_dim`); the full input shape they give,
-    if any."""
+def _take_input_shape(kwargs: dict[str, Any], own: frozenset[str]) -> tuple[Any, ...] | None:
+    """Removes the shape arguments from `kwargs`; the full input shape they give, if any.
+
+    A constructor naming one of them itself (`Embedding(input_dim, ...)`) keeps it (`own`).
+    """
     given = {k: kwargs.pop(k) for k in _SHAPE_ARGUMENTS if k in kwargs and k not in own}
     batch = given.get("batch_size")
     if given.get("batch_input_shape") is not None:
@@ -127,12 +128,12 @@ class Layer:
         if init is None:
             return
 
-        own = frozenset(p.name for p in _parameters(init) if p.kind is not inspect.Parameter.VAR_KEYWORD)
+        own = frozenset(inspect.signature(init).parameters)
 
         @functools.wraps(init)
         def __init__(self: Layer, *args: Any, **kwargs: Any) -> None:
-            # The shape arguments are the base class's unless the constructor names them: it
-            # never sees them, and the layer builds once the outermost constructor has returned.
+            # The shape arguments are the base class's: a subclass's constructor never sees
+            # them, and the layer builds once the outermost constructor has returned.
             shape = _take_input_shape(kwargs, own)
             depth = self.__dict__.get("_init_depth", 0)
             self.__dict__["_init_depth"] = depth + 1
@@ -150,7 +151,7 @@ class Layer:
     def __init__(
         self, name: str | None = None, dtype: Any = None, trainable: bool = True, **kwargs: Any
     ) -> None:
-        shape = _take_input_shape(kwargs)
+        shape = _take_input_shape(kwargs, frozenset())
         if kwargs:
             raise TypeError(f"{type(self).__name__} got unexpected keyword arguments: {sorted(kwargs)}")
         self.name = name if name is not None else _unique_name(_snake(type(self).__name__))
