@@ -193,6 +193,7 @@ from typing import Any, final
 
 from numpy.typing import NDArray
 
+from ._shape import TensorShape
 from ._typing import Axis, DTypeLike, Shape, TensorLike
 '''
 
@@ -354,6 +355,8 @@ def namespace_stub(namespace: str) -> str:
         obj = getattr(module, exported)
         if exported == "__version__":
             extra.append("__version__: str")
+        elif obj is None:
+            extra.append(f"{exported}: None")
         elif isinstance(obj, types.ModuleType):
             lines.append(f"from . import {exported} as {exported}")
         else:

@@ -36,9 +36,21 @@ from . import (
     test,
     utils,
 )
+from ._compat import (
+    device,
+    is_tensor,
+    numpy_function,
+    print,
+    py_function,
+    recompute_grad,
+    vectorized_map,
+)
 from ._module import Module, TensorSpec, function
 from ._tape import GradientTape, UnconnectedGradients
 from .custom_gradient import custom_gradient
+
+#: `x[rt.newaxis]` inserts an axis of length 1 (NumPy's and TensorFlow's `None`).
+newaxis: None = None
 
 #: The engine's version.
 __version__: str = _rustape.__version__
@@ -53,17 +65,25 @@ __all__ = [
     "config",
     "contrib",
     "custom_gradient",
+    "device",
     "experimental",
     "function",
+    "is_tensor",
     "keras",
     "layers",
     "linalg",
     "math",
     "nest",
+    "newaxis",
     "nn",
+    "numpy_function",
+    "print",
+    "py_function",
     "random",
+    "recompute_grad",
     "saved_model",
     "test",
     "utils",
+    "vectorized_map",
 ]
 __all__.extend(_exported)

@@ -15,6 +15,13 @@ from . import random as random
 from . import saved_model as saved_model
 from . import test as test
 from . import utils as utils
+from ._compat import device as device
+from ._compat import is_tensor as is_tensor
+from ._compat import numpy_function as numpy_function
+from ._compat import print as print
+from ._compat import py_function as py_function
+from ._compat import recompute_grad as recompute_grad
+from ._compat import vectorized_map as vectorized_map
 from ._module import Module as Module
 from ._module import TensorSpec as TensorSpec
 from ._module import function as function
@@ -155,6 +162,7 @@ from ._tape import UnconnectedGradients as UnconnectedGradients
 from .custom_gradient import custom_gradient as custom_gradient
 
 __version__: str
+newaxis: None
 
 __all__ = [
     "DType",
@@ -198,6 +206,7 @@ __all__ = [
     "cosh",
     "cumsum",
     "custom_gradient",
+    "device",
     "divide",
     "einsum",
     "elu",
@@ -222,6 +231,7 @@ __all__ = [
     "int32",
     "int64",
     "inv",
+    "is_tensor",
     "keras",
     "layers",
     "less",
@@ -244,20 +254,25 @@ __all__ = [
     "multiply",
     "negative",
     "nest",
+    "newaxis",
     "nn",
     "norm",
     "not_equal",
+    "numpy_function",
     "one_hot",
     "ones",
     "ones_like",
     "pad",
     "pow",
+    "print",
+    "py_function",
     "random",
     "random_normal",
     "random_uniform",
     "range",
     "rank",
     "reciprocal",
+    "recompute_grad",
     "reduce_all",
     "reduce_any",
     "reduce_logsumexp",
@@ -306,6 +321,7 @@ __all__ = [
     "truediv",
     "unstack",
     "utils",
+    "vectorized_map",
     "where",
     "zeros",
     "zeros_like",

@@ -1,6 +1,7 @@
 //! `tensor[key]`: NumPy-style basic indexing through `ops::strided_slice` (ints, slices with
-//! steps, `...`, `None`, negative indices, tuples of them), and a list/array/tensor of ints as
-//! the first item through `ops::gather` on the first axis. Both are differentiable.
+//! steps, `...`, `None`, negative indices, tuples of them), one list/array/tensor of ints in any
+//! position through `ops::gather` on its axis, and a boolean mask as the whole key through
+//! `ops::boolean_mask` (TensorFlow's `x[mask]`). All are differentiable.
 use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyEllipsis, PyInt, PyList, PySlice, PyTuple};
@@ -9,13 +10,16 @@ use super::convert::{tensorish, to_tensor};
 use super::error::type_error;
 use crate::ops::{self, SliceItem};
 use crate::tensor::{Data, Tensor};
+use crate::DType;
 
 const OP: &str = "__getitem__";
 
-/// An item of the key: a basic item, or integer indices to gather on the item's axis.
+/// An item of the key: a basic item, integer indices to gather on the item's axis, or a
+/// boolean mask (the whole key).
 enum Item {
     Basic(SliceItem),
     Gather(Tensor),
+    Mask(Tensor),
 }
 
 pub fn getitem(x: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
@@ -23,44 +27,64 @@ pub fn getitem(x: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         Ok(t) => t.iter().collect(),
         Err(_) => vec![key.clone()],
     };
-    let mut items = Vec::with_capacity(keys.len());
+    let mut rest: Vec<SliceItem> = Vec::with_capacity(keys.len());
+    // The one list/array/tensor of indices: its place in the key and the indices.
+    let mut gather: Option<(usize, Tensor)> = None;
     for (position, k) in keys.iter().enumerate() {
-        let item = parse_item(k)?;
-        if matches!(item, Item::Gather(_)) && position != 0 {
-            return Err(type_error(
-                OP,
-                "a list, array or tensor of indices is only supported as the first index \
-                 (it gathers along the first axis)",
-            ));
-        }
-        items.push(item);
-    }
-    let mut rest: Vec<SliceItem> = Vec::with_capacity(items.len());
-    let original = x.id();
-    let mut x = x.clone();
-    for item in items {
-        match item {
-            Item::Gather(indices) => {
-                if x.ndim() == 0 {
-                    return Err(PyIndexError::new_err(format!(
-                        "{OP}: too many indices for a tensor of rank 0"
-                    )));
-                }
-                let indices = wrap_negative(&indices, x.shape()[0])?;
-                x = ops::gather(&x, &indices, 0, 0)?;
-                // The gathered axes are taken whole by the rest of the key.
-                rest.extend(std::iter::repeat_n(SliceItem::all(), indices.ndim()));
-            }
+        match parse_item(k)? {
             Item::Basic(b) => rest.push(b),
+            Item::Mask(mask) if keys.len() == 1 => {
+                // TensorFlow's `x[mask]`: `boolean_mask` on the leading axes.
+                return Ok(ops::boolean_mask(x, &mask, 0)?);
+            }
+            Item::Mask(_) => {
+                return Err(type_error(
+                    OP,
+                    "a boolean mask is only supported as the whole index (`x[mask]`)",
+                ))
+            }
+            Item::Gather(_) if gather.is_some() => {
+                return Err(type_error(
+                    OP,
+                    "only one list, array or tensor of indices is supported in an index (it \
+                     gathers along its own axis)",
+                ))
+            }
+            Item::Gather(indices) => {
+                // The axis is taken whole by the slice, then gathered.
+                gather = Some((position, indices));
+                rest.push(SliceItem::all());
+            }
         }
     }
     check_bounds(x.shape(), &rest)?;
-    let y = ops::strided_slice(&x, &rest)?;
+    let original = x.id();
+    let mut y = ops::strided_slice(x, &rest)?;
+    if let Some((position, indices)) = gather {
+        let axis = output_axis(x.ndim(), &rest, position);
+        let indices = wrap_negative(&indices, y.shape()[axis], axis)?;
+        y = ops::gather(&y, &indices, axis as isize, 0)?;
+    }
     // `x[...]` (or `x[:]`) is a new tensor, as in TensorFlow: never `x` itself.
     Ok(match y.id() == original {
         true => ops::identity(&y),
         false => y,
     })
+}
+
+/// The axis of the sliced result that the key's item at `position` (a full range) became:
+/// ranges and new axes before it each make one, an ellipsis as many as it spans.
+fn output_axis(ndim: usize, items: &[SliceItem], position: usize) -> usize {
+    let takes_axis = |i: &SliceItem| matches!(i, SliceItem::Index(_) | SliceItem::Range { .. });
+    let spanned = ndim.saturating_sub(items.iter().filter(|i| takes_axis(i)).count());
+    items[..position]
+        .iter()
+        .map(|i| match i {
+            SliceItem::Index(_) => 0,
+            SliceItem::Range { .. } | SliceItem::NewAxis => 1,
+            SliceItem::Ellipsis => spanned,
+        })
+        .sum()
 }
 
 fn parse_item(k: &Bound<'_, PyAny>) -> PyResult<Item> {
@@ -96,6 +120,9 @@ fn parse_item(k: &Bound<'_, PyAny>) -> PyResult<Item> {
         k.is_instance_of::<PyList>() || k.hasattr("__array__")? || tensorish(k).is_some();
     if array_like {
         let t = to_tensor(k, None)?;
+        if t.dtype() == DType::Bool && t.ndim() > 0 {
+            return Ok(Item::Mask(t));
+        }
         if !t.dtype().is_int() {
             return Err(unsupported(k));
         }
@@ -125,20 +152,20 @@ fn unsupported(k: &Bound<'_, PyAny>) -> PyErr {
     type_error(
         OP,
         format!(
-            "only integers, slices (`:`), ellipsis (`...`), None (newaxis) and integer \
-             lists/arrays/tensors are valid indices, got {}",
+            "only integers, slices (`:`), ellipsis (`...`), None (newaxis), integer \
+             lists/arrays/tensors and boolean masks are valid indices, got {}",
             super::convert::short_repr(k)
         ),
     )
 }
 
 /// Negative indices count from the end, as in NumPy.
-fn wrap_negative(indices: &Tensor, dim: usize) -> PyResult<Tensor> {
+fn wrap_negative(indices: &Tensor, dim: usize, axis: usize) -> PyResult<Tensor> {
     let dim = dim as i64;
     let check = |v: i64| -> PyResult<i64> {
         if v < -dim || v >= dim {
             return Err(PyIndexError::new_err(format!(
-                "{OP}: index {v} is out of bounds for axis 0 with size {dim}"
+                "{OP}: index {v} is out of bounds for axis {axis} with size {dim}"
             )));
         }
         Ok(if v < 0 { v + dim } else { v })

@@ -30,11 +30,14 @@ use crate::variable::Variable;
 #[pyclass(frozen, name = "Tensor", module = "rustape._rustape")]
 pub struct PyTensor {
     pub t: Tensor,
+    /// Set on `variable[key]`: the variable and the key, so that `.assign(...)` writes that
+    /// slice back (TensorFlow's sliced assignment).
+    slice_of: Option<Box<(Py<PyVariable>, Py<PyAny>)>>,
 }
 
 impl PyTensor {
     pub fn new(t: Tensor) -> PyTensor {
-        PyTensor { t }
+        PyTensor { t, slice_of: None }
     }
 }
 
@@ -124,6 +127,10 @@ pub trait TensorLike: pyo3::PyClass {
     /// A `Tensor` object holding `peek`'s value, to own a zero-copy NumPy view.
     fn owner<'py>(slf: &Bound<'py, Self>, t: Tensor) -> PyResult<Bound<'py, PyTensor>>;
     fn engine_id(slf: &Bound<'_, Self>) -> TensorId;
+    /// `slf[key]`, whose value is `t` (a variable's slice remembers where it came from).
+    fn sliced(_slf: &Bound<'_, Self>, _key: &Bound<'_, PyAny>, t: Tensor) -> PyTensor {
+        PyTensor::new(t)
+    }
 }
 
 impl TensorLike for PyTensor {
@@ -151,7 +158,13 @@ impl TensorLike for PyVariable {
         slf.get().v.peek()
     }
     fn owner<'py>(slf: &Bound<'py, Self>, t: Tensor) -> PyResult<Bound<'py, PyTensor>> {
-        Bound::new(slf.py(), PyTensor { t })
+        Bound::new(slf.py(), PyTensor::new(t))
+    }
+    fn sliced(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>, t: Tensor) -> PyTensor {
+        PyTensor {
+            t,
+            slice_of: Some(Box::new((slf.clone().unbind(), key.clone().unbind()))),
+        }
     }
     fn engine_id(slf: &Bound<'_, Self>) -> TensorId {
         slf.get().v.id()
@@ -280,6 +293,14 @@ fn comparison(
     })
 }
 
+/// `dims` as `rustape._shape.TensorShape`: a tuple that also has TensorFlow's shape methods.
+fn shape_object<'py>(py: Python<'py>, dims: &[usize]) -> PyResult<Bound<'py, PyAny>> {
+    let tuple = PyTuple::new(py, dims)?;
+    py.import("rustape._shape")?
+        .getattr("TensorShape")?
+        .call1((tuple,))
+}
+
 /// The shared protocol of `Tensor` and `Variable`, with each class's own items first.
 macro_rules! tensor_protocol {
     ($cls:ty { $($own:tt)* }) => {
@@ -292,10 +313,22 @@ macro_rules! tensor_protocol {
             fn __array_priority__() -> i32 {
                 100
             }
-            /// The shape, a tuple of ints.
+            /// A tuple of ints with TensorFlow's `TensorShape` methods (`as_list()`, `rank`,
+            /// `num_elements()`).
+            #[getter(shape)]
+            fn tensor_shape<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+                guard(|| shape_object(slf.py(), <$cls>::peek(slf).shape()))
+            }
+            /// The shape (TensorFlow's older spelling of `.shape`).
+            #[pyo3(name = "get_shape")]
+            fn shape_method<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+                guard(|| shape_object(slf.py(), <$cls>::peek(slf).shape()))
+            }
+            /// The device holding the value: rustape's one device, the CPU, in TensorFlow's
+            /// spelling.
             #[getter]
-            fn shape<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-                guard(|| PyTuple::new(slf.py(), <$cls>::peek(slf).shape()))
+            fn device(_slf: &Bound<'_, Self>) -> &'static str {
+                "/job:localhost/replica:0/task:0/device:CPU:0"
             }
             /// The element type (`rt.float32`, ...).
             #[getter]
@@ -449,7 +482,10 @@ macro_rules! tensor_protocol {
                 })
             }
             fn __getitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-                guard(|| Ok(PyTensor::new(super::index::getitem(&<$cls>::operand(slf), key)?)))
+                guard(|| {
+                    let t = super::index::getitem(&<$cls>::operand(slf), key)?;
+                    Ok(<$cls>::sliced(slf, key, t))
+                })
             }
             /// Tensors compare elementwise, so they cannot be hashed (as in TensorFlow).
             fn __hash__(&self) -> PyResult<isize> {
@@ -588,6 +624,29 @@ tensor_protocol!(PyTensor {
             Ok((constant, (to_numpy_copy(py, &slf.get().t),)))
         })
     }
+    /// `variable[key].assign(value)`: writes `value` into that slice of the variable
+    /// (TensorFlow's sliced assignment, NumPy's rules for the key) and returns the variable.
+    /// Any other tensor is immutable.
+    fn assign<'py>(
+        slf: &Bound<'py, Self>,
+        value: &Bound<'py, PyAny>,
+    ) -> PyResult<Py<PyVariable>> {
+        guard(|| sliced_update(slf, value, None))
+    }
+    /// `variable[key].assign_add(delta)`: adds `delta` to that slice of the variable.
+    fn assign_add<'py>(
+        slf: &Bound<'py, Self>,
+        delta: &Bound<'py, PyAny>,
+    ) -> PyResult<Py<PyVariable>> {
+        guard(|| sliced_update(slf, delta, Some("__add__")))
+    }
+    /// `variable[key].assign_sub(delta)`: subtracts `delta` from that slice of the variable.
+    fn assign_sub<'py>(
+        slf: &Bound<'py, Self>,
+        delta: &Bound<'py, PyAny>,
+    ) -> PyResult<Py<PyVariable>> {
+        guard(|| sliced_update(slf, delta, Some("__sub__")))
+    }
     /// Tensors are immutable: a copy is the tensor itself.
     fn __copy__(slf: &Bound<'_, Self>) -> Py<PyTensor> {
         slf.clone().unbind()
@@ -596,6 +655,34 @@ tensor_protocol!(PyTensor {
         slf.clone().unbind()
     }
 });
+
+/// A variable slice's `assign` (`combine` None) or `assign_add`/`assign_sub` (`__add__`/`__sub__`
+/// of the slice's current values and `value`): the slice is updated in a NumPy copy of the
+/// variable's value (never recorded), which then replaces the value.
+fn sliced_update<'py>(
+    slf: &Bound<'py, PyTensor>,
+    value: &Bound<'py, PyAny>,
+    combine: Option<&str>,
+) -> PyResult<Py<PyVariable>> {
+    let py = slf.py();
+    let Some(source) = slf.get().slice_of.as_deref() else {
+        return Err(pyo3::exceptions::PyAttributeError::new_err(
+            "Tensor.assign: tensors are immutable; only a slice of a Variable \
+             (`v[1:3].assign(x)`) or a Variable can be assigned",
+        ));
+    };
+    let (variable, key) = (source.0.bind(py), source.1.bind(py));
+    let numpy = py.import("numpy")?;
+    let full = numpy.call_method1("array", (variable.call_method0("numpy")?,))?;
+    let value = numpy.call_method1("asarray", (value,))?;
+    let part = match combine {
+        None => value,
+        Some(method) => full.get_item(key)?.call_method1(method, (value,))?,
+    };
+    full.set_item(key, part)?;
+    variable.call_method1("assign", (full,))?;
+    Ok(variable.clone().unbind())
+}
 
 /// `assign`, `assign_add`, `assign_sub`: `value` takes the variable's dtype where it can.
 fn update<'py>(

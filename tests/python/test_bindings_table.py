@@ -12,7 +12,11 @@ from rustape import _export, _ops, _rustape
 PYTHON_TOP_LEVEL = {
     "GradientTape", "UnconnectedGradients", "custom_gradient", "Module", "TensorSpec", "function",
     "math", "nn", "linalg", "random", "layers", "keras", "nest", "test", "saved_model", "contrib",
-    "config", "experimental", "utils", "__version__",
+    "config", "experimental", "utils",
+    "__version__",
+    # Python names around the math (_compat.py) and `newaxis`.
+    "device", "is_tensor", "newaxis", "numpy_function", "print", "py_function", "recompute_grad",
+    "vectorized_map",
 }
 
 

@@ -21,6 +21,8 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 from ... import _rustape as _rt
 from .._util import _as_dtype, _snake, _unique_name
 from ..initializers import get_initializer
@@ -307,6 +309,33 @@ class Layer:
     def non_trainable_variables(self) -> list[Any]:
         """The same as `non_trainable_weights`."""
         return self.non_trainable_weights
+
+    def get_weights(self) -> list[Any]:
+        """Every weight's value as a NumPy array, in `weights` order."""
+        return [np.array(v.numpy()) for v in self.weights]
+
+    def set_weights(self, weights: Any) -> None:
+        """Assigns `weights` (arrays in `weights` order; their shapes must match).
+
+        >>> import rustape as rt
+        >>> dense = rt.keras.layers.Dense(1, input_shape=(2,))
+        >>> dense.set_weights([[[1.0], [2.0]], [0.5]])
+        >>> dense(rt.constant([[1.0, 1.0]])).numpy().tolist()
+        [[3.5]]
+        """
+        variables = self.weights
+        arrays = [np.asarray(w) for w in weights]
+        if len(arrays) != len(variables):
+            raise ValueError(
+                f"Layer {self.name}: set_weights got {len(arrays)} arrays for {len(variables)} weights"
+            )
+        for v, w in zip(variables, arrays):
+            if tuple(w.shape) != tuple(v.shape):
+                raise ValueError(
+                    f"Layer {self.name}: weight {v.name} has shape {tuple(v.shape)}, the array "
+                    f"given {tuple(w.shape)}"
+                )
+            v.assign(w.astype(np.dtype(v.dtype.name)))
 
     # -- losses ------------------------------------------------------------------------------------
     def add_loss(self, loss: Any) -> None:
