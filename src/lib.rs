@@ -14,6 +14,8 @@
 //! ```
 pub mod dtype;
 pub mod error;
+pub mod interrupt;
+pub mod memory;
 pub mod ops;
 pub mod tape;
 pub mod tensor;

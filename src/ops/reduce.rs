@@ -11,7 +11,9 @@ use super::{
 use crate::dispatch;
 use crate::error::{fmt_shape, Error, Result};
 use crate::tape::{mixes_input, record_batched};
-use crate::tensor::{unsupported, Data, Element, Tensor};
+use crate::tensor::{unsupported, Data, Element, Tensor, Values};
+
+use super::reduce_kernel::{reduce_axes, Lanes, Reducible, Sum};
 
 /// The shape of a reduction's result with the reduced axes kept as 1, after the `batch` leading
 /// axes of `like` (see `crate::tape::Vjp`; `batch` is 0 outside a vectorised Jacobian): how a
@@ -85,119 +87,58 @@ fn as_isize(axes: &[usize]) -> Vec<isize> {
     axes.iter().map(|&a| a as isize).collect()
 }
 
-/// Element arithmetic for the reduction kernels: integers wrap (no panic on overflow).
-trait Reducible: Element + PartialOrd + num_traits::Zero {
-    fn plus(self, other: Self) -> Self;
-    fn times(self, other: Self) -> Self;
-    /// The mean of `count` values summing to `sum` (integers: truncated, as in TensorFlow).
-    fn mean(sum: Self, count: usize) -> Self;
-    /// NaN is the one value not ordered with itself.
-    fn nan(self) -> bool {
-        self.partial_cmp(&self).is_none()
-    }
+fn sum_kernel<T: Reducible>(op: &str, a: &Values<T>, axes: &[usize]) -> Result<Values<T>> {
+    reduce_axes(op, a, axes, &Sum)
 }
 
-macro_rules! reducible_float {
-    ($t:ty) => {
-        impl Reducible for $t {
-            fn plus(self, other: Self) -> Self {
-                self + other
-            }
-            fn times(self, other: Self) -> Self {
-                self * other
-            }
-            fn mean(sum: Self, count: usize) -> Self {
-                sum / count as $t
-            }
-        }
-    };
-}
-macro_rules! reducible_int {
-    ($t:ty) => {
-        impl Reducible for $t {
-            fn plus(self, other: Self) -> Self {
-                self.wrapping_add(other)
-            }
-            fn times(self, other: Self) -> Self {
-                self.wrapping_mul(other)
-            }
-            fn mean(sum: Self, count: usize) -> Self {
-                // An empty integer mean is 0 (TensorFlow would divide by zero).
-                match <$t>::try_from(count) {
-                    Ok(0) => 0,
-                    Ok(n) => sum.wrapping_div(n),
-                    Err(_) => 0,
-                }
-            }
-        }
-    };
-}
-reducible_float!(f32);
-reducible_float!(f64);
-reducible_int!(i32);
-reducible_int!(i64);
-
-/// Folds `a` over `axes` (sorted) with `f`, starting each fold from `init`.
-fn fold_axes<T: Reducible>(
-    a: &ndarray::ArrayViewD<'_, T>,
-    axes: &[usize],
-    init: T,
-    f: impl Fn(T, T) -> T,
-) -> ArrayD<T> {
-    let mut out = a.to_owned();
-    for &ax in axes.iter().rev() {
-        out = out.fold_axis(Axis(ax), init, |&acc, &v| f(acc, v));
-    }
-    out
-}
-
-fn sum_kernel<T: Reducible>(a: &ndarray::ArrayViewD<'_, T>, axes: &[usize]) -> ArrayD<T> {
-    if T::DTYPE.is_float() {
-        let mut out = a.to_owned();
-        for &ax in axes.iter().rev() {
-            out = out.sum_axis(Axis(ax));
-        }
-        return out;
-    }
-    fold_axes(a, axes, T::default(), T::plus)
-}
-
-fn mean_kernel<T: Reducible>(a: &ndarray::ArrayViewD<'_, T>, axes: &[usize]) -> ArrayD<T> {
+fn mean_kernel<T: Reducible>(op: &str, a: &Values<T>, axes: &[usize]) -> Result<Values<T>> {
     let count: usize = axes.iter().map(|&ax| a.shape()[ax]).product();
-    sum_kernel(a, axes).mapv(|s| T::mean(s, count))
+    let sums = sum_kernel(op, a, axes)?;
+    super::kernel::map_array(op, &sums, super::kernel::PAR_CHEAP, |s| T::mean(s, count))
 }
 
 /// Max (or min) over `axes`; NaN wins, as in NumPy. An empty reduction gives -inf (+inf) for
 /// floats and the lowest (highest) value for integers, as in TensorFlow.
 fn extremum_kernel<T: Reducible>(
-    a: &ndarray::ArrayViewD<'_, T>,
+    op: &str,
+    a: &Values<T>,
     axes: &[usize],
     max: bool,
-) -> ArrayD<T> {
+) -> Result<Values<T>> {
     let init = T::from_f64(if max {
         f64::NEG_INFINITY
     } else {
         f64::INFINITY
     });
-    fold_axes(a, axes, init, |acc, v| {
+    let step = move |acc: T, v: T| {
         let better = if max { v > acc } else { v < acc };
         if acc.nan() || !(better || v.nan()) {
             acc
         } else {
             v
         }
-    })
+    };
+    reduce_axes(op, a, axes, &Lanes { init, step })
 }
 
-fn prod_kernel<T: Reducible>(a: &ndarray::ArrayViewD<'_, T>, axes: &[usize]) -> ArrayD<T> {
-    fold_axes(a, axes, T::from_f64(1.0), T::times)
+fn prod_kernel<T: Reducible>(op: &str, a: &Values<T>, axes: &[usize]) -> Result<Values<T>> {
+    let step = |acc: T, v: T| acc.times(v);
+    reduce_axes(
+        op,
+        a,
+        axes,
+        &Lanes {
+            init: T::from_f64(1.0),
+            step,
+        },
+    )
 }
 
 /// Sum over `axes`.
 pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
     let op = "reduce_sum";
     let axes = normalize_axes(op, axes, x.ndim())?;
-    let y = Tensor::new(dispatch!(num x.data(), op, |a| sum_kernel(a, &axes)));
+    let y = Tensor::new(dispatch!(values num x.data(), op, |a| sum_kernel(op, a, &axes)?));
     let in_shape = shape_of(x);
     let kept_axes = axes.clone();
     record_batched(
@@ -221,7 +162,7 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
 pub fn reduce_mean(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
     let op = "reduce_mean";
     let axes = normalize_axes(op, axes, x.ndim())?;
-    let y = Tensor::new(dispatch!(num x.data(), op, |a| mean_kernel(a, &axes)));
+    let y = Tensor::new(dispatch!(values num x.data(), op, |a| mean_kernel(op, a, &axes)?));
     let in_shape = shape_of(x);
     let count: usize = axes.iter().map(|&ax| x.shape()[ax]).product();
     let kept_axes = axes.clone();
@@ -260,7 +201,8 @@ fn extremum(
     max: bool,
 ) -> Result<Tensor> {
     let axes = normalize_axes(op, axes, x.ndim())?;
-    let y = Tensor::new(dispatch!(num x.data(), op, |a| extremum_kernel(a, &axes, max)));
+    let y =
+        Tensor::new(dispatch!(values num x.data(), op, |a| extremum_kernel(op, a, &axes, max)?));
     let kept_axes = axes.clone();
     let rows = reduction_mixes(&axes);
     record_batched(op, &[x], &y, &[x, &y], rows, true, move |s, dy, batch| {
@@ -286,7 +228,7 @@ fn extremum(
 pub fn reduce_prod(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
     let op = "reduce_prod";
     let axes = normalize_axes(op, axes, x.ndim())?;
-    let y = Tensor::new(dispatch!(num x.data(), op, |a| prod_kernel(a, &axes)));
+    let y = Tensor::new(dispatch!(values num x.data(), op, |a| prod_kernel(op, a, &axes)?));
     let kept_axes = axes.clone();
     let rows = reduction_mixes(&axes);
     record_batched(op, &[x], &y, &[x, &y], rows, true, move |s, dy, batch| {
@@ -370,7 +312,7 @@ pub fn reduce_logsumexp(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> R
     let axes_i = as_isize(&axes);
     // The shift needs no gradient (it cancels), so it is computed outside the tape.
     let shift = Tensor::new(
-        dispatch!(float x.data(), op, |a| extremum_kernel(a, &axes, true)
+        dispatch!(values float x.data(), op, |a| extremum_kernel(op, a, &axes, true)?
         .mapv(|v| if v.is_finite() { v } else { 0.0 })),
     );
     let shift = stop_gradient(&reshape(&shift, &kept_shape(x, 0, x.shape(), &axes))?);

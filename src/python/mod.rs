@@ -58,6 +58,8 @@ fn configure_allocator() {
 fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     configure_allocator();
+    error::install_panic_hook();
+    crate::interrupt::set_interrupt_check(Some(error::check_signals));
     m.add_class::<tensor::PyTensor>()?;
     m.add_class::<tensor::PyVariable>()?;
     m.add_class::<dtype::PyDType>()?;

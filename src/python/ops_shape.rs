@@ -326,12 +326,7 @@ pub fn eye(
             None => Vec::new(),
         };
         let dtype = parse_optional_dtype(dtype)?.unwrap_or(DType::F32);
-        Ok(PyTensor::new(ops::eye(
-            num_rows,
-            num_columns,
-            &batch,
-            dtype,
-        )))
+        wrap(ops::eye(num_rows, num_columns, &batch, dtype))
     })
 }
 
@@ -376,10 +371,10 @@ fn dtype_or(dtype: OptObj, default: DType) -> PyResult<DType> {
 pub fn zeros(shape: Obj, dtype: OptObj, name: OptObj) -> PyResult<PyTensor> {
     let _ = name;
     guard(|| {
-        Ok(PyTensor::new(ops::zeros(
+        wrap(ops::zeros(
             &self::shape(shape, "zeros")?,
             dtype_or(dtype, DType::F32)?,
-        )))
+        ))
     })
 }
 
@@ -388,10 +383,10 @@ pub fn zeros(shape: Obj, dtype: OptObj, name: OptObj) -> PyResult<PyTensor> {
 pub fn ones(shape: Obj, dtype: OptObj, name: OptObj) -> PyResult<PyTensor> {
     let _ = name;
     guard(|| {
-        Ok(PyTensor::new(ops::ones(
+        wrap(ops::ones(
             &self::shape(shape, "ones")?,
             dtype_or(dtype, DType::F32)?,
-        )))
+        ))
     })
 }
 
@@ -401,10 +396,7 @@ pub fn zeros_like(input: Obj, dtype: OptObj, name: OptObj) -> PyResult<PyTensor>
     let _ = name;
     guard(|| {
         let x = tensor(input)?;
-        Ok(PyTensor::new(ops::zeros(
-            x.shape(),
-            dtype_or(dtype, x.dtype())?,
-        )))
+        wrap(ops::zeros(x.shape(), dtype_or(dtype, x.dtype())?))
     })
 }
 
@@ -414,10 +406,7 @@ pub fn ones_like(input: Obj, dtype: OptObj, name: OptObj) -> PyResult<PyTensor> 
     let _ = name;
     guard(|| {
         let x = tensor(input)?;
-        Ok(PyTensor::new(ops::ones(
-            x.shape(),
-            dtype_or(dtype, x.dtype())?,
-        )))
+        wrap(ops::ones(x.shape(), dtype_or(dtype, x.dtype())?))
     })
 }
 

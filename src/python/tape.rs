@@ -6,13 +6,15 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::gc::PyVisit;
+use pyo3::PyTraverseError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use rustc_hash::FxHashSet;
 
 use super::convert::{items, short_repr, to_tensor};
-use super::error::{guard, internal_error, park, type_error, value_error};
+use super::error::{from_python, guard, internal_error, type_error, value_error};
 use super::tensor::{register_variable, wrap_variable, PyTensor, PyVariable};
 use crate::error::Result;
 use crate::tape::JacobianOptions;
@@ -242,6 +244,34 @@ impl PyTape {
             Ok(wrap_all(h))
         })
     }
+    /// The Python objects the tape holds (its custom gradients' functions), for the garbage
+    /// collector: a tape referenced from one of them is then collected with it.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> std::result::Result<(), PyTraverseError> {
+        let mut result = Ok(());
+        self.tape.visit_foreign(&mut |state| {
+            let Some(callback) = state.downcast_ref::<PyCallback>() else {
+                return;
+            };
+            // Never block here: a callable being called right now is simply not reported.
+            if let (Ok(held), true) = (callback.0.try_lock(), result.is_ok()) {
+                if let Some(f) = held.as_ref() {
+                    result = visit.call(f);
+                }
+            }
+        });
+        result
+    }
+    /// Drops the Python objects the tape holds (the garbage collector breaking a cycle).
+    fn __clear__(&self) {
+        let mut taken: Vec<Py<PyAny>> = Vec::new();
+        self.tape.clear_foreign(&mut |state| {
+            if let Some(callback) = state.downcast_ref::<PyCallback>() {
+                taken.extend(callback.0.lock().unwrap_or_else(|p| p.into_inner()).take());
+            }
+        });
+        // Released after the tape's lock: a finaliser they run may use the tape.
+        drop(taken);
+    }
     /// Recorded ops.
     fn __len__(&self) -> PyResult<usize> {
         guard(|| Ok(self.tape.len()))
@@ -349,12 +379,26 @@ fn input_grads(
         .collect()
 }
 
+/// A Python callable held by one tape's node (its custom gradient). Behind a lock so the
+/// garbage collector can clear it (`PyTape::__clear__`) to break a reference cycle through it.
+struct PyCallback(Mutex<Option<Py<PyAny>>>);
+
+impl PyCallback {
+    /// The callable, if the garbage collector has not cleared it.
+    fn get(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        let held = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        held.as_ref().map(|f| f.clone_ref(py))
+    }
+}
+
 /// Records `outputs` as computed from `inputs` by an op whose VJP is the Python callable
 /// `grad_fn(list of output gradients or None) -> list of input gradients (Tensor or None)`.
 /// Returns the outputs as the tapes know them (fresh aliases). An exception raised by
-/// `grad_fn` comes out of `gradient()` as itself.
+/// `grad_fn` comes out of `gradient()` as itself. Each recording tape holds its own reference
+/// to `grad_fn`, which it reports to the garbage collector.
 #[pyfunction]
 pub fn record_custom_gradient(
+    py: Python<'_>,
     name: &str,
     inputs: &Bound<'_, PyAny>,
     outputs: &Bound<'_, PyAny>,
@@ -370,17 +414,28 @@ pub fn record_custom_gradient(
             .map(|t| to_tensor(t, None))
             .collect::<PyResult<_>>()?;
         let name = intern(name);
-        let meta: Vec<(Vec<usize>, crate::DType)> = inputs
-            .iter()
-            .map(|t| (t.shape().to_vec(), t.dtype()))
-            .collect();
-        let vjp = Arc::new(
-            move |_saved: &[Tensor],
-                  grads: &[Option<Tensor>],
-                  _batch: usize|
+        let meta: Arc<Vec<(Vec<usize>, crate::DType)>> = Arc::new(
+            inputs
+                .iter()
+                .map(|t| (t.shape().to_vec(), t.dtype()))
+                .collect(),
+        );
+        let make_vjp = || {
+            let callback = Arc::new(PyCallback(Mutex::new(Some(grad_fn.clone_ref(py)))));
+            let held = callback.clone();
+            let meta = meta.clone();
+            let vjp = move |_saved: &[Tensor],
+                            grads: &[Option<Tensor>],
+                            _batch: usize|
                   -> Result<tape::Grads> {
                 Python::attach(|py| {
                     let call = || -> PyResult<Vec<Option<Tensor>>> {
+                        let Some(grad_fn) = held.get(py) else {
+                            return Err(PyRuntimeError::new_err(format!(
+                                "custom_gradient '{name}': its gradient function was released \
+                                 by the garbage collector (the tape was being collected)"
+                            )));
+                        };
                         let dys =
                             PyList::new(py, grads.iter().map(|g| g.clone().map(PyTensor::new)))?;
                         let result = grad_fn.bind(py).call1((dys,))?;
@@ -388,13 +443,17 @@ pub fn record_custom_gradient(
                     };
                     match catch_unwind(AssertUnwindSafe(call)) {
                         Ok(Ok(grads)) => Ok(grads.into()),
-                        Ok(Err(err)) => Err(park(err, name)),
-                        Err(payload) => Err(park(internal_error(&*payload), name)),
+                        Ok(Err(err)) => Err(from_python(err, name)),
+                        Err(payload) => Err(from_python(internal_error(&*payload), name)),
                     }
                 })
-            },
-        );
-        let recorded = tape::record_custom(name, &inputs, &outputs, vjp);
+            };
+            tape::ForeignVjp {
+                vjp: Box::new(vjp),
+                state: callback,
+            }
+        };
+        let recorded = tape::record_custom(name, &inputs, &outputs, make_vjp)?;
         Ok(recorded.into_iter().map(PyTensor::new).collect())
     })
 }
@@ -420,9 +479,9 @@ pub fn gradcheck(
             .collect::<PyResult<_>>()?;
         let func = |xs: &[Tensor]| -> Result<Tensor> {
             let args = PyList::new(py, xs.iter().cloned().map(PyTensor::new))
-                .map_err(|e| park(e, "gradcheck"))?;
-            let out = f.call1((args,)).map_err(|e| park(e, "gradcheck"))?;
-            to_tensor(&out, None).map_err(|e| park(e, "gradcheck"))
+                .map_err(|e| from_python(e, "gradcheck"))?;
+            let out = f.call1((args,)).map_err(|e| from_python(e, "gradcheck"))?;
+            to_tensor(&out, None).map_err(|e| from_python(e, "gradcheck"))
         };
         testing::gradcheck(&func, &inputs, second_order, Tolerance { eps, atol, rtol })?;
         Ok(true)

@@ -70,6 +70,7 @@ impl Tape {
                     vjp: step.vjp.clone(),
                     mixes_rows: step.mixes_rows,
                     batchable: step.batchable,
+                    caller_thread: step.caller_thread,
                 });
                 copied.insert(step.index, index);
                 for (k, id) in step.outputs.iter().enumerate() {

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use super::{
-    any_tape_active, watch_variable_locked, with_active, Grads, InputRef, Node, TapeState, Vjp,
-    VjpRef,
+    any_tape_active, watch_variable_locked, with_active, ForeignVjp, Grads, InputRef, Node,
+    TapeState, Vjp, VjpRef,
 };
 use crate::error::Result;
 use crate::tensor::{Tensor, TensorId};
@@ -42,9 +42,16 @@ pub(crate) fn record_batched<F>(
     let kind = NodeKind {
         mixes_rows,
         batchable,
+        caller_thread: false,
+        per_tape_vjp: false,
     };
     let origins = |state: &TapeState| state.origins(inputs);
+    // Built at most once: only per-tape kinds (custom gradients) build again.
+    let mut vjp = Some(vjp);
     record_node(op, origins, &[output], saved, kind, move || {
+        let Some(vjp) = vjp.take() else {
+            unreachable!("a shared VJP is built once")
+        };
         VjpRef::new(
             move |saved: &[Tensor], grads: &[Option<Tensor>], batch: usize| match grads.first() {
                 Some(Some(dy)) => vjp(saved, dy, batch),
@@ -68,6 +75,10 @@ fn ids_of(tensors: &[&Tensor]) -> SmallVec<[TensorId; 1]> {
 struct NodeKind {
     mixes_rows: u8,
     batchable: bool,
+    /// See `Node::caller_thread`.
+    caller_thread: bool,
+    /// Each tape gets its own VJP (built again for it): foreign state is owned per tape.
+    per_tape_vjp: bool,
 }
 
 /// Records an op with several outputs (or whose VJP wants to see which outputs got gradients).
@@ -91,8 +102,10 @@ pub(crate) fn record_multi(
         NodeKind {
             mixes_rows,
             batchable,
+            caller_thread: false,
+            per_tape_vjp: false,
         },
-        move || VjpRef::from(vjp),
+        move || VjpRef::from(vjp.clone()),
     );
 }
 
@@ -104,7 +117,7 @@ fn record_node(
     outputs: &[&Tensor],
     saved: &[&Tensor],
     kind: NodeKind,
-    make_vjp: impl FnOnce() -> VjpRef,
+    mut make_vjp: impl FnMut() -> VjpRef,
 ) {
     let keep = || {
         let mut kept = SmallVec::new();
@@ -113,6 +126,10 @@ fn record_node(
         }
         kept
     };
+    if outputs.len() >= super::MAX_OUTPUTS {
+        // Unreachable from the ops, which check their output count first.
+        return;
+    }
     let push = |state: &mut TapeState, inputs, vjp, saved| {
         let index = state.nodes.len() as u32;
         state.nodes.push(Node {
@@ -123,6 +140,7 @@ fn record_node(
             vjp,
             mixes_rows: kind.mixes_rows,
             batchable: kind.batchable,
+            caller_thread: kind.caller_thread,
         });
         state.mark_outputs(index, outputs);
     };
@@ -140,7 +158,6 @@ fn record_node(
             }
         }
         _ => {
-            let mut make_vjp = Some(make_vjp);
             let mut shared: Option<(VjpRef, SmallVec<[Tensor; 2]>)> = None;
             for tape in tapes {
                 let mut state = tape.lock();
@@ -150,8 +167,11 @@ fn record_node(
                 let Some(inputs) = origins(&state) else {
                     continue;
                 };
-                let (vjp, saved) =
-                    shared.get_or_insert_with(|| (make_vjp.take().expect("built once")(), keep()));
+                if kind.per_tape_vjp {
+                    push(&mut state, inputs, make_vjp(), keep());
+                    continue;
+                }
+                let (vjp, saved) = shared.get_or_insert_with(|| (make_vjp(), keep()));
                 push(&mut state, inputs, vjp.clone(), saved.clone());
             }
         }
@@ -184,6 +204,8 @@ pub(crate) fn read_variable(variable: &Variable, value: Tensor) -> Tensor {
     let identity = NodeKind {
         mixes_rows: 0,
         batchable: true,
+        caller_thread: false,
+        per_tape_vjp: false,
     };
     let variable_id = variable.id();
     record_node(
@@ -205,19 +227,39 @@ pub(crate) fn read_variable(variable: &Variable, value: Tensor) -> Tensor {
 }
 
 /// A user-defined op (`custom_gradient`): `outputs` were computed from `inputs` by code the
-/// tapes did not record; returns fresh aliases of the outputs whose gradient is `vjp`.
-/// Aliases matter: a custom op may return one of its inputs unchanged.
+/// tapes did not record; returns fresh aliases of the outputs whose gradient is the VJP that
+/// `make_vjp` builds (once for each tape that records the op: its state is owned per tape).
+/// Aliases matter: a custom op may return one of its inputs unchanged. The VJP is the caller's
+/// code: it always runs on the thread that asks for a gradient or Jacobian. A ValueError when
+/// there are more outputs than a node holds.
 pub fn record_custom(
     name: &'static str,
     inputs: &[Tensor],
     outputs: &[Tensor],
-    vjp: Arc<Vjp>,
-) -> Vec<Tensor> {
+    mut make_vjp: impl FnMut() -> ForeignVjp,
+) -> Result<Vec<Tensor>> {
+    super::check_output_count(name, outputs.len())?;
     let outputs: Vec<Tensor> = outputs.iter().map(Tensor::alias).collect();
     let input_refs: Vec<&Tensor> = inputs.iter().collect();
     let output_refs: Vec<&Tensor> = outputs.iter().collect();
+    if !output_refs.iter().any(|t| t.is_differentiable()) || !any_tape_active() {
+        return Ok(outputs);
+    }
     // What a user's function does to batch rows is unknown: not reported as mixing. Its VJP
     // takes unbatched cotangents only.
-    record_multi(name, &input_refs, &output_refs, &[], 0, false, vjp);
-    outputs
+    let kind = NodeKind {
+        mixes_rows: 0,
+        batchable: false,
+        caller_thread: true,
+        per_tape_vjp: true,
+    };
+    record_node(
+        name,
+        |state: &TapeState| state.origins(&input_refs),
+        &output_refs,
+        &[],
+        kind,
+        || VjpRef::Foreign(Arc::new(make_vjp())),
+    );
+    Ok(outputs)
 }

@@ -26,7 +26,11 @@ pub fn well_conditioned(batch: &[usize], n: usize, seed: u64) -> Tensor {
     shape.extend([n, n]);
     ops::add(
         &rand64(&shape, seed),
-        &ops::multiply(&eye(n, None, &[], DType::F64), &Tensor::scalar(n as f64)).unwrap(),
+        &ops::multiply(
+            &eye(n, None, &[], DType::F64).unwrap(),
+            &Tensor::scalar(n as f64),
+        )
+        .unwrap(),
     )
     .unwrap()
 }
