@@ -6,26 +6,11 @@
 use rustape::ops::{add, multiply, reduce_sum, sin};
 use rustape::{Source, Tape, Tensor, Unconnected};
 
+mod support;
+use support::*;
+
 fn ramp(n: usize) -> Tensor {
     Tensor::from_vec((0..n).map(|i| (i as f64) * 1e-3 - 0.2).collect(), &[n]).unwrap()
-}
-
-fn values(t: &Tensor) -> Vec<f64> {
-    t.values::<f64>().unwrap().as_slice().to_vec()
-}
-
-/// The gradient of `target` with respect to `x` (seeded by `seed` when given).
-fn grad(tape: &Tape, target: &Tensor, x: &Tensor, seed: Option<&Tensor>) -> Tensor {
-    let seeds = seed.map(|s| [Some(s.clone())]);
-    tape.gradient(
-        std::slice::from_ref(target),
-        &[Source::from(x)],
-        seeds.as_ref().map(|s| &s[..]),
-        Unconnected::None,
-    )
-    .unwrap()
-    .remove(0)
-    .unwrap()
 }
 
 /// `sum(x * 1 + x * 2 + ... + x * 8)`, whose gradient is 36 everywhere.
@@ -47,7 +32,7 @@ fn fan_out_sums_every_path_small_and_parallel_sizes() {
             tape.watch(&x);
             fan_out_sum(&x)
         };
-        let g = grad(&tape, &loss, &x, None);
+        let g = tape_gradient(&tape, &loss, &x).unwrap();
         assert!(values(&g).iter().all(|&v| v == 36.0), "n = {n}");
     }
 }
@@ -65,13 +50,26 @@ fn output_gradients_and_inputs_are_not_written() {
         tape.watch(&x);
         add(&x, &x).unwrap()
     };
-    let g = grad(&tape, &y, &x, Some(&seed));
+    // The seed is the caller's output gradient.
+    let seeded_gradient = || {
+        let seeds = [Some(seed.clone())];
+        tape.gradient(
+            std::slice::from_ref(&y),
+            &[Source::from(&x)],
+            Some(&seeds),
+            Unconnected::None,
+        )
+        .unwrap()
+        .remove(0)
+        .unwrap()
+    };
+    let g = seeded_gradient();
     assert_eq!(values(&seed), before);
     assert_eq!(values(&x), values(&ramp(n)));
     let want: Vec<f64> = before.iter().map(|s| 2.0 * s).collect();
     assert_eq!(values(&g), want);
     // A second gradient from the persistent tape sees the same seed and gives the same result.
-    let again = grad(&tape, &y, &x, Some(&seed));
+    let again = seeded_gradient();
     assert_eq!(values(&again), want);
 }
 
@@ -132,11 +130,11 @@ fn accumulation_under_a_recording_tape_is_recorded_for_second_order() {
             .unwrap();
             reduce_sum(&terms, None, false).unwrap()
         };
-        let first = grad(&inner, &y, &x, None);
+        let first = tape_gradient(&inner, &y, &x).unwrap();
         let sum = reduce_sum(&first, None, false).unwrap();
         (first, sum)
     };
-    let second = grad(&outer, &first_sum, &x, None);
+    let second = tape_gradient(&outer, &first_sum, &x).unwrap();
     for ((v, d1), d2) in values(&x).iter().zip(values(&first)).zip(values(&second)) {
         let want1 = v.sin() + v * v.cos() + 2.0 * v + 1.0;
         let want2 = 2.0 * v.cos() - v * v.sin() + 2.0;

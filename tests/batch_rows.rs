@@ -12,20 +12,11 @@ use rustape::ops::{
 use rustape::testing::pseudo_random;
 use rustape::{ErrorKind, Result, Source, Tape, Tensor, Unconnected};
 
+mod support;
+use support::shape::r;
+use support::*;
+
 type F = Box<dyn Fn(&Tensor) -> Result<Tensor>>;
-
-fn f64s(values: &[f64], shape: &[usize]) -> Tensor {
-    Tensor::from_vec(values.to_vec(), shape).unwrap()
-}
-
-fn i64s(values: &[i64], shape: &[usize]) -> Tensor {
-    Tensor::from_vec(values.to_vec(), shape).unwrap()
-}
-
-/// `start:stop` with open ends.
-fn r(start: Option<isize>, stop: Option<isize>, step: isize) -> SliceItem {
-    SliceItem::Range { start, stop, step }
-}
 
 /// Records `y = f(x)` on a persistent tape and returns `y`, its batch jacobian and its full
 /// jacobian.
@@ -216,10 +207,10 @@ fn reductions_over_axis_1_and_softmax_over_the_last_axis_keep_rows_apart() {
 #[test]
 fn batch_normalization_with_fixed_statistics_keeps_rows_apart() {
     let x = pseudo_random(&[4, 3], 6);
-    let mean = f64s(&[0.1, -0.2, 0.3], &[3]);
-    let variance = f64s(&[1.5, 0.5, 2.0], &[3]);
-    let offset = f64s(&[0.0, 1.0, -1.0], &[3]);
-    let scale = f64s(&[2.0, 1.0, 0.5], &[3]);
+    let mean = t64(&[0.1, -0.2, 0.3], &[3]);
+    let variance = t64(&[1.5, 0.5, 2.0], &[3]);
+    let offset = t64(&[0.0, 1.0, -1.0], &[3]);
+    let scale = t64(&[2.0, 1.0, 0.5], &[3]);
     let f = move |x: &Tensor| {
         batch_normalization(x, &mean, &variance, Some(&offset), Some(&scale), 1e-3)
     };

@@ -2,11 +2,12 @@
 //! batched matmul and solve, einsum with the batch label first) give the diagonal blocks of the
 //! full Jacobian; ops that mix batch rows (the right operand of a plain matmul, a transposed
 //! left operand, a single linear system, a broadcast batch operand) are refused by name.
-mod linalg_common;
+mod support;
 
-use linalg_common::{assert_close, rand64, well_conditioned};
 use rustape::ops::{diagonal_embed, diagonal_part, einsum, inv, matmul, matvec, solve};
 use rustape::{Error, ErrorKind, Tape, Tensor, Unconnected};
+use support::assert_close;
+use support::linalg::{rand64, well_conditioned};
 
 /// Records `f(source)` on a persistent tape watching `source`.
 fn record(source: &Tensor, f: &dyn Fn(&Tensor) -> rustape::Result<Tensor>) -> (Tape, Tensor) {

@@ -3,8 +3,8 @@
 use rustape::ops::*;
 use rustape::{DType, Tape, Tensor, Unconnected};
 
-#[path = "support/elementwise.rs"]
 mod support;
+use support::elementwise::*;
 use support::*;
 
 // ------------------------------------------------------------------------------------------
@@ -34,9 +34,9 @@ fn gradcheck_unary_ops() {
         ("softplus", softplus, v64(&[-30.0, -2.0, 0.1, 3.0, 30.0])),
     ];
     for (name, op, x) in cases {
-        check(name, &|xs| op(&xs[0]), std::slice::from_ref(&x));
+        check_labelled(&|xs| op(&xs[0]), std::slice::from_ref(&x), name);
         // Times its input: the incoming gradient then depends on x too, as in real graphs.
-        check(name, &|xs| multiply(&op(&xs[0])?, &xs[0]), &[x]);
+        check_labelled(&|xs| multiply(&op(&xs[0])?, &xs[0]), &[x], name);
     }
 }
 
@@ -54,19 +54,19 @@ fn gradcheck_binary_ops_with_broadcasting() {
         ("minimum", minimum),
     ];
     for (name, op) in cases {
-        check(name, &|xs| op(&xs[0], &xs[1]), &[a.clone(), b.clone()]);
-        check(name, &|xs| op(&xs[0], &xs[1]), &[b.clone(), a.clone()]);
-        check(name, &|xs| op(&xs[0], &xs[1]), &[col.clone(), b.clone()]);
-        check(
-            name,
+        check_labelled(&|xs| op(&xs[0], &xs[1]), &[a.clone(), b.clone()], name);
+        check_labelled(&|xs| op(&xs[0], &xs[1]), &[b.clone(), a.clone()], name);
+        check_labelled(&|xs| op(&xs[0], &xs[1]), &[col.clone(), b.clone()], name);
+        check_labelled(
             &|xs| op(&xs[0], &xs[1]),
             &[a.clone(), Tensor::scalar(0.55f64)],
+            name,
         );
         // Both operands again after the op: second derivatives with every term non-zero.
-        check(
-            name,
+        check_labelled(
             &|xs| multiply(&op(&xs[0], &xs[1])?, &multiply(&xs[0], &xs[1])?),
             &[a.clone(), b.clone()],
+            name,
         );
     }
 }
@@ -76,13 +76,13 @@ fn gradcheck_pow() {
     let base = t64(&[0.4, 1.3, 2.2, 0.9, 3.1, 1.7], &[2, 3]);
     let exponent = v64(&[-1.3, 0.5, 2.2]);
     let f = |xs: &[Tensor]| pow(&xs[0], &xs[1]);
-    check("pow", &f, &[base.clone(), exponent.clone()]);
-    check("pow", &f, &[v64(&[1.3, 0.5, 2.2]), base.clone()]);
-    check("pow", &f, &[base.clone(), Tensor::scalar(3.0f64)]);
-    check(
-        "pow",
+    check_labelled(&f, &[base.clone(), exponent.clone()], "pow");
+    check_labelled(&f, &[v64(&[1.3, 0.5, 2.2]), base.clone()], "pow");
+    check_labelled(&f, &[base.clone(), Tensor::scalar(3.0f64)], "pow");
+    check_labelled(
         &|xs| pow(&multiply(&xs[0], &xs[1])?, &xs[1]),
         &[base, v64(&[1.3, 0.5, 2.2])],
+        "pow",
     );
 }
 
@@ -91,25 +91,25 @@ fn gradcheck_floormod() {
     let a = t64(&[5.3, -2.7, 7.9, -6.1, 1.4, 3.3], &[2, 3]);
     let b = v64(&[2.1, -1.6, 3.7]);
     let f = |xs: &[Tensor]| floormod(&xs[0], &xs[1]);
-    check("floormod", &f, &[a.clone(), b.clone()]);
-    check(
-        "floormod",
+    check_labelled(&f, &[a.clone(), b.clone()], "floormod");
+    check_labelled(
         &|xs| multiply(&floormod(&xs[0], &xs[1])?, &xs[1]),
         &[a, b],
+        "floormod",
     );
 }
 
 #[test]
 fn gradcheck_where() {
-    let cond = vbool(&[true, false], &[2, 1]);
+    let cond = bools(&[true, false], &[2, 1]);
     let x = v64(&[0.3, -1.2, 2.5]);
     let y = t64(&[1.1, 0.6, -0.8, 2.0, -1.4, 0.2], &[2, 3]);
     let f = |xs: &[Tensor]| {
         let w = where_(&cond, &xs[0], &xs[1])?;
         multiply(&w, &w)
     };
-    check("where", &f, &[x.clone(), y.clone()]);
-    check("where", &f, &[x, Tensor::scalar(0.7f64)]);
+    check_labelled(&f, &[x.clone(), y.clone()], "where");
+    check_labelled(&f, &[x, Tensor::scalar(0.7f64)], "where");
 }
 
 #[test]
@@ -121,7 +121,7 @@ fn gradcheck_clip_by_value() {
         let c = clip_by_value(&xs[0], &xs[1], &xs[2])?;
         multiply(&c, &c)
     };
-    check("clip_by_value", &f, &[t, lo, hi]);
+    check_labelled(&f, &[t, lo, hi], "clip_by_value");
 }
 
 #[test]
@@ -270,7 +270,7 @@ fn non_differentiable_ops_are_not_recorded() {
 
 #[test]
 fn where_gradient_masks_and_reduces() {
-    let cond = vbool(&[true, false, true], &[3]);
+    let cond = bools(&[true, false, true], &[3]);
     let x = t64(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
     let y = Tensor::scalar(0.5f64);
     let g = grad_values(&|xs| where_(&cond, &xs[0], &xs[1]), &[x, y]);
@@ -280,10 +280,11 @@ fn where_gradient_masks_and_reduces() {
 #[test]
 fn cast_passes_gradients_between_float_dtypes() {
     let x = v64(&[1.0, 2.0]);
-    let g = grads(
+    let g = gradients(
         &|xs| multiply(&cast(&xs[0], DType::F32)?, &v32(&[3.0, 4.0])),
         &[x],
-    );
+    )
+    .unwrap();
     let g = g[0].as_ref().unwrap();
     assert_eq!(g.dtype(), DType::F64);
     assert_eq!(g.to_f64_vec(), vec![3.0, 4.0]);
@@ -308,7 +309,10 @@ fn float32_forward_and_gradients_match_float64() {
         assert_eq!(y32.dtype(), DType::F32, "{name}");
         assert_close(&y32.to_f64_vec(), &op(&x64).unwrap().to_f64_vec(), 2e-6);
         let f = |xs: &[Tensor]| op(&xs[0]);
-        let (g32, g64) = (grads(&f, &[x32]), grads(&f, &[x64]));
+        let (g32, g64) = (
+            gradients(&f, &[x32]).unwrap(),
+            gradients(&f, &[x64]).unwrap(),
+        );
         match (&g32[0], &g64[0]) {
             (Some(a), Some(b)) => {
                 assert_eq!(a.dtype(), DType::F32, "{name}");
@@ -333,8 +337,8 @@ fn float32_forward_and_gradients_match_float64() {
         }
         let f = |xs: &[Tensor]| op(&xs[0], &xs[1]);
         let (g32, g64) = (
-            grads(&f, &[a32.clone(), b32.clone()]),
-            grads(&f, &[a64.clone(), b64.clone()]),
+            gradients(&f, &[a32.clone(), b32.clone()]).unwrap(),
+            gradients(&f, &[a64.clone(), b64.clone()]).unwrap(),
         );
         for (i, (p, q)) in g32.iter().zip(&g64).enumerate() {
             match (p, q) {

@@ -3,8 +3,8 @@
 use rustape::ops::*;
 use rustape::{DType, ErrorKind, Tensor};
 
-#[path = "support/elementwise.rs"]
 mod support;
+use support::elementwise::*;
 use support::*;
 
 // ------------------------------------------------------------------------------------------
@@ -262,7 +262,7 @@ fn comparisons_broadcast_and_give_bool() {
         &less(&vi32(&[1, 5]), &Tensor::scalar(3i32)).unwrap(),
         &[1.0, 0.0],
     );
-    let p = vbool(&[true, false], &[2]);
+    let p = bools(&[true, false], &[2]);
     assert_same(&equal(&p, &Tensor::scalar(true)).unwrap(), &[1.0, 0.0]);
     let err = less(&p, &p).unwrap_err();
     assert_eq!(
@@ -273,8 +273,8 @@ fn comparisons_broadcast_and_give_bool() {
 
 #[test]
 fn logical_ops() {
-    let p = vbool(&[true, true, false, false], &[2, 2]);
-    let q = vbool(&[true, false], &[2]);
+    let p = bools(&[true, true, false, false], &[2, 2]);
+    let q = bools(&[true, false], &[2]);
     assert_same(&logical_and(&p, &q).unwrap(), &[1.0, 0.0, 0.0, 0.0]);
     assert_same(&logical_or(&p, &q).unwrap(), &[1.0, 1.0, 1.0, 0.0]);
     assert_same(&logical_not(&p).unwrap(), &[0.0, 0.0, 1.0, 1.0]);
@@ -291,7 +291,7 @@ fn logical_ops() {
         );
         assert!(err.message.contains("float64"), "{err}");
     }
-    let err = logical_or(&p, &vbool(&[true, false, true], &[3])).unwrap_err();
+    let err = logical_or(&p, &bools(&[true, false, true], &[3])).unwrap_err();
     assert_eq!(
         (err.kind.clone(), err.op.as_str()),
         (ErrorKind::Shape, "logical_or")
@@ -300,14 +300,14 @@ fn logical_ops() {
 
 #[test]
 fn where_selects_with_three_way_broadcasting() {
-    let cond = vbool(&[true, false], &[2, 1]);
+    let cond = bools(&[true, false], &[2, 1]);
     let x = v64(&[1.0, 2.0, 3.0]);
     let y = Tensor::scalar(-1.0f64);
     let out = where_(&cond, &x, &y).unwrap();
     assert_eq!(out.shape(), &[2, 3]);
     assert_same(&out, &[1.0, 2.0, 3.0, -1.0, -1.0, -1.0]);
     let ints = where_(
-        &vbool(&[false, true], &[2]),
+        &bools(&[false, true], &[2]),
         &vi32(&[1, 2]),
         &vi32(&[10, 20]),
     )
@@ -327,7 +327,7 @@ fn where_selects_with_three_way_broadcasting() {
         err.message.contains("float32") && err.message.contains("float64"),
         "{err}"
     );
-    let err = where_(&vbool(&[true, false], &[2]), &x, &y).unwrap_err();
+    let err = where_(&bools(&[true, false], &[2]), &x, &y).unwrap_err();
     assert_eq!(
         (err.kind.clone(), err.op.as_str()),
         (ErrorKind::Shape, "where")
@@ -340,12 +340,12 @@ fn where_selects_with_three_way_broadcasting() {
 
 #[test]
 fn where_indices_lists_true_coordinates() {
-    let cond = vbool(&[false, true, false, true, false, true], &[2, 3]);
+    let cond = bools(&[false, true, false, true, false, true], &[2, 3]);
     let idx = where_indices(&cond).unwrap();
     assert_eq!(idx.dtype(), DType::I64);
     assert_eq!(idx.shape(), &[3, 2]);
     assert_same(&idx, &[0.0, 1.0, 1.0, 0.0, 1.0, 2.0]);
-    let none = where_indices(&vbool(&[false; 4], &[2, 1, 2])).unwrap();
+    let none = where_indices(&bools(&[false; 4], &[2, 1, 2])).unwrap();
     assert_eq!(none.shape(), &[0, 3]);
     let scalar = where_indices(&Tensor::scalar(true)).unwrap();
     assert_eq!(scalar.shape(), &[1, 0]);
@@ -459,7 +459,7 @@ fn unsupported_dtypes_are_dtype_errors() {
                 assert!(err.message.contains("int32"), "{err}");
             }
         }
-        let err = op(&vbool(&[true], &[1])).unwrap_err();
+        let err = op(&bools(&[true], &[1])).unwrap_err();
         assert_eq!(
             (err.kind.clone(), err.op.as_str()),
             (ErrorKind::DType, name)

@@ -6,6 +6,9 @@ use rustape::ops::{concat, elu, matmul, multiply, reduce_sum, slice_axis, tanh};
 use rustape::testing::{numeric_gradient, pseudo_random};
 use rustape::{JacobianOptions, JacobianStrategy, Source, Tape, Tensor, Unconnected};
 
+mod support;
+use support::*;
+
 const STRATEGIES: [JacobianStrategy; 4] = [
     JacobianStrategy::Auto,
     JacobianStrategy::Vectorized,
@@ -19,16 +22,6 @@ fn options(strategy: JacobianStrategy, parallel_iterations: Option<usize>) -> Ja
     JacobianOptions {
         parallel_iterations,
         strategy,
-    }
-}
-
-fn assert_close(a: &[f64], b: &[f64], tol: f64, what: &str) {
-    assert_eq!(a.len(), b.len(), "{what}");
-    for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        assert!(
-            (x - y).abs() <= tol * (1.0 + y.abs()),
-            "{what}: element {i}: {x} vs {y}"
-        );
     }
 }
 
@@ -82,7 +75,7 @@ fn batch_jacobian_blocks_match_row_gradients_and_finite_differences() {
         )
         .unwrap()
         .remove(0);
-        assert_close(
+        assert_close_labelled(
             &g,
             &numeric,
             1e-7,
@@ -96,12 +89,12 @@ fn batch_jacobian_blocks_match_row_gradients_and_finite_differences() {
     }
     let sequential = w4_batch_jacobian(&x, &l1, &l2, options(JacobianStrategy::Sequential, None));
     assert_eq!(sequential.shape(), &[b, o, d]);
-    assert_close(&sequential.to_f64_vec(), &expected, 1e-12, "sequential");
+    assert_close_labelled(&sequential.to_f64_vec(), &expected, 1e-12, "sequential");
     for strategy in STRATEGIES {
         for limit in LIMITS {
             let j = w4_batch_jacobian(&x, &l1, &l2, options(strategy, limit));
             assert_eq!(j.shape(), &[b, o, d]);
-            assert_close(
+            assert_close_labelled(
                 &j.to_f64_vec(),
                 &sequential.to_f64_vec(),
                 1e-12,
@@ -151,8 +144,8 @@ fn rows_that_miss_a_source_leave_zeros() {
             for i in 0..2 {
                 want_b[(3 + i) * 2 + i] = 2.0 * bv[i];
             }
-            assert_close(&ja.to_f64_vec(), &want_a, 1e-14, &what);
-            assert_close(&jb.to_f64_vec(), &want_b, 1e-14, &what);
+            assert_close_labelled(&ja.to_f64_vec(), &want_a, 1e-14, &what);
+            assert_close_labelled(&jb.to_f64_vec(), &want_b, 1e-14, &what);
         }
     }
 }
@@ -202,7 +195,7 @@ fn batch_jacobian_under_an_outer_tape_is_recorded() {
             .unwrap()
             .remove(0)
             .unwrap();
-        assert_close(&g.to_f64_vec(), &numeric, 1e-6, &format!("{limit:?}"));
+        assert_close_labelled(&g.to_f64_vec(), &numeric, 1e-6, &format!("{limit:?}"));
     }
 }
 
@@ -223,7 +216,7 @@ fn float32_blocks_agree_with_float64() {
             options(strategy, None),
         );
         assert_eq!(j32.dtype(), rustape::DType::F32);
-        assert_close(
+        assert_close_labelled(
             &j32.to_f64_vec(),
             &j64.to_f64_vec(),
             1e-5,

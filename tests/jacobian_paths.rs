@@ -3,6 +3,9 @@ use rustape::ops::{elu, matmul, reduce_sum, tanh};
 use rustape::testing::{numeric_gradient, pseudo_random};
 use rustape::{JacobianOptions, JacobianStrategy, Source, Tape, Tensor, Unconnected};
 
+mod support;
+use support::*;
+
 fn model(x: &Tensor, w: &Tensor) -> Tensor {
     tanh(&matmul(w, x, false, false).unwrap()).unwrap()
 }
@@ -39,12 +42,7 @@ fn options(strategy: JacobianStrategy, parallel_iterations: Option<usize>) -> Ja
 /// matmuls have other shapes), so it agrees to float64 rounding.
 fn assert_agree(a: &Tensor, b: &Tensor, what: &str) {
     assert_eq!(a.shape(), b.shape(), "{what}");
-    for (x, y) in a.to_f64_vec().iter().zip(b.to_f64_vec()) {
-        assert!(
-            (x - y).abs() <= 1e-12 * (1.0 + y.abs()),
-            "{what}: {x} vs {y}"
-        );
-    }
+    assert_close_labelled(&values(a), &values(b), 1e-12, what);
 }
 
 #[test]

@@ -1,12 +1,13 @@
 //! einsum and the generalised diagonals behind its repeated labels: values against a plain
 //! sum over label assignments, the equation forms (ellipsis, implicit output, spaces), errors,
 //! and gradients (first and second order).
-mod linalg_common;
+mod support;
 
-use linalg_common::{assert_close, check, rand64, strides, unravel};
 use rustape::ops::{self, einsum, matmul};
 use rustape::testing::{gradcheck, Tolerance};
 use rustape::{DType, ErrorKind, Tensor};
+use support::linalg::{rand64, strides, unravel};
+use support::{assert_close, check};
 
 /// Reference einsum (letters only): sums over every assignment of the labels.
 fn naive_einsum(equation: &str, xs: &[Tensor]) -> (Vec<f64>, Vec<usize>) {

@@ -1,12 +1,13 @@
 //! matmul, matvec and eye: values against plain loops (broadcasting, transposes, strided
 //! layouts, the parallel and batched kernel paths, integers, empty matrices), errors, and
 //! gradients (first and second order) against finite differences and the closed form.
-mod linalg_common;
+mod support;
 
-use linalg_common::{assert_close, check, naive_matmul, rand64};
 use ndarray::{ArrayD, IxDyn};
 use rustape::ops::{self, eye, matmul, matvec};
 use rustape::{DType, Data, ErrorKind, Tape, Tensor, Unconnected};
+use support::linalg::{naive_matmul, rand64};
+use support::{assert_close, check};
 
 // ---------------------------------------------------------------------------------------------
 // matmul

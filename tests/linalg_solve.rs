@@ -1,10 +1,11 @@
 //! solve, solve_adjoint and inv: values (pivoting, adjoint, batch broadcasting), singular
 //! matrices, shape and dtype errors, and gradients (first and second order).
-mod linalg_common;
+mod support;
 
-use linalg_common::{assert_close, check, rand64, t64, well_conditioned};
 use rustape::ops::{self, eye, inv, matmul, solve, solve_adjoint};
 use rustape::{DType, ErrorKind, Tensor};
+use support::linalg::{rand64, well_conditioned};
+use support::{assert_close, check, t64};
 
 #[test]
 fn solve_and_inv_values() {

@@ -9,8 +9,8 @@ use rustape::ops::{
 use rustape::testing::{gradcheck, pseudo_random, Tolerance};
 use rustape::{DType, ErrorKind, Result, Tensor};
 
-#[path = "support/reduce.rs"]
 mod support;
+use support::reduce::*;
 use support::*;
 
 // ---------------------------------------------------------------- softmax, log_softmax
@@ -28,26 +28,26 @@ fn softmax_values_and_rows_sum_to_one() {
         1.0 / 3.0,
     ];
     let s = softmax(&x, -1).unwrap();
-    assert_close(&values(&s), &expected, 1e-15, "softmax");
+    assert_close_labelled(&values(&s), &expected, 1e-15, "softmax");
     let ls = log_softmax(&x, 1).unwrap();
-    assert_close(&values(&ls), &expected.map(f64::ln), 1e-15, "log_softmax");
+    assert_close_labelled(&values(&ls), &expected.map(f64::ln), 1e-15, "log_softmax");
     for axis in [0, 1, 2, -1] {
         let x = input();
         let s = softmax(&x, axis).unwrap();
         assert_eq!(s.shape(), x.shape());
         let sums = values(&reduce_sum(&s, Some(&[axis]), false).unwrap());
-        assert_close(&sums, &vec![1.0; sums.len()], 1e-15, "rows sum to 1");
+        assert_close_labelled(&sums, &vec![1.0; sums.len()], 1e-15, "rows sum to 1");
         let from_log = values(&log_softmax(&x, axis).unwrap())
             .into_iter()
             .map(f64::exp)
             .collect::<Vec<_>>();
-        assert_close(&from_log, &values(&s), 1e-15, "exp(log_softmax) = softmax");
+        assert_close_labelled(&from_log, &values(&s), 1e-15, "exp(log_softmax) = softmax");
     }
     // Stable for large logits; log_softmax keeps precision where softmax underflows.
     let big = t64(&[1000.0, 1001.0, -1000.0], &[3]);
     let s = values(&softmax(&big, 0).unwrap());
     let e = 1f64.exp();
-    assert_close(
+    assert_close_labelled(
         &s,
         &[1.0 / (1.0 + e), e / (1.0 + e), 0.0],
         1e-15,
@@ -55,7 +55,7 @@ fn softmax_values_and_rows_sum_to_one() {
     );
     let ls = values(&log_softmax(&big, 0).unwrap());
     let l = (-1f64).exp().ln_1p();
-    assert_close(&ls, &[-1.0 - l, -l, -2001.0 - l], 1e-15, "big log_softmax");
+    assert_close_labelled(&ls, &[-1.0 - l, -l, -2001.0 - l], 1e-15, "big log_softmax");
     // float32 stays float32 and stable.
     let s32 = softmax(&t32(&[100.0, 100.0], &[2]), 0).unwrap();
     assert_eq!((s32.dtype(), values(&s32)), (DType::F32, vec![0.5, 0.5]));
@@ -76,20 +76,20 @@ fn softmax_gradients() {
     let v = t64(&[0.5, -1.0, 2.0], &[3]);
     let s = values(&softmax(&v, 0).unwrap());
     let e0 = one_hot(3, 0, &[3]);
-    let g = grad_of(
+    let g = gradient(
         &|x| reduce_sum(&multiply(&softmax(x, 0)?, &e0)?, None, false),
         &v,
     )
     .unwrap();
-    assert_close(
+    assert_close_labelled(
         &values(&g),
         &[s[0] * (1.0 - s[0]), -s[0] * s[1], -s[0] * s[2]],
         1e-15,
         "d softmax",
     );
     // The gradient of a sum of a softmax is zero; of a sum of log_softmax, 1 - n * s.
-    let g = grad_of(&|x| log_softmax(x, 0), &v).unwrap();
-    assert_close(
+    let g = gradient(&|x| log_softmax(x, 0), &v).unwrap();
+    assert_close_labelled(
         &values(&g),
         &[1.0 - 3.0 * s[0], 1.0 - 3.0 * s[1], 1.0 - 3.0 * s[2]],
         1e-15,
@@ -105,7 +105,7 @@ fn clip_by_norm_values() {
     let clipped = clip_by_norm(&Tensor::scalar(4.0f32), &Tensor::scalar(0.5f32), None).unwrap();
     assert_eq!((clipped.dtype(), values(&clipped)), (DType::F32, vec![0.5]));
     let v = t64(&[3.0, 4.0], &[2]);
-    assert_close(
+    assert_close_labelled(
         &values(&clip_by_norm(&v, &s64(2.0), None).unwrap()),
         &[1.2, 1.6],
         1e-15,
@@ -122,22 +122,22 @@ fn clip_by_norm_values() {
     // Per-row norms: [3, 4] is clipped to norm 1, [0.6, 0.8] has norm 1 already.
     let m = t64(&[3.0, 4.0, 0.6, 0.8, 0.0, 0.0], &[3, 2]);
     let c = clip_by_norm(&m, &s64(1.0), Some(&[1])).unwrap();
-    assert_close(&values(&c), &[0.6, 0.8, 0.6, 0.8, 0.0, 0.0], 1e-15, "rows");
+    assert_close_labelled(&values(&c), &[0.6, 0.8, 0.6, 0.8, 0.0, 0.0], 1e-15, "rows");
     // A zero tensor stays zero, and its gradient is finite (1 / clip_norm... = 1 here).
     let zero = t64(&[0.0, 0.0], &[2]);
     assert_eq!(
         values(&clip_by_norm(&zero, &s64(1.0), None).unwrap()),
         vec![0.0, 0.0]
     );
-    let g = grad_of(&|x| clip_by_norm(x, &s64(1.0), None), &zero).unwrap();
+    let g = gradient(&|x| clip_by_norm(x, &s64(1.0), None), &zero).unwrap();
     assert_eq!(values(&g), vec![1.0, 1.0]);
     // Above the threshold the gradient is clip * (I / n - x x^T / n^3); summed over outputs.
-    let g = grad_of(&|x| clip_by_norm(x, &s64(2.0), None), &v).unwrap();
+    let g = gradient(&|x| clip_by_norm(x, &s64(2.0), None), &v).unwrap();
     let expected = [
         2.0 * (1.0 / 5.0 - 3.0 * 7.0 / 125.0),
         2.0 * (1.0 / 5.0 - 4.0 * 7.0 / 125.0),
     ];
-    assert_close(&values(&g), &expected, 1e-15, "d clip");
+    assert_close_labelled(&values(&g), &expected, 1e-15, "d clip");
     // Errors name the op.
     let err = clip_by_norm(&v, &Tensor::scalar(1.0f32), None).unwrap_err();
     assert_eq!(
@@ -182,11 +182,11 @@ fn moments_values() {
         (&[2usize, 1][..], &[2usize, 1][..])
     );
     assert_eq!(values(&mean), vec![2.0, 5.0]);
-    assert_close(&values(&var), &[2.0 / 3.0, 2.0 / 3.0], 1e-15, "var");
+    assert_close_labelled(&values(&var), &[2.0 / 3.0, 2.0 / 3.0], 1e-15, "var");
     let (mean, var) = moments(&x, &[0, 1], false).unwrap();
     assert_eq!(mean.shape(), &[] as &[usize]);
     assert_eq!(values(&mean), vec![3.5]);
-    assert_close(&values(&var), &[35.0 / 12.0], 1e-15, "var all");
+    assert_close_labelled(&values(&var), &[35.0 / 12.0], 1e-15, "var all");
     assert_axis_error(moments(&x, &[2], false).map(|m| m.0), "moments", 2);
 }
 
@@ -208,7 +208,7 @@ fn gradcheck_moments() {
     let h = hessian(&|x| Ok(moments(x, &[0], false)?.1), &v);
     let d = 2.0 / 3.0 * (1.0 - 1.0 / 3.0);
     let o = -2.0 / 9.0;
-    assert_close(
+    assert_close_labelled(
         &h,
         &[d, o, o, o, d, o, o, o, d],
         1e-14,
@@ -231,9 +231,9 @@ fn batch_normalization_values_and_gradients() {
             (xv - [2.5, 3.5, 4.5][j]) * [1.0, 2.0, 0.5][j] / sd + [0.0, 1.0, -1.0][j]
         })
         .collect();
-    assert_close(&values(&y), &expected, 1e-14, "batch_normalization");
+    assert_close_labelled(&values(&y), &expected, 1e-14, "batch_normalization");
     let plain = batch_normalization(&x, &mean, &var, None, None, 0.0).unwrap();
-    assert_close(
+    assert_close_labelled(
         &values(&plain),
         &[-1.0, -1.0, -1.0, 1.0, 1.0, 1.0],
         1e-15,
@@ -337,15 +337,15 @@ fn float32_matches_float64() {
         let (y64, y32) = (f(&x64).unwrap(), f(&x32).unwrap());
         assert_eq!(y32.dtype(), DType::F32, "{name}");
         assert_eq!(y32.shape(), y64.shape(), "{name}");
-        assert_close(&values(&y32), &values(&y64), 1e-5, name);
+        assert_close_labelled(&values(&y32), &values(&y64), 1e-5, name);
         let w = pseudo_random(y64.shape(), 3);
         let w32 = cast(&w, DType::F32).unwrap();
         let (g64, g32) = (
-            grad_of(&|x| multiply(&f(x)?, &w), &x64).unwrap(),
-            grad_of(&|x| multiply(&f(x)?, &w32), &x32).unwrap(),
+            gradient(&|x| multiply(&f(x)?, &w), &x64).unwrap(),
+            gradient(&|x| multiply(&f(x)?, &w32), &x32).unwrap(),
         );
         assert_eq!(g32.dtype(), DType::F32, "{name}");
-        assert_close(&values(&g32), &values(&g64), 1e-4, name);
+        assert_close_labelled(&values(&g32), &values(&g64), 1e-4, name);
     }
 }
 

@@ -8,8 +8,8 @@ use rustape::ops::{
 use rustape::testing::{gradcheck, Tolerance};
 use rustape::{DType, ErrorKind, Tape, Tensor, Unconnected};
 
-#[path = "support/reduce.rs"]
 mod support;
+use support::reduce::*;
 use support::*;
 
 // ---------------------------------------------------------------- shapes and values
@@ -202,10 +202,10 @@ fn gradcheck_sum_mean_max_min_prod_logsumexp() {
 #[test]
 fn mean_gradient_is_one_over_the_count() {
     let x = m23();
-    let g = grad_of(&|x| reduce_mean(x, Some(&[1]), false), &x).unwrap();
-    assert_close(&values(&g), &[1.0 / 3.0; 6], 1e-15, "d mean");
-    let g = grad_of(&|x| reduce_mean(x, None, true), &x).unwrap();
-    assert_close(&values(&g), &[1.0 / 6.0; 6], 1e-15, "d mean all");
+    let g = gradient(&|x| reduce_mean(x, Some(&[1]), false), &x).unwrap();
+    assert_close_labelled(&values(&g), &[1.0 / 3.0; 6], 1e-15, "d mean");
+    let g = gradient(&|x| reduce_mean(x, None, true), &x).unwrap();
+    assert_close_labelled(&values(&g), &[1.0 / 6.0; 6], 1e-15, "d mean all");
 }
 
 #[test]
@@ -213,16 +213,16 @@ fn max_and_min_split_the_gradient_between_ties_like_tensorflow() {
     // tf.reduce_max([1, 3, 3, 2]): gradient [0, 0.5, 0.5, 0].
     let x = t64(&[1.0, 3.0, 3.0, 2.0], &[4]);
     assert_eq!(
-        values(&grad_of(&|x| reduce_max(x, None, false), &x).unwrap()),
+        values(&gradient(&|x| reduce_max(x, None, false), &x).unwrap()),
         vec![0.0, 0.5, 0.5, 0.0]
     );
     // Three-way tie for the minimum, per row, with an upstream gradient of 3 on the second row.
     let x = t64(&[5.0, 5.0, 5.0, 4.0, 1.0, 1.0, 2.0, 9.0], &[2, 4]);
     let w = t64(&[1.0, 3.0], &[2]);
-    let g = grad_of(&|x| multiply(&reduce_min(x, Some(&[1]), false)?, &w), &x).unwrap();
+    let g = gradient(&|x| multiply(&reduce_min(x, Some(&[1]), false)?, &w), &x).unwrap();
     assert_eq!(values(&g), vec![0.0, 0.0, 0.0, 1.0, 1.5, 1.5, 0.0, 0.0]);
-    let g = grad_of(&|x| reduce_max(x, Some(&[1]), true), &x).unwrap();
-    assert_close(
+    let g = gradient(&|x| reduce_max(x, Some(&[1]), true), &x).unwrap();
+    assert_close_labelled(
         &values(&g),
         &[1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0, 0.0, 0.0, 0.0, 0.0, 1.0],
         1e-15,
@@ -230,7 +230,7 @@ fn max_and_min_split_the_gradient_between_ties_like_tensorflow() {
     );
     // Along axis 0 with keepdims, ties across rows.
     let x = t64(&[2.0, 7.0, 2.0, 1.0], &[2, 2]);
-    let g = grad_of(&|x| reduce_max(x, Some(&[0]), true), &x).unwrap();
+    let g = gradient(&|x| reduce_max(x, Some(&[0]), true), &x).unwrap();
     assert_eq!(values(&g), vec![0.5, 1.0, 0.5, 0.0]);
     // Second derivatives vanish (piecewise linear), ties included.
     let h = hessian(
@@ -243,11 +243,11 @@ fn max_and_min_split_the_gradient_between_ties_like_tensorflow() {
 #[test]
 fn prod_gradient_without_zeros_is_y_over_x() {
     let x = t64(&[2.0, 3.0, 4.0], &[3]);
-    let g = grad_of(&|x| reduce_prod(x, None, false), &x).unwrap();
-    assert_close(&values(&g), &[12.0, 8.0, 6.0], 1e-15, "d prod");
+    let g = gradient(&|x| reduce_prod(x, None, false), &x).unwrap();
+    assert_close_labelled(&values(&g), &[12.0, 8.0, 6.0], 1e-15, "d prod");
     // Hessian: H_ij = prod of the elements other than i and j; zero diagonal.
     let h = hessian(&|x| reduce_prod(x, None, false), &x);
-    assert_close(
+    assert_close_labelled(
         &h,
         &[0.0, 4.0, 3.0, 4.0, 0.0, 2.0, 3.0, 2.0, 0.0],
         1e-14,
@@ -258,14 +258,14 @@ fn prod_gradient_without_zeros_is_y_over_x() {
 #[test]
 fn prod_gradient_with_one_zero() {
     let x = t64(&[2.0, 0.0, 3.0], &[3]);
-    let g = grad_of(&|x| reduce_prod(x, None, false), &x).unwrap();
+    let g = gradient(&|x| reduce_prod(x, None, false), &x).unwrap();
     assert_eq!(values(&g), vec![0.0, 6.0, 0.0]);
     let h = hessian(&|x| reduce_prod(x, None, false), &x);
     assert_eq!(h, vec![0.0, 3.0, 0.0, 3.0, 0.0, 2.0, 0.0, 2.0, 0.0]);
     // Negative zero is a zero too.
     let x = t64(&[2.0, -0.0, 3.0], &[3]);
     assert_eq!(
-        values(&grad_of(&|x| reduce_prod(x, None, false), &x).unwrap()),
+        values(&gradient(&|x| reduce_prod(x, None, false), &x).unwrap()),
         vec![-0.0, 6.0, 0.0]
     );
 }
@@ -274,7 +274,7 @@ fn prod_gradient_with_one_zero() {
 fn prod_gradient_with_two_zeros() {
     let x = t64(&[0.0, 2.0, 0.0, 3.0], &[4]);
     let f = |x: &Tensor| reduce_prod(x, None, false);
-    let g = grad_of(&f, &x).unwrap();
+    let g = gradient(&f, &x).unwrap();
     assert_eq!(values(&g), vec![0.0; 4]);
     // Only the pair of zeros has a nonzero mixed derivative: 2 * 3.
     let mut expected = vec![0.0; 16];
@@ -284,9 +284,12 @@ fn prod_gradient_with_two_zeros() {
     // Third order: d3/dx0 dx2 dxk = the product of the elements other than 0, 2, k.
     let e0 = one_hot(4, 0, &[4]);
     let e2 = one_hot(4, 2, &[4]);
-    let g1 = |x: &Tensor| reduce_sum(&multiply(&grad_of(&f, x)?, &e0)?, None, false);
-    let g2 = |x: &Tensor| reduce_sum(&multiply(&grad_of(&g1, x)?, &e2)?, None, false);
-    assert_eq!(values(&grad_of(&g2, &x).unwrap()), vec![0.0, 3.0, 0.0, 2.0]);
+    let g1 = |x: &Tensor| reduce_sum(&multiply(&gradient(&f, x)?, &e0)?, None, false);
+    let g2 = |x: &Tensor| reduce_sum(&multiply(&gradient(&g1, x)?, &e2)?, None, false);
+    assert_eq!(
+        values(&gradient(&g2, &x).unwrap()),
+        vec![0.0, 3.0, 0.0, 2.0]
+    );
 }
 
 #[test]
@@ -299,12 +302,12 @@ fn prod_gradient_with_zeros_in_some_groups_only() {
         0.0, 4.0, 0.0,
         0.0, 0.0, 0.0,
     ], &[4, 3]);
-    let g = grad_of(&|x| reduce_prod(x, Some(&[1]), false), &x).unwrap();
+    let g = gradient(&|x| reduce_prod(x, Some(&[1]), false), &x).unwrap();
     assert_eq!(
         values(&g),
         vec![0.0, -3.0, 0.0, 6.0, 1.0, 1.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
     );
-    let g = grad_of(&|x| reduce_prod(x, Some(&[0]), true), &x).unwrap();
+    let g = gradient(&|x| reduce_prod(x, Some(&[0]), true), &x).unwrap();
     // Columns: [1.5, .5, 0, 0], [0, 3, 4, 0], [-2, 2, 0, 0]: each has at least two zeros.
     assert_eq!(values(&g), vec![0.0; 12]);
     // Finite differences of a multilinear product are exact, so gradcheck holds at the zeros
@@ -331,10 +334,13 @@ fn prod_third_order_with_three_zeros() {
     let f = |x: &Tensor| reduce_prod(x, None, false);
     let e0 = one_hot(4, 0, &[4]);
     let e1 = one_hot(4, 1, &[4]);
-    let g1 = |x: &Tensor| reduce_sum(&multiply(&grad_of(&f, x)?, &e0)?, None, false);
-    let g2 = |x: &Tensor| reduce_sum(&multiply(&grad_of(&g1, x)?, &e1)?, None, false);
-    assert_eq!(values(&grad_of(&g2, &x).unwrap()), vec![0.0, 0.0, 5.0, 0.0]);
-    assert_eq!(values(&grad_of(&f, &x).unwrap()), vec![0.0; 4]);
+    let g1 = |x: &Tensor| reduce_sum(&multiply(&gradient(&f, x)?, &e0)?, None, false);
+    let g2 = |x: &Tensor| reduce_sum(&multiply(&gradient(&g1, x)?, &e1)?, None, false);
+    assert_eq!(
+        values(&gradient(&g2, &x).unwrap()),
+        vec![0.0, 0.0, 5.0, 0.0]
+    );
+    assert_eq!(values(&gradient(&f, &x).unwrap()), vec![0.0; 4]);
     assert_eq!(hessian(&f, &x), vec![0.0; 16]);
 }
 
@@ -343,14 +349,14 @@ fn logsumexp_values_and_stability() {
     let x = t64(&[1.0, 2.0, 3.0, 0.0, 0.0, 0.0], &[2, 3]);
     let expected0 = (1f64.exp() + 2f64.exp() + 3f64.exp()).ln();
     let expected1 = 3f64.ln();
-    assert_close(
+    assert_close_labelled(
         &values(&reduce_logsumexp(&x, Some(&[1]), false).unwrap()),
         &[expected0, expected1],
         1e-15,
         "lse",
     );
     let all = (1f64.exp() + 2f64.exp() + 3f64.exp() + 3.0).ln();
-    assert_close(
+    assert_close_labelled(
         &values(&reduce_logsumexp(&x, None, false).unwrap()),
         &[all],
         1e-15,
@@ -359,14 +365,14 @@ fn logsumexp_values_and_stability() {
     // Large and very negative values do not overflow or underflow.
     let big = t64(&[1000.0, 1000.0, -1000.0, -1000.0], &[2, 2]);
     let lse = values(&reduce_logsumexp(&big, Some(&[-1]), true).unwrap());
-    assert_close(
+    assert_close_labelled(
         &lse,
         &[1000.0 + 2f64.ln(), -1000.0 + 2f64.ln()],
         1e-15,
         "lse stable",
     );
-    let g = grad_of(&|x| reduce_logsumexp(x, Some(&[1]), false), &big).unwrap();
-    assert_close(&values(&g), &[0.5; 4], 1e-15, "lse grad");
+    let g = gradient(&|x| reduce_logsumexp(x, Some(&[1]), false), &big).unwrap();
+    assert_close_labelled(&values(&g), &[0.5; 4], 1e-15, "lse grad");
     // Infinite entries: the shift is taken as 0 (TensorFlow).
     let inf = t64(
         &[f64::NEG_INFINITY, f64::NEG_INFINITY, f64::INFINITY, 0.0],
@@ -388,8 +394,8 @@ fn logsumexp_values_and_stability() {
 #[test]
 fn logsumexp_gradient_is_softmax() {
     let x = input();
-    let g = grad_of(&|x| reduce_logsumexp(x, Some(&[-1]), false), &x).unwrap();
-    assert_close(
+    let g = gradient(&|x| reduce_logsumexp(x, Some(&[-1]), false), &x).unwrap();
+    assert_close_labelled(
         &values(&g),
         &values(&softmax(&x, -1).unwrap()),
         1e-14,
@@ -426,13 +432,13 @@ fn vector_norms() {
         values(&norm(&v, NormOrd::P(f64::INFINITY), None, false).unwrap()),
         vec![4.0]
     );
-    assert_close(
+    assert_close_labelled(
         &values(&norm(&v, NormOrd::P(3.0), None, false).unwrap()),
         &[91f64.powf(1.0 / 3.0)],
         1e-15,
         "p=3",
     );
-    assert_close(
+    assert_close_labelled(
         &values(&norm(&v, NormOrd::P(0.5), None, false).unwrap()),
         &[(3f64.sqrt() + 2.0).powi(2)],
         1e-14,
@@ -442,9 +448,9 @@ fn vector_norms() {
     let m = t64(&[1.0, -2.0, 3.0, 4.0], &[2, 2]);
     let n = norm(&m, NormOrd::Euclidean, None, true).unwrap();
     assert_eq!(n.shape(), &[1, 1]);
-    assert_close(&values(&n), &[30f64.sqrt()], 1e-15, "fro");
+    assert_close_labelled(&values(&n), &[30f64.sqrt()], 1e-15, "fro");
     // One axis: vector norms along it.
-    assert_close(
+    assert_close_labelled(
         &values(&norm(&m, NormOrd::Euclidean, Some(&[1]), false).unwrap()),
         &[5f64.sqrt(), 5.0],
         1e-15,
@@ -482,7 +488,7 @@ fn matrix_norms_over_two_axes() {
         values(&norm(&m, NormOrd::Inf, Some(&[-1, -2]), false).unwrap()),
         vec![6.0]
     );
-    assert_close(
+    assert_close_labelled(
         &values(&norm(&m, NormOrd::Euclidean, Some(&[0, 1]), false).unwrap()),
         &[30f64.sqrt()],
         1e-15,
@@ -545,8 +551,8 @@ fn gradcheck_norm() {
     }
     // The Euclidean gradient is x / |x|.
     let v = t64(&[3.0, -4.0], &[2]);
-    let g = grad_of(&|x| norm(x, NormOrd::Euclidean, None, false), &v).unwrap();
-    assert_close(&values(&g), &[0.6, -0.8], 1e-15, "d |x|");
+    let g = gradient(&|x| norm(x, NormOrd::Euclidean, None, false), &v).unwrap();
+    assert_close_labelled(&values(&g), &[0.6, -0.8], 1e-15, "d |x|");
 }
 
 #[test]

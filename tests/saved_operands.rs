@@ -9,6 +9,9 @@ use rustape::ops::*;
 use rustape::testing::{check_vectorized, gradcheck, Function, Tolerance};
 use rustape::{Result, Source, Tape, Tensor, Unconnected};
 
+mod support;
+use support::*;
+
 // ------------------------------------------------------------------------------------------
 // Allocation counting (this thread's allocations; tests run on their own threads)
 
@@ -38,61 +41,17 @@ fn allocations() -> u64 {
 // ------------------------------------------------------------------------------------------
 // Helpers
 
-fn v64(values: &[f64]) -> Tensor {
-    Tensor::from_vec(values.to_vec(), &[values.len()]).unwrap()
-}
-
-fn t64(values: &[f64], shape: &[usize]) -> Tensor {
-    Tensor::from_vec(values.to_vec(), shape).unwrap()
-}
-
 /// The constant a Python number becomes.
 fn c64(v: f64) -> Tensor {
     Tensor::shared_scalar(v)
 }
 
-#[track_caller]
-fn assert_close(actual: &[f64], expected: &[f64], tol: f64, what: &str) {
-    assert_eq!(
-        actual.len(),
-        expected.len(),
-        "{what}: {actual:?} vs {expected:?}"
-    );
-    for (a, e) in actual.iter().zip(expected) {
-        assert!(
-            (a - e).abs() <= tol * e.abs().max(1.0),
-            "{what}: got {actual:?}, expected {expected:?}"
-        );
-    }
-}
-
 /// The gradient of `sum(f(x))`, and its own gradient `d/dx sum(grad)` by nested tapes: for an
 /// elementwise `f` the first and second derivatives at each element.
-fn first_and_second(f: Function, x: &Tensor) -> (Vec<f64>, Vec<f64>) {
-    let outer = Tape::new(false, true);
-    let (g, total) = {
-        let _o = outer.enter().unwrap();
-        outer.watch(x);
-        let inner = Tape::new(false, true);
-        let y = {
-            let _i = inner.enter().unwrap();
-            inner.watch(x);
-            reduce_sum(&f(std::slice::from_ref(x)).unwrap(), None, false).unwrap()
-        };
-        let g = inner
-            .gradient(&[y], &[Source::from(x)], None, Unconnected::Zero)
-            .unwrap()
-            .remove(0)
-            .unwrap();
-        let total = reduce_sum(&g, None, false).unwrap();
-        (g, total)
-    };
-    let gg = outer
-        .gradient(&[total], &[Source::from(x)], None, Unconnected::Zero)
-        .unwrap()
-        .remove(0)
-        .unwrap();
-    (g.to_f64_vec(), gg.to_f64_vec())
+fn first_and_second(f: &dyn Fn(&Tensor) -> Result<Tensor>, x: &Tensor) -> (Vec<f64>, Vec<f64>) {
+    let g = gradient(f, x).unwrap();
+    let gg = gradient(&|x| gradient(f, x), x).unwrap();
+    (values(&g), values(&gg))
 }
 
 type Binary = fn(&Tensor, &Tensor) -> Result<Tensor>;
@@ -165,12 +124,12 @@ fn gradients_with_a_constant_operand_match_analytic_values() {
     let x = x0();
     let xs = x.to_f64_vec();
     for (name, f, exact) in cases() {
-        let (g, gg) = first_and_second(&|xs: &[Tensor]| f(&xs[0]), &x);
+        let (g, gg) = first_and_second(&f, &x);
         let want: Vec<[f64; 2]> = xs.iter().map(|&v| exact(v)).collect();
         let first: Vec<f64> = want.iter().map(|w| w[0]).collect();
         let second: Vec<f64> = want.iter().map(|w| w[1]).collect();
-        assert_close(&g, &first, 1e-12, &format!("{name}: first derivative"));
-        assert_close(&gg, &second, 1e-12, &format!("{name}: second derivative"));
+        assert_close_labelled(&g, &first, 1e-12, &format!("{name}: first derivative"));
+        assert_close_labelled(&gg, &second, 1e-12, &format!("{name}: second derivative"));
     }
 }
 
@@ -235,7 +194,7 @@ fn vectorised_jacobians_with_a_constant_operand() {
                 }
             })
             .collect();
-        assert_close(&j.to_f64_vec(), &want, 1e-12, &format!("{name}: jacobian"));
+        assert_close_labelled(&j.to_f64_vec(), &want, 1e-12, &format!("{name}: jacobian"));
     }
 }
 
@@ -281,7 +240,7 @@ fn broadcasting_operands_keep_their_gradients() {
         .unwrap();
     assert_eq!(g.shape(), &[3, 1]);
     let sum: f64 = row.to_f64_vec().iter().sum();
-    assert_close(&g.to_f64_vec(), &[sum; 3], 1e-12, "[3,1] * [4]");
+    assert_close_labelled(&g.to_f64_vec(), &[sum; 3], 1e-12, "[3,1] * [4]");
 }
 
 /// TensorFlow records both operands: a regular tensor watched only after the op ran still gets
@@ -311,7 +270,7 @@ fn an_operand_watched_after_the_op_still_gets_its_gradient() {
             .unwrap()
             .remove(0)
             .unwrap_or_else(|| panic!("{name}: no gradient for w"));
-        assert_close(&g.to_f64_vec(), &[want], 1e-12, name);
+        assert_close_labelled(&g.to_f64_vec(), &[want], 1e-12, name);
     }
 }
 
@@ -386,7 +345,7 @@ fn constant_chains_save_only_the_constant() {
             .unwrap();
         let want = if name.starts_with("y / ") { 2f64 } else { 0.5 }.powi(100);
         let ratios: Vec<f64> = g.to_f64_vec().iter().map(|v| v / want).collect();
-        assert_close(&ratios, &[1.0; 16], 1e-5, name);
+        assert_close_labelled(&ratios, &[1.0; 16], 1e-5, name);
     }
     // With the constant first: `2 * s` saves 2 (for s's gradient); `2 / s` saves 2 and s.
     let s = Tensor::from_vec(vec![1.0f32; 16], &[16]).unwrap();

@@ -3,8 +3,8 @@
 use rustape::ops::{fill, linspace, one_hot, ones_like, range, zeros_like};
 use rustape::{DType, ErrorKind, Tensor};
 
-#[path = "support/shape.rs"]
 mod support;
+use support::shape::*;
 use support::*;
 
 // ---------------------------------------------------------------- creation
@@ -28,21 +28,26 @@ fn fill_zeros_like_ones_like() {
 
 #[test]
 fn linspace_values() {
-    assert_close(
-        &linspace(0.0, 1.0, 5, DType::F64).unwrap(),
-        &[5],
-        &[0., 0.25, 0.5, 0.75, 1.],
-    );
-    assert_close(
-        &linspace(10.0, 14.0, 3, DType::F32).unwrap(),
-        &[3],
-        &[10., 12., 14.],
-    );
-    assert_close(
-        &linspace(1.0, -1.0, 3, DType::F64).unwrap(),
-        &[3],
-        &[1., 0., -1.],
-    );
+    for (y, shape, expected) in [
+        (
+            linspace(0.0, 1.0, 5, DType::F64).unwrap(),
+            &[5],
+            [0., 0.25, 0.5, 0.75, 1.].as_slice(),
+        ),
+        (
+            linspace(10.0, 14.0, 3, DType::F32).unwrap(),
+            &[3],
+            [10., 12., 14.].as_slice(),
+        ),
+        (
+            linspace(1.0, -1.0, 3, DType::F64).unwrap(),
+            &[3],
+            [1., 0., -1.].as_slice(),
+        ),
+    ] {
+        assert_eq!(y.shape(), shape);
+        assert_close(&values(&y), expected, 1e-12);
+    }
     assert_tensor(&linspace(3.0, 7.0, 1, DType::F64).unwrap(), &[1], &[3.]);
     assert_tensor(&linspace(3.0, 7.0, 0, DType::F64).unwrap(), &[0], &[]);
     let t = linspace(0.0, 0.3, 7, DType::F64).unwrap();
@@ -139,7 +144,7 @@ fn one_hot_values() {
         &[0., 1., 1., 0., 1., 0., 0., 1.],
     );
     assert_err(
-        one_hot(&f64s(&[1.], &[1]), 2, DType::F32),
+        one_hot(&t64(&[1.], &[1]), 2, DType::F32),
         ErrorKind::DType,
         "one_hot",
         &["float64"],

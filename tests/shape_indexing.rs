@@ -7,8 +7,8 @@ use rustape::ops::{
 use rustape::testing::pseudo_random;
 use rustape::{DType, ErrorKind, Tensor};
 
-#[path = "support/shape.rs"]
 mod support;
+use support::shape::*;
 use support::*;
 use SliceItem::{Ellipsis, Index, NewAxis};
 
@@ -16,7 +16,7 @@ use SliceItem::{Ellipsis, Index, NewAxis};
 
 #[test]
 fn pad_values_match_the_tensorflow_docs() {
-    let t = f64s(&[1., 2., 3., 4., 5., 6.], &[2, 3]);
+    let t = t64(&[1., 2., 3., 4., 5., 6.], &[2, 3]);
     let p = [(1, 1), (2, 2)];
     #[rustfmt::skip]
     let constant = [
@@ -75,21 +75,21 @@ fn pad_constant_value_and_dtypes() {
 #[test]
 fn pad_gradients() {
     // Each input element's gradient counts how often it appears in the padded result.
-    let x = f64s(&[1., 2., 3.], &[3]);
+    let x = t64(&[1., 2., 3.], &[3]);
     // [3, 2, 1, 2, 3, 2, 1]
     assert_tensor(
-        &grad_of_sum(|x| pad(x, &[(2, 2)], PadMode::Reflect, 0.0), &x),
+        &gradient(&|x| pad(x, &[(2, 2)], PadMode::Reflect, 0.0), &x).unwrap(),
         &[3],
         &[2., 3., 2.],
     );
     // [2, 1, 1, 2, 3, 3, 2]
     assert_tensor(
-        &grad_of_sum(|x| pad(x, &[(2, 2)], PadMode::Symmetric, 0.0), &x),
+        &gradient(&|x| pad(x, &[(2, 2)], PadMode::Symmetric, 0.0), &x).unwrap(),
         &[3],
         &[2., 3., 2.],
     );
     assert_tensor(
-        &grad_of_sum(|x| pad(x, &[(2, 2)], PadMode::Constant, 5.0), &x),
+        &gradient(&|x| pad(x, &[(2, 2)], PadMode::Constant, 5.0), &x).unwrap(),
         &[3],
         &[1., 1., 1.],
     );
@@ -139,7 +139,7 @@ fn pad_errors() {
 
 #[test]
 fn gather_values() {
-    let p = f64s(&[1., 2., 3., 4., 5., 6.], &[3, 2]);
+    let p = t64(&[1., 2., 3., 4., 5., 6.], &[3, 2]);
     let y = gather(&p, &i32s(&[2, 0, 2], &[3]), 0, 0).unwrap();
     assert_tensor(&y, &[3, 2], &[5., 6., 1., 2., 5., 6.]);
     // 2-D indices along axis 1: shape params[:1] + [2, 2].
@@ -159,7 +159,7 @@ fn gather_values() {
         &[3., 4.],
     );
     // batch_dims = 1: out[b, i] = params[b, indices[b, i]].
-    let p = f64s(&[1., 2., 3., 4., 5., 6.], &[2, 3]);
+    let p = t64(&[1., 2., 3., 4., 5., 6.], &[2, 3]);
     let y = gather(&p, &i32s(&[2, 0, 1, 1], &[2, 2]), 1, 1).unwrap();
     assert_tensor(&y, &[2, 2], &[3., 1., 5., 5.]);
     // Integer params.
@@ -169,12 +169,12 @@ fn gather_values() {
 
 #[test]
 fn scatter_add_to_values() {
-    let updates = f64s(&[1., 2., 3., 4., 5., 6.], &[3, 2]);
+    let updates = t64(&[1., 2., 3., 4., 5., 6.], &[3, 2]);
     let y = scatter_add_to(&updates, &i32s(&[2, 0, 2], &[3]), 0, 0, &[3, 2]).unwrap();
     assert_tensor(&y, &[3, 2], &[3., 4., 0., 0., 6., 8.]);
     let y = scatter_add_to(&updates, &i32s(&[1, 1], &[2]), 1, 0, &[2, 3]);
     assert_err(y, ErrorKind::Shape, "scatter_add_to", &["[3, 2]", "[2, 3]"]);
-    let updates = f64s(&[1., 2., 3., 4.], &[2, 2]);
+    let updates = t64(&[1., 2., 3., 4.], &[2, 2]);
     let y = scatter_add_to(&updates, &i32s(&[1, 1, 0, 2], &[2, 2]), 1, 1, &[2, 3]).unwrap();
     assert_tensor(&y, &[2, 3], &[0., 3., 0., 3., 0., 4.]);
 }
@@ -182,7 +182,7 @@ fn scatter_add_to_values() {
 #[test]
 fn gather_gradients() {
     let p = arange(&[3, 2]);
-    let g = grad_of_sum(|p| gather(p, &i32s(&[2, 0, 2], &[3]), 0, 0), &p);
+    let g = gradient(&|p| gather(p, &i32s(&[2, 0, 2], &[3]), 0, 0), &p).unwrap();
     assert_tensor(&g, &[3, 2], &[1., 1., 0., 0., 2., 2.]);
 
     let repeated0 = i32s(&[2, 0, 2, 2, 1], &[5]);
@@ -234,7 +234,7 @@ fn gather_errors() {
         &["indices[1, 0] = 2", "[0, 2)", "axis 1"],
     );
     assert_err(
-        gather(&p, &f64s(&[0.], &[1]), 0, 0),
+        gather(&p, &t64(&[0.], &[1]), 0, 0),
         ErrorKind::DType,
         "gather",
         &["float64"],
@@ -367,10 +367,11 @@ fn strided_slice_several_axes_like_numpy() {
 fn strided_slice_gradients() {
     let x = arange(&[2, 3, 4]);
     // x[:, ::-2, 1]: elements (b, 2, 1) and (b, 0, 1).
-    let g = grad_of_sum(
-        |x| strided_slice(x, &[SliceItem::all(), r(None, None, -2), Index(1)]),
+    let g = gradient(
+        &|x| strided_slice(x, &[SliceItem::all(), r(None, None, -2), Index(1)]),
         &x,
-    );
+    )
+    .unwrap();
     #[rustfmt::skip]
     let expected = [
         0., 1., 0., 0.,  0., 0., 0., 0.,  0., 1., 0., 0.,
@@ -420,7 +421,7 @@ fn strided_slice_gradients() {
 #[test]
 fn strided_slice_grad_places_dy_into_zeros() {
     let items = [Index(1), r(None, None, -2)];
-    let dy = f64s(&[1., 2.], &[2]);
+    let dy = t64(&[1., 2.], &[2]);
     let dx = strided_slice_grad(&dy, &[2, 3], &items).unwrap();
     assert_tensor(&dx, &[2, 3], &[0., 0., 0., 2., 0., 1.]);
     // Its VJP is strided_slice with the same items.
@@ -435,7 +436,7 @@ fn strided_slice_grad_places_dy_into_zeros() {
     );
     assert_err(
         strided_slice_grad(
-            &f64s(&[1., 2., 3.], &[3]),
+            &t64(&[1., 2., 3.], &[3]),
             &[2, 3],
             &[Index(1), r(None, None, -2)],
         ),

@@ -7,8 +7,8 @@ use rustape::ops::{
 use rustape::testing::pseudo_random;
 use rustape::{DType, ErrorKind, Tensor};
 
-#[path = "support/shape.rs"]
 mod support;
+use support::shape::*;
 use support::*;
 
 // ---------------------------------------------------------------- transpose
@@ -57,8 +57,8 @@ fn transpose_gradients() {
     check(&|xs| curved(transpose(&xs[0], None)?), &[x]);
     // The gradient of sum(transpose(x) * w) is transpose(w) with the inverse permutation.
     let x = arange(&[2, 3]);
-    let w = f64s(&[1., 2., 3., 4., 5., 6.], &[3, 2]);
-    let g = grad_of_sum(|x| multiply(&transpose(x, None)?, &w), &x);
+    let w = t64(&[1., 2., 3., 4., 5., 6.], &[3, 2]);
+    let g = gradient(&|x| multiply(&transpose(x, None)?, &w), &x).unwrap();
     assert_tensor(&g, &[2, 3], &[1., 3., 5., 2., 4., 6.]);
 }
 
@@ -167,8 +167,8 @@ fn unstack_gradients() {
     );
     check(&|xs| curved(stack(&unstack(&xs[0], -1)?, 0)?), &[x]);
     // d/dx sum(parts[0] * 2 + parts[2] * 3) along axis 0: rows 0 and 2 get 2 and 3, row 1 zeros.
-    let g = grad_of_sum(
-        |x| {
+    let g = gradient(
+        &|x| {
             let parts = unstack(x, 0)?;
             rustape::ops::add(
                 &multiply(&parts[0], &Tensor::scalar(2.0f64))?,
@@ -176,7 +176,8 @@ fn unstack_gradients() {
             )
         },
         &arange(&[3, 2]),
-    );
+    )
+    .unwrap();
     assert_tensor(&g, &[3, 2], &[2., 2., 0., 0., 3., 3.]);
 }
 
@@ -200,7 +201,7 @@ fn unstack_errors() {
 
 #[test]
 fn tile_values() {
-    let x = f64s(&[1., 2., 3., 4.], &[2, 2]);
+    let x = t64(&[1., 2., 3., 4.], &[2, 2]);
     #[rustfmt::skip]
     let expected = [
         1., 2., 1., 2., 1., 2.,
@@ -210,7 +211,7 @@ fn tile_values() {
     ];
     assert_tensor(&tile(&x, &[2, 3]).unwrap(), &[4, 6], &expected);
     assert_tensor(
-        &tile(&f64s(&[1., 2.], &[2]), &[3]).unwrap(),
+        &tile(&t64(&[1., 2.], &[2]), &[3]).unwrap(),
         &[6],
         &[1., 2., 1., 2., 1., 2.],
     );
@@ -221,9 +222,9 @@ fn tile_values() {
 
 #[test]
 fn tile_gradients() {
-    let x = f64s(&[1., 2., 3., 4.], &[2, 2]);
+    let x = t64(&[1., 2., 3., 4.], &[2, 2]);
     assert_tensor(
-        &grad_of_sum(|x| tile(x, &[2, 3]), &x),
+        &gradient(&|x| tile(x, &[2, 3]), &x).unwrap(),
         &[2, 2],
         &[6., 6., 6., 6.],
     );
@@ -251,20 +252,20 @@ fn tile_errors() {
 
 #[test]
 fn concat_and_stack_values() {
-    let a = f64s(&[1., 2., 3., 4.], &[2, 2]);
-    let b = f64s(&[5., 6.], &[1, 2]);
+    let a = t64(&[1., 2., 3., 4.], &[2, 2]);
+    let b = t64(&[5., 6.], &[1, 2]);
     assert_tensor(
         &concat(&[a.clone(), b.clone()], 0).unwrap(),
         &[3, 2],
         &[1., 2., 3., 4., 5., 6.],
     );
-    let c = f64s(&[7., 8.], &[2, 1]);
+    let c = t64(&[7., 8.], &[2, 1]);
     assert_tensor(
         &concat(&[a.clone(), c], -1).unwrap(),
         &[2, 3],
         &[1., 2., 7., 3., 4., 8.],
     );
-    let d = f64s(&[5., 6., 7., 8.], &[2, 2]);
+    let d = t64(&[5., 6., 7., 8.], &[2, 2]);
     assert_tensor(
         &stack(&[a.clone(), d.clone()], 0).unwrap(),
         &[2, 2, 2],

@@ -1,19 +1,10 @@
 //! The tape engine: the seed examples, nesting, persistence, variables, jacobians, errors.
 use rustape::ops::{add, multiply, reduce_sum, sin};
 use rustape::testing::{gradcheck, Tolerance};
-use rustape::{ErrorKind, Source, Tape, Tensor, Unconnected, Variable};
+use rustape::{ErrorKind, Tape, Tensor, Unconnected, Variable};
 
-fn grad1(tape: &Tape, y: &Tensor, x: impl Into<Source>) -> Option<Tensor> {
-    tape.gradient(
-        std::slice::from_ref(y),
-        &[x.into()],
-        None,
-        Unconnected::None,
-    )
-    .unwrap()
-    .pop()
-    .unwrap()
-}
+mod support;
+use support::*;
 
 fn value(t: &Option<Tensor>) -> Vec<f64> {
     t.as_ref().expect("a gradient").to_f64_vec()
@@ -28,7 +19,7 @@ fn square_at_three_is_six() {
         g.watch(&x);
         multiply(&x, &x).unwrap()
     };
-    assert_eq!(value(&grad1(&g, &y, &x)), vec![6.0]);
+    assert_eq!(value(&tape_gradient(&g, &y, &x)), vec![6.0]);
 }
 
 #[test]
@@ -44,10 +35,10 @@ fn nested_tapes_give_the_second_derivative() {
             gg.watch(&x);
             multiply(&x, &x).unwrap()
         };
-        grad1(&gg, &y, &x).unwrap()
+        tape_gradient(&gg, &y, &x).unwrap()
     };
     assert_eq!(dy_dx.to_f64_vec(), vec![6.0]);
-    assert_eq!(value(&grad1(&g, &dy_dx, &x)), vec![2.0]);
+    assert_eq!(value(&tape_gradient(&g, &dy_dx, &x)), vec![2.0]);
 }
 
 #[test]
@@ -61,8 +52,8 @@ fn persistent_tape_allows_several_gradients() {
         let z = multiply(&y, &y).unwrap();
         (y, z)
     };
-    assert_eq!(value(&grad1(&g, &z, &x)), vec![108.0]);
-    assert_eq!(value(&grad1(&g, &y, &x)), vec![6.0]);
+    assert_eq!(value(&tape_gradient(&g, &z, &x)), vec![108.0]);
+    assert_eq!(value(&tape_gradient(&g, &y, &x)), vec![6.0]);
 }
 
 #[test]
@@ -74,7 +65,7 @@ fn non_persistent_tape_refuses_a_second_gradient() {
         g.watch(&x);
         multiply(&x, &x).unwrap()
     };
-    grad1(&g, &y, &x);
+    tape_gradient(&g, &y, &x);
     let err = g
         .gradient(&[y], &[(&x).into()], None, Unconnected::None)
         .unwrap_err();
@@ -92,7 +83,7 @@ fn variable_gradient_sums_over_reads_and_ignores_later_assign() {
         let b = v.value();
         multiply(&a, &b).unwrap() // d/dv (a*b) with a=2, b=100: b + a
     };
-    assert_eq!(value(&grad1(&tape, &y, &v)), vec![102.0]);
+    assert_eq!(value(&tape_gradient(&tape, &y, &v)), vec![102.0]);
     assert_eq!(tape.watched_variables().len(), 1);
 }
 
@@ -106,7 +97,7 @@ fn unwatched_and_unconnected_sources() {
         tape.watch(&x);
         sin(&x).unwrap()
     };
-    assert!(grad1(&tape, &y, &other).is_none());
+    assert!(tape_gradient(&tape, &y, &other).is_none());
     let zero = tape
         .gradient(&[y], &[(&other).into()], None, Unconnected::Zero)
         .unwrap();
@@ -164,7 +155,7 @@ fn a_million_op_chain_records_and_differentiates_without_recursion() {
         y
     };
     assert_eq!(tape.len(), 1_000_000);
-    assert_eq!(value(&grad1(&tape, &y, &x)), vec![1.0]);
+    assert_eq!(value(&tape_gradient(&tape, &y, &x)), vec![1.0]);
 }
 
 #[test]
@@ -231,9 +222,9 @@ fn several_tapes_each_record_what_they_watch() {
         t1.watch(&x1);
         add(&sin(&x0).unwrap(), &multiply(&x1, &x1).unwrap()).unwrap()
     };
-    assert_eq!(value(&grad1(&t0, &ys, &x0)), vec![1.0]);
+    assert_eq!(value(&tape_gradient(&t0, &ys, &x0)), vec![1.0]);
     assert_eq!(t1.len(), 2); // multiply and add: sin(x0) is not on t1
-    assert_eq!(value(&grad1(&t1, &ys, &x1)), vec![0.0]);
+    assert_eq!(value(&tape_gradient(&t1, &ys, &x1)), vec![0.0]);
 }
 
 #[test]
@@ -261,8 +252,8 @@ fn gradient_inside_its_own_persistent_context_is_recorded_for_higher_orders() {
     let _r = t.enter().unwrap();
     t.watch(&x);
     let y = multiply(&multiply(&x, &x).unwrap(), &x).unwrap();
-    let dy = grad1(&t, &y, &x).unwrap(); // 3x^2 = 27, recorded on t itself
-    let d2y = grad1(&t, &dy, &x).unwrap(); // 6x = 18
+    let dy = tape_gradient(&t, &y, &x).unwrap(); // 3x^2 = 27, recorded on t itself
+    let d2y = tape_gradient(&t, &dy, &x).unwrap(); // 6x = 18
     assert_eq!(dy.to_f64_vec(), vec![27.0]);
     assert_eq!(d2y.to_f64_vec(), vec![18.0]);
 }
@@ -325,7 +316,7 @@ fn non_persistent_tape_releases_saved_tensors_after_gradient() {
         sin(&x).unwrap()
     };
     assert!(t.nbytes() > 0);
-    grad1(&t, &y, &x);
+    tape_gradient(&t, &y, &x);
     assert_eq!(t.nbytes(), 0);
 }
 

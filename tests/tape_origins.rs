@@ -4,20 +4,16 @@
 use rustape::ops::{add, multiply, sin};
 use rustape::{Source, Tape, Tensor, Unconnected};
 
+mod support;
+use support::*;
+
 fn scalar(v: f64) -> Tensor {
     Tensor::scalar(v)
 }
 
+/// The gradient of `y` with respect to `x` as a number.
 fn grad(tape: &Tape, y: &Tensor, x: impl Into<Source>) -> Option<f64> {
-    tape.gradient(
-        std::slice::from_ref(y),
-        &[x.into()],
-        None,
-        Unconnected::None,
-    )
-    .unwrap()
-    .remove(0)
-    .map(|g| g.item().unwrap())
+    tape_gradient(tape, y, x).map(|g| g.item().unwrap())
 }
 
 #[test]

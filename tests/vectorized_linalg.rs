@@ -5,15 +5,16 @@
 //! inv, diagonal_part / diagonal_embed, a Hessian by nested tapes, and einsum. Also the matmul
 //! kernel's paths for a shared operand against a batched one (one GEMM with the batch as rows
 //! or columns, or one GEMM per row / column of the batch), against a triple loop.
-mod linalg_common;
+mod support;
 
-use linalg_common::{assert_close, naive_matmul, rand64, well_conditioned};
 use ndarray::{ArrayD, IxDyn};
 use rustape::ops::{
     self, diagonal_embed, diagonal_part, einsum, inv, matmul, matvec, solve, solve_adjoint,
 };
 use rustape::testing::check_vectorized;
 use rustape::{DType, Data, Result, Source, Tape, Tensor, Unconnected};
+use support::assert_close;
+use support::linalg::{naive_matmul, rand64, well_conditioned};
 
 /// The vectorised Jacobian of `f` at `inputs` equals the row-by-row one (to 1e-12).
 fn vectorized(f: &dyn Fn(&[Tensor]) -> Result<Tensor>, inputs: &[Tensor]) {

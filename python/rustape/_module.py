@@ -5,11 +5,11 @@ unchanged (there is no graph to trace), `input_signature` is accepted and not en
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable
 
 from . import _rustape as _rt
 
-__all__ = ["Module", "function", "TensorSpec"]
+__all__ = ["Module", "TensorSpec", "function"]
 
 
 def _camel_to_snake(name: str) -> str:
@@ -20,7 +20,7 @@ def _camel_to_snake(name: str) -> str:
 class TensorSpec:
     """Describes a tensor: `shape` (None for any), `dtype`, `name`."""
 
-    def __init__(self, shape: Any = None, dtype: Any = None, name: Optional[str] = None) -> None:
+    def __init__(self, shape: Any = None, dtype: Any = None, name: str | None = None) -> None:
         self.shape = None if shape is None else tuple(shape)
         self.dtype = _rt.float32 if dtype is None else dtype
         self.name = name
@@ -36,14 +36,14 @@ class TensorSpec:
     def __repr__(self) -> str:
         return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r}, name={self.name!r})"
 
-    def __eq__(self, other: Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, TensorSpec) and (self.shape, self.name) == (other.shape, other.name) and self.dtype == other.dtype
 
     def __hash__(self) -> int:
         return hash((self.shape, self.name))
 
 
-def function(func: Optional[Callable] = None, input_signature: Any = None, autograph: bool = True,
+def function(func: Callable | None = None, input_signature: Any = None, autograph: bool = True,
              jit_compile: Any = None, reduce_retracing: bool = False, **kwargs: Any) -> Any:
     """`tf.function`: rustape runs eagerly, so this returns `func` itself (usable as
     `@rt.function` or `@rt.function(input_signature=[...])`)."""
@@ -56,17 +56,17 @@ class Module:
     """`tf.Module`: a named container whose `variables` / `trainable_variables` /
     `submodules` are found by walking its attributes (lists, tuples and dicts included)."""
 
-    def __init__(self, name: Optional[str] = None) -> None:
+    def __init__(self, name: str | None = None) -> None:
         self._name = name if name is not None else _camel_to_snake(type(self).__name__)
 
     @property
     def name(self) -> str:
         return getattr(self, "_name", _camel_to_snake(type(self).__name__))
 
-    def _walk(self) -> List[Any]:
+    def _walk(self) -> list[Any]:
         """Every object reachable from the attributes, depth first, each once."""
         seen = {id(self)}
-        out: List[Any] = []
+        out: list[Any] = []
         stack = [v for k, v in sorted(vars(self).items(), key=lambda kv: kv[0], reverse=True)]
         while stack:
             obj = stack.pop()

@@ -1,12 +1,19 @@
 """TensorFlow functions written in Python as compositions of rustape's differentiable ops
 (`add_n`, `reduce_variance`, `l2_normalize`, `linalg.trace`, ...): their gradients, of any
 order, come from the ops they are made of. Everything else is the extension's own function.
+
+`@export("rt", "math")` above a function is its row in the binding table: the namespaces it
+appears in (see `_export.py` and DEVELOPERS.md "Adding an op").
 """
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from . import _rustape as _rt
+from ._export import export
+from ._rustape import Tensor
+from ._typing import Axis, DTypeLike, Shape, TensorLike
 
 # -- argument normalisation -----------------------------------------------------------------
 
@@ -15,7 +22,7 @@ def _is_tensorlike(x: Any) -> bool:
     return isinstance(x, (_rt.Tensor, _rt.Variable))
 
 
-def _tensor(x: Any, dtype: Any = None) -> Any:
+def _tensor(x: TensorLike, dtype: DTypeLike = None) -> Tensor:
     if isinstance(x, _rt.Tensor):
         return x
     if isinstance(x, _rt.Variable):
@@ -26,7 +33,8 @@ def _tensor(x: Any, dtype: Any = None) -> Any:
 # -- compositions (TensorFlow functions made of rustape's ops) --------------------------------
 
 
-def identity(input: Any, name: Optional[str] = None) -> Any:
+@export("rt")
+def identity(input: TensorLike, name: str | None = None) -> Tensor:
     """A new tensor with the same value; the gradient passes through unchanged."""
     t = _tensor(input)
     if t.dtype == _rt.bool:
@@ -34,30 +42,34 @@ def identity(input: Any, name: Optional[str] = None) -> Any:
     return _rt.add(t, _rt.zeros_like(t))
 
 
-def shape(input: Any, out_type: Any = None, name: Optional[str] = None) -> Any:
+@export("rt")
+def shape(input: TensorLike, out_type: DTypeLike = None, name: str | None = None) -> Tensor:
     """The shape of `input` as a 1-D int32 Tensor."""
     dims = list(_shape_of(input))
     return _rt.constant(dims, dtype=out_type or _rt.int32, shape=[len(dims)])
 
 
-def size(input: Any, out_type: Any = None, name: Optional[str] = None) -> Any:
+@export("rt")
+def size(input: TensorLike, out_type: DTypeLike = None, name: str | None = None) -> Tensor:
     n = 1
     for d in _shape_of(input):
         n *= d
     return _rt.constant(n, dtype=out_type or _rt.int32)
 
 
-def rank(input: Any, name: Optional[str] = None) -> Any:
+@export("rt")
+def rank(input: TensorLike, name: str | None = None) -> Tensor:
     return _rt.constant(len(_shape_of(input)), dtype=_rt.int32)
 
 
-def _shape_of(x: Any) -> tuple:
+def _shape_of(x: Any) -> tuple[int, ...]:
     if _is_tensorlike(x):
         return tuple(x.shape)
     return tuple(_tensor(x).shape)
 
 
-def add_n(inputs: Sequence[Any], name: Optional[str] = None) -> Any:
+@export("rt", "math")
+def add_n(inputs: Sequence[TensorLike], name: str | None = None) -> Tensor:
     """The elementwise sum of a list of tensors of one shape and dtype."""
     inputs = list(inputs)
     if not inputs:
@@ -68,40 +80,48 @@ def add_n(inputs: Sequence[Any], name: Optional[str] = None) -> Any:
     return total
 
 
-def truediv(x: Any, y: Any, name: Optional[str] = None) -> Any:
+@export("rt", "math")
+def truediv(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     return _rt.divide(x, y)
 
 
-def reciprocal(x: Any, name: Optional[str] = None) -> Any:
+@export("rt", "math")
+def reciprocal(x: TensorLike, name: str | None = None) -> Tensor:
     t = _tensor(x)
     return _rt.divide(_rt.ones_like(t), t)
 
 
-def rsqrt(x: Any, name: Optional[str] = None) -> Any:
+@export("rt", "math")
+def rsqrt(x: TensorLike, name: str | None = None) -> Tensor:
     return reciprocal(_rt.sqrt(x))
 
 
-def squared_difference(x: Any, y: Any, name: Optional[str] = None) -> Any:
+@export("rt", "math")
+def squared_difference(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     return _rt.square(_rt.subtract(x, y))
 
 
-def log_sigmoid(x: Any, name: Optional[str] = None) -> Any:
+@export("math")
+def log_sigmoid(x: TensorLike, name: str | None = None) -> Tensor:
     """`log(sigmoid(x)) = -softplus(-x)`, stable for large |x|."""
     return _rt.negative(_rt.softplus(_rt.negative(x)))
 
 
-def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: Optional[str] = None) -> Any:
+@export("math")
+def reduce_variance(input_tensor: TensorLike, axis: Axis = None, keepdims: bool = False, name: str | None = None) -> Tensor:
     """The (biased) variance over `axis`."""
     x = _tensor(input_tensor)
     mean = _rt.reduce_mean(x, axis=axis, keepdims=True)
     return _rt.reduce_mean(_rt.square(_rt.subtract(x, mean)), axis=axis, keepdims=keepdims)
 
 
-def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: Optional[str] = None) -> Any:
+@export("math")
+def reduce_std(input_tensor: TensorLike, axis: Axis = None, keepdims: bool = False, name: str | None = None) -> Tensor:
     return _rt.sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))
 
 
-def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: Optional[str] = None, dim: Any = None) -> Any:
+@export("math", "nn", "linalg")
+def l2_normalize(x: TensorLike, axis: Axis = None, epsilon: float = 1e-12, name: str | None = None, dim: Axis = None) -> Tensor:
     """`x / sqrt(max(sum(x**2, axis), epsilon))`."""
     if dim is not None:
         axis = dim
@@ -110,30 +130,35 @@ def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: Optiona
     return _rt.multiply(t, rsqrt(_rt.maximum(square_sum, epsilon)))
 
 
-def l2_loss(t: Any, name: Optional[str] = None) -> Any:
+@export("nn")
+def l2_loss(t: TensorLike, name: str | None = None) -> Tensor:
     """`sum(t ** 2) / 2`."""
     return _rt.divide(_rt.reduce_sum(_rt.square(t)), 2.0)
 
 
-def leaky_relu(features: Any, alpha: float = 0.2, name: Optional[str] = None) -> Any:
+@export("nn")
+def leaky_relu(features: TensorLike, alpha: float = 0.2, name: str | None = None) -> Tensor:
     t = _tensor(features)
     return _rt.where(_rt.greater(t, 0.0), t, _rt.multiply(t, alpha))
 
 
-def relu6(features: Any, name: Optional[str] = None) -> Any:
+@export("nn")
+def relu6(features: TensorLike, name: str | None = None) -> Tensor:
     return _rt.minimum(_rt.relu(features), 6.0)
 
 
-def silu(features: Any, beta: float = 1.0, name: Optional[str] = None) -> Any:
+@export("nn")
+def silu(features: TensorLike, beta: float = 1.0, name: str | None = None) -> Tensor:
     """`x * sigmoid(beta * x)` (also `swish`)."""
     t = _tensor(features)
     return _rt.multiply(t, _rt.sigmoid(_rt.multiply(t, beta) if beta != 1.0 else t))
 
 
-swish = silu
+swish = export("nn", name="swish")(silu)
 
 
-def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, name: Optional[str] = None) -> Any:
+@export("nn")
+def sigmoid_cross_entropy_with_logits(labels: TensorLike | None = None, logits: TensorLike | None = None, name: str | None = None) -> Tensor:
     """`max(x, 0) - x * z + log(1 + exp(-|x|))`, TensorFlow's stable form."""
     if labels is None or logits is None:
         raise ValueError("sigmoid_cross_entropy_with_logits: both labels and logits must be given")
@@ -145,14 +170,16 @@ def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, na
     )
 
 
-def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1, name: Optional[str] = None) -> Any:
+@export("nn")
+def softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike, axis: int = -1, name: str | None = None) -> Tensor:
     """`-sum(labels * log_softmax(logits), axis)`."""
     x = _tensor(logits)
     z = _tensor(labels, dtype=x.dtype)
     return _rt.negative(_rt.reduce_sum(_rt.multiply(z, _rt.log_softmax(x, axis=axis)), axis=axis))
 
 
-def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any, name: Optional[str] = None) -> Any:
+@export("nn")
+def sparse_softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike, name: str | None = None) -> Tensor:
     """`-log_softmax(logits)[..., labels]` for integer class labels."""
     x = _tensor(logits)
     depth = int(x.shape[-1])
@@ -160,7 +187,8 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any, name: Opt
     return _rt.negative(_rt.reduce_sum(_rt.multiply(hot, _rt.log_softmax(x, axis=-1)), axis=-1))
 
 
-def matrix_transpose(a: Any, name: Optional[str] = None, conjugate: bool = False) -> Any:
+@export("linalg")
+def matrix_transpose(a: TensorLike, name: str | None = None, conjugate: bool = False) -> Tensor:
     """Swaps the last two axes."""
     t = _tensor(a)
     n = len(t.shape)
@@ -170,7 +198,7 @@ def matrix_transpose(a: Any, name: Optional[str] = None, conjugate: bool = False
     return _rt.transpose(t, perm)
 
 
-adjoint = matrix_transpose
+adjoint = export("linalg", name="adjoint")(matrix_transpose)
 
 
 def _eye_like(t: Any) -> Any:
@@ -180,31 +208,36 @@ def _eye_like(t: Any) -> Any:
     return _rt.eye(shape[-1], dtype=t.dtype)
 
 
-def diag_part(input: Any, name: Optional[str] = None) -> Any:
+@export("linalg")
+def diag_part(input: TensorLike, name: str | None = None) -> Tensor:
     """The diagonals of the (batched) square matrices in the last two axes."""
     t = _tensor(input)
     return _rt.reduce_sum(_rt.multiply(t, _eye_like(t)), axis=-1)
 
 
-def trace(x: Any, name: Optional[str] = None) -> Any:
+@export("linalg")
+def trace(x: TensorLike, name: str | None = None) -> Tensor:
     """The trace of each (batched) square matrix in the last two axes."""
     t = _tensor(x)
     return _rt.reduce_sum(_rt.multiply(t, _eye_like(t)), axis=[-2, -1])
 
 
-def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> Any:
+@export("rt", "linalg")
+def tensordot(a: TensorLike, b: TensorLike, axes: int | Sequence[int] | Sequence[Sequence[int]], name: str | None = None) -> Tensor:
     """`tf.tensordot`: contracts `axes` of `a` with `axes` of `b` (an int n: the last n of `a`
     with the first n of `b`), via transpose, reshape and matmul."""
     a = _tensor(a)
     b = _tensor(b)
     ra, rb = len(a.shape), len(b.shape)
+    axes_a: list[int]
+    axes_b: list[int]
     if isinstance(axes, int):
         axes_a = list(range(ra - axes, ra))
         axes_b = list(range(axes))
     else:
-        axes_a, axes_b = axes
-        axes_a = [axes_a] if isinstance(axes_a, int) else list(axes_a)
-        axes_b = [axes_b] if isinstance(axes_b, int) else list(axes_b)
+        first, second = axes
+        axes_a = [first] if isinstance(first, int) else list(first)
+        axes_b = [second] if isinstance(second, int) else list(second)
     axes_a = [x % ra for x in axes_a]
     axes_b = [x % rb for x in axes_b]
     free_a = [i for i in range(ra) if i not in axes_a]
@@ -225,7 +258,8 @@ def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> Any:
     return _rt.reshape(out, [sa[i] for i in free_a] + [sb[i] for i in free_b])
 
 
-def truncated_normal(shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: Any = None, seed: Any = None, name: Optional[str] = None) -> Any:
+@export("random")
+def truncated_normal(shape: Shape, mean: float = 0.0, stddev: float = 1.0, dtype: DTypeLike = None, seed: int | None = None, name: str | None = None) -> Tensor:
     """Normal samples redrawn until within two standard deviations of the mean."""
     from . import random as _random
 
@@ -237,13 +271,3 @@ def truncated_normal(shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: 
             break
         z = _rt.where(outside, _random.normal(dims, 0.0, 1.0, dtype=dtype), z)
     return _rt.add(_rt.multiply(z, stddev), mean)
-
-
-__all__: List[str] = [
-    "identity",
-    "shape", "size", "rank", "add_n", "truediv", "reciprocal", "rsqrt", "squared_difference",
-    "log_sigmoid", "reduce_variance", "reduce_std", "l2_normalize", "l2_loss", "leaky_relu",
-    "relu6", "silu", "swish", "sigmoid_cross_entropy_with_logits",
-    "softmax_cross_entropy_with_logits", "sparse_softmax_cross_entropy_with_logits",
-    "matrix_transpose", "adjoint", "diag_part", "trace", "tensordot", "truncated_normal",
-]

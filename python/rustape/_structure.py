@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import collections as _collections
 import collections.abc as _abc
-from typing import Any, Callable, List
+from typing import Any, Callable
 
-__all__ = ["is_nested", "flatten", "flatten_up_to", "pack_sequence_as", "map_structure", "assert_same_structure"]
+__all__ = ["assert_same_structure", "flatten", "flatten_up_to", "is_nested", "map_structure", "pack_sequence_as"]
 
 
 def _is_namedtuple(x: Any) -> bool:
@@ -36,12 +36,12 @@ def _children(x: Any) -> list:
     return list(x)
 
 
-def flatten(structure: Any) -> List[Any]:
+def flatten(structure: Any) -> list[Any]:
     """The leaves of `structure`, depth first, mappings in sorted-key order.
 
     A leaf on its own flattens to `[leaf]` (and `None` to `[None]`).
     """
-    out: List[Any] = []
+    out: list[Any] = []
     # Explicit stack of iterators: deep structures do not hit the recursion limit. The
     # containers on the current path are remembered: one that holds itself is an error, not
     # an endless walk.
@@ -65,7 +65,7 @@ def flatten(structure: Any) -> List[Any]:
     return out
 
 
-def _check_not_on_path(item: Any, path: List[int]) -> None:
+def _check_not_on_path(item: Any, path: list[int]) -> None:
     if id(item) in path:
         raise ValueError(
             f"the nested structure contains itself (a {type(item).__name__} inside itself): "
@@ -73,10 +73,10 @@ def _check_not_on_path(item: Any, path: List[int]) -> None:
         )
 
 
-def flatten_up_to(shallow: Any, deep: Any) -> List[Any]:
+def flatten_up_to(shallow: Any, deep: Any) -> list[Any]:
     """`deep` flattened only as far as `shallow` nests: one item (itself possibly a structure)
     per leaf of `shallow`. ValueError when `deep` does not nest like `shallow` down to there."""
-    out: List[Any] = []
+    out: list[Any] = []
     stack = [(shallow, deep)]
     flatten(shallow)  # a ValueError for a structure that holds itself (the walk is then finite)
     while stack:
@@ -110,7 +110,8 @@ def _rebuild(like: Any, values: list) -> Any:
             result.update(items)
             return result
         try:
-            return type(like)(items)
+            factory: Any = type(like)
+            return factory(items)
         except TypeError:
             return dict(items)
     if _is_namedtuple(like):
@@ -148,7 +149,7 @@ def pack_sequence_as(structure: Any, flat_sequence: Any) -> Any:
 
     # Explicit stack: each frame is (container, children, index, packed values so far).
     root_children = _children(structure)
-    stack = [(structure, root_children, 0, [])]
+    stack: list[Any] = [(structure, root_children, 0, [])]
     while True:
         container, children, i, packed = stack[-1]
         if i == len(children):

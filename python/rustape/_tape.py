@@ -9,10 +9,15 @@ from __future__ import annotations
 import contextlib
 import enum
 import warnings
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import _rustape as _rt
 from ._structure import flatten, flatten_up_to, is_nested, pack_sequence_as
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["GradientTape", "UnconnectedGradients"]
 
@@ -79,13 +84,18 @@ class GradientTape:
         self._recording = False
 
     # -- the recording context -------------------------------------------------------------
-    def __enter__(self) -> "GradientTape":
+    def __enter__(self) -> Self:
         """Enters a context inside which operations are recorded on this tape."""
         self._tape.push()
         self._recording = True
         return self
 
-    def __exit__(self, typ, value, traceback) -> bool:
+    def __exit__(
+        self,
+        typ: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> Literal[False]:
         """Exits the recording context; always leaves the tape stack consistent."""
         self._recording = False
         self._tape.exit()
@@ -245,7 +255,7 @@ class GradientTape:
         target: Any,
         sources: Any,
         unconnected_gradients: Any = UnconnectedGradients.NONE,
-        parallel_iterations: Optional[int] = None,
+        parallel_iterations: int | None = None,
         experimental_use_pfor: bool = True,
     ) -> Any:
         """The Jacobian of `target` with respect to each source: shape `target.shape + source.shape`.
@@ -274,7 +284,7 @@ class GradientTape:
         target: Any,
         source: Any,
         unconnected_gradients: Any = UnconnectedGradients.NONE,
-        parallel_iterations: Optional[int] = None,
+        parallel_iterations: int | None = None,
         experimental_use_pfor: bool = True,
     ) -> Any:
         """Per-example Jacobians: target `[b, y...]`, source `[b, x...]` give `[b, y..., x...]`.
@@ -303,8 +313,6 @@ class GradientTape:
 
         (Beyond `tf.GradientTape`, which needs two nested tapes and `jacobian` for this.)
         """
-        if not hasattr(self._tape, "hessian"):
-            raise NotImplementedError("GradientTape.hessian: this build of rustape._rustape has no Tape.hessian")
         unconnected = _unconnected_value(unconnected_gradients)
         target = self._as_target(target, "hessian")
         flat_sources = self._flat_sources(sources, "hessian")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, List
+from typing import Any, Callable
 
 from . import _rustape as _rt
 from ._structure import flatten, pack_sequence_as
@@ -88,7 +88,7 @@ class _CustomGradientFunction:
         flat_args = flatten(args)
         arg_variables = [a for a in flat_args if _is_variable(a)]
         # Trainable variables read by f that are not arguments (TF's VariableWatcher rule).
-        variables: List[Any] = [
+        variables: list[Any] = [
             v for v in read if v.trainable and not any(_same_variable(v, a) for a in arg_variables)
         ]
         if variables and not _accepts_variables(grad_fn):
@@ -102,8 +102,8 @@ class _CustomGradientFunction:
 
         # 2. The recorded op's inputs: Tensor arguments, variable arguments read now, and one
         #    read of each variable used (recorded normally, so tapes auto-watch it).
-        input_positions: List[int] = []
-        inputs: List[Any] = []
+        input_positions: list[int] = []
+        inputs: list[Any] = []
         for i, a in enumerate(flat_args):
             if _is_tensor(a):
                 input_positions.append(i)
@@ -114,7 +114,7 @@ class _CustomGradientFunction:
         variable_reads = [v.value() for v in variables]
         n_args = len(flat_args)
 
-        def backward(output_grads: List[Any]) -> List[Any]:
+        def backward(output_grads: list[Any]) -> list[Any]:
             dys = [
                 _rt.zeros_like(out) if dy is None else dy for dy, out in zip(output_grads, outputs)
             ]
@@ -171,7 +171,7 @@ def _as_gradient(g: Any, like: Any, name: str) -> Any:
     return g
 
 
-def custom_gradient(f: Callable = None) -> Any:
+def custom_gradient(f: Callable[..., Any] | None = None) -> Any:
     """Decorator for a function `f(*x) -> (y, grad_fn)` with a user-defined gradient.
 
     `y` is a Tensor or a nested structure of Tensors. `grad_fn(*dy)` receives one gradient per

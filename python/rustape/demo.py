@@ -6,7 +6,7 @@ Exits with status 1 if any value differs from the documented one.
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, List, Tuple
+from typing import Any, Callable
 
 import numpy as np
 
@@ -136,7 +136,7 @@ def _input_gradient_regularization():
     with rt.GradientTape() as t2:
         with rt.GradientTape(watch_accessed_variables=False) as t1:
             t1.watch(x)
-            y = layer(x)
+            y = layer(x)  # noqa: F841  (as in the guide)
             out = rt.reduce_sum(layer(x)**2)
         g1 = t1.gradient(out, x)
         g1_mag = rt.norm(g1)
@@ -202,7 +202,7 @@ def _batch_jacobian_guide():
     return [j.shape, j_sum.shape, j_select.shape, jb.shape, bool(error < 1e-3)]
 
 
-EXAMPLES: List[Tuple[str, Callable[[], Any], Any]] = [
+EXAMPLES: list[tuple[str, Callable[[], Any], Any]] = [
     ("API: dy/dx of x*x at 3", _first_order, 6.0),
     ("API: nested tapes, dy/dx and d2y/dx2", _second_order, [6.0, 2.0]),
     ("API: persistent tape, dz/dx and dy/dx", _persistent, [108.0, 6.0]),
@@ -254,7 +254,7 @@ def main() -> int:
         try:
             got = _plain(fn())
             ok = _same(got, documented)
-        except Exception as e:  # report and go on with the other examples
+        except Exception as e:  # noqa: BLE001  (report it and go on with the other examples)
             got, ok = f"{type(e).__name__}: {e}", False
         failures += not ok
         print(f"{title:<{width}}  rustape: {got!s:<40}  TF documents: {documented!s:<30}  {'ok' if ok else 'MISMATCH'}")

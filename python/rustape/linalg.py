@@ -1,9 +1,9 @@
-"""`rt.linalg`: matrix products, solves and norms, with TensorFlow's names."""
+"""`rt.linalg`: matrix products, solves and norms, with TensorFlow's names.
+
+Filled from the binding table (rows naming `linalg`; see `_export.py`).
+"""
 from __future__ import annotations
 
-from ._export import export as _export
+from ._export import fill as _fill
 
-__all__ = _export(globals(), [
-    "matmul", "matvec", "einsum", "eye", "solve", "inv", "norm", "matrix_transpose", "adjoint",
-    "diag_part", "trace", "tensordot", "l2_normalize",
-])
+__all__ = list(_fill(globals(), "linalg"))

@@ -1,4 +1,11 @@
 """`rt.nest`: nested structures as `tf.nest` sees them (mappings in sorted-key order)."""
-from ._structure import assert_same_structure, flatten, flatten_up_to, is_nested, map_structure, pack_sequence_as
+from ._structure import (
+    assert_same_structure,
+    flatten,
+    flatten_up_to,
+    is_nested,
+    map_structure,
+    pack_sequence_as,
+)
 
-__all__ = ["flatten", "flatten_up_to", "pack_sequence_as", "map_structure", "is_nested", "assert_same_structure"]
+__all__ = ["assert_same_structure", "flatten", "flatten_up_to", "is_nested", "map_structure", "pack_sequence_as"]

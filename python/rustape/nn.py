@@ -1,11 +1,9 @@
-"""`rt.nn`: activations, normalisation and losses, with TensorFlow's names."""
+"""`rt.nn`: activations, normalisation and losses, with TensorFlow's names.
+
+Filled from the binding table (rows naming `nn`; see `_export.py`).
+"""
 from __future__ import annotations
 
-from ._export import export as _export
+from ._export import fill as _fill
 
-__all__ = _export(globals(), [
-    "relu", "relu6", "elu", "leaky_relu", "sigmoid", "tanh", "softplus", "silu", "swish",
-    "softmax", "log_softmax", "l2_normalize", "l2_loss", "moments", "batch_normalization",
-    "sigmoid_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
-    "sparse_softmax_cross_entropy_with_logits",
-])
+__all__ = list(_fill(globals(), "nn"))

@@ -11,13 +11,13 @@ from __future__ import annotations
 import io
 import os
 import pickle
-from typing import Any, Optional
+from typing import Any
 
 import numpy as _np
 
 from . import _rustape as _rt
 
-__all__ = ["save", "load", "SaveOptions", "LoadOptions"]
+__all__ = ["LoadOptions", "SaveOptions", "load", "save"]
 
 _FILE = "rustape_object.pkl"
 
@@ -40,8 +40,7 @@ def _restore_tensor(array: Any, dtype: str) -> Any:
 
 
 def _restore_variable(array: Any, dtype: str, trainable: bool, name: str) -> Any:
-    if name.endswith(":0"):
-        name = name[:-2]
+    name = name.removesuffix(":0")
     return _rt.Variable(_rt.constant(array, dtype=getattr(_rt, dtype)), trainable=trainable, name=name)
 
 
@@ -54,7 +53,7 @@ class _Pickler(pickle.Pickler):
         return NotImplemented
 
 
-def save(obj: Any, export_dir: str, signatures: Any = None, options: Optional[SaveOptions] = None) -> None:
+def save(obj: Any, export_dir: str, signatures: Any = None, options: SaveOptions | None = None) -> None:
     """Writes `obj` (with its variables' values) to the directory `export_dir`."""
     os.makedirs(export_dir, exist_ok=True)
     buffer = io.BytesIO()
@@ -63,7 +62,7 @@ def save(obj: Any, export_dir: str, signatures: Any = None, options: Optional[Sa
         fh.write(buffer.getvalue())
 
 
-def load(export_dir: str, tags: Any = None, options: Optional[LoadOptions] = None) -> Any:
+def load(export_dir: str, tags: Any = None, options: LoadOptions | None = None) -> Any:
     """The object saved in `export_dir` by `save`."""
     path = os.path.join(export_dir, _FILE)
     if not os.path.exists(path):

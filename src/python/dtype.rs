@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyString, PyTuple, PyType};
 
+use super::bindings::Table;
 use super::error::type_error;
 use crate::dtype::DType;
 
@@ -179,4 +180,15 @@ pub fn as_dtype<'py>(
     type_value: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyDType>> {
     super::error::guard(|| dtype_object(py, parse_dtype(type_value)?))
+}
+
+/// Registers `DType`, one attribute per dtype (`float32`, ...) and `as_dtype`, all in `rt`.
+/// (Not a `bindings!` table: the dtype attributes come from [`ALL`].)
+pub fn register(m: &Bound<'_, PyModule>, table: &mut Table) -> PyResult<()> {
+    const RT: super::bindings::Namespaces = &[("rt", None)];
+    table.class::<PyDType>(m, RT)?;
+    for d in ALL {
+        table.value(m, d.name(), dtype_object(m.py(), d)?, RT)?;
+    }
+    table.function(m, wrap_pyfunction!(as_dtype, m)?, RT)
 }

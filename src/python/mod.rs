@@ -5,9 +5,12 @@
 //! - `dtype.rs`: `DType` and the dtype attributes;
 //! - `tape.rs`: `Tape`, custom gradients, gradcheck, the thread's tape switches;
 //! - `ops.rs`, `ops_shape.rs`: the op functions;
-//! - `error.rs`: engine errors, Python exceptions and panics.
+//! - `error.rs`: engine errors, Python exceptions and panics;
+//! - `bindings.rs`: the table saying which functions and classes the extension has and in
+//!   which namespaces (`rt`, `rt.math`, ...) each appears (every file ends with its rows).
 //!
 //! Every exposed function runs its body in [`error::guard`], so no Rust panic reaches Python.
+mod bindings;
 mod convert;
 mod dtype;
 mod error;
@@ -18,6 +21,9 @@ mod tape;
 mod tensor;
 
 use pyo3::prelude::*;
+
+use bindings::{bindings, Table};
+use tensor::{PyTensor, PyVariable};
 
 /// The extension's allocator. A recorded op allocates a few small blocks (the tensor, its
 /// storage, the node's closure) and the backward sweep frees them: mimalloc does that in a
@@ -53,23 +59,24 @@ fn configure_allocator() {
     }
 }
 
+// The classes a user meets (the tape's Python face is `rt.GradientTape`, in the package).
+bindings! {
+    class PyTensor => [rt];
+    class PyVariable => [rt];
+}
+
 #[pymodule]
 #[pyo3(name = "_rustape")]
 fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    let py = m.py();
     configure_allocator();
     error::install_panic_hook();
     crate::interrupt::set_interrupt_check(Some(error::check_signals));
-    m.add_class::<tensor::PyTensor>()?;
-    m.add_class::<tensor::PyVariable>()?;
-    m.add_class::<dtype::PyDType>()?;
-    for d in dtype::ALL {
-        m.add(d.name(), dtype::dtype_object(py, d)?)?;
-    }
-    m.add_function(wrap_pyfunction!(dtype::as_dtype, m)?)?;
-    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    tape::register(m)?;
-    ops::register(m)?;
-    ops_shape::register(m)?;
-    Ok(())
+    let mut table = Table::default();
+    register(m, &mut table)?;
+    dtype::register(m, &mut table)?;
+    tape::register(m, &mut table)?;
+    ops::register(m, &mut table)?;
+    ops_shape::register(m, &mut table)?;
+    table.value(m, "__version__", env!("CARGO_PKG_VERSION"), &[])?;
+    table.publish(m)
 }

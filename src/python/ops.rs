@@ -6,6 +6,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
+use super::bindings::bindings;
 use super::convert::{convert_all, convert_pair, tensorish, to_tensor};
 use super::dtype::{parse_dtype, parse_optional_dtype};
 use super::error::{guard, type_error, value_error};
@@ -490,67 +491,62 @@ pub fn batch_normalization(
     })
 }
 
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    macro_rules! add {
-        ($($f:ident),* $(,)?) => {$( m.add_function(wrap_pyfunction!($f, m)?)?; )*};
-    }
-    add!(
-        constant,
-        convert_to_tensor,
-        cast,
-        stop_gradient,
-        negative,
-        abs,
-        sign,
-        sqrt,
-        square,
-        exp,
-        log,
-        log1p,
-        sin,
-        cos,
-        tan,
-        tanh,
-        sigmoid,
-        relu,
-        elu,
-        softplus,
-        round,
-        floor,
-        logical_not,
-        add,
-        subtract,
-        multiply,
-        divide,
-        pow,
-        maximum,
-        minimum,
-        floordiv,
-        floormod,
-        equal,
-        not_equal,
-        less,
-        less_equal,
-        greater,
-        greater_equal,
-        logical_and,
-        logical_or,
-        where_,
-        clip_by_value,
-        reduce_sum,
-        reduce_mean,
-        reduce_max,
-        reduce_min,
-        reduce_prod,
-        reduce_logsumexp,
-        argmax,
-        argmin,
-        norm,
-        softmax,
-        log_softmax,
-        clip_by_norm,
-        moments,
-        batch_normalization,
-    );
-    Ok(())
+// The Python bindings of this file (rows: src/python/bindings.rs, DEVELOPERS.md "Adding an op").
+bindings! {
+    fn constant => [rt];
+    fn convert_to_tensor => [rt];
+    fn cast => [rt];
+    fn stop_gradient => [rt];
+    fn negative => [rt, math];
+    fn abs => [rt, math];
+    fn sign => [rt, math];
+    fn sqrt => [rt, math];
+    fn square => [rt, math];
+    fn exp => [rt, math];
+    fn log => [rt, math];
+    fn log1p => [rt, math];
+    fn sin => [rt, math];
+    fn cos => [rt, math];
+    fn tan => [rt, math];
+    fn tanh => [rt, math, nn];
+    fn sigmoid => [rt, math, nn];
+    fn relu => [rt, nn];
+    fn elu => [rt, nn];
+    fn softplus => [rt, math, nn];
+    fn round => [rt, math];
+    fn floor => [rt, math];
+    fn logical_not => [rt, math];
+    fn add => [rt, math];
+    fn subtract => [rt, math];
+    fn multiply => [rt, math];
+    fn divide => [rt, math];
+    fn pow => [rt, math];
+    fn maximum => [rt, math];
+    fn minimum => [rt, math];
+    fn floordiv => [rt, math];
+    fn floormod => [rt, math];
+    fn equal => [rt, math];
+    fn not_equal => [rt, math];
+    fn less => [rt, math];
+    fn less_equal => [rt, math];
+    fn greater => [rt, math];
+    fn greater_equal => [rt, math];
+    fn logical_and => [rt, math];
+    fn logical_or => [rt, math];
+    fn where_ => [rt];
+    fn clip_by_value => [rt];
+    fn reduce_sum => [rt, math];
+    fn reduce_mean => [rt, math];
+    fn reduce_max => [rt, math];
+    fn reduce_min => [rt, math];
+    fn reduce_prod => [rt, math];
+    fn reduce_logsumexp => [rt, math];
+    fn argmax => [rt, math];
+    fn argmin => [rt, math];
+    fn norm => [rt, linalg];
+    fn softmax => [rt, math, nn];
+    fn log_softmax => [rt, math, nn];
+    fn clip_by_norm => [rt];
+    fn moments => [rt, nn];
+    fn batch_normalization => [rt, nn];
 }

@@ -2,6 +2,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
+use super::bindings::bindings;
 use super::convert::{convert_all, dtype_of, items, to_tensor};
 use super::dtype::parse_optional_dtype;
 use super::error::{guard, type_error, value_error};
@@ -588,39 +589,34 @@ pub fn set_seed(seed: i64) -> PyResult<()> {
     })
 }
 
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    macro_rules! add {
-        ($($f:ident),* $(,)?) => {$( m.add_function(wrap_pyfunction!($f, m)?)?; )*};
-    }
-    add!(
-        reshape,
-        transpose,
-        expand_dims,
-        squeeze,
-        concat,
-        stack,
-        unstack,
-        pad,
-        tile,
-        broadcast_to,
-        gather,
-        one_hot,
-        matmul,
-        matvec,
-        einsum,
-        eye,
-        solve,
-        inv,
-        zeros,
-        ones,
-        zeros_like,
-        ones_like,
-        fill,
-        linspace,
-        range,
-        random_normal,
-        random_uniform,
-        set_seed,
-    );
-    Ok(())
+// The Python bindings of this file (rows: src/python/bindings.rs, DEVELOPERS.md "Adding an op").
+bindings! {
+    fn reshape => [rt];
+    fn transpose => [rt];
+    fn expand_dims => [rt];
+    fn squeeze => [rt];
+    fn concat => [rt];
+    fn stack => [rt];
+    fn unstack => [rt];
+    fn pad => [rt];
+    fn tile => [rt];
+    fn broadcast_to => [rt];
+    fn gather => [rt];
+    fn one_hot => [rt];
+    fn matmul => [rt, linalg];
+    fn matvec => [rt, linalg];
+    fn einsum => [rt, linalg];
+    fn eye => [rt, linalg];
+    fn solve => [rt, linalg];
+    fn inv => [rt, linalg];
+    fn zeros => [rt];
+    fn ones => [rt];
+    fn zeros_like => [rt];
+    fn ones_like => [rt];
+    fn fill => [rt];
+    fn linspace => [rt];
+    fn range => [rt];
+    fn random_normal => [rt, random as normal];
+    fn random_uniform => [rt, random as uniform];
+    fn set_seed => [rt, random];
 }

@@ -8,11 +8,12 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::gc::PyVisit;
-use pyo3::PyTraverseError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
+use pyo3::PyTraverseError;
 use rustc_hash::FxHashSet;
 
+use super::bindings::bindings;
 use super::convert::{items, short_repr, to_tensor};
 use super::error::{from_python, guard, internal_error, type_error, value_error};
 use super::tensor::{register_variable, wrap_variable, PyTensor, PyVariable};
@@ -531,14 +532,14 @@ pub fn end_variable_watch(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyVariable>>
     })
 }
 
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyTape>()?;
-    m.add_function(wrap_pyfunction!(record_custom_gradient, m)?)?;
-    m.add_function(wrap_pyfunction!(gradcheck, m)?)?;
-    m.add_function(wrap_pyfunction!(pause_all_tapes, m)?)?;
-    m.add_function(wrap_pyfunction!(resume_all_tapes, m)?)?;
-    m.add_function(wrap_pyfunction!(any_tape_recording, m)?)?;
-    m.add_function(wrap_pyfunction!(begin_variable_watch, m)?)?;
-    m.add_function(wrap_pyfunction!(end_variable_watch, m)?)?;
-    Ok(())
+// The Python bindings of this file: all used by the package (python/rustape), none public.
+bindings! {
+    class PyTape => [];
+    fn record_custom_gradient => [];
+    fn gradcheck => [];
+    fn pause_all_tapes => [];
+    fn resume_all_tapes => [];
+    fn any_tape_recording => [];
+    fn begin_variable_watch => [];
+    fn end_variable_watch => [];
 }

@@ -7,11 +7,11 @@ engine's own `gradcheck` being right.
 from __future__ import annotations
 
 import os
-from typing import Callable, List, Sequence
+from collections.abc import Sequence
+from typing import Callable
 
 import numpy as np
 import pytest
-
 import rustape as rt
 
 os.environ.setdefault("MPLBACKEND", "Agg")
@@ -23,7 +23,7 @@ def to_numpy(x):
     return np.asarray(x)
 
 
-def f64(x) -> "rt.Tensor":
+def f64(x) -> rt.Tensor:
     return rt.constant(np.asarray(x, dtype=np.float64), dtype=rt.float64)
 
 
@@ -39,7 +39,7 @@ def _loss(f, xs_np, w):
     return float(np.sum(to_numpy(y).astype(np.float64) * w))
 
 
-def analytic_gradient(f: Callable, xs_np: Sequence[np.ndarray], w: np.ndarray) -> List[np.ndarray]:
+def analytic_gradient(f: Callable, xs_np: Sequence[np.ndarray], w: np.ndarray) -> list[np.ndarray]:
     ts = [f64(x) for x in xs_np]
     with rt.GradientTape() as tape:
         tape.watch(ts)
@@ -49,7 +49,7 @@ def analytic_gradient(f: Callable, xs_np: Sequence[np.ndarray], w: np.ndarray) -
     return [to_numpy(g) for g in grads]
 
 
-def hessian_vector(f: Callable, xs_np: Sequence[np.ndarray], w: np.ndarray, vs: Sequence[np.ndarray]) -> List[np.ndarray]:
+def hessian_vector(f: Callable, xs_np: Sequence[np.ndarray], w: np.ndarray, vs: Sequence[np.ndarray]) -> list[np.ndarray]:
     """H @ v of loss = sum(w * f(x)), by nested tapes."""
     ts = [f64(x) for x in xs_np]
     with rt.GradientTape() as outer:

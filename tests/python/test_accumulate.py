@@ -1,7 +1,6 @@
 """Gradient accumulation reuses buffers nothing else holds: the sums must be right and no
 array or tensor the caller holds may change (sizes above the 4 inline elements)."""
 import numpy as np
-
 import rustape as rt
 
 

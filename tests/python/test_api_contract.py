@@ -5,9 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-
 import rustape as rt
-
 
 # -- tensors: dtypes and conversion -----------------------------------------------------------
 
@@ -230,14 +228,12 @@ def test_second_gradient_on_non_persistent_tape_raises():
 
 def test_stop_recording_outside_the_tape_raises():
     tape = rt.GradientTape()
-    with pytest.raises(RuntimeError):
-        with tape.stop_recording():
-            pass
+    with pytest.raises(RuntimeError), tape.stop_recording():
+        pass
     with tape:
         pass
-    with pytest.raises(RuntimeError):
-        with tape.stop_recording():
-            pass
+    with pytest.raises(RuntimeError), tape.stop_recording():
+        pass
 
 
 def test_stop_recording_nested_raises_and_resumes():
@@ -245,9 +241,8 @@ def test_stop_recording_nested_raises_and_resumes():
     with rt.GradientTape() as tape:
         tape.watch(x)
         with tape.stop_recording():
-            with pytest.raises(RuntimeError):
-                with tape.stop_recording():
-                    pass
+            with pytest.raises(RuntimeError), tape.stop_recording():
+                pass
             y_unrecorded = x * x
         y = x * x * x
     assert tape.gradient([y, y_unrecorded], x).numpy() == 12.0
@@ -258,19 +253,17 @@ def test_exception_inside_with_leaves_tapes_consistent():
     outer = rt.GradientTape(persistent=True)
     with outer:
         outer.watch(x)
-        with pytest.raises(ZeroDivisionError):
-            with rt.GradientTape() as inner:
-                inner.watch(x)
-                _ = x * x
-                1 / 0
+        with pytest.raises(ZeroDivisionError), rt.GradientTape() as inner:
+            inner.watch(x)
+            _ = x * x
+            _ = 1 / 0
         assert rt._rustape.any_tape_recording()  # outer still records
         y = x * x
     assert outer.gradient(y, x).numpy() == 6.0
     # a failing op inside a tape
-    with pytest.raises(ValueError):
-        with rt.GradientTape() as t:
-            t.watch(x)
-            rt.constant([1.0, 2.0]) + rt.constant([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError), rt.GradientTape() as t:
+        t.watch(x)
+        rt.constant([1.0, 2.0]) + rt.constant([1.0, 2.0, 3.0])
     assert not rt._rustape.any_tape_recording()
     # later tapes work
     with rt.GradientTape() as tape:
@@ -282,11 +275,10 @@ def test_exception_inside_with_leaves_tapes_consistent():
 def test_inner_tape_can_be_reused_after_exception():
     x = rt.constant(2.0)
     tape = rt.GradientTape(persistent=True)
-    with pytest.raises(KeyError):
-        with tape:
-            tape.watch(x)
-            y = x * x
-            raise KeyError("boom")
+    with pytest.raises(KeyError), tape:
+        tape.watch(x)
+        y = x * x
+        raise KeyError("boom")
     assert tape.gradient(y, x).numpy() == 4.0
     with tape:  # re-entering after the exception works
         z = y * x
@@ -389,10 +381,9 @@ def test_watching_an_int_tensor_warns_and_gives_none():
 
 
 def test_int_tensor_warning_names_dtype():
-    with rt.GradientTape() as tape:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            tape.watch(rt.constant([1, 2]))
+    with rt.GradientTape() as tape, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tape.watch(rt.constant([1, 2]))
     messages = [str(w.message) for w in caught]
     assert any("int32" in m for m in messages), messages
 
@@ -571,10 +562,7 @@ def test_hessian_without_nested_tapes():
     with tape_cls(persistent=True) as tape:
         tape.watch(x)
         y = rt.reduce_sum(x ** 3) + x[0] * x[1]
-    try:
-        h = tape.hessian(y, x)
-    except NotImplementedError:
-        pytest.skip("the extension has no Tape.hessian")
+    h = tape.hessian(y, x)
     np.testing.assert_allclose(h.numpy(), [[6.0, 1.0], [1.0, 12.0]])
 
 
@@ -623,9 +611,8 @@ def test_stop_recording_pauses_only_that_tape():
 
 def test_entering_a_recording_tape_twice_raises():
     tape = rt.GradientTape()
-    with tape:
-        with pytest.raises(RuntimeError):
-            tape.__enter__()
+    with tape, pytest.raises(RuntimeError):
+        tape.__enter__()
     assert not rt._rustape.any_tape_recording()
 
 
@@ -644,7 +631,7 @@ def test_tapes_are_per_thread():
         t = threading.Thread(target=other_thread)
         t.start()
         t.join()
-        z = x * 3.0
+        _ = x * 3.0
     assert len(tape) == 1
     assert tape.gradient(results["y"], x) is None
 

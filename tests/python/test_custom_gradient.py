@@ -1,7 +1,6 @@
 """`rt.custom_gradient`: the TF docs' examples, variables=, nesting, multiple outputs."""
 import numpy as np
 import pytest
-
 import rustape as rt
 
 
@@ -130,9 +129,8 @@ def test_variables_require_the_keyword():
     def f(x):
         return x * v, lambda dy: dy
 
-    with rt.GradientTape():
-        with pytest.raises(TypeError, match="variables"):
-            f(rt.constant(1.0))
+    with rt.GradientTape(), pytest.raises(TypeError, match="variables"):
+        f(rt.constant(1.0))
 
 
 def test_variable_argument_is_an_input_not_a_captured_variable():
@@ -162,7 +160,7 @@ def test_multiple_outputs_get_zeros_for_unused_outputs():
     x = rt.constant([1.0, 1.0])
     with rt.GradientTape() as tape:
         tape.watch(x)
-        a, b = two(x)
+        a, _ = two(x)
         y = rt.reduce_sum(a)
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [2.0, 2.0])
     assert seen == [([1.0, 1.0], [0.0, 0.0])]

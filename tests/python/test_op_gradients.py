@@ -3,7 +3,6 @@ second order (conftest.check_gradients: NumPy differences around rustape's forwa
 the forward values against NumPy."""
 import numpy as np
 import pytest
-
 import rustape as rt
 from conftest import check_gradients, f64
 

@@ -1,7 +1,6 @@
 """Python numbers as operands become shared 0-d constants (no allocation per use). They must
 never be confused with a tensor the user made and watches, nor change a number."""
 import numpy as np
-
 import rustape as rt
 
 

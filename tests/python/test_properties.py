@@ -1,14 +1,11 @@
 """Property tests (hypothesis): gradients of broadcasting arithmetic have the inputs' shapes and
 equal the analytic values (the broadcast reduced back with sums), for any compatible shapes."""
 import numpy as np
-import pytest
-
-hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import given, settings, strategies as st  # noqa: E402
-from hypothesis.extra import numpy as hnp  # noqa: E402
-
-import rustape as rt  # noqa: E402
-from conftest import f64  # noqa: E402
+import rustape as rt
+from conftest import f64
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 
 def _sum_to(g, shape):

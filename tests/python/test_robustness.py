@@ -16,17 +16,16 @@ import textwrap
 import threading
 import time
 import weakref
-from typing import Any, Dict, Tuple
+from typing import Any
 
 import numpy as np
 import pytest
-
 import rustape as rt
 
 MEMORY_CAP = 3 << 30  # address space of the capped subprocesses: enough to import, not for 8 GiB
 
 
-def run_capped(code: str, cap: int = MEMORY_CAP, timeout: float = 120.0) -> Tuple[int, str, str]:
+def run_capped(code: str, cap: int = MEMORY_CAP, timeout: float = 120.0) -> tuple[int, str, str]:
     """Runs `code` in a fresh interpreter with its address space capped at `cap` bytes."""
 
     def limit() -> None:
@@ -37,6 +36,7 @@ def run_capped(code: str, cap: int = MEMORY_CAP, timeout: float = 120.0) -> Tupl
     proc = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         capture_output=True,
+        check=False,
         text=True,
         timeout=timeout,
         preexec_fn=limit,
@@ -66,11 +66,11 @@ ALLOCATIONS = {
 
 
 def test_failed_allocations_raise_memory_error_naming_the_op() -> None:
-    code = """
+    code = f"""
         import json
         import rustape as rt
-        out = {}
-        for name, expr in %r.items():
+        out = {{}}
+        for name, expr in {ALLOCATIONS!r}.items():
             try:
                 eval(expr)
                 out[name] = "no error"
@@ -79,7 +79,7 @@ def test_failed_allocations_raise_memory_error_naming_the_op() -> None:
             except Exception as e:
                 out[name] = type(e).__name__ + ": " + str(e)
         print(json.dumps(out))
-    """ % (ALLOCATIONS,)
+    """
     rc, out, err = run_capped(code)
     assert rc == 0, f"the capped process died (rc {rc}): {err[-2000:]}"
     results = json.loads(out.strip().splitlines()[-1])
@@ -164,7 +164,7 @@ def test_structures_that_contain_themselves_are_value_errors() -> None:
         y = x * 2.0
     with pytest.raises(ValueError, match="contains itself"):
         tape.gradient(y, loop)
-    table: Dict[str, Any] = {"x": x}
+    table: dict[str, Any] = {"x": x}
     table["self"] = table
     with pytest.raises(ValueError, match="contains itself"):
         rt.nest.flatten(table)
@@ -234,7 +234,7 @@ def _scaled(lock: Any = None, inner_jacobian: bool = False) -> Any:
                 with lock:  # the caller holds it: only its own thread may take it again
                     pass
             if inner_jacobian:
-                result: Dict[str, Any] = {}
+                result: dict[str, Any] = {}
 
                 def work() -> None:
                     v = rt.constant(np.arange(64.0))
@@ -255,12 +255,12 @@ def _scaled(lock: Any = None, inner_jacobian: bool = False) -> Any:
 
 
 def _jacobian_in_thread(fn: Any, timeout: float = 60.0) -> Any:
-    result: Dict[str, Any] = {}
+    result: dict[str, Any] = {}
 
     def run() -> None:
         try:
             result["value"] = fn()
-        except BaseException as e:  # reported below
+        except BaseException as e:  # noqa: BLE001 - re-raised on the calling thread below
             result["error"] = e
 
     worker = threading.Thread(target=run, daemon=True)

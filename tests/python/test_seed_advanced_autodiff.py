@@ -3,12 +3,12 @@
 shows shapes, against independent computations of the numbers)."""
 import numpy as np
 import pytest
-
 import rustape as rt
 
 
 def _plt():
-    mpl = pytest.importorskip("matplotlib")
+    import matplotlib as mpl
+
     mpl.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -294,7 +294,7 @@ def _hessian_example():
 
 
 def test_hessian_example(seeded):
-    layer1, layer2, g, h = _hessian_example()
+    layer1, _, g, h = _hessian_example()
 
     print(f'layer.kernel.shape: {layer1.kernel.shape}')
     print(f'h.shape: {h.shape}')
@@ -365,7 +365,7 @@ def test_hessian_example_values_against_finite_differences(seeded):
 
 def test_hessian_example_plot(seeded):
     plt = _plt()
-    layer1, layer2, g, h = _hessian_example()
+    layer1, _, _, h = _hessian_example()
     n_params = rt.reduce_prod(layer1.kernel.shape)
     h_mat = rt.reshape(h, [n_params, n_params])
 

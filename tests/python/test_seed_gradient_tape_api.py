@@ -2,7 +2,6 @@
 in its three renderings), with `tf.` replaced by `rt.`, and the values the page documents."""
 import numpy as np
 import pytest
-
 import rustape as rt
 
 

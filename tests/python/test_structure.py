@@ -2,7 +2,6 @@
 import collections
 
 import pytest
-
 import rustape as rt
 from rustape import nest
 

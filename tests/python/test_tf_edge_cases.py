@@ -2,7 +2,6 @@
 zeros, large values): rustape must give TensorFlow's numbers there too."""
 import numpy as np
 import pytest
-
 import rustape as rt
 from conftest import f64
 

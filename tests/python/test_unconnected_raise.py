@@ -1,6 +1,5 @@
 """unconnected_gradients='raise': no silent None, a ValueError that says why."""
 import pytest
-
 import rustape as rt
 
 

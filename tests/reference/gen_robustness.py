@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Callable, Dict
+from typing import Any, Callable
 
 os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"
 
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
+import numpy as np
+import tensorflow as tf
 
-CASES: Dict[str, Callable[[], Any]] = {}
+CASES: dict[str, Callable[[], Any]] = {}
 
 
 def case(name: str) -> Callable[[Callable[[], Any]], Callable[[], Any]]:
@@ -245,7 +245,7 @@ CASES["jacobian_parallel_iterations_huge"] = lambda: _jacobian(10**6)
 
 
 def main() -> None:
-    out: Dict[str, Any] = {}
+    out: dict[str, Any] = {}
     for name, f in CASES.items():
         try:
             value = f()

@@ -1,9 +1,9 @@
-//! Helpers shared by the reduction and nn test files (tests/reduce_*.rs).
-#![allow(dead_code)]
-
+//! Helpers of the reduction and nn test files (tests/reduce_*.rs): the axis choices, a
+//! Hessian by nested gradients, the reduction gradcheck.
+use super::{gradient, t64, values};
 use rustape::ops::{multiply, reduce_sum};
 use rustape::testing::{gradcheck, pseudo_random, Tolerance};
-use rustape::{ErrorKind, Result, Tape, Tensor, Unconnected};
+use rustape::{ErrorKind, Result, Tensor};
 
 pub type Op = fn(&Tensor, Option<&[isize]>, bool) -> Result<Tensor>;
 
@@ -17,53 +17,6 @@ pub const AXES: [Option<&[isize]>; 6] = [
     Some(&[0, 1, 2]),
 ];
 
-pub fn t64(values: &[f64], shape: &[usize]) -> Tensor {
-    Tensor::from_vec(values.to_vec(), shape).unwrap()
-}
-
-pub fn t32(values: &[f32], shape: &[usize]) -> Tensor {
-    Tensor::from_vec(values.to_vec(), shape).unwrap()
-}
-
-pub fn s64(v: f64) -> Tensor {
-    Tensor::scalar(v)
-}
-
-pub fn assert_close(actual: &[f64], expected: &[f64], tol: f64, what: &str) {
-    assert_eq!(
-        actual.len(),
-        expected.len(),
-        "{what}: {actual:?} vs {expected:?}"
-    );
-    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
-        let ok = (a.is_nan() && e.is_nan()) || a == e || (a - e).abs() <= tol * (1.0 + e.abs());
-        assert!(
-            ok,
-            "{what}: element {i}: got {a}, expected {e} (all: {actual:?} vs {expected:?})"
-        );
-    }
-}
-
-pub fn values(t: &Tensor) -> Vec<f64> {
-    t.to_f64_vec()
-}
-
-/// The gradient of `f(x)` (summed if not scalar) with respect to `x`, on a fresh tape. Called
-/// under other tapes, it is itself recorded (higher orders).
-pub fn grad_of(f: &dyn Fn(&Tensor) -> Result<Tensor>, x: &Tensor) -> Result<Tensor> {
-    let tape = Tape::new(false, true);
-    let y = {
-        let _r = tape.enter()?;
-        tape.watch(x);
-        f(x)?
-    };
-    Ok(tape
-        .gradient(&[y], &[x.into()], None, Unconnected::Zero)?
-        .pop()
-        .flatten()
-        .expect("zeros when unconnected"))
-}
-
 pub fn one_hot(n: usize, i: usize, shape: &[usize]) -> Tensor {
     let mut v = vec![0.0; n];
     v[i] = 1.0;
@@ -76,8 +29,8 @@ pub fn hessian(f: &dyn Fn(&Tensor) -> Result<Tensor>, x: &Tensor) -> Vec<f64> {
     let mut out = Vec::new();
     for i in 0..n {
         let e = one_hot(n, i, x.shape());
-        let row = grad_of(
-            &|x| reduce_sum(&multiply(&grad_of(f, x)?, &e)?, None, false),
+        let row = gradient(
+            &|x| reduce_sum(&multiply(&gradient(f, x)?, &e)?, None, false),
             x,
         )
         .unwrap();

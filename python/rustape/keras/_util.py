@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Dict
+from typing import Any
 
 from .. import _rustape as _rt
 
-_name_counts: Dict[str, int] = {}
+_name_counts: dict[str, int] = {}
 
 
 def _unique_name(base: str) -> str:

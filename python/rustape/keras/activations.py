@@ -1,7 +1,7 @@
 """`rt.keras.activations`: activation functions by Keras name."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict
+from typing import Any, Callable
 
 from .. import _rustape as _rt
 
@@ -20,7 +20,7 @@ def _softmax(x: Any) -> Any:
     return _rt.softmax(x, axis=-1)
 
 
-_ACTIVATIONS: Dict[str, Callable] = {
+_ACTIVATIONS: dict[str, Callable] = {
     "linear": _linear,
     "relu": lambda x: _rt.relu(x),
     "elu": lambda x: _rt.elu(x),

@@ -1,7 +1,7 @@
 """`rt.keras.initializers`: weight initializers by Keras name."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict
+from typing import Any, Callable
 
 from .. import _rustape as _rt
 from .. import random as _random
@@ -57,7 +57,7 @@ def _random_normal(shape: tuple, dtype: Any = None) -> Any:
     return _random.normal(list(shape), mean=0.0, stddev=0.05, dtype=_as_dtype(dtype))
 
 
-_INITIALIZERS: Dict[str, Callable] = {
+_INITIALIZERS: dict[str, Callable] = {
     "zeros": _zeros,
     "ones": _ones,
     "glorot_uniform": _glorot_uniform,

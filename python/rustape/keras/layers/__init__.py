@@ -12,4 +12,4 @@ from .base import Layer
 from .core import Dense
 from .normalization import BatchNormalization
 
-__all__ = ["Layer", "Dense", "BatchNormalization", "get_activation", "get_initializer"]
+__all__ = ["BatchNormalization", "Dense", "Layer", "get_activation", "get_initializer"]

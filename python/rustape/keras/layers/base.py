@@ -1,7 +1,7 @@
 """The base `Layer`: lazy build on first call, weights, and the call protocol."""
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any
 
 from ... import _rustape as _rt
 from .._util import _as_dtype, _snake, _unique_name
@@ -16,12 +16,12 @@ class Layer:
     Floating inputs are cast to the layer's dtype (float32 unless given), as Keras does.
     """
 
-    def __init__(self, name: Optional[str] = None, dtype: Any = None, trainable: bool = True) -> None:
+    def __init__(self, name: str | None = None, dtype: Any = None, trainable: bool = True) -> None:
         self.name = name if name is not None else _unique_name(_snake(type(self).__name__))
         self.dtype = _as_dtype(dtype)
         self.trainable = trainable
         self.built = False
-        self._variables: List[Any] = []
+        self._variables: list[Any] = []
 
     def add_weight(self, name: str, shape: tuple, initializer: Any, trainable: bool = True) -> Any:
         value = get_initializer(initializer)(tuple(shape), self.dtype)
@@ -30,32 +30,32 @@ class Layer:
         return var
 
     @property
-    def variables(self) -> List[Any]:
+    def variables(self) -> list[Any]:
         """Every variable of the layer ([] before the first call)."""
         return list(self._variables)
 
     @property
-    def weights(self) -> List[Any]:
+    def weights(self) -> list[Any]:
         return self.variables
 
     @property
-    def trainable_variables(self) -> List[Any]:
+    def trainable_variables(self) -> list[Any]:
         if not self.trainable:
             return []
         return [v for v in self._variables if v.trainable]
 
     @property
-    def trainable_weights(self) -> List[Any]:
+    def trainable_weights(self) -> list[Any]:
         return self.trainable_variables
 
     @property
-    def non_trainable_variables(self) -> List[Any]:
+    def non_trainable_variables(self) -> list[Any]:
         if not self.trainable:
             return list(self._variables)
         return [v for v in self._variables if not v.trainable]
 
     @property
-    def non_trainable_weights(self) -> List[Any]:
+    def non_trainable_weights(self) -> list[Any]:
         return self.non_trainable_variables
 
     def build(self, input_shape: tuple) -> None:

@@ -1,7 +1,7 @@
 """`Dense`."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from ... import _rustape as _rt
 from ..activations import get_activation
@@ -24,7 +24,7 @@ class Dense(Layer):
         use_bias: bool = True,
         kernel_initializer: Any = "glorot_uniform",
         bias_initializer: Any = "zeros",
-        name: Optional[str] = None,
+        name: str | None = None,
         dtype: Any = None,
         trainable: bool = True,
         **kwargs: Any,
@@ -39,8 +39,8 @@ class Dense(Layer):
         self.use_bias = bool(use_bias)
         self.kernel_initializer = get_initializer(kernel_initializer)
         self.bias_initializer = get_initializer(bias_initializer)
-        self.kernel = None
-        self.bias = None
+        self.kernel: Any = None
+        self.bias: Any = None
 
     def build(self, input_shape: tuple) -> None:
         if len(input_shape) < 1 or input_shape[-1] is None:
@@ -54,7 +54,7 @@ class Dense(Layer):
             self.bias = self.add_weight("bias", (self.units,), self.bias_initializer)
         self.built = True
 
-    def call(self, inputs: Any) -> Any:
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         shape = tuple(inputs.shape)
         if len(shape) == 2:
             y = _rt.matmul(inputs, self.kernel)

@@ -1,7 +1,7 @@
 """`BatchNormalization`."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from ... import _rustape as _rt
 from ..initializers import get_initializer
@@ -29,7 +29,7 @@ class BatchNormalization(Layer):
         gamma_initializer: Any = "ones",
         moving_mean_initializer: Any = "zeros",
         moving_variance_initializer: Any = "ones",
-        name: Optional[str] = None,
+        name: str | None = None,
         dtype: Any = None,
         trainable: bool = True,
         **kwargs: Any,
@@ -46,10 +46,10 @@ class BatchNormalization(Layer):
         self.gamma_initializer = get_initializer(gamma_initializer)
         self.moving_mean_initializer = get_initializer(moving_mean_initializer)
         self.moving_variance_initializer = get_initializer(moving_variance_initializer)
-        self.gamma = None
-        self.beta = None
-        self.moving_mean = None
-        self.moving_variance = None
+        self.gamma: Any = None
+        self.beta: Any = None
+        self.moving_mean: Any = None
+        self.moving_variance: Any = None
 
     def build(self, input_shape: tuple) -> None:
         ndim = len(input_shape)
@@ -84,7 +84,7 @@ class BatchNormalization(Layer):
         shape = [int(input_shape[i]) if i in self.axis else 1 for i in range(self._ndim)]
         return _rt.reshape(t, shape)
 
-    def call(self, inputs: Any, training: Any = False) -> Any:
+    def call(self, inputs: Any, training: Any = False) -> Any:  # type: ignore[override]  # as Keras
         if isinstance(training, _rt.Tensor):
             training = bool(training.numpy())
         shape = tuple(inputs.shape)

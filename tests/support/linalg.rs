@@ -1,14 +1,9 @@
-//! Helpers shared by the `linalg_*` test files (each includes this with `mod linalg_common;`):
-//! deterministic inputs, a tolerance comparison, a reference matmul, and gradcheck.
-#![allow(dead_code)] // each test file uses its own subset
-
+//! Helpers of the linear-algebra test files (tests/linalg_*.rs, tests/batch_rows_linalg.rs):
+//! deterministic inputs, well-conditioned matrices, a reference matmul.
+use super::t64;
 use rustape::ops::{self, eye};
-use rustape::testing::{gradcheck, pseudo_random, Tolerance};
+use rustape::testing::pseudo_random;
 use rustape::{DType, Tensor};
-
-pub fn t64(values: &[f64], shape: &[usize]) -> Tensor {
-    Tensor::from_vec(values.to_vec(), shape).unwrap()
-}
 
 /// Deterministic values in [-1, 1) of `shape`.
 pub fn rand64(shape: &[usize], seed: u64) -> Tensor {
@@ -33,16 +28,6 @@ pub fn well_conditioned(batch: &[usize], n: usize, seed: u64) -> Tensor {
         .unwrap(),
     )
     .unwrap()
-}
-
-pub fn assert_close(got: &[f64], want: &[f64], tol: f64) {
-    assert_eq!(got.len(), want.len(), "lengths differ");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (g - w).abs() <= tol * (1.0 + w.abs()),
-            "element {i}: got {g}, want {w}"
-        );
-    }
 }
 
 /// Row-major strides of `shape`.
@@ -131,8 +116,4 @@ pub fn naive_matmul(
     let mut shape = batch;
     shape.extend([m, n]);
     (out, shape)
-}
-
-pub fn check(f: &dyn Fn(&[Tensor]) -> rustape::Result<Tensor>, inputs: &[Tensor]) {
-    gradcheck(f, inputs, true, Tolerance::default()).unwrap();
 }
