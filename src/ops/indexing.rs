@@ -416,6 +416,8 @@ fn plan_slice(op: &str, shape: &[usize], items: &[SliceItem]) -> Result<SlicePla
                 axis += 1;
             }
             SliceItem::Range { start, stop, step } => {
+                // -isize::MIN does not exist; a step that long takes one element either way.
+                let step = step.max(-isize::MAX);
                 if step == 0 {
                     return Err(Error::value(
                         op,

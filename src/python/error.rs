@@ -15,7 +15,9 @@ use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 
-use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyFloat;
 use pyo3::{PyErr, Python};
 
 use crate::error::{Error, ErrorKind};
@@ -119,6 +121,94 @@ fn install_hook() {
 /// signal handlers, so Ctrl-C raises KeyboardInterrupt (carried out as itself).
 pub fn check_signals() -> crate::error::Result<()> {
     Python::attach(|py| py.check_signals()).map_err(|e| from_python(e, "interrupted"))
+}
+
+/// An integer argument `arg` of `op` within `[min, max]`: a TypeError naming both when `obj` is
+/// not an integer, a ValueError naming both when it is out of range (a Python int of any size:
+/// never an OverflowError). Every integer parameter of a binding goes through here or one of
+/// the helpers below (`count_arg`, `positive_arg`, `seed_arg`).
+pub fn int_arg(
+    obj: &Bound<'_, PyAny>,
+    op: &str,
+    arg: &str,
+    min: i128,
+    max: i128,
+) -> PyResult<i128> {
+    if obj.is_instance_of::<PyFloat>() {
+        return Err(type_error(
+            op,
+            format!("{arg} must be an integer, got the float {}", repr(obj)),
+        ));
+    }
+    let value = match obj.extract::<i128>() {
+        Ok(v) => Some(v),
+        Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => None,
+        // A one-element integer tensor or array stands for its value, as in TensorFlow.
+        Err(_) if super::convert::tensorish(obj).is_some() => {
+            match super::ops::ints(obj, op)?.as_slice() {
+                [v] => Some(*v as i128),
+                _ => {
+                    return Err(value_error(
+                        op,
+                        format!("{arg} must be one integer, got {}", repr(obj)),
+                    ))
+                }
+            }
+        }
+        Err(_) => {
+            return Err(type_error(
+                op,
+                format!(
+                    "{arg} must be an integer, got {} of type {}",
+                    repr(obj),
+                    obj.get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_default()
+                ),
+            ))
+        }
+    };
+    match value {
+        Some(v) if (min..=max).contains(&v) => Ok(v),
+        _ => Err(value_error(
+            op,
+            format!("{arg} must be between {min} and {max}, got {}", repr(obj)),
+        )),
+    }
+}
+
+fn repr(obj: &Bound<'_, PyAny>) -> String {
+    let text = obj
+        .repr()
+        .map(|r| r.to_string())
+        .unwrap_or_else(|_| "?".into());
+    if text.len() > 60 {
+        format!("{}...", &text[..57])
+    } else {
+        text
+    }
+}
+
+/// A count or size argument (`depth`, `num_rows`, `num`): `0 ..= isize::MAX`.
+pub fn count_arg(obj: &Bound<'_, PyAny>, op: &str, arg: &str) -> PyResult<usize> {
+    Ok(int_arg(obj, op, arg, 0, isize::MAX as i128)? as usize)
+}
+
+/// A positive count (`parallel_iterations`): `1 ..= isize::MAX`.
+pub fn positive_arg(obj: &Bound<'_, PyAny>, op: &str, arg: &str) -> PyResult<usize> {
+    Ok(int_arg(obj, op, arg, 1, isize::MAX as i128)? as usize)
+}
+
+/// An axis-like argument (it may be negative): `i64` range, as isize.
+pub fn axis_arg(obj: &Bound<'_, PyAny>, op: &str, arg: &str) -> PyResult<isize> {
+    Ok(int_arg(obj, op, arg, isize::MIN as i128, isize::MAX as i128)? as isize)
+}
+
+/// A random seed: any integer from `-2**63` to `2**64 - 1` (a negative one is taken modulo
+/// `2**64`, as its 64 bits).
+pub fn seed_arg(obj: &Bound<'_, PyAny>, op: &str, arg: &str) -> PyResult<u64> {
+    Ok(int_arg(obj, op, arg, i64::MIN as i128, u64::MAX as i128)? as u64)
 }
 
 /// An engine error in the form the engine reports its own (for messages the glue raises).

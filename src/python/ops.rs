@@ -120,7 +120,7 @@ pub fn constant(value: Obj, dtype: OptObj, shape: OptObj, name: OptObj) -> PyRes
             return Ok(PyTensor::new(t));
         };
         let dims = self::shape(shape, "constant")?;
-        let wanted: usize = dims.iter().product();
+        let wanted = crate::memory::checked_size("constant", &dims)?;
         let t = if t.size() == wanted {
             let dims: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
             ops::reshape(&t, &dims)?

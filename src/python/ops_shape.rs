@@ -5,7 +5,7 @@ use pyo3::types::PyTuple;
 use super::bindings::bindings;
 use super::convert::{convert_all, dtype_of, items, to_tensor};
 use super::dtype::parse_optional_dtype;
-use super::error::{guard, type_error, value_error};
+use super::error::{axis_arg, count_arg, guard, seed_arg, type_error, value_error};
 use super::ops::{axis, ints, number, shape, tensor, wrap, Obj, OptObj};
 use super::tensor::PyTensor;
 use crate::dtype::DType;
@@ -92,15 +92,18 @@ pub fn stack(values: Obj, axis: isize, name: OptObj) -> PyResult<PyTensor> {
 
 /// `rt.unstack(value, num=None, axis=0)`: a list of tensors.
 #[pyfunction]
-#[pyo3(signature = (value, num=None, axis=0, name=None))]
-pub fn unstack(
-    value: Obj,
-    num: Option<usize>,
-    axis: isize,
-    name: OptObj,
-) -> PyResult<Vec<PyTensor>> {
+#[pyo3(signature = (value, num=None, axis=None, name=None), text_signature = "(value, num=None, axis=0, name=None)")]
+pub fn unstack(value: Obj, num: OptObj, axis: OptObj, name: OptObj) -> PyResult<Vec<PyTensor>> {
     let _ = name;
     guard(|| {
+        let axis = match axis.filter(|a| !a.is_none()) {
+            Some(a) => axis_arg(a, "unstack", "axis")?,
+            None => 0,
+        };
+        let num = match num.filter(|n| !n.is_none()) {
+            Some(n) => Some(count_arg(n, "unstack", "num")?),
+            None => None,
+        };
         let parts = ops::unstack(&tensor(value)?, axis)?;
         if let Some(n) = num {
             if n != parts.len() {
@@ -178,17 +181,21 @@ pub fn broadcast_to(input: Obj, shape: Obj, name: OptObj) -> PyResult<PyTensor> 
 
 /// `rt.gather(params, indices, axis=None, batch_dims=0)` (axis None is `batch_dims`).
 #[pyfunction]
-#[pyo3(signature = (params, indices, axis=None, batch_dims=0, *, validate_indices=None, name=None))]
+#[pyo3(signature = (params, indices, axis=None, batch_dims=None, *, validate_indices=None, name=None), text_signature = "(params, indices, axis=None, batch_dims=0, *, validate_indices=None, name=None)")]
 pub fn gather(
     params: Obj,
     indices: Obj,
     axis: OptObj,
-    batch_dims: isize,
+    batch_dims: OptObj,
     validate_indices: OptObj,
     name: OptObj,
 ) -> PyResult<PyTensor> {
     let _ = (name, validate_indices);
     guard(|| {
+        let batch_dims = match batch_dims.filter(|b| !b.is_none()) {
+            Some(b) => axis_arg(b, "gather", "batch_dims")?,
+            None => 0,
+        };
         let params = tensor(params)?;
         let indices = tensor(indices)?;
         let batch_dims = if batch_dims < 0 {
@@ -212,15 +219,20 @@ pub fn gather(
 #[pyo3(signature = (indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None))]
 pub fn one_hot(
     indices: Obj,
-    depth: usize,
+    depth: Obj,
     on_value: OptObj,
     off_value: OptObj,
-    axis: Option<isize>,
+    axis: OptObj,
     dtype: OptObj,
     name: OptObj,
 ) -> PyResult<PyTensor> {
     let _ = name;
     guard(|| {
+        let depth = count_arg(depth, "one_hot", "depth")?;
+        let axis = match axis.filter(|a| !a.is_none()) {
+            Some(a) => Some(axis_arg(a, "one_hot", "axis")?),
+            None => None,
+        };
         let on = on_value.filter(|o| !o.is_none());
         let off = off_value.filter(|o| !o.is_none());
         let dtype = match parse_optional_dtype(dtype)? {
@@ -314,14 +326,19 @@ pub fn einsum(equation: &str, inputs: &Bound<'_, PyTuple>, name: OptObj) -> PyRe
 #[pyfunction]
 #[pyo3(signature = (num_rows, num_columns=None, batch_shape=None, dtype=None, name=None))]
 pub fn eye(
-    num_rows: usize,
-    num_columns: Option<usize>,
+    num_rows: Obj,
+    num_columns: OptObj,
     batch_shape: OptObj,
     dtype: OptObj,
     name: OptObj,
 ) -> PyResult<PyTensor> {
     let _ = name;
     guard(|| {
+        let num_rows = count_arg(num_rows, "eye", "num_rows")?;
+        let num_columns = match num_columns.filter(|c| !c.is_none()) {
+            Some(c) => Some(count_arg(c, "eye", "num_columns")?),
+            None => None,
+        };
         let batch = match batch_shape.filter(|b| !b.is_none()) {
             Some(b) => shape(b, "eye")?,
             None => Vec::new(),
@@ -431,16 +448,15 @@ pub fn fill(dims: Obj, value: Obj, name: OptObj) -> PyResult<PyTensor> {
 
 /// `rt.linspace(start, stop, num)`: the dtype of `start` when floating, else float32.
 #[pyfunction]
-#[pyo3(signature = (start, stop, num, name=None, axis=0))]
-pub fn linspace(
-    start: Obj,
-    stop: Obj,
-    num: usize,
-    name: OptObj,
-    axis: isize,
-) -> PyResult<PyTensor> {
+#[pyo3(signature = (start, stop, num, name=None, axis=None), text_signature = "(start, stop, num, name=None, axis=0)")]
+pub fn linspace(start: Obj, stop: Obj, num: Obj, name: OptObj, axis: OptObj) -> PyResult<PyTensor> {
     let _ = name;
     guard(|| {
+        let num = count_arg(num, "linspace", "num")?;
+        let axis = match axis.filter(|a| !a.is_none()) {
+            Some(a) => axis_arg(a, "linspace", "axis")?,
+            None => 0,
+        };
         if axis != 0 {
             return Err(value_error(
                 "linspace",
@@ -520,9 +536,9 @@ pub fn range(
 // ---------------------------------------------------------------------------------------
 // Random
 
-fn seed_arg(seed: OptObj) -> PyResult<Option<u64>> {
+fn optional_seed(seed: OptObj, op: &str) -> PyResult<Option<u64>> {
     match seed.filter(|s| !s.is_none()) {
-        Some(s) => Ok(Some(s.extract::<i64>()? as u64)),
+        Some(s) => Ok(Some(seed_arg(s, op, "seed")?)),
         None => Ok(None),
     }
 }
@@ -545,7 +561,7 @@ pub fn random_normal(
             mean,
             stddev,
             dtype_or(dtype, DType::F32)?,
-            seed_arg(seed)?,
+            optional_seed(seed, "random.normal")?,
         ))
     })
 }
@@ -576,15 +592,21 @@ pub fn random_uniform(
                 ))
             }
         };
-        wrap(ops::uniform(&dims, minval, maxval, dtype, seed_arg(seed)?))
+        wrap(ops::uniform(
+            &dims,
+            minval,
+            maxval,
+            dtype,
+            optional_seed(seed, "random.uniform")?,
+        ))
     })
 }
 
 /// `rt.random.set_seed(seed)`: seeded results repeat.
 #[pyfunction]
-pub fn set_seed(seed: i64) -> PyResult<()> {
+pub fn set_seed(seed: Obj) -> PyResult<()> {
     guard(|| {
-        ops::set_seed(seed as u64);
+        ops::set_seed(seed_arg(seed, "random.set_seed", "seed")?);
         Ok(())
     })
 }

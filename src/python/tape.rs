@@ -15,7 +15,7 @@ use rustc_hash::FxHashSet;
 
 use super::bindings::bindings;
 use super::convert::{items, short_repr, to_tensor};
-use super::error::{from_python, guard, internal_error, type_error, value_error};
+use super::error::{from_python, guard, internal_error, positive_arg, type_error, value_error};
 use super::tensor::{register_variable, wrap_variable, PyTensor, PyVariable};
 use crate::error::Result;
 use crate::tape::JacobianOptions;
@@ -68,6 +68,14 @@ fn unconnected(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Unconnected> {
             "GradientTape.gradient",
             format!("unconnected_gradients must be 'none', 'zero' or 'raise', got {text:?}"),
         )),
+    }
+}
+
+/// `parallel_iterations`: None, or a positive integer (a ValueError otherwise, as in TensorFlow).
+fn iterations(obj: Option<&Bound<'_, PyAny>>, op: &str) -> PyResult<Option<usize>> {
+    match obj.filter(|o| !o.is_none()) {
+        Some(o) => Ok(Some(positive_arg(o, op, "parallel_iterations")?)),
+        None => Ok(None),
     }
 }
 
@@ -192,11 +200,12 @@ impl PyTape {
         target: &Bound<'_, PyAny>,
         sources: &Bound<'_, PyAny>,
         unconnected: Option<&Bound<'_, PyAny>>,
-        parallel_iterations: Option<usize>,
+        parallel_iterations: Option<&Bound<'_, PyAny>>,
         experimental_use_pfor: bool,
     ) -> PyResult<Vec<Option<PyTensor>>> {
-        let options = JacobianOptions::from_tf(parallel_iterations, experimental_use_pfor);
         guard(|| {
+            let parallel_iterations = iterations(parallel_iterations, "GradientTape.jacobian")?;
+            let options = JacobianOptions::from_tf(parallel_iterations, experimental_use_pfor);
             let target = to_tensor(target, None)?;
             let srcs = self::sources(sources, "jacobian")?;
             let mode = self::unconnected(unconnected)?;
@@ -213,11 +222,13 @@ impl PyTape {
         target: &Bound<'_, PyAny>,
         source: &Bound<'_, PyAny>,
         unconnected: Option<&Bound<'_, PyAny>>,
-        parallel_iterations: Option<usize>,
+        parallel_iterations: Option<&Bound<'_, PyAny>>,
         experimental_use_pfor: bool,
     ) -> PyResult<Option<PyTensor>> {
-        let options = JacobianOptions::from_tf(parallel_iterations, experimental_use_pfor);
         guard(|| {
+            let parallel_iterations =
+                iterations(parallel_iterations, "GradientTape.batch_jacobian")?;
+            let options = JacobianOptions::from_tf(parallel_iterations, experimental_use_pfor);
             let target = to_tensor(target, None)?;
             let src = self::source(source, "batch_jacobian")?;
             let mode = self::unconnected(unconnected)?;

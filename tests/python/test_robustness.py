@@ -128,7 +128,7 @@ def test_a_huge_result_of_a_jacobian_is_a_memory_error() -> None:
     assert rc == 0 and out.startswith("MemoryError"), (out, err[-2000:])
 
 
-# -- sizes that overflow ----------------------------------------------------------------------
+# -- sizes that overflow and integer arguments out of range --------------------------------
 
 @pytest.mark.parametrize(
     "expr",
@@ -141,14 +141,38 @@ def test_a_huge_result_of_a_jacobian_is_a_memory_error() -> None:
         "rt.broadcast_to(rt.ones([1, 1]), [2**32, 2**32])",
         "rt.tile(rt.ones([2, 2]), [2**62, 2**62])",
         "rt.eye(2**32)",
+        "rt.eye(-3)",
         "rt.random.normal([2**32, 2**32])",
+        "rt.one_hot([1], 2**70)",
+        "rt.one_hot([1], -1)",
+        "rt.linspace(0.0, 1.0, -1)",
+        "rt.linspace(0.0, 1.0, 2**70)",
         "rt.pad(rt.ones([2]), [[2**63, 2**63]])",
+        "rt.random.set_seed(2**80)",
+        "rt.random.normal([2], seed=2**80)",
         "rt.reduce_sum(rt.ones([2]), axis=2**70)",
     ],
 )
-def test_sizes_that_overflow_are_value_errors(expr: str) -> None:
+def test_out_of_range_sizes_and_integers_are_value_errors(expr: str) -> None:
     with pytest.raises(ValueError):
         eval(expr)
+
+
+def test_jacobian_parallel_iterations_must_be_positive() -> None:
+    x = rt.constant([1.0, 2.0])
+    for bad in (-1, 0):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = x * x
+        with pytest.raises(ValueError, match="parallel_iterations"):
+            tape.jacobian(y, x, parallel_iterations=bad)
+
+
+def test_huge_slice_bounds_clamp() -> None:
+    x = rt.constant([1, 2, 3])
+    np.testing.assert_array_equal(x[0 : 2**70].numpy(), [1, 2, 3])
+    np.testing.assert_array_equal(x[-(2**70) : 2].numpy(), [1, 2])
+    np.testing.assert_array_equal(x[:: 2**70].numpy(), [1])
 
 
 # -- hangs ------------------------------------------------------------------------------------
@@ -397,7 +421,8 @@ def test_exceptions_from_custom_gradients_come_out_as_themselves() -> None:
             tape.gradient(y, x)
 
 
-def _test_gradients_through_more_than_2_24_outputs_are_right() -> None:
+@pytest.mark.slow
+def test_gradients_through_more_than_2_24_outputs_are_right() -> None:
     n = 2**24 + 2
     x = rt.zeros([n])
     with rt.GradientTape() as tape:
