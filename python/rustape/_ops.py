@@ -183,7 +183,14 @@ def sparse_softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorL
     """`-log_softmax(logits)[..., labels]` for integer class labels."""
     x = _tensor(logits)
     depth = int(x.shape[-1])
-    hot = _rt.one_hot(labels, depth, dtype=x.dtype)
+    classes = _tensor(labels)
+    values = classes.numpy()
+    if values.size and not (values.min() >= 0 and values.max() < depth):
+        raise ValueError(
+            f"sparse_softmax_cross_entropy_with_logits: labels must be in [0, {depth}), "
+            f"got {values.tolist()}"
+        )
+    hot = _rt.one_hot(classes, depth, dtype=x.dtype)
     return _rt.negative(_rt.reduce_sum(_rt.multiply(hot, _rt.log_softmax(x, axis=-1)), axis=-1))
 
 

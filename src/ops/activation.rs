@@ -10,7 +10,8 @@ use super::elementwise::{
 };
 use super::vmath::VMath;
 use super::{
-    broadcast_shapes, greater, multiply, scalar_like, sum_to_batched_shape, where_, zip_map,
+    broadcast_shapes, divide, greater, multiply, negative, scalar_like, sum_to_batched_shape,
+    where_, zip_map,
 };
 use crate::error::Result;
 use crate::tape::{input_needed, record_batched};
@@ -109,6 +110,26 @@ pub fn tanh_grad(y: &Tensor, dy: &Tensor) -> Result<Tensor> {
         &g,
         |y, dy, ddg| Ok(Some(multiply(&multiply(ddg, dy)?, &scale(y, -2.0)?)?)),
         tanh_grad,
+    );
+    Ok(g)
+}
+
+/// `dy / (2 y)`, and 0 wherever `dy` is 0: the gradient of `y = sqrt(x)` (TensorFlow's
+/// `SqrtGrad`). The zero where no gradient flows is what makes `where(x > 0, sqrt(x), 0)`
+/// differentiable at `x <= 0` (0, not NaN), as in TensorFlow. Its own gradient is TensorFlow's
+/// (`-ddg / y * g` for `y`, `ddg / (2 y)` for `dy`).
+pub fn sqrt_grad(y: &Tensor, dy: &Tensor) -> Result<Tensor> {
+    let g = zip!(float "sqrt_grad", y, dy, |p, q| if q == 0.0 { 0.0 } else { 0.5 * q / p });
+    record_grad(
+        "sqrt_grad",
+        y,
+        dy,
+        &g,
+        |y, dy, ddg| {
+            let ga = divide(ddg, y)?;
+            Ok(Some(negative(&multiply(&ga, &sqrt_grad(y, dy)?)?)?))
+        },
+        |y, ddg| divide(ddg, &scale(y, 2.0)?),
     );
     Ok(g)
 }

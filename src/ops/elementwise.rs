@@ -226,9 +226,7 @@ pub fn square(x: &Tensor) -> Result<Tensor> {
 /// `√x`; NaN for negative `x`. Gradient `dy / (2 √x)`.
 pub fn sqrt(x: &Tensor) -> Result<Tensor> {
     let y = map_float!(x, "sqrt", |v| v.sqrt());
-    unary_vjp("sqrt", x, y, Saves::Output, |y, dy| {
-        divide(dy, &scale(y, 2.0)?)
-    })
+    unary_vjp("sqrt", x, y, Saves::Output, super::sqrt_grad)
 }
 
 /// `e^x`.

@@ -86,7 +86,8 @@ pub fn log_softmax(x: &Tensor, axis: isize) -> Result<Tensor> {
 
 /// `tf.clip_by_norm`: rescales `t` so that its L2 norm over `axes` (`None`: the whole tensor)
 /// is at most `clip_norm`, with TensorFlow's formula (safe at a zero norm):
-/// `t * clip_norm / maximum(l2norm, clip_norm)`.
+/// `t * clip_norm / maximum(l2norm, clip_norm)`. A negative `clip_norm` counts as zero, as in
+/// TensorFlow.
 pub fn clip_by_norm(t: &Tensor, clip_norm: &Tensor, axes: Option<&[isize]>) -> Result<Tensor> {
     let op = "clip_by_norm";
     if !t.dtype().is_float() {
@@ -106,6 +107,7 @@ pub fn clip_by_norm(t: &Tensor, clip_norm: &Tensor, axes: Option<&[isize]>) -> R
         ));
     }
     normalize_axes(op, axes, t.ndim())?;
+    let clip_norm = &maximum(clip_norm, &scalar_like(0.0, clip_norm))?;
     let l2sum = reduce_sum(&multiply(t, t)?, axes, true)?;
     let pred = greater(&l2sum, &scalar_like(0.0, &l2sum))?;
     let l2sum_safe = where_(&pred, &l2sum, &l2sum.ones_like())?;

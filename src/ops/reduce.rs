@@ -87,6 +87,25 @@ fn as_isize(axes: &[usize]) -> Vec<isize> {
     axes.iter().map(|&a| a as isize).collect()
 }
 
+/// The axes of a reduction, normalised and sorted; an axis named twice (`[0, 0]`, `[1, -1]`)
+/// is a ValueError, as in TensorFlow.
+pub(crate) fn reduction_axes(op: &str, axes: Option<&[isize]>, ndim: usize) -> Result<Vec<usize>> {
+    let normalized = normalize_axes(op, axes, ndim)?;
+    if let Some(given) = axes {
+        if normalized.len() != given.len() {
+            return Err(Error::value(
+                op,
+                format!(
+                    "axes {given:?} name an axis twice (a tensor of rank {ndim} has axes {} to {})",
+                    -(ndim as isize),
+                    ndim as isize - 1
+                ),
+            ));
+        }
+    }
+    Ok(normalized)
+}
+
 fn sum_kernel<T: Reducible>(op: &str, a: &Values<T>, axes: &[usize]) -> Result<Values<T>> {
     reduce_axes(op, a, axes, &Sum)
 }
@@ -137,7 +156,7 @@ fn prod_kernel<T: Reducible>(op: &str, a: &Values<T>, axes: &[usize]) -> Result<
 /// Sum over `axes`.
 pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
     let op = "reduce_sum";
-    let axes = normalize_axes(op, axes, x.ndim())?;
+    let axes = reduction_axes(op, axes, x.ndim())?;
     let y = Tensor::new(dispatch!(values num x.data(), op, |a| sum_kernel(op, a, &axes)?));
     let in_shape = shape_of(x);
     let kept_axes = axes.clone();
@@ -161,7 +180,7 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
 /// TensorFlow; an empty float mean is NaN.
 pub fn reduce_mean(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
     let op = "reduce_mean";
-    let axes = normalize_axes(op, axes, x.ndim())?;
+    let axes = reduction_axes(op, axes, x.ndim())?;
     let y = Tensor::new(dispatch!(values num x.data(), op, |a| mean_kernel(op, a, &axes)?));
     let in_shape = shape_of(x);
     let count: usize = axes.iter().map(|&ax| x.shape()[ax]).product();
@@ -200,7 +219,7 @@ fn extremum(
     keepdims: bool,
     max: bool,
 ) -> Result<Tensor> {
-    let axes = normalize_axes(op, axes, x.ndim())?;
+    let axes = reduction_axes(op, axes, x.ndim())?;
     let y =
         Tensor::new(dispatch!(values num x.data(), op, |a| extremum_kernel(op, a, &axes, max)?));
     let kept_axes = axes.clone();
@@ -227,7 +246,7 @@ fn extremum(
 /// input holds zeros (one or several), to any order.
 pub fn reduce_prod(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
     let op = "reduce_prod";
-    let axes = normalize_axes(op, axes, x.ndim())?;
+    let axes = reduction_axes(op, axes, x.ndim())?;
     let y = Tensor::new(dispatch!(values num x.data(), op, |a| prod_kernel(op, a, &axes)?));
     let kept_axes = axes.clone();
     let rows = reduction_mixes(&axes);
@@ -308,7 +327,7 @@ pub fn reduce_logsumexp(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> R
     if !x.dtype().is_float() {
         return Err(unsupported(op, x.dtype(), "a floating"));
     }
-    let axes = normalize_axes(op, axes, x.ndim())?;
+    let axes = reduction_axes(op, axes, x.ndim())?;
     let axes_i = as_isize(&axes);
     // The shift needs no gradient (it cancels), so it is computed outside the tape.
     let shift = Tensor::new(
@@ -425,15 +444,37 @@ pub fn norm(x: &Tensor, ord: NormOrd, axes: Option<&[isize]>, keepdims: bool) ->
 }
 
 /// The index of the largest value along `axis` (int64, not differentiable). Ties give the first
-/// index; NaN counts as the largest, as in NumPy.
+/// index; NaN is never the largest (a lane of NaN gives 0), as in TensorFlow.
 pub fn argmax(x: &Tensor, axis: isize) -> Result<Tensor> {
     arg_extremum("argmax", x, axis, true)
 }
 
 /// The index of the smallest value along `axis` (int64, not differentiable). Ties give the
-/// first index; NaN counts as the smallest, as in NumPy.
+/// first index; NaN is never the smallest (a lane of NaN gives 0), as in TensorFlow.
 pub fn argmin(x: &Tensor, axis: isize) -> Result<Tensor> {
     arg_extremum("argmin", x, axis, false)
+}
+
+/// The extreme finite values of an element type: where TensorFlow's arg-reductions start.
+trait Bounded: Element + PartialOrd {
+    const LOWEST: Self;
+    const HIGHEST: Self;
+}
+
+macro_rules! bounded {
+    ($($t:ty: $lo:expr, $hi:expr;)*) => {
+        $(impl Bounded for $t {
+            const LOWEST: $t = $lo;
+            const HIGHEST: $t = $hi;
+        })*
+    };
+}
+bounded! {
+    f32: f32::MIN, f32::MAX;
+    f64: f64::MIN, f64::MAX;
+    i32: i32::MIN, i32::MAX;
+    i64: i64::MIN, i64::MAX;
+    bool: false, true;
 }
 
 fn arg_extremum(op: &str, x: &Tensor, axis: isize, max: bool) -> Result<Tensor> {
@@ -447,18 +488,13 @@ fn arg_extremum(op: &str, x: &Tensor, axis: isize, max: bool) -> Result<Tensor> 
             ),
         ));
     }
-    fn kernel<T: Element + PartialOrd>(
-        a: &ndarray::ArrayViewD<'_, T>,
-        ax: usize,
-        max: bool,
-    ) -> ArrayD<i64> {
+    /// TensorFlow's (Eigen's) rule: start from index 0 with the lowest finite value (highest
+    /// for argmin) and move on a strictly better value. NaN compares false: never chosen.
+    fn kernel<T: Bounded>(a: &ndarray::ArrayViewD<'_, T>, ax: usize, max: bool) -> ArrayD<i64> {
         a.map_axis(Axis(ax), |lane| {
-            let (mut best, mut value) = (0usize, lane[0]);
-            for (i, &v) in lane.iter().enumerate().skip(1) {
-                if value.partial_cmp(&value).is_none() {
-                    break; // NaN already found: it wins
-                }
-                if v.partial_cmp(&v).is_none() || (max && v > value) || (!max && v < value) {
+            let (mut best, mut value) = (0usize, if max { T::LOWEST } else { T::HIGHEST });
+            for (i, &v) in lane.iter().enumerate() {
+                if (max && v > value) || (!max && v < value) {
                     best = i;
                     value = v;
                 }
