@@ -23,18 +23,26 @@ from ._ops import rsqrt as rsqrt
 from ._ops import shape as shape
 from ._ops import size as size
 from ._ops import squared_difference as squared_difference
-from ._ops import tensordot as tensordot
 from ._ops import truediv as truediv
 from ._rustape import DType as DType
 from ._rustape import Tensor as Tensor
 from ._rustape import Variable as Variable
 from ._rustape import abs as abs
+from ._rustape import acos as acos
+from ._rustape import acosh as acosh
 from ._rustape import add as add
 from ._rustape import argmax as argmax
 from ._rustape import argmin as argmin
+from ._rustape import argsort as argsort
 from ._rustape import as_dtype as as_dtype
+from ._rustape import asin as asin
+from ._rustape import asinh as asinh
+from ._rustape import atan as atan
+from ._rustape import atan2 as atan2
+from ._rustape import atanh as atanh
 from ._rustape import batch_normalization as batch_normalization
 from ._rustape import bool as bool
+from ._rustape import boolean_mask as boolean_mask
 from ._rustape import broadcast_to as broadcast_to
 from ._rustape import cast as cast
 from ._rustape import clip_by_norm as clip_by_norm
@@ -43,6 +51,8 @@ from ._rustape import concat as concat
 from ._rustape import constant as constant
 from ._rustape import convert_to_tensor as convert_to_tensor
 from ._rustape import cos as cos
+from ._rustape import cosh as cosh
+from ._rustape import cumsum as cumsum
 from ._rustape import divide as divide
 from ._rustape import einsum as einsum
 from ._rustape import elu as elu
@@ -57,6 +67,7 @@ from ._rustape import floor as floor
 from ._rustape import floordiv as floordiv
 from ._rustape import floormod as floormod
 from ._rustape import gather as gather
+from ._rustape import gather_nd as gather_nd
 from ._rustape import greater as greater
 from ._rustape import greater_equal as greater_equal
 from ._rustape import int32 as int32
@@ -74,6 +85,7 @@ from ._rustape import logical_or as logical_or
 from ._rustape import matmul as matmul
 from ._rustape import matvec as matvec
 from ._rustape import maximum as maximum
+from ._rustape import meshgrid as meshgrid
 from ._rustape import minimum as minimum
 from ._rustape import moments as moments
 from ._rustape import multiply as multiply
@@ -88,6 +100,8 @@ from ._rustape import pow as pow
 from ._rustape import random_normal as random_normal
 from ._rustape import random_uniform as random_uniform
 from ._rustape import range as range
+from ._rustape import reduce_all as reduce_all
+from ._rustape import reduce_any as reduce_any
 from ._rustape import reduce_logsumexp as reduce_logsumexp
 from ._rustape import reduce_max as reduce_max
 from ._rustape import reduce_mean as reduce_mean
@@ -95,15 +109,23 @@ from ._rustape import reduce_min as reduce_min
 from ._rustape import reduce_prod as reduce_prod
 from ._rustape import reduce_sum as reduce_sum
 from ._rustape import relu as relu
+from ._rustape import repeat as repeat
 from ._rustape import reshape as reshape
+from ._rustape import reverse as reverse
+from ._rustape import roll as roll
 from ._rustape import round as round
+from ._rustape import scalar_mul as scalar_mul
+from ._rustape import scatter_nd as scatter_nd
 from ._rustape import set_seed as set_seed
 from ._rustape import sigmoid as sigmoid
 from ._rustape import sign as sign
 from ._rustape import sin as sin
+from ._rustape import sinh as sinh
 from ._rustape import softmax as softmax
 from ._rustape import softplus as softplus
 from ._rustape import solve as solve
+from ._rustape import sort as sort
+from ._rustape import split as split
 from ._rustape import sqrt as sqrt
 from ._rustape import square as square
 from ._rustape import squeeze as squeeze
@@ -112,6 +134,9 @@ from ._rustape import stop_gradient as stop_gradient
 from ._rustape import subtract as subtract
 from ._rustape import tan as tan
 from ._rustape import tanh as tanh
+from ._rustape import tensor_scatter_nd_add as tensor_scatter_nd_add
+from ._rustape import tensor_scatter_nd_update as tensor_scatter_nd_update
+from ._rustape import tensordot as tensordot
 from ._rustape import tile as tile
 from ._rustape import transpose as transpose
 from ._rustape import unstack as unstack
@@ -134,13 +159,22 @@ __all__ = [
     "Variable",
     "__version__",
     "abs",
+    "acos",
+    "acosh",
     "add",
     "add_n",
     "argmax",
     "argmin",
+    "argsort",
     "as_dtype",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
     "batch_normalization",
     "bool",
+    "boolean_mask",
     "broadcast_to",
     "cast",
     "clip_by_norm",
@@ -150,6 +184,8 @@ __all__ = [
     "contrib",
     "convert_to_tensor",
     "cos",
+    "cosh",
+    "cumsum",
     "custom_gradient",
     "divide",
     "einsum",
@@ -166,6 +202,7 @@ __all__ = [
     "floormod",
     "function",
     "gather",
+    "gather_nd",
     "greater",
     "greater_equal",
     "identity",
@@ -188,6 +225,7 @@ __all__ = [
     "matmul",
     "matvec",
     "maximum",
+    "meshgrid",
     "minimum",
     "moments",
     "multiply",
@@ -207,6 +245,8 @@ __all__ = [
     "range",
     "rank",
     "reciprocal",
+    "reduce_all",
+    "reduce_any",
     "reduce_logsumexp",
     "reduce_max",
     "reduce_mean",
@@ -214,19 +254,27 @@ __all__ = [
     "reduce_prod",
     "reduce_sum",
     "relu",
+    "repeat",
     "reshape",
+    "reverse",
+    "roll",
     "round",
     "rsqrt",
     "saved_model",
+    "scalar_mul",
+    "scatter_nd",
     "set_seed",
     "shape",
     "sigmoid",
     "sign",
     "sin",
+    "sinh",
     "size",
     "softmax",
     "softplus",
     "solve",
+    "sort",
+    "split",
     "sqrt",
     "square",
     "squared_difference",
@@ -236,6 +284,8 @@ __all__ = [
     "subtract",
     "tan",
     "tanh",
+    "tensor_scatter_nd_add",
+    "tensor_scatter_nd_update",
     "tensordot",
     "test",
     "tile",

@@ -1,5 +1,5 @@
 """TensorFlow functions written in Python as compositions of rustape's differentiable ops
-(`add_n`, `reduce_variance`, `l2_normalize`, `linalg.trace`, ...): their gradients, of any
+(`add_n`, `reduce_variance`, `l2_normalize`, ...): their gradients, of any
 order, come from the ops they are made of. Everything else is the extension's own function.
 
 `@export("rt", "math")` above a function is its row in the binding table: the namespaces it
@@ -102,12 +102,6 @@ def squared_difference(x: TensorLike, y: TensorLike, name: str | None = None) ->
 
 
 @export("math")
-def log_sigmoid(x: TensorLike, name: str | None = None) -> Tensor:
-    """`log(sigmoid(x)) = -softplus(-x)`, stable for large |x|."""
-    return _rt.negative(_rt.softplus(_rt.negative(x)))
-
-
-@export("math")
 def reduce_variance(input_tensor: TensorLike, axis: Axis = None, keepdims: bool = False, name: str | None = None) -> Tensor:
     """The (biased) variance over `axis`."""
     x = _tensor(input_tensor)
@@ -157,43 +151,6 @@ def silu(features: TensorLike, beta: float = 1.0, name: str | None = None) -> Te
 swish = export("nn", name="swish")(silu)
 
 
-@export("nn")
-def sigmoid_cross_entropy_with_logits(labels: TensorLike | None = None, logits: TensorLike | None = None, name: str | None = None) -> Tensor:
-    """`max(x, 0) - x * z + log(1 + exp(-|x|))`, TensorFlow's stable form."""
-    if labels is None or logits is None:
-        raise ValueError("sigmoid_cross_entropy_with_logits: both labels and logits must be given")
-    x = _tensor(logits)
-    z = _tensor(labels, dtype=x.dtype)
-    return _rt.add(
-        _rt.subtract(_rt.relu(x), _rt.multiply(x, z)),
-        _rt.log1p(_rt.exp(_rt.negative(_rt.abs(x)))),
-    )
-
-
-@export("nn")
-def softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike, axis: int = -1, name: str | None = None) -> Tensor:
-    """`-sum(labels * log_softmax(logits), axis)`."""
-    x = _tensor(logits)
-    z = _tensor(labels, dtype=x.dtype)
-    return _rt.negative(_rt.reduce_sum(_rt.multiply(z, _rt.log_softmax(x, axis=axis)), axis=axis))
-
-
-@export("nn")
-def sparse_softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike, name: str | None = None) -> Tensor:
-    """`-log_softmax(logits)[..., labels]` for integer class labels."""
-    x = _tensor(logits)
-    depth = int(x.shape[-1])
-    classes = _tensor(labels)
-    values = classes.numpy()
-    if values.size and not (values.min() >= 0 and values.max() < depth):
-        raise ValueError(
-            f"sparse_softmax_cross_entropy_with_logits: labels must be in [0, {depth}), "
-            f"got {values.tolist()}"
-        )
-    hot = _rt.one_hot(classes, depth, dtype=x.dtype)
-    return _rt.negative(_rt.reduce_sum(_rt.multiply(hot, _rt.log_softmax(x, axis=-1)), axis=-1))
-
-
 @export("linalg")
 def matrix_transpose(a: TensorLike, name: str | None = None, conjugate: bool = False) -> Tensor:
     """Swaps the last two axes."""
@@ -206,63 +163,6 @@ def matrix_transpose(a: TensorLike, name: str | None = None, conjugate: bool = F
 
 
 adjoint = export("linalg", name="adjoint")(matrix_transpose)
-
-
-def _eye_like(t: Any) -> Any:
-    shape = tuple(t.shape)
-    if len(shape) < 2 or shape[-1] != shape[-2]:
-        raise ValueError(f"needs square matrices in the last two axes, got shape {list(shape)}")
-    return _rt.eye(shape[-1], dtype=t.dtype)
-
-
-@export("linalg")
-def diag_part(input: TensorLike, name: str | None = None) -> Tensor:
-    """The diagonals of the (batched) square matrices in the last two axes."""
-    t = _tensor(input)
-    return _rt.reduce_sum(_rt.multiply(t, _eye_like(t)), axis=-1)
-
-
-@export("linalg")
-def trace(x: TensorLike, name: str | None = None) -> Tensor:
-    """The trace of each (batched) square matrix in the last two axes."""
-    t = _tensor(x)
-    return _rt.reduce_sum(_rt.multiply(t, _eye_like(t)), axis=[-2, -1])
-
-
-@export("rt", "linalg")
-def tensordot(a: TensorLike, b: TensorLike, axes: int | Sequence[int] | Sequence[Sequence[int]], name: str | None = None) -> Tensor:
-    """`tf.tensordot`: contracts `axes` of `a` with `axes` of `b` (an int n: the last n of `a`
-    with the first n of `b`), via transpose, reshape and matmul."""
-    a = _tensor(a)
-    b = _tensor(b)
-    ra, rb = len(a.shape), len(b.shape)
-    axes_a: list[int]
-    axes_b: list[int]
-    if isinstance(axes, int):
-        axes_a = list(range(ra - axes, ra))
-        axes_b = list(range(axes))
-    else:
-        first, second = axes
-        axes_a = [first] if isinstance(first, int) else list(first)
-        axes_b = [second] if isinstance(second, int) else list(second)
-    axes_a = [x % ra for x in axes_a]
-    axes_b = [x % rb for x in axes_b]
-    free_a = [i for i in range(ra) if i not in axes_a]
-    free_b = [i for i in range(rb) if i not in axes_b]
-    sa, sb = tuple(a.shape), tuple(b.shape)
-    k = 1
-    for i in axes_a:
-        k *= sa[i]
-    m = 1
-    for i in free_a:
-        m *= sa[i]
-    n = 1
-    for i in free_b:
-        n *= sb[i]
-    a2 = _rt.reshape(_rt.transpose(a, free_a + axes_a), [m, k])
-    b2 = _rt.reshape(_rt.transpose(b, axes_b + free_b), [k, n])
-    out = _rt.matmul(a2, b2)
-    return _rt.reshape(out, [sa[i] for i in free_a] + [sb[i] for i in free_b])
 
 
 @export("random")

@@ -17,14 +17,23 @@ __all__ = [
     "Variable",
     "__version__",
     "abs",
+    "acos",
+    "acosh",
     "add",
     "any_tape_recording",
     "argmax",
     "argmin",
+    "argsort",
     "as_dtype",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
     "batch_normalization",
     "begin_variable_watch",
     "bool",
+    "boolean_mask",
     "broadcast_to",
     "cast",
     "clip_by_norm",
@@ -33,13 +42,22 @@ __all__ = [
     "constant",
     "convert_to_tensor",
     "cos",
+    "cosh",
+    "cumprod",
+    "cumsum",
+    "diag_part",
+    "digamma",
     "divide",
+    "divide_no_nan",
     "einsum",
     "elu",
     "end_variable_watch",
     "equal",
+    "erf",
+    "erfc",
     "exp",
     "expand_dims",
+    "expm1",
     "eye",
     "fill",
     "float32",
@@ -48,17 +66,24 @@ __all__ = [
     "floordiv",
     "floormod",
     "gather",
+    "gather_nd",
+    "gelu",
     "gradcheck",
     "greater",
     "greater_equal",
     "int32",
     "int64",
     "inv",
+    "is_finite",
+    "is_inf",
+    "is_nan",
     "less",
     "less_equal",
+    "lgamma",
     "linspace",
     "log",
     "log1p",
+    "log_sigmoid",
     "log_softmax",
     "logical_and",
     "logical_not",
@@ -66,6 +91,7 @@ __all__ = [
     "matmul",
     "matvec",
     "maximum",
+    "meshgrid",
     "minimum",
     "moments",
     "multiply",
@@ -77,11 +103,16 @@ __all__ = [
     "ones_like",
     "pad",
     "pause_all_tapes",
+    "polygamma",
     "pow",
     "random_normal",
+    "random_shuffle",
     "random_uniform",
     "range",
     "record_custom_gradient",
+    "reduce_all",
+    "reduce_any",
+    "reduce_euclidean_norm",
     "reduce_logsumexp",
     "reduce_max",
     "reduce_mean",
@@ -89,16 +120,30 @@ __all__ = [
     "reduce_prod",
     "reduce_sum",
     "relu",
+    "repeat",
     "reshape",
     "resume_all_tapes",
+    "reverse",
+    "roll",
     "round",
+    "scalar_mul",
+    "scatter_nd",
+    "segment_sum",
+    "selu",
     "set_seed",
     "sigmoid",
+    "sigmoid_cross_entropy_with_logits",
     "sign",
     "sin",
+    "sinh",
     "softmax",
+    "softmax_cross_entropy_with_logits",
     "softplus",
+    "softsign",
     "solve",
+    "sort",
+    "sparse_softmax_cross_entropy_with_logits",
+    "split",
     "sqrt",
     "square",
     "squeeze",
@@ -107,10 +152,20 @@ __all__ = [
     "subtract",
     "tan",
     "tanh",
+    "tensor_scatter_nd_add",
+    "tensor_scatter_nd_update",
+    "tensordot",
     "tile",
+    "top_k",
+    "trace",
     "transpose",
+    "unsorted_segment_max",
+    "unsorted_segment_mean",
+    "unsorted_segment_sum",
     "unstack",
     "where",
+    "xdivy",
+    "xlogy",
     "zeros",
     "zeros_like",
 ]
@@ -636,3 +691,202 @@ def random_uniform(
     name: str | None = None,
 ) -> Tensor: ...
 def set_seed(seed: int) -> None: ...
+def asin(x: TensorLike, name: str | None = None) -> Tensor: ...
+def acos(x: TensorLike, name: str | None = None) -> Tensor: ...
+def atan(x: TensorLike, name: str | None = None) -> Tensor: ...
+def sinh(x: TensorLike, name: str | None = None) -> Tensor: ...
+def cosh(x: TensorLike, name: str | None = None) -> Tensor: ...
+def asinh(x: TensorLike, name: str | None = None) -> Tensor: ...
+def acosh(x: TensorLike, name: str | None = None) -> Tensor: ...
+def atanh(x: TensorLike, name: str | None = None) -> Tensor: ...
+def expm1(x: TensorLike, name: str | None = None) -> Tensor: ...
+def erf(x: TensorLike, name: str | None = None) -> Tensor: ...
+def erfc(x: TensorLike, name: str | None = None) -> Tensor: ...
+def lgamma(x: TensorLike, name: str | None = None) -> Tensor: ...
+def digamma(x: TensorLike, name: str | None = None) -> Tensor: ...
+def polygamma(a: TensorLike, x: TensorLike, name: str | None = None) -> Tensor: ...
+def is_nan(x: TensorLike, name: str | None = None) -> Tensor: ...
+def is_inf(x: TensorLike, name: str | None = None) -> Tensor: ...
+def is_finite(x: TensorLike, name: str | None = None) -> Tensor: ...
+def log_sigmoid(x: TensorLike, name: str | None = None) -> Tensor: ...
+def softsign(features: TensorLike, name: str | None = None) -> Tensor: ...
+def selu(features: TensorLike, name: str | None = None) -> Tensor: ...
+def gelu(
+    features: TensorLike,
+    approximate: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def atan2(y: TensorLike, x: TensorLike, name: str | None = None) -> Tensor: ...
+def xlogy(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor: ...
+def xdivy(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor: ...
+def divide_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor: ...
+def scalar_mul(
+    scalar: TensorLike,
+    x: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def reduce_euclidean_norm(
+    input_tensor: TensorLike,
+    axis: Axis = None,
+    keepdims: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def reduce_all(
+    input_tensor: TensorLike,
+    axis: Axis = None,
+    keepdims: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def reduce_any(
+    input_tensor: TensorLike,
+    axis: Axis = None,
+    keepdims: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def cumsum(
+    x: TensorLike,
+    axis: int = 0,
+    exclusive: builtins.bool = False,
+    reverse: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def cumprod(
+    x: TensorLike,
+    axis: int = 0,
+    exclusive: builtins.bool = False,
+    reverse: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def sigmoid_cross_entropy_with_logits(
+    labels: TensorLike | None = None,
+    logits: TensorLike | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def softmax_cross_entropy_with_logits(
+    labels: TensorLike,
+    logits: TensorLike,
+    axis: int = -1,
+    name: str | None = None,
+) -> Tensor: ...
+def sparse_softmax_cross_entropy_with_logits(
+    labels: TensorLike,
+    logits: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def top_k(
+    input: TensorLike,
+    k: int = 1,
+    sorted: builtins.bool = True,
+    index_type: DTypeLike = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]: ...
+def sort(
+    values: TensorLike,
+    axis: int = -1,
+    direction: str = "ASCENDING",
+    name: str | None = None,
+) -> Tensor: ...
+def argsort(
+    values: TensorLike,
+    axis: int = -1,
+    direction: str = "ASCENDING",
+    stable: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def unsorted_segment_sum(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def unsorted_segment_mean(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def unsorted_segment_max(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def segment_sum(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def gather_nd(
+    params: TensorLike,
+    indices: TensorLike,
+    batch_dims: int = 0,
+    name: str | None = None,
+) -> Tensor: ...
+def scatter_nd(
+    indices: TensorLike,
+    updates: TensorLike,
+    shape: Shape,
+    name: str | None = None,
+) -> Tensor: ...
+def tensor_scatter_nd_update(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def tensor_scatter_nd_add(
+    tensor: TensorLike,
+    indices: TensorLike,
+    updates: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def split(
+    value: TensorLike,
+    num_or_size_splits: int | Sequence[int],
+    axis: int = 0,
+    num: int | None = None,
+    name: str | None = None,
+) -> list[Tensor]: ...
+def boolean_mask(
+    tensor: TensorLike,
+    mask: TensorLike,
+    axis: Axis = None,
+    name: str | None = None,
+) -> Tensor: ...
+def reverse(tensor: TensorLike, axis: Axis, name: str | None = None) -> Tensor: ...
+def roll(
+    input: TensorLike,
+    shift: TensorLike,
+    axis: Axis,
+    name: str | None = None,
+) -> Tensor: ...
+def repeat(
+    input: TensorLike,
+    repeats: TensorLike,
+    axis: Axis = None,
+    name: str | None = None,
+) -> Tensor: ...
+def meshgrid(
+    *args: TensorLike,
+    indexing: str = "xy",
+    name: str | None = None,
+) -> list[Tensor]: ...
+def tensordot(
+    a: TensorLike,
+    b: TensorLike,
+    axes: int | Sequence[Sequence[int]],
+    name: str | None = None,
+) -> Tensor: ...
+def diag_part(
+    input: TensorLike,
+    name: str | None = None,
+    k: int = 0,
+    padding_value: float = 0.0,
+    align: str | None = None,
+) -> Tensor: ...
+def trace(x: TensorLike, name: str | None = None) -> Tensor: ...
+def random_shuffle(
+    value: TensorLike,
+    seed: int | None = None,
+    name: str | None = None,
+) -> Tensor: ...

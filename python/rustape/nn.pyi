@@ -6,26 +6,35 @@ from ._ops import l2_loss as l2_loss
 from ._ops import l2_normalize as l2_normalize
 from ._ops import leaky_relu as leaky_relu
 from ._ops import relu6 as relu6
-from ._ops import sigmoid_cross_entropy_with_logits as sigmoid_cross_entropy_with_logits
 from ._ops import silu as silu
 from ._ops import silu as swish
-from ._ops import softmax_cross_entropy_with_logits as softmax_cross_entropy_with_logits
-from ._ops import (
-    sparse_softmax_cross_entropy_with_logits as sparse_softmax_cross_entropy_with_logits,
-)
 from ._rustape import batch_normalization as batch_normalization
 from ._rustape import elu as elu
+from ._rustape import gelu as gelu
 from ._rustape import log_softmax as log_softmax
 from ._rustape import moments as moments
 from ._rustape import relu as relu
+from ._rustape import selu as selu
 from ._rustape import sigmoid as sigmoid
+from ._rustape import (
+    sigmoid_cross_entropy_with_logits as sigmoid_cross_entropy_with_logits,
+)
 from ._rustape import softmax as softmax
+from ._rustape import (
+    softmax_cross_entropy_with_logits as softmax_cross_entropy_with_logits,
+)
 from ._rustape import softplus as softplus
+from ._rustape import softsign as softsign
+from ._rustape import (
+    sparse_softmax_cross_entropy_with_logits as sparse_softmax_cross_entropy_with_logits,
+)
 from ._rustape import tanh as tanh
+from ._rustape import top_k as top_k
 
 __all__ = [
     "batch_normalization",
     "elu",
+    "gelu",
     "l2_loss",
     "l2_normalize",
     "leaky_relu",
@@ -33,13 +42,16 @@ __all__ = [
     "moments",
     "relu",
     "relu6",
+    "selu",
     "sigmoid",
     "sigmoid_cross_entropy_with_logits",
     "silu",
     "softmax",
     "softmax_cross_entropy_with_logits",
     "softplus",
+    "softsign",
     "sparse_softmax_cross_entropy_with_logits",
     "swish",
     "tanh",
+    "top_k",
 ]

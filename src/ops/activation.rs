@@ -6,12 +6,12 @@
 //! A gradient op takes the activation's output `y` and a cotangent `dy`; `dy` may carry leading
 //! batch axes (a vectorised Jacobian), and `y` broadcasts against it from the right.
 use super::elementwise::{
-    broadcast_mixes, map_float, map_num, max_nan, rsub, scale, unary_vjp, zip, Saves,
+    broadcast_mixes, map_float, map_num, max_nan, plus, rsub, scale, unary_vjp, zip, Saves,
 };
 use super::vmath::VMath;
 use super::{
-    broadcast_shapes, divide, greater, multiply, negative, scalar_like, sum_to_batched_shape,
-    where_, zip_map,
+    abs, add, broadcast_shapes, divide, erf, exp, greater, less, multiply, negative, scalar_like,
+    square, sum_to_batched_shape, where_, zip_map,
 };
 use crate::error::Result;
 use crate::tape::{input_needed, record_batched};
@@ -179,4 +179,121 @@ pub fn elu_grad(y: &Tensor, dy: &Tensor) -> Result<Tensor> {
         elu_grad,
     );
     Ok(g)
+}
+
+// ---------------------------------------------------------------------------------------------
+// More activations
+
+/// `log(sigmoid(x)) = -softplus(-x)`, computed as `min(x, 0) - log1p(e^-|x|)` (no overflow,
+/// no cancellation). Gradient `dy * sigmoid(-x)`.
+pub fn log_sigmoid(x: &Tensor) -> Result<Tensor> {
+    let y = map_float!(math x, "log_sigmoid", |v| {
+        let lower = if v < 0.0 { v } else { 0.0 };
+        lower - (-v.abs()).v_exp().v_ln_1p()
+    });
+    unary_vjp("log_sigmoid", x, y, Saves::Input, |x, dy| {
+        multiply(dy, &sigmoid(&negative(x)?)?)
+    })
+}
+
+/// `x / (1 + |x|)`. Gradient `dy / (1 + |x|)^2` (TensorFlow's `SoftsignGrad`).
+pub fn softsign(x: &Tensor) -> Result<Tensor> {
+    let y = map_float!(x, "softsign", |v| v / (1.0 + v.abs()));
+    unary_vjp("softsign", x, y, Saves::Input, |x, dy| {
+        divide(dy, &square(&plus(&abs(x)?, 1.0)?)?)
+    })
+}
+
+/// SELU's scale and `scale * alpha` (Klambauer et al., as TensorFlow has them).
+const SELU_SCALE: f64 = 1.050_700_987_355_480_5;
+const SELU_SCALE_ALPHA: f64 = 1.758_099_340_847_376_9;
+
+/// `scale * x` for `x >= 0`, else `scale * alpha * (e^x - 1)` (TensorFlow's `selu`). Gradient
+/// from the output, TensorFlow's `SeluGrad`: `dy * (y + scale * alpha)` where `y < 0`, else
+/// `dy * scale`.
+pub fn selu(x: &Tensor) -> Result<Tensor> {
+    let y = map_float!(math x, "selu", |v| {
+        let e = v.v_exp_m1();
+        if v < 0.0 {
+            e.times(SELU_SCALE_ALPHA)
+        } else {
+            v.times(SELU_SCALE)
+        }
+    });
+    unary_vjp("selu", x, y, Saves::Output, |y, dy| {
+        let negative_side = less(y, &scalar_like(0.0, y))?;
+        let slope = where_(
+            &negative_side,
+            &plus(y, SELU_SCALE_ALPHA)?,
+            &scalar_like(SELU_SCALE, y),
+        )?;
+        multiply(dy, &slope)
+    })
+}
+
+/// `√(2/π)`, and the cubic coefficient of the tanh approximation of GELU.
+const SQRT_2_OVER_PI: f64 = 0.797_884_560_802_865_4;
+const GELU_CUBIC: f64 = 0.044_715;
+
+/// GELU, `x * Φ(x)` with `Φ` the standard normal CDF (`0.5 * x * (1 + erf(x / √2))`), or with
+/// `approximate` TensorFlow's tanh form `0.5 * x * (1 + tanh(√(2/π) (x + 0.044715 x³)))`.
+/// The gradient is the derivative of the formula computed, in rustape ops.
+pub fn gelu(x: &Tensor, approximate: bool) -> Result<Tensor> {
+    if approximate {
+        let y = map_float!(math x, "gelu", |v| {
+            let u = (v + (v * v * v).times(GELU_CUBIC)).times(SQRT_2_OVER_PI);
+            0.5 * v * (1.0 + u.v_tanh())
+        });
+        return unary_vjp("gelu", x, y, Saves::Input, |x, dy| {
+            // 0.5 (1 + t) + 0.5 x (1 - t^2) √(2/π) (1 + 3c x^2), t = tanh(√(2/π)(x + c x^3))
+            let x2 = square(x)?;
+            let inner = scale(
+                &multiply(x, &plus(&scale(&x2, GELU_CUBIC)?, 1.0)?)?,
+                SQRT_2_OVER_PI,
+            )?;
+            let t = tanh(&inner)?;
+            let du = scale(&plus(&scale(&x2, 3.0 * GELU_CUBIC)?, 1.0)?, SQRT_2_OVER_PI)?;
+            let left = scale(&plus(&t, 1.0)?, 0.5)?;
+            let right = multiply(&scale(&multiply(x, &rsub(1.0, &square(&t)?)?)?, 0.5)?, &du)?;
+            multiply(dy, &add(&left, &right)?)
+        });
+    }
+    let y = map_float!(math x, "gelu", |v| {
+        0.5 * v * (1.0 + v.times(std::f64::consts::FRAC_1_SQRT_2).erf_of())
+    });
+    unary_vjp("gelu", x, y, Saves::Input, |x, dy| {
+        // Φ(x) + x φ(x), φ(x) = e^(-x²/2) / √(2π)
+        let cdf = scale(
+            &plus(&erf(&scale(x, std::f64::consts::FRAC_1_SQRT_2)?)?, 1.0)?,
+            0.5,
+        )?;
+        let pdf = scale(
+            &exp(&scale(&square(x)?, -0.5)?)?,
+            0.5 * std::f64::consts::FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2,
+        )?;
+        multiply(dy, &add(&cdf, &multiply(x, &pdf)?)?)
+    })
+}
+
+/// Constants and erf in the element's precision, for the kernels above.
+trait KernelFloat {
+    /// `self * c`, `c` rounded to the element's precision.
+    fn times(self, c: f64) -> Self;
+    fn erf_of(self) -> Self;
+}
+impl KernelFloat for f32 {
+    fn times(self, c: f64) -> f32 {
+        self * c as f32
+    }
+    fn erf_of(self) -> f32 {
+        libm::erff(self)
+    }
+}
+impl KernelFloat for f64 {
+    fn times(self, c: f64) -> f64 {
+        self * c
+    }
+    fn erf_of(self) -> f64 {
+        libm::erf(self)
+    }
 }

@@ -21,7 +21,11 @@ use crate::tape::{any_tape_active, input_needed, mixes_input, record_batched, Gr
 use crate::tensor::{Data, Element, Tensor, Values};
 
 mod binary;
+mod binary_math;
+mod unary;
 pub use binary::*;
+pub use binary_math::*;
+pub use unary::*;
 
 // ---------------------------------------------------------------------------------------------
 // Kernels

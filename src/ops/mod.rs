@@ -11,6 +11,8 @@
 //! - broadcasting VJPs reduce with [`sum_to_batched_shape`].
 mod activation;
 mod arith;
+mod arrange;
+mod contract;
 mod creation;
 mod elementwise;
 mod indexing;
@@ -20,10 +22,17 @@ mod nn;
 mod random;
 mod reduce;
 mod reduce_kernel;
+mod scan;
+mod scatter;
+mod segment;
 mod shape;
+mod sort;
+mod special;
 mod vmath;
 
 pub use activation::*;
+pub use arrange::*;
+pub use contract::*;
 pub use creation::*;
 pub use elementwise::*;
 pub use indexing::*;
@@ -31,7 +40,12 @@ pub use linalg::*;
 pub use nn::*;
 pub use random::*;
 pub use reduce::*;
+pub use scan::*;
+pub use scatter::*;
+pub use segment::*;
 pub use shape::*;
+pub use sort::*;
+pub use special::*;
 
 pub(crate) use kernel::parallel_threads;
 

@@ -1,15 +1,18 @@
-//! Neural-network ops: softmax, log_softmax, clip_by_norm, moments, batch_normalization.
+//! Neural-network ops: softmax, log_softmax, clip_by_norm, moments, batch_normalization, and
+//! the softmax, sparse softmax and sigmoid cross-entropies.
 use ndarray::{ArrayD, Axis};
 
+use super::elementwise::when;
 use super::{
-    add, broadcast_shapes, divide, exp, greater, maximum, multiply, negative, normalize_axes,
-    normalize_axis, reduce_mean, reduce_sum, reshape, scalar_like, sqrt, subtract, where_,
+    add, broadcast_shapes, cast, divide, exp, expand_dims, greater, maximum, multiply, negative,
+    normalize_axes, normalize_axis, reduce_mean, reduce_sum, reshape, scalar_like, sigmoid, sqrt,
+    subtract, where_,
 };
 use crate::dispatch;
 use crate::dtype::Float;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::{mixes_input, record_batched};
-use crate::tensor::{mismatch, unsupported, Tensor};
+use crate::tape::{input_needed, mixes_input, record_batched};
+use crate::tensor::{mismatch, unsupported, Data, Tensor, Values};
 
 /// Softmax (or log-softmax) of every lane along `axis`, with the lane's maximum subtracted first.
 fn softmax_kernel<T: Float>(a: &ndarray::ArrayViewD<'_, T>, axis: usize, log: bool) -> ArrayD<T> {
@@ -174,4 +177,216 @@ pub fn batch_normalization(
         None => negative(&multiply(mean, &inv)?)?,
     };
     add(&multiply(x, &inv)?, &shift)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cross-entropies (numerically stable: a log-sum-exp inside, never a log of a softmax)
+
+/// `logsumexp(x) - x` along `axis` for every lane, weighted by `labels` and summed: the
+/// softmax cross-entropy kernel.
+fn softmax_xent_kernel<T: Float>(
+    labels: &ndarray::ArrayViewD<'_, T>,
+    logits: &ndarray::ArrayViewD<'_, T>,
+    axis: usize,
+) -> ArrayD<T> {
+    let mut out = logits.sum_axis(Axis(axis));
+    for ((x, z), o) in logits
+        .lanes(Axis(axis))
+        .into_iter()
+        .zip(labels.lanes(Axis(axis)))
+        .zip(out.iter_mut())
+    {
+        let max = x.fold(T::neg_infinity(), |m, &v| if v > m { v } else { m });
+        let max = if max.is_finite() { max } else { T::zero() };
+        let lse = x.fold(T::zero(), |s, &v| s + (v - max).exp()).ln() + max;
+        *o = x
+            .iter()
+            .zip(z.iter())
+            .fold(T::zero(), |s, (&v, &l)| s + l * (lse - v));
+    }
+    out
+}
+
+/// `-sum(labels * log_softmax(logits), axis)` (`tf.nn.softmax_cross_entropy_with_logits`):
+/// `labels` and `logits` share a floating dtype and a shape; the result drops `axis`.
+/// Gradients: `dy · (sum(labels) · softmax(logits) - labels)` to the logits (TensorFlow's
+/// `softmax - labels` when each row of labels sums to 1, as they should; exact otherwise) and
+/// `-dy · log_softmax(logits)` to the labels.
+pub fn softmax_cross_entropy_with_logits(
+    labels: &Tensor,
+    logits: &Tensor,
+    axis: isize,
+) -> Result<Tensor> {
+    let op = "softmax_cross_entropy_with_logits";
+    xent_check(op, labels, logits)?;
+    let ax = normalize_axis(op, axis, logits.ndim())?;
+    let y = Tensor::new(match (labels.data(), logits.data()) {
+        (Data::F32(z), Data::F32(x)) => softmax_xent_kernel(&z.view(), &x.view(), ax).into(),
+        (Data::F64(z), Data::F64(x)) => softmax_xent_kernel(&z.view(), &x.view(), ax).into(),
+        _ => unreachable!("xent_check admits two floating tensors of one dtype"),
+    });
+    let rows = if ax == 0 {
+        mixes_input(0) | mixes_input(1)
+    } else {
+        0
+    };
+    record_batched(
+        op,
+        &[labels, logits],
+        &y,
+        &[labels, logits],
+        rows,
+        true,
+        move |s, dy, batch| {
+            let (z, x) = (&s[0], &s[1]);
+            let dy = expand_dims(dy, (ax + batch) as isize)?;
+            let to_labels = when(input_needed(0), || {
+                negative(&multiply(&dy, &log_softmax(x, ax as isize)?)?)
+            })?;
+            let to_logits = when(input_needed(1), || {
+                let total = reduce_sum(z, Some(&[ax as isize]), true)?;
+                let p = multiply(&softmax(x, ax as isize)?, &total)?;
+                multiply(&dy, &subtract(&p, z)?)
+            })?;
+            Ok(crate::grads![to_labels, to_logits])
+        },
+    );
+    Ok(y)
+}
+
+/// `logsumexp(logits) - logits[label]` along the last axis
+/// (`tf.nn.sparse_softmax_cross_entropy_with_logits`): `labels` (int32 or int64) has the shape
+/// of `logits` without its last axis; a label outside `[0, classes)` is a ValueError.
+/// Gradient `dy · (softmax(logits) - one_hot(labels))` to the logits; none to the labels.
+pub fn sparse_softmax_cross_entropy_with_logits(
+    labels: &Tensor,
+    logits: &Tensor,
+) -> Result<Tensor> {
+    let op = "sparse_softmax_cross_entropy_with_logits";
+    if !logits.dtype().is_float() {
+        return Err(unsupported(op, logits.dtype(), "a floating"));
+    }
+    let Some((&classes, lead)) = logits.shape().split_last() else {
+        return Err(Error::shape(
+            op,
+            "logits must have rank at least 1, got a scalar (shape [])",
+        ));
+    };
+    if labels.shape() != lead {
+        return Err(Error::shape(
+            op,
+            format!(
+                "labels of shape {} must have the shape of logits {} without its last axis",
+                fmt_shape(labels.shape()),
+                fmt_shape(logits.shape())
+            ),
+        ));
+    }
+    let classes_i = classes as i64;
+    let ids: Vec<i64> = match labels.data() {
+        Data::I32(a) => a.iter().map(|&v| v as i64).collect(),
+        Data::I64(a) => a.iter().copied().collect(),
+        other => {
+            return Err(Error::dtype(
+                op,
+                format!("labels must be int32 or int64, got {}", other.dtype()),
+            ))
+        }
+    };
+    if let Some(i) = ids.iter().position(|&v| v < 0 || v >= classes_i) {
+        return Err(Error::value(
+            op,
+            format!(
+                "received a label value of {} (labels[{i}]) which is outside the valid range of [0, {classes}) for logits of shape {}",
+                ids[i],
+                fmt_shape(logits.shape())
+            ),
+        ));
+    }
+    let hot = cast(
+        &super::one_hot(labels, classes, logits.dtype())?,
+        logits.dtype(),
+    )?;
+    let last = logits.ndim() - 1;
+    let y = Tensor::new(match (hot.data(), logits.data()) {
+        (Data::F32(z), Data::F32(x)) => softmax_xent_kernel(&z.view(), &x.view(), last).into(),
+        (Data::F64(z), Data::F64(x)) => softmax_xent_kernel(&z.view(), &x.view(), last).into(),
+        _ => unreachable!("one_hot took the dtype of the logits"),
+    });
+    let rows = if last == 0 { mixes_input(1) } else { 0 };
+    record_batched(
+        op,
+        &[labels, logits],
+        &y,
+        &[&hot, logits],
+        rows,
+        true,
+        move |s, dy, batch| {
+            let dy = expand_dims(dy, (last + batch) as isize)?;
+            let g = multiply(&dy, &subtract(&softmax(&s[1], last as isize)?, &s[0])?)?;
+            Ok(crate::grads![None, Some(g)])
+        },
+    );
+    Ok(y)
+}
+
+/// `max(x, 0) - x·z + log(1 + e^-|x|)` for logits `x` and labels `z` of one shape
+/// (`tf.nn.sigmoid_cross_entropy_with_logits`). Gradients `dy · (sigmoid(x) - z)` to the
+/// logits and `-dy · x` to the labels.
+pub fn sigmoid_cross_entropy_with_logits(labels: &Tensor, logits: &Tensor) -> Result<Tensor> {
+    let op = "sigmoid_cross_entropy_with_logits";
+    xent_check(op, labels, logits)?;
+    fn kernel<T: Float>(z: &Values<T>, x: &Values<T>) -> Values<T> {
+        let shape = x.shape().to_vec();
+        let values = x
+            .as_slice()
+            .iter()
+            .zip(z.as_slice())
+            .map(|(&x, &z)| x.max(T::zero()) - x * z + (-x.abs()).exp().ln_1p())
+            .collect();
+        Values::from_vec(&shape, values)
+    }
+    let y = Tensor::new(match (labels.data(), logits.data()) {
+        (Data::F32(z), Data::F32(x)) => kernel(z, x).into(),
+        (Data::F64(z), Data::F64(x)) => kernel(z, x).into(),
+        _ => unreachable!("xent_check admits two floating tensors of one dtype"),
+    });
+    record_batched(
+        op,
+        &[labels, logits],
+        &y,
+        &[labels, logits],
+        0,
+        true,
+        |s, dy, _batch| {
+            let (z, x) = (&s[0], &s[1]);
+            let to_labels = when(input_needed(0), || negative(&multiply(dy, x)?))?;
+            let to_logits = when(input_needed(1), || {
+                multiply(dy, &subtract(&sigmoid(x)?, z)?)
+            })?;
+            Ok(crate::grads![to_labels, to_logits])
+        },
+    );
+    Ok(y)
+}
+
+/// Labels and logits of one floating dtype and one shape.
+fn xent_check(op: &str, labels: &Tensor, logits: &Tensor) -> Result<()> {
+    if !logits.dtype().is_float() {
+        return Err(unsupported(op, logits.dtype(), "a floating"));
+    }
+    if labels.dtype() != logits.dtype() {
+        return Err(mismatch(op, labels.dtype(), logits.dtype()));
+    }
+    if labels.shape() != logits.shape() {
+        return Err(Error::shape(
+            op,
+            format!(
+                "labels and logits must have the same shape, got {} and {}",
+                fmt_shape(labels.shape()),
+                fmt_shape(logits.shape())
+            ),
+        ));
+    }
+    Ok(())
 }

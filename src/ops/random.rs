@@ -342,3 +342,28 @@ fn below_f32(x: f32) -> f32 {
         f32::from_bits(x.to_bits() + 1)
     }
 }
+
+/// `value` with its slices along the first axis in a random order (`tf.random.shuffle`),
+/// seeded like the other random ops (Fisher–Yates over one stream). Not differentiable, as in
+/// TensorFlow: the result is never recorded.
+pub fn shuffle(value: &Tensor, seed: Option<u64>) -> Result<Tensor> {
+    let op = "random.shuffle";
+    if value.ndim() == 0 {
+        return Err(Error::shape(
+            op,
+            "value must have rank at least 1, got a scalar (shape [])",
+        ));
+    }
+    let n = value.shape()[0];
+    let mut rng = Xoshiro256pp::new(call_seed(op, value.dtype(), seed));
+    let mut order: Vec<i64> = (0..n as i64).collect();
+    for i in (1..n).rev() {
+        // An index in [0, i], without modulo bias worth speaking of at these sizes.
+        let j = ((rng.next_u64() as u128 * (i as u128 + 1)) >> 64) as usize;
+        order.swap(i, j);
+    }
+    let index = Tensor::from_vec(order, &[n])?;
+    let shuffled = crate::tape::without_recording(|| super::gather(value, &index, 0, 0))?;
+    // A fresh tensor with no history on any tape.
+    Ok(Tensor::new(shuffled.data().clone()))
+}

@@ -504,3 +504,57 @@ fn arg_extremum(op: &str, x: &Tensor, axis: isize, max: bool) -> Result<Tensor> 
     }
     Ok(Tensor::new(dispatch!(all x.data(), |a| kernel(a, ax, max))))
 }
+
+/// Logical AND (`all`) or OR (`any`) of a bool tensor over `axes`.
+fn logical_reduce(
+    op: &str,
+    x: &Tensor,
+    axes: Option<&[isize]>,
+    keepdims: bool,
+    all: bool,
+) -> Result<Tensor> {
+    let Some(a) = x.array::<bool>() else {
+        return Err(unsupported(op, x.dtype(), "a bool"));
+    };
+    let axes = normalize_axes(op, axes, x.ndim())?;
+    let mut out = a.to_owned();
+    for &ax in axes.iter().rev() {
+        out = out.fold_axis(
+            Axis(ax),
+            all,
+            |&acc, &v| if all { acc && v } else { acc || v },
+        );
+    }
+    let y = Tensor::from_array(out);
+    if keepdims {
+        return reshape(&y, &kept_shape(&y, 0, x.shape(), &axes));
+    }
+    Ok(y)
+}
+
+/// Whether every element over `axes` is true (`tf.math.reduce_all`, bool input; empty: true).
+pub fn reduce_all(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    logical_reduce("reduce_all", x, axes, keepdims, true)
+}
+
+/// Whether any element over `axes` is true (`tf.math.reduce_any`, bool input; empty: false).
+pub fn reduce_any(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    logical_reduce("reduce_any", x, axes, keepdims, false)
+}
+
+/// `sqrt(sum(x²))` over `axes` (`tf.math.reduce_euclidean_norm`). Integer tensors give the
+/// integer part of the norm, as in TensorFlow. The gradient is `x · dy / norm`, NaN where the
+/// norm is 0 (TensorFlow's).
+pub fn reduce_euclidean_norm(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    let op = "reduce_euclidean_norm";
+    normalize_axes(op, axes, x.ndim())?;
+    if x.dtype().is_int() {
+        let wide = cast(x, crate::dtype::DType::F64)?;
+        let norm = reduce_euclidean_norm(&wide, axes, keepdims)?;
+        return cast(&super::floor(&norm)?, x.dtype());
+    }
+    if !x.dtype().is_float() {
+        return Err(unsupported(op, x.dtype(), "a numeric"));
+    }
+    sqrt(&reduce_sum(&multiply(x, x)?, axes, keepdims)?)
+}

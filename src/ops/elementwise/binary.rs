@@ -37,13 +37,13 @@ fn validate_division(op: &str, a: &Tensor, b: &Tensor) -> Result<()> {
 // Recording
 
 /// Bits of a gradient's reads in [`record_binary`]: the first operand, the second, the output.
-const A: u8 = 1;
-const B: u8 = 2;
+pub(super) const A: u8 = 1;
+pub(super) const B: u8 = 2;
 const Y: u8 = 4;
 const NOTHING: u8 = 0;
 
 /// `[da, db]` before unbroadcasting; `None` where not asked for.
-type BranchGrads = Result<[Option<Tensor>; 2]>;
+pub(super) type BranchGrads = Result<[Option<Tensor>; 2]>;
 
 /// Records the binary op `y = op(a, b)`. `reads[k]` names what the gradient of input `k` reads
 /// (bits [`A`], [`B`], [`Y`]). `rule(s, dy, need)` computes `[da, db]` from the saved tensors
@@ -57,8 +57,14 @@ type BranchGrads = Result<[Option<Tensor>; 2]>;
 /// shape is not kept. Only a broadcasting operand makes the VJP capture shapes (see
 /// [`record_shaped`]); otherwise it captures nothing (`rule` must not either) and recording
 /// allocates nothing for it.
-fn record_binary<R>(op: &'static str, a: &Tensor, b: &Tensor, y: &Tensor, reads: [u8; 2], rule: R)
-where
+pub(super) fn record_binary<R>(
+    op: &'static str,
+    a: &Tensor,
+    b: &Tensor,
+    y: &Tensor,
+    reads: [u8; 2],
+    rule: R,
+) where
     R: Fn(&[Tensor], &Tensor, [bool; 2]) -> BranchGrads + Send + Sync + 'static,
 {
     if !y.is_differentiable() || !any_tape_active() {
