@@ -17,6 +17,10 @@ use crate::tensor::{mismatch, unsupported, Data, Tensor, Values};
 /// Softmax (or log-softmax) of every lane along `axis`, with the lane's maximum subtracted first.
 fn softmax_kernel<T: Float>(a: &ndarray::ArrayViewD<'_, T>, axis: usize, log: bool) -> ArrayD<T> {
     let mut out = a.to_owned();
+    if out.is_empty() {
+        // Work follows the data: no loop over the lanes of an empty tensor (there may be 2^40).
+        return out;
+    }
     for mut lane in out.lanes_mut(Axis(axis)) {
         let max = lane.fold(T::neg_infinity(), |m, &v| if v > m { v } else { m });
         lane.mapv_inplace(|v| v - max);
@@ -220,6 +224,10 @@ pub fn softmax_cross_entropy_with_logits(
     let op = "softmax_cross_entropy_with_logits";
     xent_check(op, labels, logits)?;
     let ax = normalize_axis(op, axis, logits.ndim())?;
+    // An empty class axis beside huge ones gives a huge result: checked before it is made.
+    let mut out_shape = logits.shape().to_vec();
+    out_shape.remove(ax);
+    crate::memory::ensure_shape(op, &out_shape, logits.dtype())?;
     let y = Tensor::new(match (labels.data(), logits.data()) {
         (Data::F32(z), Data::F32(x)) => softmax_xent_kernel(&z.view(), &x.view(), ax).into(),
         (Data::F64(z), Data::F64(x)) => softmax_xent_kernel(&z.view(), &x.view(), ax).into(),

@@ -205,6 +205,60 @@ pub fn axis_arg(obj: &Bound<'_, PyAny>, op: &str, arg: &str) -> PyResult<isize> 
     Ok(int_arg(obj, op, arg, isize::MIN as i128, isize::MAX as i128)? as isize)
 }
 
+/// An optional axis-like argument with a default (`axis=0` in TensorFlow's signature: take
+/// `OptObj` with `None` as the Rust default and keep `axis=0` in `text_signature`).
+pub fn axis_or(
+    obj: Option<&Bound<'_, PyAny>>,
+    default: isize,
+    op: &str,
+    arg: &str,
+) -> PyResult<isize> {
+    match obj.filter(|o| !o.is_none()) {
+        Some(o) => axis_arg(o, op, arg),
+        None => Ok(default),
+    }
+}
+
+/// An optional count argument with a default (see [`axis_or`]).
+pub fn count_or(
+    obj: Option<&Bound<'_, PyAny>>,
+    default: usize,
+    op: &str,
+    arg: &str,
+) -> PyResult<usize> {
+    match obj.filter(|o| !o.is_none()) {
+        Some(o) => count_arg(o, op, arg),
+        None => Ok(default),
+    }
+}
+
+/// A number argument (`mean=`, `stddev=`): a Python int or float (of any size: an int beyond
+/// float's range is a ValueError naming `op` and `arg`, never an OverflowError), or a
+/// one-element tensor; a TypeError otherwise.
+pub fn number_arg(obj: &Bound<'_, PyAny>, op: &str, arg: &str) -> PyResult<f64> {
+    match obj.extract::<f64>() {
+        Ok(v) => Ok(v),
+        Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => Err(value_error(
+            op,
+            format!("{arg} {} is too large for a float", repr(obj)),
+        )),
+        Err(_) => super::ops::number(obj, op),
+    }
+}
+
+/// An optional number argument with a default (see [`axis_or`]).
+pub fn number_or(
+    obj: Option<&Bound<'_, PyAny>>,
+    default: f64,
+    op: &str,
+    arg: &str,
+) -> PyResult<f64> {
+    match obj.filter(|o| !o.is_none()) {
+        Some(o) => number_arg(o, op, arg),
+        None => Ok(default),
+    }
+}
+
 /// A random seed: any integer from `-2**63` to `2**64 - 1` (a negative one is taken modulo
 /// `2**64`, as its 64 bits).
 pub fn seed_arg(obj: &Bound<'_, PyAny>, op: &str, arg: &str) -> PyResult<u64> {

@@ -258,6 +258,10 @@ binary!(
 
 /// `rt.where(condition, x, y)`: `x` where `condition`, else `y` (broadcasting). Without `x`
 /// and `y`: the coordinates of the true elements, int64 `[n, ndim]` (as `tf.where`).
+///
+/// The branch not taken still gets a zero gradient, and `0 * inf` is NaN: the gradient of
+/// `where(x > 0, log(x), 0)` is NaN at `x = 0` (as in TensorFlow; `sqrt` is safe). Keep the bad
+/// input out of the branch: `where(x > 0, log(where(x > 0, x, 1)), 0)`.
 #[pyfunction(name = "where")]
 #[pyo3(signature = (condition, x=None, y=None, name=None))]
 pub fn where_(condition: Obj, x: OptObj, y: OptObj, name: OptObj) -> PyResult<PyTensor> {

@@ -5,7 +5,9 @@ use pyo3::types::PyTuple;
 use super::bindings::bindings;
 use super::convert::{convert_all, dtype_of, items, to_tensor};
 use super::dtype::parse_optional_dtype;
-use super::error::{axis_arg, count_arg, guard, seed_arg, type_error, value_error};
+use super::error::{
+    axis_arg, axis_or, count_arg, guard, number_arg, number_or, seed_arg, type_error, value_error,
+};
 use super::ops::{axis, ints, number, shape, tensor, wrap, Obj, OptObj};
 use super::tensor::PyTensor;
 use crate::dtype::DType;
@@ -84,10 +86,13 @@ pub fn concat(values: Obj, axis: Obj, name: OptObj) -> PyResult<PyTensor> {
 }
 
 #[pyfunction]
-#[pyo3(signature = (values, axis=0, name=None))]
-pub fn stack(values: Obj, axis: isize, name: OptObj) -> PyResult<PyTensor> {
+#[pyo3(signature = (values, axis=None, name=None), text_signature = "(values, axis=0, name=None)")]
+pub fn stack(values: Obj, axis: OptObj, name: OptObj) -> PyResult<PyTensor> {
     let _ = name;
-    guard(|| wrap(ops::stack(&tensors(values)?, axis)))
+    guard(|| {
+        let axis = axis_or(axis, 0, "stack", "axis")?;
+        wrap(ops::stack(&tensors(values)?, axis))
+    })
 }
 
 /// `rt.unstack(value, num=None, axis=0)`: a list of tensors.
@@ -544,17 +549,21 @@ fn optional_seed(seed: OptObj, op: &str) -> PyResult<Option<u64>> {
 }
 
 #[pyfunction]
-#[pyo3(signature = (shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None))]
+#[pyo3(signature = (shape, mean=None, stddev=None, dtype=None, seed=None, name=None),
+    text_signature = "(shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None)"
+)]
 pub fn random_normal(
     shape: Obj,
-    mean: f64,
-    stddev: f64,
+    mean: OptObj,
+    stddev: OptObj,
     dtype: OptObj,
     seed: OptObj,
     name: OptObj,
 ) -> PyResult<PyTensor> {
     let _ = name;
     guard(|| {
+        let mean = number_or(mean, 0.0, "random.normal", "mean")?;
+        let stddev = number_or(stddev, 1.0, "random.normal", "stddev")?;
         let dims = self::shape(shape, "random.normal")?;
         wrap(ops::normal(
             &dims,
@@ -569,17 +578,24 @@ pub fn random_normal(
 /// `rt.random_uniform(shape, minval=0, maxval=None, dtype=float32, seed=None)`: `maxval`
 /// None is 1 for floats; integer dtypes need it.
 #[pyfunction]
-#[pyo3(signature = (shape, minval=0.0, maxval=None, dtype=None, seed=None, name=None))]
+#[pyo3(signature = (shape, minval=None, maxval=None, dtype=None, seed=None, name=None),
+    text_signature = "(shape, minval=0.0, maxval=None, dtype=None, seed=None, name=None)"
+)]
 pub fn random_uniform(
     shape: Obj,
-    minval: f64,
-    maxval: Option<f64>,
+    minval: OptObj,
+    maxval: OptObj,
     dtype: OptObj,
     seed: OptObj,
     name: OptObj,
 ) -> PyResult<PyTensor> {
     let _ = name;
     guard(|| {
+        let minval = number_or(minval, 0.0, "random.uniform", "minval")?;
+        let maxval = match maxval.filter(|m| !m.is_none()) {
+            Some(m) => Some(number_arg(m, "random.uniform", "maxval")?),
+            None => None,
+        };
         let dims = self::shape(shape, "random.uniform")?;
         let dtype = dtype_or(dtype, DType::F32)?;
         let maxval = match maxval {

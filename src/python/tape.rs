@@ -15,7 +15,9 @@ use rustc_hash::FxHashSet;
 
 use super::bindings::bindings;
 use super::convert::{items, short_repr, to_tensor};
-use super::error::{from_python, guard, internal_error, positive_arg, type_error, value_error};
+use super::error::{
+    from_python, guard, internal_error, number_or, positive_arg, type_error, value_error,
+};
 use super::tensor::{register_variable, wrap_variable, PyTensor, PyVariable};
 use crate::error::Result;
 use crate::tape::JacobianOptions;
@@ -474,17 +476,22 @@ pub fn record_custom_gradient(
 /// differences. `f` receives a list of Tensors and returns a Tensor. Returns True, or raises
 /// ValueError with the first mismatch.
 #[pyfunction]
-#[pyo3(signature = (f, inputs, second_order=true, eps=1e-6, atol=1e-6, rtol=1e-5))]
+#[pyo3(signature = (f, inputs, second_order=true, eps=None, atol=None, rtol=None),
+    text_signature = "(f, inputs, second_order=True, eps=1e-06, atol=1e-06, rtol=1e-05)"
+)]
 pub fn gradcheck(
     py: Python<'_>,
     f: &Bound<'_, PyAny>,
     inputs: &Bound<'_, PyAny>,
     second_order: bool,
-    eps: f64,
-    atol: f64,
-    rtol: f64,
+    eps: Option<&Bound<'_, PyAny>>,
+    atol: Option<&Bound<'_, PyAny>>,
+    rtol: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<bool> {
     guard(|| {
+        let eps = number_or(eps, 1e-6, "gradcheck", "eps")?;
+        let atol = number_or(atol, 1e-6, "gradcheck", "atol")?;
+        let rtol = number_or(rtol, 1e-5, "gradcheck", "rtol")?;
         let inputs: Vec<Tensor> = items(inputs)?
             .iter()
             .map(|t| to_tensor(t, None))

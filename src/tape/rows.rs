@@ -127,6 +127,15 @@ pub(crate) fn run(
         // No row would reach any source: nothing to run.
         return Ok(vec![None; sources.len()]);
     }
+    // The result's size is known now: one too large to exist fails before any row runs (a
+    // Jacobian of a 5M-element tensor with respect to itself would otherwise run 5M rows first).
+    for (source, _) in sources.iter().zip(&reached).filter(|(_, &r)| r) {
+        crate::memory::ensure_shape(
+            "GradientTape.jacobian",
+            &out_shape(source, rows, row_axis),
+            source.dtype(),
+        )?;
+    }
     let unbatchable = plan.steps().find(|s| !s.batchable).map(|s| s.op);
     if let (Vectorized, Some(op)) = (options.strategy, unbatchable) {
         return Err(Error::value(

@@ -128,6 +128,27 @@ def test_a_huge_result_of_a_jacobian_is_a_memory_error() -> None:
     assert rc == 0 and out.startswith("MemoryError"), (out, err[-2000:])
 
 
+def test_a_huge_jacobian_fails_before_its_rows_run_while_recording() -> None:
+    """Inside a persistent tape's context (the rows joined by recorded ops) the result's size
+    is checked before the 5M rows run: an error at once, not minutes of work first."""
+    code = """
+        import time, warnings
+        import rustape as rt
+        warnings.simplefilter("ignore")
+        y = rt.zeros([5, 10**6])
+        with rt.GradientTape(persistent=True) as tape:
+            tape.watch(y)
+            start = time.monotonic()
+            try:
+                tape.jacobian(y * 1.0, y)
+            except (MemoryError, ValueError) as e:
+                print(type(e).__name__, round(time.monotonic() - start, 3), e)
+    """
+    rc, out, err = run_capped(code, timeout=60.0)
+    assert rc == 0 and out.split()[0] in ("MemoryError", "ValueError"), (out, err[-2000:])
+    assert float(out.split()[1]) < 5.0, out
+
+
 # -- sizes that overflow and integer arguments out of range --------------------------------
 
 @pytest.mark.parametrize(
@@ -204,6 +225,18 @@ def test_empty_axes_beside_huge_ones_finish_at_once() -> None:
         tape.watch(e)
         y = rt.tile(e, [2**62])
     assert tape.gradient(y, e).shape == (0,)
+    # Ops that loop over lanes (scans, softmax, sorts) and split into any number of parts.
+    w = rt.zeros([0, 4, 2**40], dtype=rt.float64)
+    assert rt.math.cumprod(w, axis=0).shape == (0, 4, 2**40)
+    assert rt.cumsum(w, axis=1).shape == (0, 4, 2**40)
+    assert rt.nn.softmax(w, axis=0).shape == (0, 4, 2**40)
+    assert rt.sort(rt.zeros([2**40, 0]), axis=0).shape == (2**40, 0)
+    assert rt.argsort(rt.zeros([2**40, 0])).shape == (2**40, 0)
+    assert len(rt.split(rt.zeros([0, 3]), 10**5)) == 10**5
+    with pytest.raises(ValueError, match="split"):
+        rt.split(rt.zeros([0, 3]), 2**62)
+    with pytest.raises(ValueError, match="split"):
+        rt.split(rt.zeros([6]), [2**62, 2**62, 2**62, -1])
     assert time.perf_counter() - start < 5.0
 
 
@@ -431,3 +464,23 @@ def test_gradients_through_more_than_2_24_outputs_are_right() -> None:
         y = parts[n - 1] * 3.0 + parts[1]
     g = tape.gradient(y, x).numpy()
     assert (g[1], g[n - 1], g[0]) == (1.0, 3.0, 0.0) and g.sum() == 4.0
+
+
+def test_bindings_take_no_bare_numbers() -> None:
+    """A pyfunction parameter typed usize/isize/i64/f64/... makes pyo3 raise OverflowError for
+    2**70: integer and number parameters take a Python object and go through the helpers of
+    src/python/error.rs (int_arg, count_arg, axis_arg, axis_or, number_arg, ...)."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).resolve().parents[2] / "src" / "python"
+    function = re.compile(r"#\[pyfunction\][^{]*?\bfn\s+(\w+)\s*(?:<[^>(]*>)?\(([^)]*)\)", re.DOTALL)
+    numeric = re.compile(r":\s*(Option<)?(usize|isize|u64|i64|u32|i32|u8|f64|f32)>?$")
+    bad = [
+        f"{path.name}: {match.group(1)}({param.strip()})"
+        for path in sorted(root.glob("*.rs"))
+        for match in function.finditer(path.read_text())
+        for param in match.group(2).split(",")
+        if numeric.search(param.strip())
+    ]
+    assert not bad, f"pyfunctions with bare numeric parameters: {bad}"
