@@ -1,4 +1,4 @@
-"""rustape beside PyTorch, JAX, TensorFlow and NumPy on the workloads of issues 3 and 4.
+"""rustape beside PyTorch, JAX, TensorFlow and NumPy on the workloads of issues 3, 4 and 15.
 
     python benches/compare.py [--quick] [--json out.json] [--only W1,W6] [--peers torch,jax]
 
@@ -66,10 +66,12 @@ def tapes(P, fn, *arrays):
 
 
 def jax_pair(P, f, *args):
-    """jax eagerly (jit off) and compiled (jit on)."""
+    """jax eagerly (jit off) and compiled (jit on); both wait for the result (jax dispatches
+    asynchronously)."""
     jax = P["jax"]
     fj = jax.jit(f)
-    return {"jax": lambda: f(*args), "jax jit": lambda: jax.block_until_ready(fj(*args))}
+    return {"jax": lambda: jax.block_until_ready(f(*args)),
+            "jax jit": lambda: jax.block_until_ready(fj(*args))}
 
 
 def w1(P, q):
@@ -250,6 +252,208 @@ def w5(P, q, use_hessian=False):
     return out
 
 
+def mlp_params(sizes, seed_scale=1.0):
+    """Weights [a, b] (Glorot-like scale) and biases [b] for the layer sizes."""
+    params = []
+    for a, b in zip(sizes, sizes[1:]):
+        params += [rand(a, b, scale=seed_scale / a ** 0.5), rand(b, scale=0.1)]
+    return params
+
+
+def mlp(m, ps, h, act):
+    """Dense layers `h @ W + b`, `act` between them (not after the last)."""
+    for i in range(0, len(ps), 2):
+        h = m.matmul(h, ps[i]) + ps[i + 1] if m is not None else h @ ps[i] + ps[i + 1]
+        if i < len(ps) - 2:
+            h = act(h)
+    return h
+
+
+# W7: a physics-informed network. u(x, y) is an MLP 2-64-64-64-1 (tanh) on 1,024 points; its
+# Laplacian per point comes from nested tapes (the gradient with respect to the points, then
+# the batch Jacobian of that gradient, traced); the loss is the residual of the Poisson
+# equation lap u = sin x sin y, and the step is its gradient with respect to every parameter.
+W7_SIZES = [2, 64, 64, 64, 1]
+
+
+def w7_data():
+    params = mlp_params(W7_SIZES)
+    X = (RNG.uniform(0.0, np.pi, (1024, 2))).astype(F32)
+    f = (np.sin(X[:, 0]) * np.sin(X[:, 1])).astype(F32)
+    return params, X, f
+
+
+def w7_tape(m, vs, X, f):
+    with m.GradientTape() as t3:
+        with m.GradientTape() as t2:
+            t2.watch(X)
+            with m.GradientTape() as t1:
+                t1.watch(X)
+                u = mlp(m, vs, X, m.math.tanh)
+            g = t1.gradient(u, X)
+        lap = m.linalg.trace(t2.batch_jacobian(g, X))
+        loss = m.reduce_mean(m.square(lap - f))
+    return t3.gradient(loss, vs[:-1])  # the last bias does not reach the Laplacian
+
+
+def w7(P, q):
+    params, X, f = w7_data()
+    out = {"rustape": lambda v=[rt.Variable(p) for p in params], a=(rt.constant(X), rt.constant(f)):
+           w7_tape(rt, v, *a)}
+    if "tf" in P:
+        tf = P["tf"]
+        out["tf"] = lambda v=[tf.Variable(p) for p in params], a=(tf.constant(X), tf.constant(f)): \
+            w7_tape(tf, v, *a)
+    if "torch" in P:
+        torch = P["torch"]
+        tv = [torch.tensor(p, requires_grad=True) for p in params]
+        tX, tf_ = torch.tensor(X), torch.tensor(f)
+
+        def torch_fn():  # autograd.grad(create_graph=True): the gradient, then each diagonal
+            x = tX.detach().requires_grad_()
+            u = mlp(None, tv, x, torch.tanh)
+            g = torch.autograd.grad(u.sum(), x, create_graph=True)[0]
+            lap = sum(torch.autograd.grad(g[:, d].sum(), x, create_graph=True)[0][:, d]
+                      for d in range(2))
+            return torch.autograd.grad(((lap - tf_) ** 2).mean(), tv[:-1])
+        out["torch"] = torch_fn
+        tfn = torch.func
+
+        def u_point(ps, x):
+            return mlp(None, ps, x[None], torch.tanh)[0, 0]
+
+        def loss(ps):
+            hess = tfn.vmap(tfn.hessian(u_point, argnums=1), (None, 0))(ps, tX)
+            lap = hess.diagonal(dim1=-2, dim2=-1).sum(-1)
+            return ((lap - tf_) ** 2).mean()
+        step = tfn.grad(loss)
+        tp = [p.detach() for p in tv]
+        out["torch.func"] = lambda: step(tp)[:-1]
+    if "jax" in P:
+        jax = P["jax"]
+        jnp = jax.numpy
+
+        def u_point(ps, x):
+            return mlp(None, ps, x[None], jnp.tanh)[0, 0]
+
+        def loss(ps):
+            hess = jax.vmap(jax.hessian(u_point, argnums=1), (None, 0))(ps, X)
+            lap = jnp.trace(hess, axis1=-2, axis2=-1)
+            return jnp.mean((lap - f) ** 2)
+        out.update(jax_pair(P, lambda ps: jax.grad(loss)(ps)[:-1],
+                            [jnp.asarray(p) for p in params]))
+    return out
+
+
+# W8: a tanh RNN through time (BPTT): T = 50 steps, batch 32, input 64, hidden 128; the loss is
+# mean(h_T^2) plus the mean over steps of a linear readout of h_t; gradient with respect to the
+# input weights, the recurrent weights, the bias and the readout.
+W8_T = 50
+
+
+def w8_data():
+    xs = [rand(32, 64) for _ in range(W8_T)]
+    params = [rand(64, 128, scale=1 / 8), rand(128, 128, scale=1 / 12), rand(128, scale=0.1),
+              rand(128, 1, scale=1 / 11)]
+    return xs, params
+
+
+def w8_loss(m, ps, xs, h0, tanh, mean):
+    W, U, b, R = ps
+    h, readout = h0, 0.0
+    for x in xs:
+        h = tanh((m.matmul(x, W) + m.matmul(h, U) if m is not None else x @ W + h @ U) + b)
+        readout = readout + mean(m.matmul(h, R) if m is not None else h @ R)
+    return mean(h * h) + readout / len(xs)
+
+
+def w8(P, q):
+    xs, params = w8_data()
+    h0 = np.zeros((32, 128), F32)
+
+    def tape_fn(m, vs, xs, h0):
+        with m.GradientTape() as t:
+            loss = w8_loss(m, vs, xs, h0, m.math.tanh, m.reduce_mean)
+        return t.gradient(loss, vs)
+
+    out = {}
+    for col, m in [("rustape", rt)] + ([("tf", P["tf"])] if "tf" in P else []):
+        out[col] = lambda m=m, v=[m.Variable(p) for p in params], a=(
+            [m.constant(x) for x in xs], m.constant(h0)): tape_fn(m, v, *a)
+    if "torch" in P:
+        torch = P["torch"]
+        tv = [torch.tensor(p, requires_grad=True) for p in params]
+        txs, th0 = [torch.tensor(x) for x in xs], torch.tensor(h0)
+        out["torch"] = lambda: torch.autograd.grad(
+            w8_loss(None, tv, txs, th0, torch.tanh, torch.mean), tv)
+    if "jax" in P:
+        jax = P["jax"]
+        jnp = jax.numpy
+        jxs, jh0 = [jnp.asarray(x) for x in xs], jnp.asarray(h0)
+        out.update(jax_pair(P, jax.grad(lambda ps: w8_loss(None, ps, jxs, jh0, jnp.tanh,
+                                                           jnp.mean)),
+                            [jnp.asarray(p) for p in params]))
+    return out
+
+
+# W9: per-example gradients. An MLP 784-128-10 (relu) on a batch of 256, softmax cross-entropy
+# per example; the Jacobian of the 256 losses with respect to every parameter, [256, *shape]
+# each (104 MB in all).
+W9_SIZES = [784, 128, 10]
+
+
+def w9_data():
+    params = mlp_params(W9_SIZES)
+    x = rand(256, 784)
+    labels = np.eye(10, dtype=F32)[RNG.integers(0, 10, 256)]
+    return params, x, labels
+
+
+def w9_tape(m, vs, x, labels):
+    with m.GradientTape() as t:
+        logits = mlp(m, vs, x, m.nn.relu)
+        losses = m.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    return t.jacobian(losses, vs)
+
+
+def w9(P, q):
+    params, x, labels = w9_data()
+    out = {"rustape": lambda v=[rt.Variable(p) for p in params],
+           a=(rt.constant(x), rt.constant(labels)): w9_tape(rt, v, *a)}
+    if "tf" in P:
+        tf = P["tf"]
+        out["tf"] = lambda v=[tf.Variable(p) for p in params], a=(
+            tf.constant(x), tf.constant(labels)): w9_tape(tf, v, *a)
+    if "torch" in P:
+        torch = P["torch"]
+        F = torch.nn.functional
+        tv = [torch.tensor(p, requires_grad=True) for p in params]
+        tx, ty = torch.tensor(x), torch.tensor(labels)
+        seeds = torch.eye(256)
+
+        def torch_fn():  # the eager Jacobian: one vectorised backward over 256 seeds
+            losses = F.cross_entropy(mlp(None, tv, tx, torch.relu), ty, reduction="none")
+            return torch.autograd.grad(losses, tv, seeds, is_grads_batched=True)
+        out["torch"] = torch_fn
+        tfn = torch.func
+
+        def loss_one(ps, xi, yi):
+            return F.cross_entropy(mlp(None, ps, xi[None], torch.relu), yi[None])
+        per_example = tfn.vmap(tfn.grad(loss_one), (None, 0, 0))
+        tp = [p.detach() for p in tv]
+        out["torch.func"] = lambda: per_example(tp, tx, ty)
+    if "jax" in P:
+        jax = P["jax"]
+        jnp = jax.numpy
+
+        def loss_one(ps, xi, yi):
+            logits = mlp(None, ps, xi[None], jax.nn.relu)[0]
+            return -jnp.sum(yi * jax.nn.log_softmax(logits))
+        per_example = jax.vmap(jax.grad(loss_one), (None, 0, 0))
+        out.update(jax_pair(P, per_example, [jnp.asarray(p) for p in params], x, labels))
+    return out
+
+
 def w6_n(q):
     return 20_000 if q else 200_000
 
@@ -325,13 +529,19 @@ WORKLOADS = {
     "W5": ("Hessian 200x200, nested tapes", w5),
     "W5h": ("Hessian 200x200, rt tape.hessian", lambda P, q: w5(P, q, use_hessian=True)),
     "W6": ("chain of 200,000 ops on [16] + grad", w6),
+    "W7": ("PINN: Laplacian by nested tapes, 1,024 points", w7),
+    "W8": ("RNN BPTT, T=50, batch 32, 64-128", w8),
+    "W9": ("per-example gradients, MLP 784-128-10, batch 256", w9),
     "matmul": ("matmul 512x512 float32", matmul),
     "tanh4M": ("tanh of 4M float32", elementwise("tanh")),
     "mul4M": ("multiply 4M x 4M float32", elementwise("mul")),
 }
-# Goals (issues 3 and 4): workload -> (peer column, ratio rustape / peer to reach).
-GOALS = {"W1": ("torch", 0.06), "W2": ("torch", 1.0), "W3": ("torch", 0.5), "W4": ("torch", 0.55),
-         "W5": ("torch", 0.5), "W5h": ("torch", 0.5), "W6": ("torch", 0.04), "matmul": ("numpy", 1.2)}
+# Goals (issues 3, 4 and 15): workload -> [(peer column, ratio rustape / peer to reach)].
+GOALS = {"W1": [("torch", 0.06)], "W2": [("torch", 1.0), ("jax jit", 0.8)],
+         "W3": [("torch", 0.5)], "W4": [("torch", 0.55), ("jax jit", 0.8)],
+         "W5": [("torch", 0.5)], "W5h": [("torch", 0.5)], "W6": [("torch", 0.04)],
+         "W7": [("torch", 0.5), ("jax jit", 0.3)], "W8": [("jax jit", 0.8)],
+         "W9": [("torch.func", 0.5)], "matmul": [("numpy", 1.2)]}
 
 
 # -- measurement ------------------------------------------------------------------------------
@@ -350,12 +560,14 @@ def check(name, col, ref, got):
 
 
 def measure(name, fns, quick):
-    """{column: median seconds}. Each callable is called once (warm-up, and its result checked
-    against rustape's); then two passes, in order and in reverse order, each running every
-    column in a block: one untimed call (lets the previous framework's spinning threads settle)
-    and timed calls until half the repetitions or half the time budget is used."""
+    """({column: median seconds}, {column: (median process CPU, median main-thread CPU) per
+    call}). Each callable is called once (warm-up, and its result checked against rustape's);
+    then two passes, in order and in reverse order, each running every column in a block: one
+    untimed call (lets the previous framework's spinning threads settle) and timed calls until
+    half the repetitions or half the time budget is used. Process CPU minus main-thread CPU is
+    what the framework's other threads used (working, or spinning while waiting for work)."""
     budget, reps = (1.0, 6) if quick else (8.0, 40)
-    calls, times, ref = {}, {}, None
+    calls, times, cpus, ref = {}, {}, {}, None
     for col, spec in fns.items():
         fn, compare = spec if isinstance(spec, tuple) else (spec, True)
         t0 = time.perf_counter()
@@ -365,7 +577,8 @@ def measure(name, fns, quick):
             ref = result
         elif compare:
             check(name, col, ref, result)
-        calls[col], times[col] = fn, []
+        del result
+        calls[col], times[col], cpus[col] = fn, [], []
         if first > budget:  # slow: one timed call per pass, no settling call
             calls[col] = (fn, 1)
     for order in (list(calls), list(calls)[::-1]):
@@ -375,12 +588,15 @@ def measure(name, fns, quick):
                 fn()
             spent, done = 0.0, 0
             while done < n and (done < 2 or spent < budget / 2):
-                t0 = time.perf_counter()
+                c0, m0, t0 = time.process_time(), time.thread_time(), time.perf_counter()
                 fn()
                 dt = time.perf_counter() - t0
+                cpus[col].append((time.process_time() - c0, time.thread_time() - m0))
                 times[col].append(dt)
                 spent, done = spent + dt, done + 1
-    return {c: statistics.median(v) for c, v in times.items()}
+    med = {c: statistics.median(v) for c, v in times.items()}
+    cpu = {c: tuple(statistics.median(x[i] for x in v) for i in (0, 1)) for c, v in cpus.items()}
+    return med, cpu
 
 
 def fmt_t(s):
@@ -417,30 +633,69 @@ def child_memory(fw, n):
     return out
 
 
-def child_w4_memory():
-    """W4's peak memory in a fresh process: the growth of peak RSS (VmHWM, reset through
-    /proc/self/clear_refs) during one batch_jacobian, against the result and the tape's saved
-    tensors (issue 3: at most 2x the result plus the tape)."""
-    x, L1, L2 = rand(512, 64), rand(64, 128, scale=1 / 8), rand(128, 32, scale=1 / 11)
-    x, L1, L2 = rt.constant(x), rt.constant(L1), rt.constant(L2)
-    w4_tape(rt, x[:8], L1, L2)  # rayon's threads, code pages, allocator arenas: not W4's
-    with rt.GradientTape() as t:
-        t.watch(x)
-        y = rt.nn.elu(rt.matmul(rt.nn.elu(rt.matmul(x, L1)), L2))
-    tape_bytes = t.nbytes
-
+def peak_growth(fn):
+    """fn() and the growth of peak RSS (VmHWM, reset through /proc/self/clear_refs) while it ran."""
     def hwm():
         with open("/proc/self/status") as f:
-            return next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmHWM:"))
+            return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmHWM:"))
 
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")  # the peak RSS restarts from the current RSS
     before = hwm()
-    jac = t.batch_jacobian(y, x)
-    grown = hwm() - before
-    result = int(np.prod(jac.shape)) * 4
-    return {"peak_growth": grown, "result": result, "tape": tape_bytes,
-            "ratio": grown / (result + tape_bytes)}
+    out = fn()
+    return out, hwm() - before
+
+
+def nbytes(results):
+    return sum(int(np.prod(r.shape)) * 4 for r in (results if isinstance(results, list)
+                                                   else [results]))
+
+
+def child_peak_memory(name):
+    """Peak memory in a fresh process (issues 3 and 15): the growth of peak RSS during the
+    Jacobian (W4, W9) or the whole step (W7), against its result plus the bytes the tapes saved
+    (W7: the outermost tape, which holds everything the inner ones recorded)."""
+    rt.constant(1.0) * 2.0  # the extension's pages: not the workload's
+    if name == "W4":
+        x, L1, L2 = rand(512, 64), rand(64, 128, scale=1 / 8), rand(128, 32, scale=1 / 11)
+        x, L1, L2 = rt.constant(x), rt.constant(L1), rt.constant(L2)
+        w4_tape(rt, x[:8], L1, L2)  # rayon's threads, code pages, allocator arenas: not W4's
+        with rt.GradientTape() as t:
+            t.watch(x)
+            y = rt.nn.elu(rt.matmul(rt.nn.elu(rt.matmul(x, L1)), L2))
+        tape = t.nbytes
+        result, grown = peak_growth(lambda: t.batch_jacobian(y, x))
+    elif name == "W9":
+        params, x, labels = w9_data()
+        vs, x, labels = [rt.Variable(p) for p in params], rt.constant(x), rt.constant(labels)
+        w9_tape(rt, vs, x[:2], labels[:2])
+        with rt.GradientTape() as t:
+            losses = rt.nn.softmax_cross_entropy_with_logits(
+                labels=labels, logits=mlp(rt, vs, x, rt.nn.relu))
+        tape = t.nbytes
+        result, grown = peak_growth(lambda: t.jacobian(losses, vs))
+    else:
+        params, X, f = w7_data()
+        vs, X, f = [rt.Variable(p) for p in params], rt.constant(X), rt.constant(f)
+        w7_tape(rt, vs, X[:8], f[:8])
+        tapes = []
+
+        def step():
+            with rt.GradientTape() as t3:
+                with rt.GradientTape() as t2:
+                    t2.watch(X)
+                    with rt.GradientTape() as t1:
+                        t1.watch(X)
+                        u = mlp(rt, vs, X, rt.math.tanh)
+                    g = t1.gradient(u, X)
+                lap = rt.linalg.trace(t2.batch_jacobian(g, X))
+                loss = rt.reduce_mean(rt.square(lap - f))
+            tapes.append(t3.nbytes)
+            return t3.gradient(loss, vs[:-1])
+        result, grown = peak_growth(step)
+        tape = tapes[0]
+    size = nbytes(result)
+    return {"peak_growth": grown, "result": size, "tape": tape, "ratio": grown / (size + tape)}
 
 
 def child_threads(quick, peers):
@@ -453,13 +708,17 @@ def child_threads(quick, peers):
     P = import_peers(peers)
     if "torch" in P:
         P["torch"].set_num_threads(threads)
-    res = {}
-    for name in ("W4", "tanh4M", "mul4M", "matmul"):
+    res = {"time": {}, "cpu": {}}
+    for name in THREADED:
         fns = {c: f for c, f in WORKLOADS[name][1](P, quick).items() if c in ("rustape", "torch")}
         if name in ("tanh4M", "mul4M") and "torch" in P:
             fns["torch out="] = (torch_into(P["torch"], name), False)
-        res[name] = measure(name, fns, quick)
+        res["time"][name], res["cpu"][name] = measure(name, fns, quick)
     return res
+
+
+# The workloads run at 1 and 2 threads (W4 and W7 also for CPU per call: goal <= 1.15x).
+THREADED = ("W4", "W7", "tanh4M", "mul4M", "matmul")
 
 
 def torch_into(torch, name):
@@ -474,17 +733,18 @@ def torch_into(torch, name):
 def child_group(group, names, quick):
     """rustape beside one group of peers: "base" (torch, numpy, Python floats), "jax" or "tf"."""
     P = import_peers(["torch"] if group == "base+torch" else [group] if group != "base" else [])
-    res, wall, cpu = {}, time.perf_counter(), cpu_seconds()
+    res, cpu, wall, used = {}, {}, time.perf_counter(), cpu_seconds()
     for name in names:
         fns = {c: f for c, f in WORKLOADS[name][1](P, quick).items()
                if c == "rustape" or group.startswith("base") or c.split()[0] == group}
         if len(fns) > 1 or group.startswith("base"):
-            res[name] = med = measure(name, fns, quick)
+            res[name], cpu[name] = med, _ = measure(name, fns, quick)
             print(f"{group:10} {name:7} " + " | ".join(f"{c} {fmt_t(t)}" for c, t in med.items()),
                   file=sys.stderr, flush=True)
-    used = [b - a for a, b in zip(cpu, cpu_seconds())]
+    used = [b - a for a, b in zip(used, cpu_seconds())]
     others = max(0.0, used[0] - used[1]) / (time.perf_counter() - wall)
-    return {"versions": versions(P), "medians": res, "others_cores": others}
+    return {"versions": versions(P), "medians": res, "cpu": cpu, "others_cores": others,
+            "loadavg": os.getloadavg()[0]}
 
 
 def run_child(args, env_extra=None):
@@ -517,8 +777,8 @@ def main():
         kind, _, arg = a.child.partition(":")
         if kind == "memory":
             res = child_memory(arg, w6_n(a.quick))
-        elif kind == "w4memory":
-            res = child_w4_memory()
+        elif kind == "peak":
+            res = child_peak_memory(arg)
         elif kind == "threads":
             res = child_threads(a.quick, [p for p in a.peers.split(",") if p == "torch"])
         else:
@@ -530,21 +790,23 @@ def main():
     # and XLA's and torch's thread pools slow each other down. Ratios are taken against the
     # rustape median measured in the same process; the rustape column is the first process's.
     groups = ["base+torch" if "torch" in peers else "base"] + [p for p in peers if p != "torch"]
-    results, ratios, vers, rt_by_group, others = {}, {}, {}, {}, {}
+    results, ratios, vers, rt_by_group, others, cpu = {}, {}, {}, {}, {}, {}
     load = [os.getloadavg()[0]]  # the machine is shared: say how busy it was
     for g in groups:
         out = run_child(["--child", "run:" + g, "--only", ",".join(names)] + q)
         vers.update(out["versions"])
         others[g] = out["others_cores"]
+        load.append(out["loadavg"])
         for name, med in out["medians"].items():
             base = med.pop("rustape")
             rt_by_group.setdefault(name, {})[g] = base
             results.setdefault(name, {"rustape": base}).update(med)
             ratios.setdefault(name, {}).update({c: base / t for c, t in med.items()})
+            cpu.setdefault(name, {}).update(out["cpu"][name])
 
-    load.append(os.getloadavg()[0])
     print("\n# " + "  ".join(f"{k} {v}" for k, v in vers.items()))
-    print(f"# {os.cpu_count()} CPUs; 1-minute load average {load[0]:.2f} before, {load[1]:.2f} after")
+    print(f"# {os.cpu_count()} CPUs; 1-minute load average before and after each process: "
+          + ", ".join(f"{v:.2f}" for v in load))
     print("# CPU used by other processes meanwhile (cores): " +
           ", ".join(f"{g} {c:.2f}" for g, c in others.items()) +
           ("  ** DISTURBED: treat these numbers with care **" if max(others.values()) > 0.1 else ""))
@@ -558,14 +820,25 @@ def main():
         cells = [f"{fmt_t(med[c])} ({ratios[name][c]:.3g}x)" if c in med else "" for c in cols]
         print(f"| {name} {title} | {fmt_t(med['rustape'])} | " + " | ".join(cells) + " |")
 
+    print("\n## CPU per call (medians): process CPU / main thread's CPU; the difference is what "
+          "other threads of the process used (working, or spinning while they wait)")
+    ccols = ["rustape"] + cols
+    print("| workload | " + " | ".join(ccols) + " |")
+    print("|---" * (len(ccols) + 1) + "|")
+    for name, by_col in cpu.items():
+        cells = [f"{fmt_t(by_col[c][0])} / {fmt_t(by_col[c][1])}" if c in by_col else ""
+                 for c in ccols]
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
     goals = {}
     print("\n## goals")
-    for name, (peer, goal) in GOALS.items():
-        if peer in ratios.get(name, {}):
-            ratio = ratios[name][peer]
-            goals[name] = {"peer": peer, "goal": goal, "ratio": ratio, "met": ratio <= goal}
-            print(f"{name}: rustape/{peer} = {ratio:.3g} (goal <= {goal}): " +
-                  ("MET" if ratio <= goal else f"not met, {ratio / goal:.3g}x away"))
+    for name, targets in GOALS.items():
+        for peer, goal in targets:
+            if peer in ratios.get(name, {}):
+                ratio = ratios[name][peer]
+                goals[f"{name}/{peer}"] = {"goal": goal, "ratio": ratio, "met": ratio <= goal}
+                print(f"{name}: rustape/{peer} = {ratio:.3g} (goal <= {goal}): " +
+                      ("MET" if ratio <= goal else f"not met, {ratio / goal:.3g}x away"))
 
     extra = {}
     if not a.no_extras:
@@ -578,21 +851,38 @@ def main():
         extra["threads"] = {"runs": pairs}
         print("\n## 1 vs 2 threads: 1-thread / 2-thread time per alternating pair, median pair "
               "first (goal: rustape's W4 and large elementwise >= 1.8x)")
-        for w in pairs[0][0]:
+        for w in pairs[0][0]["time"]:
             cells = []
-            for c in pairs[0][0][w]:
-                ratios = sorted((p[0][w][c] / p[1][w][c], p[0][w][c], p[1][w][c]) for p in pairs)
-                r, one, two = ratios[len(ratios) // 2]
+            for c in pairs[0][0]["time"][w]:
+                rs = sorted((p[0]["time"][w][c] / p[1]["time"][w][c], p[0]["time"][w][c],
+                             p[1]["time"][w][c]) for p in pairs)
+                r, one, two = rs[len(rs) // 2]
                 cells.append(f"{c} {fmt_t(one)} -> {fmt_t(two)}: {r:.2f}x (pairs "
-                             + ", ".join(f"{x[0]:.2f}" for x in ratios) + ")")
+                             + ", ".join(f"{x[0]:.2f}" for x in rs) + ")")
             print(f"{w}: " + " | ".join(cells))
-        if "W4" in names:
-            m = run_child(["--child", "w4memory"])
-            extra["w4_memory"] = m
-            mib = 1 << 20
-            print(f"\n## W4 peak memory (fresh process): peak RSS growth during batch_jacobian "
-                  f"{m['peak_growth'] / mib:.2f} MiB; result {m['result'] / mib:.2f} MiB, tape "
-                  f"{m['tape'] / mib:.2f} MiB: {m['ratio']:.2f}x (result + tape) (goal <= 2)")
+        print("\n## 2-thread / 1-thread process CPU per call, per pair, median pair first "
+              "(goal: rustape's W4 and W7 <= 1.15x)")
+        for w in ("W4", "W7"):
+            cells = []
+            for c in pairs[0][0]["cpu"].get(w, {}):
+                rs = sorted((p[1]["cpu"][w][c][0] / p[0]["cpu"][w][c][0], p[0]["cpu"][w][c][0],
+                             p[1]["cpu"][w][c][0]) for p in pairs)
+                r, one, two = rs[len(rs) // 2]
+                cells.append(f"{c} {fmt_t(one)} -> {fmt_t(two)}: {r:.2f}x (pairs "
+                             + ", ".join(f"{x[0]:.2f}" for x in rs) + ")")
+            if cells:
+                print(f"{w}: " + " | ".join(cells))
+        extra["peak_memory"] = {}
+        print("\n## peak memory (fresh process each): peak RSS growth against the result plus "
+              "the tape's saved tensors (goals: W4 <= 2, W7 and W9 <= 1.5)")
+        mib = 1 << 20
+        for w in ("W4", "W7", "W9"):
+            if w in names:
+                m = run_child(["--child", "peak:" + w])
+                extra["peak_memory"][w] = m
+                print(f"{w}: peak RSS growth {m['peak_growth'] / mib:.2f} MiB; result "
+                      f"{m['result'] / mib:.2f} MiB, tape {m['tape'] / mib:.2f} MiB: "
+                      f"{m['ratio']:.2f}x (result + tape)")
         print(f"\n## W6 memory ({w6_n(a.quick):,} iterations recorded, fresh process each)")
         extra["memory"] = {}
         for fw in ["rustape"] + [p for p in ("torch", "tf") if p in peers]:
@@ -610,7 +900,7 @@ def main():
         with open(a.json, "w") as f:
             json.dump({"versions": vers, "quick": a.quick, "medians_s": results, "ratios": ratios,
                        "rustape_by_process": rt_by_group, "goals": goals, "loadavg": load,
-                       "other_processes_cores": others,
+                       "other_processes_cores": others, "cpu_s": cpu,
                        **extra}, f, indent=1)
 
 

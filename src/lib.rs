@@ -17,6 +17,7 @@ pub mod error;
 pub mod interrupt;
 pub mod memory;
 pub mod ops;
+pub mod optim;
 pub mod tape;
 pub mod tensor;
 pub mod testing;

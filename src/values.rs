@@ -157,6 +157,20 @@ impl<T> Values<T> {
         }
     }
 
+    /// The elements to write in place, copied first when another value shares the buffer
+    /// (copy-on-write): optimizer updates change a variable's elements without an allocation
+    /// when nothing else holds them.
+    pub(crate) fn make_mut(&mut self) -> &mut [T]
+    where
+        T: Clone,
+    {
+        let n = self.shape.iter().product::<usize>();
+        match &mut self.buf {
+            Buf::Inline(items) => &mut items[..n],
+            Buf::Shared(v) => Arc::make_mut(v).as_mut_slice(),
+        }
+    }
+
     /// The elements, row-major.
     pub fn iter(&self) -> std::slice::Iter<'_, T> {
         self.as_slice().iter()

@@ -119,6 +119,12 @@ impl Variable {
         *self.0.value.write().unwrap_or_else(|p| p.into_inner()) = value.alias();
         Ok(())
     }
+    /// The value under the write lock, for an update that changes it in place (optimizer
+    /// kernels, never recorded). Whoever changes the elements must leave a tensor with a fresh
+    /// id behind ([`Tensor::alias`]): an id names one value.
+    pub(crate) fn write_value(&self) -> std::sync::RwLockWriteGuard<'_, Tensor> {
+        self.0.value.write().unwrap_or_else(|p| p.into_inner())
+    }
     pub fn assign_add(&self, delta: &Tensor) -> Result<()> {
         let sum = crate::tape::without_recording(|| ops::add(&self.peek(), delta))?;
         self.assign(&sum)

@@ -65,6 +65,19 @@ PARAMETER_TYPES: dict[str, str] = {
     **dict.fromkeys(["num", "depth", "num_rows", "num_columns", "batch_dims"], "int"),
     **dict.fromkeys(["stddev", "minval", "maxval", "variance_epsilon", "eps", "atol", "rtol"], "float"),
     "constant_values": "float | TensorLike",
+    # convolution, pooling and layer ops (rt.nn)
+    **dict.fromkeys(
+        ["filters", "filter", "bias", "ids", "z", "c_prev", "x_proj", "h_proj", "h_prev"],
+        "TensorLike",
+    ),
+    **dict.fromkeys(["strides", "stride", "ksize"], "int | Sequence[int]"),
+    "dilations": "int | Sequence[int] | None",
+    "padding": "str | Sequence[Sequence[int]] | None",
+    "data_format": "str | None",
+    "output_shape": "Shape",
+    "noise_shape": "Shape | None",
+    "rate": "float",
+    "max_norm": "float | None",
     "seed": "int | None",
     **dict.fromkeys(
         ["scalar", "data", "segment_ids", "updates", "mask", "labels", "repeats", "num_segments"],
@@ -80,6 +93,12 @@ PARAMETER_TYPES: dict[str, str] = {
     "padding_value": "float",
     "align": "str | None",
     "ord": "str | float | None",
+    # linear algebra
+    **dict.fromkeys(["chol", "diagonal"], "TensorLike"),
+    **dict.fromkeys(["lower", "full_matrices", "compute_uv", "fast", "validate_args"], "bool"),
+    **dict.fromkeys(["num_lower", "num_upper", "num_cols"], "int"),
+    "l2_regularizer": "float",
+    "rcond": "float | None",
     # strings
     "name": "str | None",
     "mode": "str",
@@ -92,6 +111,7 @@ FUNCTION_TYPES: dict[str, str] = {
     # returns
     "as_dtype": "DType",
     "moments": "tuple[Tensor, Tensor]",
+    "lstm_cell": "tuple[Tensor, Tensor]",
     "unstack": "list[Tensor]",
     "set_seed": "None",
     "record_custom_gradient": "list[Tensor]",
@@ -104,6 +124,10 @@ FUNCTION_TYPES: dict[str, str] = {
     "top_k": "tuple[Tensor, Tensor]",
     "split": "list[Tensor]",
     "meshgrid": "list[Tensor]",
+    "slogdet": "tuple[Tensor, Tensor]",
+    "qr": "tuple[Tensor, Tensor]",
+    "eigh": "tuple[Tensor, Tensor]",
+    "svd": "Tensor | tuple[Tensor, Tensor, Tensor]",
     # parameters
     "sort.values": "TensorLike",
     "argsort.values": "TensorLike",
@@ -115,6 +139,8 @@ FUNCTION_TYPES: dict[str, str] = {
     "softmax_cross_entropy_with_logits.axis": "int",
     "tensordot.axes": "int | Sequence[Sequence[int]]",
     "diag_part.k": "int",
+    "diag.num_rows": "int | None",
+    "diag.num_cols": "int | None",
     "polygamma.a": "TensorLike",
     "record_custom_gradient.name": "str",
     "record_custom_gradient.inputs": "Sequence[Tensor]",

@@ -12,6 +12,8 @@ from ._typing import Axis, DTypeLike, Shape, TensorLike
 
 __all__ = [
     "DType",
+    "Optimizer",
+    "Schedule",
     "Tape",
     "Tensor",
     "Variable",
@@ -30,33 +32,51 @@ __all__ = [
     "atan",
     "atan2",
     "atanh",
+    "avg_pool",
+    "avg_pool1d",
+    "avg_pool2d",
+    "band_part",
     "batch_normalization",
     "begin_variable_watch",
+    "bias_add",
     "bool",
     "boolean_mask",
     "broadcast_to",
     "cast",
+    "cholesky",
+    "cholesky_solve",
     "clip_by_norm",
     "clip_by_value",
     "concat",
     "constant",
+    "conv1d",
+    "conv2d",
+    "conv2d_transpose",
     "convert_to_tensor",
     "cos",
     "cosh",
     "cumprod",
     "cumsum",
+    "depthwise_conv2d",
+    "det",
+    "diag",
     "diag_part",
     "digamma",
     "divide",
     "divide_no_nan",
+    "dropout",
+    "eigh",
+    "eigvalsh",
     "einsum",
     "elu",
+    "embedding_lookup",
     "end_variable_watch",
     "equal",
     "erf",
     "erfc",
     "exp",
     "expand_dims",
+    "expm",
     "expm1",
     "eye",
     "fill",
@@ -71,6 +91,7 @@ __all__ = [
     "gradcheck",
     "greater",
     "greater_equal",
+    "gru_cell",
     "int32",
     "int64",
     "inv",
@@ -85,11 +106,17 @@ __all__ = [
     "log1p",
     "log_sigmoid",
     "log_softmax",
+    "logdet",
     "logical_and",
     "logical_not",
     "logical_or",
+    "lstm_cell",
+    "lstsq",
     "matmul",
     "matvec",
+    "max_pool",
+    "max_pool1d",
+    "max_pool2d",
     "maximum",
     "meshgrid",
     "minimum",
@@ -103,8 +130,10 @@ __all__ = [
     "ones_like",
     "pad",
     "pause_all_tapes",
+    "pinv",
     "polygamma",
     "pow",
+    "qr",
     "random_normal",
     "random_shuffle",
     "random_uniform",
@@ -130,12 +159,14 @@ __all__ = [
     "scatter_nd",
     "segment_sum",
     "selu",
+    "set_diag",
     "set_seed",
     "sigmoid",
     "sigmoid_cross_entropy_with_logits",
     "sign",
     "sin",
     "sinh",
+    "slogdet",
     "softmax",
     "softmax_cross_entropy_with_logits",
     "softplus",
@@ -150,6 +181,7 @@ __all__ = [
     "stack",
     "stop_gradient",
     "subtract",
+    "svd",
     "tan",
     "tanh",
     "tensor_scatter_nd_add",
@@ -159,6 +191,7 @@ __all__ = [
     "top_k",
     "trace",
     "transpose",
+    "triangular_solve",
     "unsorted_segment_max",
     "unsorted_segment_mean",
     "unsorted_segment_sum",
@@ -376,6 +409,58 @@ class Tape:
     def is_recording(self) -> builtins.bool: ...
     @property
     def persistent(self) -> builtins.bool: ...
+
+@final
+class Schedule:
+    @staticmethod
+    def exponential(initial: float, steps: float, rate: float, staircase: builtins.bool) -> Schedule: ...
+    @staticmethod
+    def piecewise(boundaries: Sequence[int], values: Sequence[float]) -> Schedule: ...
+    @staticmethod
+    def inverse_time(initial: float, steps: float, rate: float, staircase: builtins.bool) -> Schedule: ...
+    @staticmethod
+    def polynomial(
+        initial: float, steps: float, end: float, power: float, cycle: builtins.bool
+    ) -> Schedule: ...
+    @staticmethod
+    def cosine(
+        initial: float, steps: float, alpha: float, warmup_target: float | None, warmup_steps: float
+    ) -> Schedule: ...
+    def __call__(self, /, step: int) -> float: ...
+
+@final
+class Optimizer:
+    def __new__(
+        cls,
+        algorithm_name: str,
+        learning_rate_value: float | Variable | Schedule,
+        hyperparameters: dict[str, Any],
+        weight_decay: float | None = None,
+        clipnorm: float | None = None,
+        clipvalue: float | None = None,
+        global_clipnorm: float | None = None,
+    ) -> Optimizer: ...
+    def apply(
+        self,
+        /,
+        grads: Sequence[TensorLike | None],
+        variables: Sequence[Variable],
+        learning_rate: float | None = None,
+    ) -> None: ...
+    def build(self, /, variables: Sequence[Variable]) -> None: ...
+    @property
+    def built(self) -> builtins.bool: ...
+    @property
+    def iterations(self) -> Variable: ...
+    @property
+    def learning_rate_variable(self) -> Variable | None: ...
+    def current_learning_rate(self, /) -> float: ...
+    def set_learning_rate(self, /, learning_rate_value: float | Variable | Schedule) -> None: ...
+    def variables(self, /) -> list[Variable]: ...
+    def slot(self, /, variable: Variable, name: str) -> Variable | None: ...
+    def exclude_from_weight_decay(
+        self, /, variables: Sequence[Variable], names: Sequence[str]
+    ) -> None: ...
 
 float32: DType
 float64: DType
@@ -691,6 +776,177 @@ def random_uniform(
     name: str | None = None,
 ) -> Tensor: ...
 def set_seed(seed: int) -> None: ...
+def conv1d(
+    input: TensorLike,
+    filters: TensorLike,
+    stride: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NWC",
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def conv2d(
+    input: TensorLike,
+    filters: TensorLike,
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NHWC",
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def conv2d_transpose(
+    input: TensorLike,
+    filters: TensorLike,
+    output_shape: Shape,
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None = None,
+    data_format: str | None = "NHWC",
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def depthwise_conv2d(
+    input: TensorLike,
+    filter: TensorLike,
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = None,
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def max_pool(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def avg_pool(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def max_pool1d(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NWC",
+    name: str | None = None,
+) -> Tensor: ...
+def avg_pool1d(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NWC",
+    name: str | None = None,
+) -> Tensor: ...
+def max_pool2d(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NHWC",
+    name: str | None = None,
+) -> Tensor: ...
+def avg_pool2d(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NHWC",
+    name: str | None = None,
+) -> Tensor: ...
+def dropout(
+    x: TensorLike,
+    rate: float,
+    noise_shape: Shape | None = None,
+    seed: int | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def bias_add(
+    value: TensorLike,
+    bias: TensorLike,
+    data_format: str | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def embedding_lookup(
+    params: TensorLike,
+    ids: TensorLike,
+    max_norm: float | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def lstm_cell(z: TensorLike, c_prev: TensorLike) -> tuple[Tensor, Tensor]: ...
+def gru_cell(x_proj: TensorLike, h_proj: TensorLike, h_prev: TensorLike) -> Tensor: ...
+def cholesky(input: TensorLike, name: str | None = None) -> Tensor: ...
+def triangular_solve(
+    matrix: TensorLike,
+    rhs: TensorLike,
+    lower: builtins.bool = True,
+    adjoint: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def cholesky_solve(
+    chol: TensorLike,
+    rhs: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def det(input: TensorLike, name: str | None = None) -> Tensor: ...
+def slogdet(input: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]: ...
+def logdet(matrix: TensorLike, name: str | None = None) -> Tensor: ...
+def qr(
+    input: TensorLike,
+    full_matrices: builtins.bool = False,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]: ...
+def eigh(tensor: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]: ...
+def eigvalsh(tensor: TensorLike, name: str | None = None) -> Tensor: ...
+def svd(
+    tensor: TensorLike,
+    full_matrices: builtins.bool = False,
+    compute_uv: builtins.bool = True,
+    name: str | None = None,
+) -> Tensor | tuple[Tensor, Tensor, Tensor]: ...
+def lstsq(
+    matrix: TensorLike,
+    rhs: TensorLike,
+    l2_regularizer: float = 0.0,
+    fast: builtins.bool = True,
+    name: str | None = None,
+) -> Tensor: ...
+def pinv(
+    a: TensorLike,
+    rcond: float | None = None,
+    validate_args: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def expm(input: TensorLike, name: str | None = None) -> Tensor: ...
+def band_part(
+    input: TensorLike,
+    num_lower: int,
+    num_upper: int,
+    name: str | None = None,
+) -> Tensor: ...
+def diag(
+    diagonal: TensorLike,
+    name: str | None = None,
+    k: int = 0,
+    num_rows: int | None = None,
+    num_cols: int | None = None,
+    padding_value: float = 0.0,
+    align: str | None = "RIGHT_LEFT",
+) -> Tensor: ...
+def set_diag(
+    input: TensorLike,
+    diagonal: TensorLike,
+    name: str | None = None,
+    k: int = 0,
+    align: str | None = "RIGHT_LEFT",
+) -> Tensor: ...
 def asin(x: TensorLike, name: str | None = None) -> Tensor: ...
 def acos(x: TensorLike, name: str | None = None) -> Tensor: ...
 def atan(x: TensorLike, name: str | None = None) -> Tensor: ...

@@ -8,10 +8,23 @@ from ._ops import leaky_relu as leaky_relu
 from ._ops import relu6 as relu6
 from ._ops import silu as silu
 from ._ops import silu as swish
+from ._rustape import avg_pool as avg_pool
+from ._rustape import avg_pool1d as avg_pool1d
+from ._rustape import avg_pool2d as avg_pool2d
 from ._rustape import batch_normalization as batch_normalization
+from ._rustape import bias_add as bias_add
+from ._rustape import conv1d as conv1d
+from ._rustape import conv2d as conv2d
+from ._rustape import conv2d_transpose as conv2d_transpose
+from ._rustape import depthwise_conv2d as depthwise_conv2d
+from ._rustape import dropout as dropout
 from ._rustape import elu as elu
+from ._rustape import embedding_lookup as embedding_lookup
 from ._rustape import gelu as gelu
 from ._rustape import log_softmax as log_softmax
+from ._rustape import max_pool as max_pool
+from ._rustape import max_pool1d as max_pool1d
+from ._rustape import max_pool2d as max_pool2d
 from ._rustape import moments as moments
 from ._rustape import relu as relu
 from ._rustape import selu as selu
@@ -32,13 +45,26 @@ from ._rustape import tanh as tanh
 from ._rustape import top_k as top_k
 
 __all__ = [
+    "avg_pool",
+    "avg_pool1d",
+    "avg_pool2d",
     "batch_normalization",
+    "bias_add",
+    "conv1d",
+    "conv2d",
+    "conv2d_transpose",
+    "depthwise_conv2d",
+    "dropout",
     "elu",
+    "embedding_lookup",
     "gelu",
     "l2_loss",
     "l2_normalize",
     "leaky_relu",
     "log_softmax",
+    "max_pool",
+    "max_pool1d",
+    "max_pool2d",
     "moments",
     "relu",
     "relu6",

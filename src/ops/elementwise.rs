@@ -17,7 +17,9 @@ use super::{broadcast_shapes, scalar_like, shape_of, sum_to_batched_shape, zip_m
 use crate::dispatch2;
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::{any_tape_active, input_needed, mixes_input, record_batched, Grads};
+use crate::tape::{
+    any_tape_active, input_needed, mixes_input, record_batched, record_per_example, Grads,
+};
 use crate::tensor::{Data, Element, Tensor, Values};
 
 mod binary;
@@ -158,24 +160,42 @@ pub(super) fn record_shaped<G>(
     out: &Tensor,
     saved: &[&Tensor],
     shaped: [&Tensor; 2],
+    per_example: bool,
     vjp: G,
 ) where
     G: Fn(&[Tensor], &Tensor, usize, [&[usize]; 2]) -> Result<Grads> + Send + Sync + 'static,
 {
     let rows = broadcast_mixes(inputs, out.shape());
     let implied = |t: &Tensor| t.is_shared_scalar() || t.shape() == out.shape();
+    // Generic (not boxed): a closure capturing nothing stays zero-sized, recorded without an
+    // allocation.
+    fn record<F>(per_example: bool, op: &'static str, args: RecordArgs, rows: u8, vjp: F)
+    where
+        F: Fn(&[Tensor], &Tensor, usize) -> Result<Grads> + Send + Sync + 'static,
+    {
+        let (inputs, out, saved) = args;
+        if per_example {
+            record_per_example(op, inputs, out, saved, rows, vjp)
+        } else {
+            record_batched(op, inputs, out, saved, rows, true, vjp)
+        }
+    }
+    let args = (inputs, out, saved);
     if implied(shaped[0]) && implied(shaped[1]) {
-        record_batched(op, inputs, out, saved, rows, true, move |s, dy, batch| {
+        record(per_example, op, args, rows, move |s, dy, batch| {
             let shape = &dy.shape()[batch..];
             vjp(s, dy, batch, [shape, shape])
         });
     } else {
         let shapes = [shape_of(shaped[0]), shape_of(shaped[1])];
-        record_batched(op, inputs, out, saved, rows, true, move |s, dy, batch| {
+        record(per_example, op, args, rows, move |s, dy, batch| {
             vjp(s, dy, batch, [&shapes[0], &shapes[1]])
         });
     }
 }
+
+/// An op's inputs, output and saved tensors, as `record_shaped` passes them on.
+type RecordArgs<'a, 'b> = (&'a [&'b Tensor], &'a Tensor, &'a [&'b Tensor]);
 
 /// `t + c` for a constant `c` of `t`'s dtype.
 pub(super) fn plus(t: &Tensor, c: f64) -> Result<Tensor> {
@@ -354,6 +374,7 @@ pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
         &out,
         &[cond],
         [x, y],
+        false,
         |s, dy, batch, [sx, sy]| {
             let zero = || scalar_like(0.0, dy);
             let to_x = || sum_to_batched_shape(&where_(&s[0], dy, &zero())?, batch, sx);

@@ -9,10 +9,10 @@
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use super::parallel::for_each_task;
 use crate::error::Result;
 use crate::memory::try_vec;
 use crate::tensor::Values;
-use rayon::prelude::*;
 
 use super::vmath::{map_slice, select_slice, zip_slice};
 
@@ -32,7 +32,7 @@ pub(crate) const PAR_MATH: usize = 1 << 15;
 /// [`parallel_threads`]). Every parallel loop in the engine asks this (or
 /// [`parallel_threads`]) first.
 pub(crate) fn may_split() -> bool {
-    rayon::current_thread_index().is_none() && parallel_threads() > 1
+    rayon::current_thread_index().is_none() && parallel_threads() > 1 && !super::parallel::in_task()
 }
 
 /// How many threads parallel work may use from here: rayon's pool size, or 1 in a process
@@ -64,6 +64,34 @@ fn watch_for_fork() {
     }
 }
 
+/// A slice handed out in `CHUNK`-long pieces to the tasks of a split kernel, one task each.
+struct Chunks<T> {
+    ptr: *mut T,
+    len: usize,
+}
+
+// SAFETY: each chunk goes to one task (see `get`), and `T: Send` lets it move there.
+unsafe impl<T: Send> Sync for Chunks<T> {}
+
+impl<T> Chunks<T> {
+    fn new(slice: &mut [T]) -> Chunks<T> {
+        Chunks {
+            ptr: slice.as_mut_ptr(),
+            len: slice.len(),
+        }
+    }
+    /// Chunk `i`.
+    ///
+    /// # Safety
+    /// No two live borrows for one `i`; the slice outlives them.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn get(&self, i: usize) -> &mut [T] {
+        let start = i * CHUNK;
+        let len = CHUNK.min(self.len - start);
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(start), len) }
+    }
+}
+
 /// A vector of `n` elements, each chunk written by `kernel(offset, chunk)`, which must write
 /// every element of its chunk. The buffer is reserved fallibly: a MemoryError naming `op`.
 pub(crate) fn fill<U: Send>(
@@ -75,9 +103,11 @@ pub(crate) fn fill<U: Send>(
     let mut out = try_vec(op, n)?;
     let dst = &mut out.spare_capacity_mut()[..n];
     if n >= min_par && may_split() {
-        dst.par_chunks_mut(CHUNK)
-            .enumerate()
-            .for_each(|(i, d)| kernel(i * CHUNK, d));
+        let chunks = Chunks::new(dst);
+        for_each_task(n.div_ceil(CHUNK), &|i| {
+            // SAFETY: task `i` alone takes chunk `i`.
+            kernel(i * CHUNK, unsafe { chunks.get(i) })
+        });
     } else {
         kernel(0, dst);
     }
@@ -142,9 +172,15 @@ pub(crate) fn zip_assign<T: Copy + Send + Sync>(
 ) {
     let run = |d: &mut [T], s: &[T]| d.iter_mut().zip(s).for_each(|(d, &s)| *d = f(*d, s));
     if dst.len() >= min_par && may_split() {
-        dst.par_chunks_mut(CHUNK)
-            .zip(src.par_chunks(CHUNK))
-            .for_each(|(d, s)| run(d, s));
+        let n = dst.len();
+        let chunks = Chunks::new(dst);
+        for_each_task(n.div_ceil(CHUNK), &|i| {
+            // SAFETY: task `i` alone takes chunk `i`.
+            run(
+                unsafe { chunks.get(i) },
+                &src[i * CHUNK..(i * CHUNK + CHUNK).min(n)],
+            )
+        });
     } else {
         run(dst, src);
     }

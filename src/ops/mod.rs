@@ -13,15 +13,20 @@ mod activation;
 mod arith;
 mod arrange;
 mod contract;
+mod conv;
 mod creation;
 mod elementwise;
 mod indexing;
-mod kernel;
+pub(crate) mod kernel;
 mod linalg;
 mod nn;
+mod nn_layer;
+mod parallel;
+mod pool;
 mod random;
 mod reduce;
 mod reduce_kernel;
+mod rnn;
 mod scan;
 mod scatter;
 mod segment;
@@ -33,13 +38,20 @@ mod vmath;
 pub use activation::*;
 pub use arrange::*;
 pub use contract::*;
+pub use conv::{
+    conv1d, conv2d, conv2d_backprop_filter, conv2d_backprop_input, conv2d_transpose,
+    depthwise_conv2d, Padding,
+};
 pub use creation::*;
 pub use elementwise::*;
 pub use indexing::*;
 pub use linalg::*;
 pub use nn::*;
+pub use nn_layer::{bias_add, bias_add_grad, dropout, embedding_lookup, DataFormat};
+pub use pool::{avg_pool1d, avg_pool2d, max_pool1d, max_pool2d};
 pub use random::*;
 pub use reduce::*;
+pub use rnn::{gru_cell, lstm_cell};
 pub use scan::*;
 pub use scatter::*;
 pub use segment::*;
@@ -123,6 +135,21 @@ pub(crate) fn into_batched_shape(grad: Tensor, batch: usize, shape: &[usize]) ->
         return Ok(grad);
     }
     sum_broadcast_axes(&grad, batch, shape)
+}
+
+/// `grad` (of an op's output, `[b, ..]`, rows on axis 0) summed over the axes an operand of
+/// `shape` was broadcast along, except the rows: the operand's per-example gradients, `[b,
+/// shape..]` (see `crate::tape::per_example_input`).
+pub(crate) fn into_per_example_shape(grad: Tensor, shape: &[usize]) -> Result<Tensor> {
+    if shape.len() < grad.ndim() {
+        // The operand lines up with the output's axes after the rows.
+        return into_batched_shape(grad, 1, shape);
+    }
+    // Axis 0 of size 1, broadcast over the rows.
+    let rows = grad.shape()[0];
+    let summed = into_batched_shape(grad, 1, &shape[1..])?;
+    let dims: Vec<isize> = [rows].iter().chain(shape).map(|&d| d as isize).collect();
+    reshape(&summed, &dims)
 }
 
 fn sum_broadcast_axes(grad: &Tensor, batch: usize, shape: &[usize]) -> Result<Tensor> {

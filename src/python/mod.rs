@@ -4,7 +4,9 @@
 //! - `convert.rs`: Python values to tensors and back, in one place;
 //! - `dtype.rs`: `DType` and the dtype attributes;
 //! - `tape.rs`: `Tape`, custom gradients, gradcheck, the thread's tape switches;
+//! - `ops.rs`, `ops_shape.rs`, `ops_nn.rs` (convolution, pooling, layer ops): the op functions;
 //! - `ops.rs`, `ops_shape.rs`, `ops_math.rs`, `ops_index.rs`: the op functions;
+//! - `optim.rs`: `Optimizer` and `Schedule`, behind `rt.keras.optimizers`;
 //! - `error.rs`: engine errors, Python exceptions and panics;
 //! - `bindings.rs`: the table saying which functions and classes the extension has and in
 //!   which namespaces (`rt`, `rt.math`, ...) each appears (every file ends with its rows).
@@ -17,8 +19,11 @@ mod error;
 mod index;
 mod ops;
 mod ops_index;
+mod ops_linalg;
 mod ops_math;
+mod ops_nn;
 mod ops_shape;
+mod optim;
 mod tape;
 mod tensor;
 
@@ -79,8 +84,11 @@ fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     tape::register(m, &mut table)?;
     ops::register(m, &mut table)?;
     ops_shape::register(m, &mut table)?;
+    ops_nn::register(m, &mut table)?;
+    ops_linalg::register(m, &mut table)?;
     ops_math::register(m, &mut table)?;
     ops_index::register(m, &mut table)?;
+    optim::register(m, &mut table)?;
     table.value(m, "__version__", env!("CARGO_PKG_VERSION"), &[])?;
     table.publish(m)
 }

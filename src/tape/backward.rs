@@ -35,13 +35,15 @@ pub(crate) struct Step<'a> {
     slots: &'a [u32],
 }
 
-const NO_SLOT: u32 = u32::MAX;
+pub(crate) const NO_SLOT: u32 = u32::MAX;
 
 impl Step<'_> {
-    fn input_slot(&self, k: usize) -> u32 {
+    /// The gradient slot of input `k` ([`NO_SLOT`] when no source reaches it).
+    pub(crate) fn input_slot(&self, k: usize) -> u32 {
         self.slots[k]
     }
-    fn output_slots(&self) -> &[u32] {
+    /// The gradient slots of the outputs.
+    pub(crate) fn output_slots(&self) -> &[u32] {
         &self.slots[self.node.inputs.len()..]
     }
     /// Whether a source reaches input `k` (only such inputs receive gradients).
@@ -158,6 +160,14 @@ impl Plan {
                     .is_some_and(|&s| used[s as usize])
             })
             .collect()
+    }
+    /// How many gradient slots the plan has.
+    pub fn slot_count(&self) -> usize {
+        self.connected.len()
+    }
+    /// The slot of a source or target, by id.
+    pub fn slot_of(&self, id: TensorId) -> Option<u32> {
+        self.connected.named.get(&id).copied()
     }
     /// Every id that depends on a source (the sources and the steps' outputs).
     pub fn connected_ids(&self) -> FxHashSet<TensorId> {
@@ -318,7 +328,31 @@ pub(crate) fn sweep(
     keep: &FxHashSet<TensorId>,
     batch: usize,
 ) -> Result<FxHashMap<TensorId, Tensor>> {
-    sweep_nodes(PlanNodes::Shared(plan), seeds, keep, batch)
+    sweep_nodes(PlanNodes::Shared(plan), seeds, keep, Modes::Uniform(batch))
+}
+
+/// How a step's VJP is called in a per-example sweep (see per_example.rs): its batch rank, and
+/// the inputs whose gradients it gives per example (bit `k`: input `k`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct StepMode {
+    pub batch: u8,
+    pub per_example: u64,
+}
+
+/// [`sweep`] with each step called as `modes[l]` says (`l` its place among the plan's steps).
+pub(crate) fn sweep_modes(
+    plan: &Plan,
+    seeds: Vec<(TensorId, Tensor)>,
+    keep: &FxHashSet<TensorId>,
+    modes: &[StepMode],
+) -> Result<FxHashMap<TensorId, Tensor>> {
+    sweep_nodes(PlanNodes::Shared(plan), seeds, keep, Modes::PerStep(modes))
+}
+
+#[derive(Clone, Copy)]
+enum Modes<'a> {
+    Uniform(usize),
+    PerStep(&'a [StepMode]),
 }
 
 /// [`sweep`] for a plan used once: each node's saved tensors and VJP are dropped as soon as it
@@ -328,7 +362,7 @@ pub(crate) fn sweep_once(
     seeds: Vec<(TensorId, Tensor)>,
     keep: &FxHashSet<TensorId>,
 ) -> Result<FxHashMap<TensorId, Tensor>> {
-    sweep_nodes(PlanNodes::Owned(&mut plan), seeds, keep, 0)
+    sweep_nodes(PlanNodes::Owned(&mut plan), seeds, keep, Modes::Uniform(0))
 }
 
 enum PlanNodes<'a> {
@@ -356,7 +390,7 @@ fn sweep_nodes(
     mut nodes: PlanNodes<'_>,
     seeds: Vec<(TensorId, Tensor)>,
     keep: &FxHashSet<TensorId>,
-    batch: usize,
+    modes: Modes,
 ) -> Result<FxHashMap<TensorId, Tensor>> {
     let connected = &nodes.plan().connected;
     // Gradients by slot; kept slots are read, not consumed, by the steps that produce them.
@@ -395,16 +429,20 @@ fn sweep_nodes(
             let needed = (0..step.inputs.len())
                 .filter(|&k| step.input_connected(k))
                 .fold(0u64, |mask, k| mask | needed_bit(k));
-            let in_grads =
-                with_needed_inputs(needed, || (step.vjp)(&step.saved, &out_grads, batch)).map_err(
-                    |e| Error {
-                        message: format!(
-                            "{} (while computing the gradient of {})",
-                            e.message, step.op
-                        ),
-                        ..e
-                    },
-                )?;
+            let (batch, per_example) = match modes {
+                Modes::Uniform(batch) => (batch, 0),
+                Modes::PerStep(m) => (usize::from(m[l].batch), m[l].per_example),
+            };
+            let in_grads = with_needed_inputs(needed, per_example, || {
+                (step.vjp)(&step.saved, &out_grads, batch)
+            })
+            .map_err(|e| Error {
+                message: format!(
+                    "{} (while computing the gradient of {})",
+                    e.message, step.op
+                ),
+                ..e
+            })?;
             let mut routed: SmallVec<[(u32, Tensor); 2]> = SmallVec::new();
             for (k, grad) in in_grads.into_iter().enumerate().take(step.inputs.len()) {
                 let slot = step.input_slot(k);
@@ -433,19 +471,31 @@ thread_local! {
     /// Which inputs of the VJP now running the sweep will use (bit k: input k). All, outside a
     /// sweep.
     static NEEDED_INPUTS: std::cell::Cell<u64> = const { std::cell::Cell::new(u64::MAX) };
+    /// Which inputs of the VJP now running get per-example gradients (bit k: input k). None,
+    /// outside a per-example sweep.
+    static PER_EXAMPLE_INPUTS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 fn needed_bit(k: usize) -> u64 {
     1 << k.min(63)
 }
 
-/// Runs a VJP with `mask` as its needed inputs, restoring the previous mask after (a VJP may
-/// run a nested sweep).
-fn with_needed_inputs<R>(mask: u64, vjp: impl FnOnce() -> R) -> R {
+/// Runs a VJP with `mask` as its needed inputs and `per_example` as its per-example ones,
+/// restoring the previous masks after (a VJP may run a nested sweep).
+fn with_needed_inputs<R>(mask: u64, per_example: u64, vjp: impl FnOnce() -> R) -> R {
     let previous = NEEDED_INPUTS.with(|n| n.replace(mask));
+    let previous_example = PER_EXAMPLE_INPUTS.with(|n| n.replace(per_example));
     let result = vjp();
     NEEDED_INPUTS.with(|n| n.set(previous));
+    PER_EXAMPLE_INPUTS.with(|n| n.set(previous_example));
     result
+}
+
+/// Whether the VJP now running gives input `k` its gradient per example: `[b, input.shape..]`,
+/// row `i` through output row `i` alone (only asked of ops recorded with
+/// `record_per_example`, for inputs whose rows they mix; see per_example.rs).
+pub fn per_example_input(k: usize) -> bool {
+    PER_EXAMPLE_INPUTS.with(|n| n.get() & needed_bit(k) != 0)
 }
 
 /// Whether the sweep running this VJP will use the gradient of input `k` (TensorFlow's

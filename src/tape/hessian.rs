@@ -71,6 +71,7 @@ impl Tape {
                     mixes_rows: step.mixes_rows,
                     batchable: step.batchable,
                     caller_thread: step.caller_thread,
+                    per_example: step.per_example,
                 });
                 copied.insert(step.index, index);
                 for (k, id) in step.outputs.iter().enumerate() {

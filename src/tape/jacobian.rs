@@ -3,7 +3,8 @@
 //! computed while an outer tape records is itself recorded (Jacobians of Jacobians, Hessians).
 use super::backward::{plan, unconnected_value, Plan, Unconnected};
 use super::diagnose::diagnose;
-use super::rows::{self, dims, JacobianOptions};
+use super::per_example;
+use super::rows::{self, dims, JacobianOptions, JacobianStrategy};
 use super::{Source, Tape};
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops;
@@ -31,15 +32,42 @@ impl Tape {
         let release = self.take_use("jacobian")?;
         let plan = plan(&mut self.lock(), &[target], sources, release);
         let diagnosis = diagnose(&plan);
-        let stacked = rows::run(
-            &plan,
-            target,
-            sources,
-            target.size(),
-            &|r| vec![r],
-            0,
-            options,
-        )?;
+        // One loss per row, each reaching only its row: one per-example sweep (not under a
+        // recording tape, nor when the rows were asked to run one by one).
+        let strict = options.strategy == JacobianStrategy::PerExample;
+        let modes = match options.strategy {
+            JacobianStrategy::Auto
+            | JacobianStrategy::Vectorized
+            | JacobianStrategy::PerExample
+                if !crate::tape::any_tape_recording() =>
+            {
+                per_example::modes(&plan, target, sources)
+            }
+            _ => Err("a tape is recording (the rows run one block at a time, recorded)".into()),
+        };
+        let swept = match modes {
+            Ok(modes) => per_example::run(&plan, target, sources, &modes)?
+                .ok_or_else(|| "the sources' rows do not line up with the target's".to_string()),
+            Err(why) => Err(why),
+        };
+        let stacked = match swept {
+            Ok(stacked) => stacked,
+            Err(why) if strict => {
+                return Err(Error::value(
+                    "GradientTape.jacobian",
+                    format!("cannot compute per-example gradients in one sweep: {why}"),
+                ))
+            }
+            Err(_) => rows::run(
+                &plan,
+                target,
+                sources,
+                target.size(),
+                &|r| vec![r],
+                0,
+                options,
+            )?,
+        };
         sources
             .iter()
             .zip(stacked)

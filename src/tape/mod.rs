@@ -7,6 +7,7 @@ mod backward;
 mod diagnose;
 mod hessian;
 mod jacobian;
+mod per_example;
 pub(crate) mod record;
 mod rows;
 
@@ -21,10 +22,9 @@ use crate::error::{Error, Result};
 use crate::tensor::{Tensor, TensorId};
 use crate::variable::Variable;
 
-pub use backward::{input_needed, Unconnected};
+pub use backward::{input_needed, per_example_input, Unconnected};
 pub use record::record_custom;
-
-pub(crate) use record::{mixes_input, record_batched, record_multi};
+pub(crate) use record::{mixes_input, record_batched, record_multi, record_per_example};
 pub use rows::{JacobianOptions, JacobianStrategy};
 
 /// A VJP: given the tensors the op saved and the gradient flowing into each of its outputs
@@ -117,6 +117,9 @@ pub(crate) struct Node {
     /// that asked for the gradient, never on a pool thread, where it could wait on a lock the
     /// caller holds, or on the pool itself.
     pub caller_thread: bool,
+    /// The VJP can give per-example gradients for the inputs whose rows it mixes (see
+    /// per_example.rs): a Jacobian over a batch may then run in one sweep.
+    pub per_example: bool,
 }
 
 /// Where a node's input (or a tracked tensor) comes from on one tape: output `k` of node `i`

@@ -44,7 +44,48 @@ pub(crate) fn record_batched<F>(
         batchable,
         caller_thread: false,
         per_tape_vjp: false,
+        per_example: false,
     };
+    record_single(op, inputs, output, saved, kind, vjp);
+}
+
+/// [`record_batched`] (batchable) for an op whose VJP also gives per-example gradients: when
+/// [`crate::tape::per_example_input`]`(k)` holds, the gradient of input `k` (one whose rows the
+/// op mixes: a weight, a bias broadcast over the rows) is `[b, input.shape..]`, row `i` the
+/// gradient through output row `i` alone (`dy` then has the output's shape, batch rank 0).
+pub(crate) fn record_per_example<F>(
+    op: &'static str,
+    inputs: &[&Tensor],
+    output: &Tensor,
+    saved: &[&Tensor],
+    mixes_rows: u8,
+    vjp: F,
+) where
+    F: Fn(&[Tensor], &Tensor, usize) -> Result<Grads> + Send + Sync + 'static,
+{
+    if !output.is_differentiable() || !any_tape_active() {
+        return;
+    }
+    let kind = NodeKind {
+        mixes_rows,
+        batchable: true,
+        caller_thread: false,
+        per_tape_vjp: false,
+        per_example: true,
+    };
+    record_single(op, inputs, output, saved, kind, vjp);
+}
+
+fn record_single<F>(
+    op: &'static str,
+    inputs: &[&Tensor],
+    output: &Tensor,
+    saved: &[&Tensor],
+    kind: NodeKind,
+    vjp: F,
+) where
+    F: Fn(&[Tensor], &Tensor, usize) -> Result<Grads> + Send + Sync + 'static,
+{
     let origins = |state: &TapeState| state.origins(inputs);
     // Built at most once: only per-tape kinds (custom gradients) build again.
     let mut vjp = Some(vjp);
@@ -79,6 +120,7 @@ struct NodeKind {
     caller_thread: bool,
     /// Each tape gets its own VJP (built again for it): foreign state is owned per tape.
     per_tape_vjp: bool,
+    per_example: bool,
 }
 
 /// Records an op with several outputs (or whose VJP wants to see which outputs got gradients).
@@ -104,6 +146,7 @@ pub(crate) fn record_multi(
             batchable,
             caller_thread: false,
             per_tape_vjp: false,
+            per_example: false,
         },
         move || VjpRef::from(vjp.clone()),
     );
@@ -141,6 +184,7 @@ fn record_node(
             mixes_rows: kind.mixes_rows,
             batchable: kind.batchable,
             caller_thread: kind.caller_thread,
+            per_example: kind.per_example,
         });
         state.mark_outputs(index, outputs);
     };
@@ -206,6 +250,7 @@ pub(crate) fn read_variable(variable: &Variable, value: Tensor) -> Tensor {
         batchable: true,
         caller_thread: false,
         per_tape_vjp: false,
+        per_example: false,
     };
     let variable_id = variable.id();
     record_node(
@@ -252,6 +297,7 @@ pub fn record_custom(
         batchable: false,
         caller_thread: true,
         per_tape_vjp: true,
+        per_example: false,
     };
     record_node(
         name,

@@ -48,6 +48,10 @@ pub enum JacobianStrategy {
     ParallelRows,
     /// One row after another on this thread.
     Sequential,
+    /// One sweep for all rows of a target `[b]` whose row `i` depends only on batch row `i`
+    /// (per-example gradients; see `Tape::jacobian`), or a ValueError naming what prevents it.
+    /// `Auto` takes this path whenever it can.
+    PerExample,
 }
 
 /// How to run a Jacobian's rows.
@@ -93,6 +97,11 @@ impl JacobianOptions {
 /// block: at 128Ki (two rows) it was 2-3% faster, but a fresh process's first call grew peak RSS
 /// by 1.8-2.1x the result and tape instead of ~1.5x (the allocator keeps each size's freed pages).
 const BLOCK_ELEMENTS: usize = 1 << 16;
+
+/// Elements the widest cotangent of one vectorised block may hold while a tape records: every
+/// op of a block is recorded and later differentiated, so a Jacobian of a few rows (the
+/// Laplacian of a PINN: 2) runs as one block rather than one per row.
+const RECORDED_BLOCK_ELEMENTS: usize = 1 << 22;
 
 /// How the rows run: `size` rows per sweep (on a leading axis when `vectorised`), at most
 /// `in_flight` sweeps at once on rayon's threads (1: one after another on this thread).
@@ -159,13 +168,16 @@ pub(crate) fn run(
         in_flight: limit.unwrap_or(threads).min(threads),
     };
     let blocks = match options.strategy {
-        Sequential | ParallelRows => single,
+        Sequential | ParallelRows | PerExample => single,
         Auto if unbatchable.is_some() || rows == 1 => single,
         Auto | Vectorized => {
             let width = row_width(plan, target, sources);
             // Blocks that fit the cache, and at least one per thread.
             let fits = (BLOCK_ELEMENTS / width).clamp(1, rows.div_ceil(threads));
             let (size, in_flight) = match limit {
+                // Under a recording tape every op of a block is recorded, and differentiated
+                // again later: few large blocks (the tape keeps what they save either way).
+                None if recording => ((RECORDED_BLOCK_ELEMENTS / width).max(1), 1),
                 // At most `p` rows at once: `p / threads` on each thread, never more than
                 // fit (a large `p` bounds memory; it does not ask for more).
                 Some(p) => ((p / threads.min(p)).min(fits), threads.min(p)),
@@ -523,11 +535,14 @@ fn joined_by_ops(
     parts
         .into_iter()
         .zip(reached)
-        .map(|(p, reached)| {
+        .map(|(p, reached): (Vec<Tensor>, bool)| {
             if !reached {
                 return Ok(None);
             }
-            let stacked = ops::concat(&p, 0)?;
+            let stacked = match <[Tensor; 1]>::try_from(p) {
+                Ok([one]) => one,
+                Err(p) => ops::concat(&p, 0)?,
+            };
             if row_axis == 0 {
                 return Ok(Some(stacked));
             }

@@ -1,9 +1,9 @@
 """A random-program fuzzer for rustape.
 
 Each case is a short program: ops from the binding table (every function of every namespace:
-`rt`, `rt.math`, `rt.nn`, ...) called with random and hostile arguments (shapes with zero
-and huge dimensions, every dtype, NaN and infinities, negative and enormous integers, wrong
-types), chained on each other's results, under no tape, one tape, a persistent tape or nested
+`rt`, `rt.math`, `rt.nn`, `rt.linalg`, ...) and the Keras losses, called with random and
+hostile arguments (shapes with zero and huge dimensions, every dtype, NaN and infinities,
+negative and enormous integers, wrong types), chained on each other's results, under no tape, one tape, a persistent tape or nested
 tapes, followed by gradients, Jacobians, batch Jacobians and Hessians with random options.
 
 Every outcome must be a value or one of the documented exceptions (ValueError, TypeError,
@@ -40,7 +40,7 @@ CASES_PER_BATCH = 400
 
 # Parameters the fuzzer does not play with (they select behaviour it cannot check, or are
 # ignored): names, and callables.
-SKIPPED_PARAMETERS = {"name", "f", "fn", "func", "grad_fn", "callable"}
+SKIPPED_PARAMETERS = {"name", "f", "fn", "func", "grad_fn", "callable", "__cls"}
 # Functions that are not ops: helpers of the package, or that wait, print or write files.
 SKIPPED_FUNCTIONS = {
     "gradcheck", "record_custom_gradient", "pause_all_tapes", "resume_all_tapes",
@@ -304,6 +304,20 @@ def operations(rt: Any) -> list[tuple[str, Callable[..., Any]]]:
         for name, obj in sorted(names.items()):
             if callable(obj) and not isinstance(obj, type) and name not in SKIPPED_FUNCTIONS:
                 seen.setdefault(id(obj), (f"{namespace}.{name}", obj))
+    # The Keras losses (functions, and the classes called on a batch: reductions, weights) are
+    # Python over the ops, with arguments of their own.
+    from rustape.keras import losses
+
+    for name in losses.__all__:
+        obj = getattr(losses, name)
+        if name in ("get", "Loss"):
+            continue
+        if isinstance(obj, type):
+            def call(y_true: Any, y_pred: Any, sample_weight: Any = None, __cls: type = obj) -> Any:
+                return __cls()(y_true, y_pred, sample_weight=sample_weight)
+
+            obj = call
+        seen.setdefault(id(obj), (f"keras.losses.{name}", obj))
     return sorted(seen.values(), key=lambda item: item[0])
 
 

@@ -31,6 +31,10 @@ CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
     "identity": (lambda x: rt.identity(x) * x, [A23]),
     "convert_to_tensor": (lambda x: rt.convert_to_tensor(x) * x, [A23]),
     "fill": (lambda v: rt.fill([2, 3], v) * v, [np.array(0.7)]),
+    # distinct values 0.1 apart: no ties within a window for the finite differences to straddle
+    "max_pool1d": (lambda x: rt.nn.max_pool1d(x, 2, 2, "VALID"),
+                   [rng.permutation(12).reshape(1, 6, 2) * 0.1]),
+    "avg_pool1d": (lambda x: rt.nn.avg_pool1d(x, 3, 1, "SAME"), [rng.uniform(-1, 1, size=(2, 5, 3))]),
 }
 
 

@@ -172,6 +172,11 @@ def test_a_huge_jacobian_fails_before_its_rows_run_while_recording() -> None:
         "rt.random.set_seed(2**80)",
         "rt.random.normal([2], seed=2**80)",
         "rt.reduce_sum(rt.ones([2]), axis=2**70)",
+        "rt.linalg.diag([1.0, 2.0], num_rows=2**40, num_cols=2**40)",
+        "rt.linalg.diag([1.0, 2.0], k=2**62, num_rows=2**62)",
+        "rt.linalg.band_part(rt.ones([2, 2]), 2**70, 0)",
+        "rt.linalg.lstsq(rt.ones([2, 2]), rt.ones([2, 1]), l2_regularizer=2**1100)",
+        "rt.nn.dropout(rt.ones([2]), 0.5, seed=2**80)",
     ],
 )
 def test_out_of_range_sizes_and_integers_are_value_errors(expr: str) -> None:

@@ -30,6 +30,38 @@ pub fn well_conditioned(batch: &[usize], n: usize, seed: u64) -> Tensor {
     .unwrap()
 }
 
+/// Symmetric positive definite matrices `batch + [n, n]`: `a a^T + n I` for random `a`.
+pub fn spd(batch: &[usize], n: usize, seed: u64) -> Tensor {
+    let a = rand64(&[batch, &[n, n]].concat(), seed);
+    let g = ops::matmul(&a, &a, false, true).unwrap();
+    ops::add(
+        &g,
+        &ops::multiply(&eye(n, None, &[], DType::F64), &Tensor::scalar(n as f64)).unwrap(),
+    )
+    .unwrap()
+}
+
+/// Lower triangular matrices `batch + [n, n]`: random, with 2 added on the diagonal.
+pub fn lower(batch: &[usize], n: usize, seed: u64) -> Tensor {
+    let two = ops::multiply(&eye(n, None, &[], DType::F64), &Tensor::scalar(2.0f64)).unwrap();
+    let random = ops::band_part(&rand64(&[batch, &[n, n]].concat(), seed), -1, 0).unwrap();
+    ops::add(&random, &two).unwrap()
+}
+
+/// `x` with its last two axes swapped.
+pub fn matrix_t(x: &Tensor) -> rustape::Result<Tensor> {
+    let n = x.ndim();
+    let mut perm: Vec<usize> = (0..n).collect();
+    perm.swap(n - 2, n - 1);
+    ops::transpose(x, Some(&perm))
+}
+
+/// `(x + x^T) / 2`: what a gradcheck perturbs for ops that read one triangle of a symmetric
+/// matrix (their gradients, TensorFlow's, are those with respect to a symmetric input).
+pub fn sym(x: &Tensor) -> rustape::Result<Tensor> {
+    ops::multiply(&ops::add(x, &matrix_t(x)?)?, &Tensor::scalar(0.5f64))
+}
+
 /// Row-major strides of `shape`.
 pub fn strides(shape: &[usize]) -> Vec<usize> {
     let mut s = vec![1; shape.len()];

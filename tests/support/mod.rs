@@ -7,12 +7,13 @@
 //! use support::reduce::*; // a family's own helpers, when it has some
 //! ```
 //!
-//! Family helpers (`elementwise`, `linalg`, `reduce`, `shape`) build on these; a helper two
+//! Family helpers (`elementwise`, `linalg`, `nn`, `reduce`, `shape`) build on these; a helper two
 //! families need belongs here, not in a second copy.
 #![allow(dead_code)] // each test file uses its own subset
 
 pub mod elementwise;
 pub mod linalg;
+pub mod nn;
 pub mod reduce;
 pub mod shape;
 

@@ -1,9 +1,23 @@
 """`rt.keras`: Keras 3's names over rustape, so `tf.keras.X` ports as `rt.keras.X`.
 
-Submodules: `layers`, `activations`, `initializers`.
+Submodules: `layers`, `activations`, `initializers`, `optimizers`, `losses`, `metrics`, `models`;
+`Model`, `Sequential` and `Input` at the top, as in Keras.
 """
 from __future__ import annotations
 
-from . import activations, initializers, layers
+from . import activations, initializers, layers, losses, metrics, models, optimizers
+from .models import Input, InputLayer, Model, Sequential
 
-__all__ = ["activations", "initializers", "layers"]
+__all__ = [
+    "Input",
+    "InputLayer",
+    "Model",
+    "Sequential",
+    "activations",
+    "initializers",
+    "layers",
+    "losses",
+    "metrics",
+    "models",
+    "optimizers",
+]

@@ -20,6 +20,11 @@ def _softmax(x: Any) -> Any:
     return _rt.softmax(x, axis=-1)
 
 
+def _hard_sigmoid(x: Any) -> Any:
+    # Keras 3 (TensorFlow backend): relu6(x + 3) / 6.
+    return _rt.divide(_rt.minimum(_rt.relu(_rt.add(x, 3.0)), 6.0), 6.0)
+
+
 _ACTIVATIONS: dict[str, Callable] = {
     "linear": _linear,
     "relu": lambda x: _rt.relu(x),
@@ -31,6 +36,7 @@ _ACTIVATIONS: dict[str, Callable] = {
     "exponential": lambda x: _rt.exp(x),
     "swish": _swish,
     "silu": _swish,
+    "hard_sigmoid": _hard_sigmoid,
 }
 
 

@@ -1,15 +1,48 @@
-"""`rt.keras.initializers`: weight initializers by Keras name."""
+"""`rt.keras.initializers`: weight initializers with Keras 3's names, arguments and defaults.
+
+An initializer is called as `init(shape, dtype=None)`. With `seed=` an int, every call gives the
+same values (as Keras's seeded initializers do); without, values come from `rt.random`, so
+`rt.random.set_seed` makes a whole model repeatable.
+
+>>> import rustape as rt
+>>> init = rt.keras.initializers.GlorotUniform(seed=1)
+>>> bool((init((3, 2)).numpy() == init((3, 2)).numpy()).all())
+True
+"""
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
+
+import numpy as np
 
 from .. import _rustape as _rt
 from .. import random as _random
 from ._util import _as_dtype
 
-__all__ = ["get"]
+__all__ = [
+    "Constant",
+    "GlorotNormal",
+    "GlorotUniform",
+    "HeNormal",
+    "HeUniform",
+    "Identity",
+    "Initializer",
+    "LecunNormal",
+    "LecunUniform",
+    "Ones",
+    "RandomNormal",
+    "RandomUniform",
+    "TruncatedNormal",
+    "VarianceScaling",
+    "Zeros",
+    "get",
+    "get_initializer",
+]
 
-def _fans(shape: tuple) -> tuple:
+
+def _fans(shape: tuple[int, ...]) -> tuple[int, int]:
+    """Keras's `compute_fans`: the receptive field multiplies both fans of a convolution kernel."""
     if len(shape) < 1:
         return 1, 1
     if len(shape) == 1:
@@ -22,61 +55,315 @@ def _fans(shape: tuple) -> tuple:
     return shape[-2] * receptive, shape[-1] * receptive
 
 
-def _uniform(shape: tuple, dtype: Any, limit: float) -> Any:
-    return _random.uniform(list(shape), minval=-limit, maxval=limit, dtype=dtype)
+class Initializer:
+    """Base class: `init(shape, dtype=None)` returns a tensor of that shape.
+
+    >>> class Halves(Initializer):
+    ...     def __call__(self, shape, dtype=None):
+    ...         return rt.fill(list(shape), 0.5)
+    >>> import rustape as rt
+    >>> Halves()((2,)).numpy().tolist()
+    [0.5, 0.5]
+    """
+
+    def __call__(self, shape: Any, dtype: Any = None) -> Any:
+        raise NotImplementedError
+
+    def get_config(self) -> dict[str, Any]:
+        """The constructor arguments."""
+        return {}
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Initializer:
+        """An initializer from `get_config()`'s dict."""
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
+        return f"{type(self).__name__}({args})"
 
 
-def _zeros(shape: tuple, dtype: Any = None) -> Any:
-    return _rt.zeros(list(shape), dtype=_as_dtype(dtype))
+class _Random(Initializer):
+    """Draws from `rt.random`, or from a generator seeded with `seed` at every call."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        if seed is not None and not isinstance(seed, int):
+            raise ValueError(f"{type(self).__name__}: `seed` must be an int or None, got {seed!r}")
+        self.seed = seed
+
+    def _draw(self, shape: tuple[int, ...], dtype: Any, kind: str, a: float, b: float) -> Any:
+        """`kind`: "uniform" in [a, b), "normal" (mean a, stddev b), "truncated" (within 2
+        stddevs)."""
+        if self.seed is None:
+            if kind == "uniform":
+                return _random.uniform(list(shape), minval=a, maxval=b, dtype=dtype)
+            if kind == "normal":
+                return _random.normal(list(shape), mean=a, stddev=b, dtype=dtype)
+            return _random.truncated_normal(list(shape), mean=a, stddev=b, dtype=dtype)
+        rng = np.random.default_rng(self.seed)
+        if kind == "uniform":
+            values = rng.uniform(a, b, size=shape)
+        elif kind == "normal":
+            values = rng.normal(a, b, size=shape)
+        else:
+            values = rng.standard_normal(size=shape)
+            bad = np.abs(values) > 2
+            while bad.any():
+                values[bad] = rng.standard_normal(size=int(bad.sum()))
+                bad = np.abs(values) > 2
+            values = a + b * values
+        return _rt.constant(values.astype(np.dtype(dtype.name)), dtype=dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"seed": self.seed}
 
 
-def _ones(shape: tuple, dtype: Any = None) -> Any:
-    return _rt.ones(list(shape), dtype=_as_dtype(dtype))
+class Zeros(Initializer):
+    """All zeros.
+
+    >>> Zeros()((2,)).numpy().tolist()
+    [0.0, 0.0]
+    """
+
+    def __call__(self, shape: Any, dtype: Any = None) -> Any:
+        return _rt.zeros(list(shape), dtype=_as_dtype(dtype))
 
 
-def _glorot_uniform(shape: tuple, dtype: Any = None) -> Any:
-    fan_in, fan_out = _fans(shape)
-    return _uniform(shape, _as_dtype(dtype), (6.0 / max(1.0, fan_in + fan_out)) ** 0.5)
+class Ones(Initializer):
+    """All ones.
+
+    >>> Ones()((2,)).numpy().tolist()
+    [1.0, 1.0]
+    """
+
+    def __call__(self, shape: Any, dtype: Any = None) -> Any:
+        return _rt.ones(list(shape), dtype=_as_dtype(dtype))
 
 
-def _he_uniform(shape: tuple, dtype: Any = None) -> Any:
-    fan_in, _ = _fans(shape)
-    return _uniform(shape, _as_dtype(dtype), (6.0 / max(1.0, fan_in)) ** 0.5)
+class Constant(Initializer):
+    """Every element `value`.
+
+    >>> Constant(3.0)((2,)).numpy().tolist()
+    [3.0, 3.0]
+    """
+
+    def __init__(self, value: float = 0.0) -> None:
+        self.value = value
+
+    def __call__(self, shape: Any, dtype: Any = None) -> Any:
+        return _rt.fill(list(shape), _rt.constant(self.value, dtype=_as_dtype(dtype)))
+
+    def get_config(self) -> dict[str, Any]:
+        return {"value": self.value}
 
 
-def _lecun_uniform(shape: tuple, dtype: Any = None) -> Any:
-    fan_in, _ = _fans(shape)
-    return _uniform(shape, _as_dtype(dtype), (3.0 / max(1.0, fan_in)) ** 0.5)
+class RandomNormal(_Random):
+    """Normal with `mean` (0) and `stddev` (0.05).
+
+    >>> bool(RandomNormal(seed=0)((1000,)).numpy().std() < 0.06)
+    True
+    """
+
+    def __init__(self, mean: float = 0.0, stddev: float = 0.05, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.mean, self.stddev = mean, stddev
+
+    def __call__(self, shape: Any, dtype: Any = None) -> Any:
+        return self._draw(tuple(shape), _as_dtype(dtype), "normal", self.mean, self.stddev)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
 
 
-def _random_uniform(shape: tuple, dtype: Any = None) -> Any:
-    return _uniform(shape, _as_dtype(dtype), 0.05)
+class RandomUniform(_Random):
+    """Uniform in `[minval, maxval)` (-0.05, 0.05).
+
+    >>> float(abs(RandomUniform(seed=0)((100,)).numpy()).max()) <= 0.05
+    True
+    """
+
+    def __init__(self, minval: float = -0.05, maxval: float = 0.05, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.minval, self.maxval = minval, maxval
+
+    def __call__(self, shape: Any, dtype: Any = None) -> Any:
+        return self._draw(tuple(shape), _as_dtype(dtype), "uniform", self.minval, self.maxval)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
 
 
-def _random_normal(shape: tuple, dtype: Any = None) -> Any:
-    return _random.normal(list(shape), mean=0.0, stddev=0.05, dtype=_as_dtype(dtype))
+class TruncatedNormal(_Random):
+    """Normal with `mean` (0) and `stddev` (0.05), redrawn beyond two standard deviations.
+
+    >>> float(abs(TruncatedNormal(seed=0)((1000,)).numpy()).max()) <= 0.1
+    True
+    """
+
+    def __init__(self, mean: float = 0.0, stddev: float = 0.05, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.mean, self.stddev = mean, stddev
+
+    def __call__(self, shape: Any, dtype: Any = None) -> Any:
+        return self._draw(tuple(shape), _as_dtype(dtype), "truncated", self.mean, self.stddev)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
 
 
-_INITIALIZERS: dict[str, Callable] = {
-    "zeros": _zeros,
-    "ones": _ones,
-    "glorot_uniform": _glorot_uniform,
-    "he_uniform": _he_uniform,
-    "lecun_uniform": _lecun_uniform,
-    "random_uniform": _random_uniform,
-    "random_normal": _random_normal,
+class VarianceScaling(_Random):
+    """Samples scaled by the fans: variance `scale / n` with `n` the fan in, out or their mean
+    (`mode`), from a truncated normal, a normal or a uniform (`distribution`).
+
+    >>> w = VarianceScaling(scale=2.0, mode="fan_in", distribution="uniform", seed=0)((50, 10))
+    >>> float(abs(w.numpy()).max()) <= (6 / 50) ** 0.5
+    True
+    """
+
+    def __init__(self, scale: float = 1.0, mode: str = "fan_in",
+                 distribution: str = "truncated_normal", seed: int | None = None) -> None:
+        super().__init__(seed)
+        if scale <= 0.0:
+            raise ValueError(f"Argument `scale` must be positive float. Received: scale={scale}")
+        if mode not in ("fan_in", "fan_out", "fan_avg"):
+            raise ValueError(
+                f"Invalid `mode` argument: {mode}. Expected one of: fan_in, fan_out, fan_avg"
+            )
+        distribution = distribution.lower()
+        if distribution == "normal":
+            distribution = "truncated_normal"
+        if distribution not in ("uniform", "truncated_normal", "untruncated_normal"):
+            raise ValueError(
+                f"Invalid `distribution` argument: {distribution}. Expected one of: uniform, "
+                "truncated_normal, untruncated_normal"
+            )
+        self.scale, self.mode, self.distribution = scale, mode, distribution
+
+    def __call__(self, shape: Any, dtype: Any = None) -> Any:
+        shape = tuple(int(d) for d in shape)
+        fan_in, fan_out = _fans(shape)
+        n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
+        variance = self.scale / max(1.0, n)
+        dtype = _as_dtype(dtype)
+        if self.distribution == "truncated_normal":
+            # The standard deviation of a unit normal truncated at two standard deviations.
+            stddev = math.sqrt(variance) / 0.87962566103423978
+            return self._draw(shape, dtype, "truncated", 0.0, stddev)
+        if self.distribution == "untruncated_normal":
+            return self._draw(shape, dtype, "normal", 0.0, math.sqrt(variance))
+        limit = math.sqrt(3.0 * variance)
+        return self._draw(shape, dtype, "uniform", -limit, limit)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
+                "seed": self.seed}
+
+
+def _scaling(name: str, scale: float, mode: str, distribution: str, doc: str) -> type:
+    def __init__(self: Any, seed: int | None = None) -> None:
+        VarianceScaling.__init__(self, scale=scale, mode=mode, distribution=distribution, seed=seed)
+
+    def get_config(self: Any) -> dict[str, Any]:
+        return {"seed": self.seed}
+
+    cls = type(name, (VarianceScaling,), {"__init__": __init__, "get_config": get_config,
+                                          "__doc__": doc})
+    cls.__qualname__ = name
+    return cls
+
+
+GlorotUniform = _scaling("GlorotUniform", 1.0, "fan_avg", "uniform", """Uniform within
+    `sqrt(6 / (fan_in + fan_out))`.
+
+    >>> float(abs(GlorotUniform(seed=0)((4, 2)).numpy()).max()) <= 1.0
+    True
+    """)
+GlorotNormal = _scaling("GlorotNormal", 1.0, "fan_avg", "truncated_normal", """Truncated normal,
+    stddev `sqrt(2 / (fan_in + fan_out))`.
+
+    >>> GlorotNormal(seed=0)((4, 2)).shape
+    (4, 2)
+    """)
+HeUniform = _scaling("HeUniform", 2.0, "fan_in", "uniform", """Uniform within `sqrt(6 / fan_in)`.
+
+    >>> float(abs(HeUniform(seed=0)((6, 2)).numpy()).max()) <= 1.0
+    True
+    """)
+HeNormal = _scaling("HeNormal", 2.0, "fan_in", "truncated_normal", """Truncated normal, stddev
+    `sqrt(2 / fan_in)`.
+
+    >>> HeNormal(seed=0)((6, 2)).shape
+    (6, 2)
+    """)
+LecunUniform = _scaling("LecunUniform", 1.0, "fan_in", "uniform", """Uniform within
+    `sqrt(3 / fan_in)`.
+
+    >>> float(abs(LecunUniform(seed=0)((3, 2)).numpy()).max()) <= 1.0
+    True
+    """)
+LecunNormal = _scaling("LecunNormal", 1.0, "fan_in", "truncated_normal", """Truncated normal,
+    stddev `sqrt(1 / fan_in)`.
+
+    >>> LecunNormal(seed=0)((3, 2)).shape
+    (3, 2)
+    """)
+
+
+class Identity(Initializer):
+    """`gain` times the identity matrix (2-d shapes only).
+
+    >>> Identity(gain=2.0)((2, 2)).numpy().tolist()
+    [[2.0, 0.0], [0.0, 2.0]]
+    """
+
+    def __init__(self, gain: float = 1.0) -> None:
+        self.gain = gain
+
+    def __call__(self, shape: Any, dtype: Any = None) -> Any:
+        shape = tuple(int(d) for d in shape)
+        if len(shape) != 2:
+            raise ValueError(
+                f"Identity matrix initializer can only be used for 2D matrices. Received: "
+                f"shape={shape} of rank {len(shape)}."
+            )
+        dtype = _as_dtype(dtype)
+        eye = np.eye(shape[0], shape[1], dtype=np.dtype(dtype.name)) * self.gain
+        return _rt.constant(eye, dtype=dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"gain": self.gain}
+
+
+_BY_NAME: dict[str, type] = {
+    "zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": RandomNormal,
+    "random_uniform": RandomUniform, "truncated_normal": TruncatedNormal,
+    "variance_scaling": VarianceScaling, "glorot_uniform": GlorotUniform,
+    "glorot_normal": GlorotNormal, "he_uniform": HeUniform, "he_normal": HeNormal,
+    "lecun_uniform": LecunUniform, "lecun_normal": LecunNormal, "identity": Identity,
+    # Keras's short aliases.
+    "uniform": RandomUniform, "normal": RandomNormal,
 }
 
 
-def get_initializer(initializer: Any) -> Callable:
-    """A callable `init(shape, dtype)` for a Keras initializer name or a callable."""
+def get_initializer(initializer: Any) -> Callable[..., Any]:
+    """A callable `init(shape, dtype)` from a Keras name ("glorot_uniform", "GlorotUniform"),
+    an initializer class or instance, or any callable.
+
+    >>> get_initializer("he_normal").__class__.__name__
+    'HeNormal'
+    """
+    if isinstance(initializer, type) and issubclass(initializer, Initializer):
+        return initializer()
     if callable(initializer):
         return initializer
-    if isinstance(initializer, str) and initializer in _INITIALIZERS:
-        return _INITIALIZERS[initializer]
+    if isinstance(initializer, str):
+        key = initializer if initializer in _BY_NAME else initializer.lower()
+        for name, cls in _BY_NAME.items():
+            if key in (name, cls.__name__.lower()):
+                return cls()
     raise ValueError(
         f"Unknown initializer: {initializer!r}; expected a callable init(shape, dtype) or one of "
-        f"{sorted(_INITIALIZERS)}"
+        f"{sorted(_BY_NAME)}"
     )
 
 

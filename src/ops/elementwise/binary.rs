@@ -6,8 +6,10 @@ use super::{
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops::kernel::{zip_assign, PAR_CHEAP};
-use crate::ops::{broadcast_shapes, into_batched_shape, same_dtype, scalar_like, zip_map};
-use crate::tape::{any_tape_active, any_tape_recording, input_needed};
+use crate::ops::{
+    broadcast_shapes, into_batched_shape, into_per_example_shape, same_dtype, scalar_like, zip_map,
+};
+use crate::tape::{any_tape_active, any_tape_recording, input_needed, per_example_input};
 use crate::tensor::{Data, Tensor};
 use crate::values::{Values, INLINE};
 
@@ -88,6 +90,7 @@ pub(super) fn record_binary<R>(
         y,
         saved,
         [a, b],
+        true,
         move |s, dy, batch, shapes| reduce(rule(s, dy, needed())?, batch, shapes),
     );
 }
@@ -105,8 +108,15 @@ fn reduce(
     shapes: [&[usize]; 2],
 ) -> Result<crate::tape::Grads> {
     let [da, db] = grads;
-    let sum = |g: Option<Tensor>, shape| g.map(|g| into_batched_shape(g, batch, shape)).transpose();
-    Ok(crate::grads![sum(da, shapes[0])?, sum(db, shapes[1])?])
+    // In a per-example sweep an operand broadcast over the rows gets one gradient per row.
+    let sum = |g: Option<Tensor>, k: usize| {
+        g.map(|g| match per_example_input(k) {
+            true => into_per_example_shape(g, shapes[k]),
+            false => into_batched_shape(g, batch, shapes[k]),
+        })
+        .transpose()
+    };
+    Ok(crate::grads![sum(da, 0)?, sum(db, 1)?])
 }
 
 /// `dy` where `mask` holds, else zero.

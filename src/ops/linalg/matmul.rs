@@ -6,8 +6,8 @@
 use gemm::Parallelism;
 
 use crate::ops::kernel::may_split;
+use crate::ops::parallel::for_each_task;
 use ndarray::{ArrayD, IxDyn};
-use rayon::prelude::*;
 
 use super::batch_axis_rows;
 use crate::dispatch2;
@@ -16,12 +16,19 @@ use crate::ops::{
     batched_dims, broadcast_shapes, expand_dims, reshape, same_dtype, shape_of,
     sum_to_batched_shape,
 };
-use crate::tape::{input_needed, mixes_input, record_batched};
+use crate::tape::{
+    input_needed, mixes_input, per_example_input, record_batched, record_per_example,
+};
 use crate::tensor::{Element, Tensor};
 
-/// Multiply-adds above which one GEMM runs on rayon's pool (measured in benches/matmul.rs:
+/// Multiply-adds above which one GEMM splits across threads (measured in benches/matmul.rs:
 /// below it the threads cost more than they save).
 const PARALLEL_GEMM_WORK: usize = 96 * 96 * 96;
+
+/// Multiply-adds per task of a split GEMM (~0.1 ms on one core): enough tasks that a helper
+/// thread arriving late still takes its share, few enough that repacking the shared operand
+/// per task stays a small cost.
+const GEMM_TASK_WORK: usize = 1 << 22;
 
 /// A shared operand against a batch that cannot be read as one matrix: at most this many GEMMs
 /// over the whole batch (one per output column, through strided writes), else one GEMM per
@@ -111,7 +118,6 @@ trait MatElem: Element {
         rhs: *const Self,
         rhs_rs: isize,
         rhs_cs: isize,
-        parallel: bool,
     );
 }
 
@@ -131,13 +137,7 @@ macro_rules! gemm_elem {
                 rhs: *const $t,
                 rhs_rs: isize,
                 rhs_cs: isize,
-                parallel: bool,
             ) {
-                let parallelism = if parallel {
-                    Parallelism::Rayon(0)
-                } else {
-                    Parallelism::None
-                };
                 // gemm computes dst := alpha * dst + beta * lhs @ rhs (dst not read here).
                 unsafe {
                     gemm::gemm(
@@ -159,7 +159,7 @@ macro_rules! gemm_elem {
                         false,
                         false,
                         false,
-                        parallelism,
+                        Parallelism::None,
                     )
                 }
             }
@@ -185,7 +185,6 @@ macro_rules! int_elem {
                 rhs: *const $t,
                 rhs_rs: isize,
                 rhs_cs: isize,
-                _parallel: bool,
             ) {
                 for i in 0..m as isize {
                     let row = unsafe { dst.offset(i * dst_rs) };
@@ -343,8 +342,15 @@ fn matmul_kernel<T: MatElem>(
 ) -> ArrayD<T> {
     let (m, k, n) = (d.m, d.k, d.n);
     let count: usize = d.batch.iter().product();
-    let mut out = vec![T::default(); count * m * n];
-    if !out.is_empty() && k > 0 {
+    let total = count * m * n;
+    // Every GEMM below writes each output element (without reading it), so the buffer starts
+    // uninitialised; an empty inner dimension leaves zeros.
+    let mut out: Vec<T> = if k == 0 {
+        vec![T::default(); total]
+    } else {
+        Vec::with_capacity(total)
+    };
+    if total > 0 && k > 0 {
         let (a_rs, a_cs) = matrix_strides(a, ta);
         let (b_rs, b_cs) = matrix_strides(b, tb);
         let (na, nb) = (a.ndim() - 2, b.ndim() - 2);
@@ -373,6 +379,8 @@ fn matmul_kernel<T: MatElem>(
         if !done {
             product.per_batch();
         }
+        // SAFETY: the products above wrote all `total` elements.
+        unsafe { out.set_len(total) };
     }
     match ArrayD::from_shape_vec(IxDyn(&d.out_shape()), out) {
         Ok(array) => array,
@@ -396,7 +404,7 @@ impl<T: MatElem> Product<'_, T> {
     }
 
     /// One GEMM `dst[rows x cols] = lhs[rows x k] @ rhs[k x cols]`, each given by its first
-    /// element and strides.
+    /// element and strides; split across threads when large.
     ///
     /// # Safety
     /// As for [`MatElem::matmul_into`].
@@ -409,13 +417,7 @@ impl<T: MatElem> Product<'_, T> {
         lhs: (*const T, isize, isize),
         rhs: (*const T, isize, isize),
     ) {
-        let parallel = rows * cols * self.k >= PARALLEL_GEMM_WORK && may_split();
-        unsafe {
-            T::matmul_into(
-                rows, cols, self.k, dst.0, dst.1, dst.2, lhs.0, lhs.1, lhs.2, rhs.0, rhs.1, rhs.2,
-                parallel,
-            )
-        }
+        unsafe { split_gemm(rows, cols, self.k, dst, lhs, rhs, may_split()) }
     }
 
     /// A right operand shared by the whole batch (a dense layer on `[batch, rows, features]`,
@@ -485,53 +487,111 @@ impl<T: MatElem> Product<'_, T> {
         }
     }
 
-    /// Batches with operands of their own: one GEMM each, the batch on rayon's threads when
-    /// the GEMMs are small, the GEMMs themselves threaded when large.
+    /// Batches with operands of their own: one GEMM each, the batch split across threads when
+    /// the GEMMs are small, the GEMMs themselves split when large.
     fn per_batch(&self) {
         let (m, n, k) = (self.m, self.n, self.k);
         let count = self.count();
         let work = m * n * k;
         let (lhs, rhs) = (self.lhs, self.rhs);
-        let run = |(b, chunk): (usize, &mut [T]), parallel: bool| {
+        let dst = SendPtr(self.dst as *const T);
+        let split = may_split();
+        let run = |b: usize, split_one: bool| {
             // SAFETY: offsets and strides come from the arrays' own layouts over validated
-            // sizes; each batch writes its own chunk.
+            // sizes; each batch writes its own `m * n` elements of the output buffer.
             unsafe {
-                T::matmul_into(
+                let out = dst.at((b * m * n) as isize) as *mut T;
+                split_gemm(
                     m,
                     n,
                     k,
-                    chunk.as_mut_ptr(),
-                    n as isize,
-                    1,
-                    lhs.at(b, 0, 0),
-                    lhs.rs,
-                    lhs.cs,
-                    rhs.at(b, 0, 0),
-                    rhs.rs,
-                    rhs.cs,
-                    parallel,
+                    (out, n as isize, 1),
+                    (lhs.at(b, 0, 0), lhs.rs, lhs.cs),
+                    (rhs.at(b, 0, 0), rhs.rs, rhs.cs),
+                    split_one,
                 )
             }
         };
-        // SAFETY: `dst` is the kernel's output buffer of `count * m * n` elements, not otherwise
-        // borrowed while this runs.
-        let out = unsafe { std::slice::from_raw_parts_mut(self.dst, count * m * n) };
-        if !may_split() {
-            out.chunks_mut(m * n)
-                .enumerate()
-                .for_each(|c| run(c, false));
-        } else if work >= PARALLEL_GEMM_WORK {
-            out.chunks_mut(m * n).enumerate().for_each(|c| run(c, true));
-        } else if count * work >= PARALLEL_GEMM_WORK {
-            out.par_chunks_mut(m * n)
-                .enumerate()
-                .for_each(|c| run(c, false));
+        if split && work < PARALLEL_GEMM_WORK && count * work >= PARALLEL_GEMM_WORK {
+            for_each_task(count, &|b| run(b, false));
         } else {
-            out.chunks_mut(m * n)
-                .enumerate()
-                .for_each(|c| run(c, false));
+            (0..count).for_each(|b| run(b, split));
         }
     }
+}
+
+/// `dst[rows x cols] = lhs[rows x k] @ rhs[k x cols]` (first element and strides of each), in
+/// tasks of about [`GEMM_TASK_WORK`] multiply-adds over row (or column) blocks when `split` and
+/// the product is large: each task is a single-threaded GEMM, claimed by whichever thread is
+/// free (`for_each_task`), so a thread that wakes late never holds the others up.
+///
+/// # Safety
+/// As for [`MatElem::matmul_into`].
+unsafe fn split_gemm<T: MatElem>(
+    rows: usize,
+    cols: usize,
+    k: usize,
+    dst: (*mut T, isize, isize),
+    lhs: (*const T, isize, isize),
+    rhs: (*const T, isize, isize),
+    split: bool,
+) {
+    let work = rows * cols * k;
+    if !split || work < PARALLEL_GEMM_WORK {
+        unsafe {
+            T::matmul_into(
+                rows, cols, k, dst.0, dst.1, dst.2, lhs.0, lhs.1, lhs.2, rhs.0, rhs.1, rhs.2,
+            )
+        };
+        return;
+    }
+    // Blocks along the longer side, in multiples of 16 (whole register tiles).
+    let by_rows = rows >= cols;
+    let len = if by_rows { rows } else { cols };
+    let tasks = (work / GEMM_TASK_WORK).clamp(2, 8 * rayon::current_num_threads());
+    let block = len.div_ceil(tasks).next_multiple_of(16).min(len);
+    let (dst_p, lhs_p, rhs_p) = (SendPtr(dst.0 as *const T), SendPtr(lhs.0), SendPtr(rhs.0));
+    for_each_task(len.div_ceil(block), &|i| {
+        let start = i * block;
+        let size = block.min(len - start);
+        // SAFETY: the block's rows (or columns) lie inside the operands and the output, and
+        // blocks write disjoint parts of `dst`.
+        unsafe {
+            if by_rows {
+                let at = start as isize;
+                T::matmul_into(
+                    size,
+                    cols,
+                    k,
+                    dst_p.at(at * dst.1) as *mut T,
+                    dst.1,
+                    dst.2,
+                    lhs_p.at(at * lhs.1),
+                    lhs.1,
+                    lhs.2,
+                    rhs_p.0,
+                    rhs.1,
+                    rhs.2,
+                )
+            } else {
+                let at = start as isize;
+                T::matmul_into(
+                    rows,
+                    size,
+                    k,
+                    dst_p.at(at * dst.2) as *mut T,
+                    dst.1,
+                    dst.2,
+                    lhs_p.0,
+                    lhs.1,
+                    lhs.2,
+                    rhs_p.at(at * rhs.2),
+                    rhs.1,
+                    rhs.2,
+                )
+            }
+        }
+    });
 }
 
 /// Which operands' batch rows reach other rows of the product (for `batch_jacobian`).
@@ -569,59 +629,75 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
     // below broadcast over like any batch axis; `a` and `b` are saved without them. With a
     // shared 2-D operand the kernel turns the batch into GEMM rows (`dy @ b^T`) or columns
     // (`a^T @ dy`), so one sweep for many rows costs a few large GEMMs.
-    record_batched(
-        op,
-        &[a, b],
-        &y,
-        &[a, b],
-        mixes,
-        true,
-        move |s, dy, batch| {
-            let (a, b) = (&s[0], &s[1]);
-            // Only the gradients the sweep will use: the other one can be the largest tensor of a
-            // vectorised Jacobian (a constant weight's gradient, one per row).
-            let ga = if !input_needed(0) {
-                None
+    let plain = sa.len() == 2 && sb.len() == 2 && !ta;
+    let vjp = move |s: &[Tensor], dy: &Tensor, batch: usize| {
+        let (a, b) = (&s[0], &s[1]);
+        if per_example_input(1) {
+            // A per-example sweep (`dy` has the output's shape, rows apart): `a`'s gradient as
+            // usual, `b`'s one matrix per row, the outer product of that row of `a` with its
+            // row of `dy` (`[rows, k, 1] @ [rows, 1, n]`, each product exact).
+            let ga = input_needed(0)
+                .then(|| matmul(dy, b, false, !tb))
+                .transpose()?;
+            let (left, right) = if tb { (dy, a) } else { (a, dy) };
+            let gb = matmul(
+                &expand_dims(left, -1)?,
+                &expand_dims(right, -2)?,
+                false,
+                false,
+            )?;
+            return Ok(crate::grads![ga, Some(gb)]);
+        }
+        // Only the gradients the sweep will use: the other one can be the largest tensor of a
+        // vectorised Jacobian (a constant weight's gradient, one per row).
+        let ga = if !input_needed(0) {
+            None
+        } else {
+            Some(match (ta, tb) {
+                (false, false) => matmul(dy, b, false, true)?,
+                (false, true) => matmul(dy, b, false, false)?,
+                (true, false) => matmul(b, dy, false, true)?,
+                (true, true) => matmul(b, dy, true, true)?,
+            })
+        };
+        // A batched `a` against an unbatched `b` (a dense layer on [batch, rows, features]):
+        // fold the batch into the rows instead of a batched product followed by a sum.
+        let gb = if !input_needed(1) {
+            None
+        } else if !ta && sb.len() == 2 && sa.len() > 2 {
+            let rows = sa[..sa.len() - 1].iter().product::<usize>();
+            let a2 = reshape(a, &[rows as isize, sa[sa.len() - 1] as isize])?;
+            let dy2 = reshape(
+                dy,
+                &batched_dims(dy, batch, &[rows, dy.shape()[dy.ndim() - 1]]),
+            )?;
+            Some(if tb {
+                matmul(&dy2, &a2, true, false)?
             } else {
-                Some(match (ta, tb) {
-                    (false, false) => matmul(dy, b, false, true)?,
-                    (false, true) => matmul(dy, b, false, false)?,
-                    (true, false) => matmul(b, dy, false, true)?,
-                    (true, true) => matmul(b, dy, true, true)?,
-                })
-            };
-            // A batched `a` against an unbatched `b` (a dense layer on [batch, rows, features]):
-            // fold the batch into the rows instead of a batched product followed by a sum.
-            let gb = if !input_needed(1) {
-                None
-            } else if !ta && sb.len() == 2 && sa.len() > 2 {
-                let rows = sa[..sa.len() - 1].iter().product::<usize>();
-                let a2 = reshape(a, &[rows as isize, sa[sa.len() - 1] as isize])?;
-                let dy2 = reshape(
-                    dy,
-                    &batched_dims(dy, batch, &[rows, dy.shape()[dy.ndim() - 1]]),
-                )?;
-                Some(if tb {
-                    matmul(&dy2, &a2, true, false)?
-                } else {
-                    matmul(&a2, &dy2, true, false)?
-                })
-            } else {
-                Some(match (ta, tb) {
-                    (false, false) => matmul(a, dy, true, false)?,
-                    (false, true) => matmul(dy, a, true, false)?,
-                    (true, false) => matmul(a, dy, false, false)?,
-                    (true, true) => matmul(dy, a, true, true)?,
-                })
-            };
-            Ok(crate::grads![
-                ga.map(|g| sum_to_batched_shape(&g, batch, &sa))
-                    .transpose()?,
-                gb.map(|g| sum_to_batched_shape(&g, batch, &sb))
-                    .transpose()?,
-            ])
-        },
-    );
+                matmul(&a2, &dy2, true, false)?
+            })
+        } else {
+            Some(match (ta, tb) {
+                (false, false) => matmul(a, dy, true, false)?,
+                (false, true) => matmul(dy, a, true, false)?,
+                (true, false) => matmul(a, dy, false, false)?,
+                (true, true) => matmul(dy, a, true, true)?,
+            })
+        };
+        Ok(crate::grads![
+            ga.map(|g| sum_to_batched_shape(&g, batch, &sa))
+                .transpose()?,
+            gb.map(|g| sum_to_batched_shape(&g, batch, &sb))
+                .transpose()?,
+        ])
+    };
+    // A plain product of matrices (`x @ W`, rows of `x` apart) can give `W` per-example
+    // gradients: one outer product per row.
+    if plain {
+        record_per_example(op, &[a, b], &y, &[a, b], mixes, vjp);
+    } else {
+        record_batched(op, &[a, b], &y, &[a, b], mixes, true, vjp);
+    }
     Ok(y)
 }
 

@@ -4,16 +4,45 @@
 //! - `matmul.rs`: the GEMM kernel glue, `matmul` with its VJP, `matvec`;
 //! - `einsum.rs`: the equation parser and the contraction into batched matmuls;
 //! - `diagonal.rs`: `diagonal_part` / `diagonal_embed` (einsum's repeated labels);
-//! - `solve.rs`: LU factorisation, `solve`, `solve_adjoint`, `inv`, and `eye`.
+//! - `solve.rs`: LU factorisation, `solve`, `solve_adjoint`, `inv`, and `eye`;
+//! - `band.rs`: `band_part`, `matrix_diag`, `matrix_diag_part`, `matrix_set_diag`;
+//! - `cholesky.rs`: `cholesky`, `triangular_solve`, `cholesky_solve`, `logdet`;
+//! - `det.rs`: `det`, `slogdet`;
+//! - `qr.rs`: Householder `qr`;
+//! - `eigh.rs`: Jacobi `eigh`, `eigvalsh`;
+//! - `svd.rs`: one-sided Jacobi `svd`, `svd_values`;
+//! - `lstsq.rs`: `pinv`, `lstsq` (compositions);
+//! - `expm.rs`: scaling-and-squaring Padé `expm`;
+//! - `matrices.rs`: validation and batch helpers the factorisations share.
+//!
+//! Every factorisation follows TensorFlow 2.21's `tf.linalg` for signatures, outputs and
+//! gradients; the VJPs are written in rustape ops (any order) and take batched cotangents.
+mod band;
+mod cholesky;
+mod det;
 mod diagonal;
+mod eigh;
 mod einsum;
+mod expm;
+mod lstsq;
 mod matmul;
+mod matrices;
+mod qr;
 mod solve;
+mod svd;
 
+pub use band::{band_part, matrix_diag, matrix_diag_part, matrix_set_diag};
+pub use cholesky::{cholesky, cholesky_solve, logdet, triangular_solve};
+pub use det::{det, slogdet};
 pub use diagonal::{diagonal_embed, diagonal_part};
+pub use eigh::{eigh, eigvalsh};
 pub use einsum::einsum;
+pub use expm::expm;
+pub use lstsq::{lstsq, pinv};
 pub use matmul::{matmul, matvec};
+pub use qr::qr;
 pub use solve::{eye, inv, solve, solve_adjoint};
+pub use svd::{svd, svd_values};
 
 use crate::tape::mixes_input;
 

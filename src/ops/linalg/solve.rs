@@ -50,7 +50,7 @@ pub fn eye(
 /// LU factorisation with partial pivoting of the row-major `n x n` matrix in `lu`, in place.
 /// Returns the row permutation, or `None` when a pivot is exactly zero (singular matrix, the
 /// test TensorFlow and LAPACK make).
-fn lu_factor<T: Float>(lu: &mut [T], n: usize) -> Option<Vec<usize>> {
+pub(super) fn lu_factor<T: Float>(lu: &mut [T], n: usize) -> Option<Vec<usize>> {
     let mut perm: Vec<usize> = (0..n).collect();
     for col in 0..n {
         let mut best = col;
@@ -87,7 +87,14 @@ fn lu_factor<T: Float>(lu: &mut [T], n: usize) -> Option<Vec<usize>> {
 }
 
 /// Solves `LU x = P b` for the `n x k` row-major right-hand side `b`, writing `x` to `out`.
-fn lu_solve<T: Float>(lu: &[T], perm: &[usize], n: usize, k: usize, b: &[T], out: &mut [T]) {
+pub(super) fn lu_solve<T: Float>(
+    lu: &[T],
+    perm: &[usize],
+    n: usize,
+    k: usize,
+    b: &[T],
+    out: &mut [T],
+) {
     for (i, &p) in perm.iter().enumerate() {
         out[i * k..(i + 1) * k].copy_from_slice(&b[p * k..(p + 1) * k]);
     }
@@ -129,7 +136,7 @@ fn not_invertible(op: &str, shape: &[usize], index: usize) -> Error {
 }
 
 /// The batch of `a` broadcast to `batch + [r, c]`, row-major, each matrix transposed if asked.
-fn batched_values<T: Element>(
+pub(super) fn batched_values<T: Element>(
     a: &ndarray::ArrayViewD<'_, T>,
     batch: &[usize],
     transposed: bool,
@@ -152,7 +159,7 @@ fn batched_values<T: Element>(
 
 /// For each index of `batch` (row-major), the index (row-major) into `own`, a batch shape that
 /// broadcasts to it (right-aligned; axes of size 1 repeat).
-fn broadcast_index(own: &[usize], batch: &[usize]) -> Vec<usize> {
+pub(super) fn broadcast_index(own: &[usize], batch: &[usize]) -> Vec<usize> {
     let lead = batch.len() - own.len();
     let mut strides = vec![0usize; batch.len()];
     let mut acc = 1;

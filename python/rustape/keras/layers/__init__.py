@@ -2,14 +2,68 @@
 
 Layers are built lazily from the shape of their first input, with Keras's defaults:
 `dense.variables` is `[]` until then. Variables are `rt.Variable`s, so a tape watches the
-trainable ones as they are read.
+trainable ones as they are read. Each layer's `compute_output_shape(input_shape)` gives its
+output shape without running it (None for unknown dimensions).
 """
 from __future__ import annotations
 
 from ..activations import get_activation
 from ..initializers import get_initializer
+from .activation import Activation, LeakyReLU
 from .base import Layer
-from .core import Dense
-from .normalization import BatchNormalization
+from .convolutional import Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D
+from .core import Dense, Dropout, Embedding, Lambda
+from .merging import Add, Average, Concatenate, Maximum, Minimum, Multiply, Subtract
+from .normalization import BatchNormalization, LayerNormalization
+from .pooling import (
+    AveragePooling1D,
+    AveragePooling2D,
+    GlobalAveragePooling1D,
+    GlobalAveragePooling2D,
+    GlobalMaxPooling1D,
+    GlobalMaxPooling2D,
+    MaxPooling1D,
+    MaxPooling2D,
+)
+from .reshaping import Flatten, Reshape, UpSampling2D, ZeroPadding2D
+from .rnn import GRU, LSTM, SimpleRNN
 
-__all__ = ["BatchNormalization", "Dense", "Layer", "get_activation", "get_initializer"]
+__all__ = [
+    "GRU",
+    "LSTM",
+    "Activation",
+    "Add",
+    "Average",
+    "AveragePooling1D",
+    "AveragePooling2D",
+    "BatchNormalization",
+    "Concatenate",
+    "Conv1D",
+    "Conv2D",
+    "Conv2DTranspose",
+    "Dense",
+    "DepthwiseConv2D",
+    "Dropout",
+    "Embedding",
+    "Flatten",
+    "GlobalAveragePooling1D",
+    "GlobalAveragePooling2D",
+    "GlobalMaxPooling1D",
+    "GlobalMaxPooling2D",
+    "Lambda",
+    "Layer",
+    "LayerNormalization",
+    "LeakyReLU",
+    "MaxPooling1D",
+    "MaxPooling2D",
+    "Maximum",
+    "Minimum",
+    "Multiply",
+    "Reshape",
+    "SimpleRNN",
+    "Subtract",
+    "UpSampling2D",
+    "ZeroPadding2D",
+    "get_activation",
+    "get_initializer",
+]

@@ -10,6 +10,28 @@ from ..initializers import get_initializer
 __all__ = ["Layer"]
 
 
+def _is_tensor_list(x: Any) -> bool:
+    """A list or tuple of tensors or variables: the inputs of a layer that takes several."""
+    return isinstance(x, (list, tuple)) and len(x) > 0 and all(
+        isinstance(v, (_rt.Tensor, _rt.Variable)) for v in x
+    )
+
+
+def _shape_of(inputs: Any) -> Any:
+    """The shape `build` gets: a tuple, or a list of tuples for several inputs."""
+    if isinstance(inputs, list):
+        return [tuple(v.shape) for v in inputs]
+    return tuple(inputs.shape)
+
+
+def _symbolic(inputs: Any) -> bool:
+    if getattr(inputs, "_keras_symbolic", False):
+        return True
+    return isinstance(inputs, (list, tuple)) and any(
+        getattr(x, "_keras_symbolic", False) for x in inputs
+    )
+
+
 class Layer:
     """Base class: lazy `build(input_shape)` on the first call, then `call(inputs, ...)`.
 
@@ -65,6 +87,8 @@ class Layer:
         raise NotImplementedError
 
     def _convert_input(self, x: Any) -> Any:
+        if _is_tensor_list(x):  # several inputs (merging layers): each converted
+            return [self._convert_input(v) for v in x]
         if isinstance(x, _rt.Variable):
             x = x.value()
         elif not isinstance(x, _rt.Tensor):
@@ -74,9 +98,14 @@ class Layer:
         return x
 
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        if _symbolic(inputs):
+            # rt.keras.Input's symbolic tensors: the functional API (models.py) records the call.
+            from ..models import symbolic_call
+
+            return symbolic_call(self, inputs, *args, **kwargs)
         inputs = self._convert_input(inputs)
         if not self.built:
-            self.build(tuple(inputs.shape))
+            self.build(_shape_of(inputs))
             self.built = True
         return self.call(inputs, *args, **kwargs)
 

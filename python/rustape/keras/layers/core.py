@@ -1,20 +1,26 @@
-"""`Dense`."""
+"""Core layers (Keras 3): `Dense`, `Dropout`, `Embedding`, `Lambda`."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ... import _rustape as _rt
 from ..activations import get_activation
 from ..initializers import get_initializer
+from ._args import reject_options
+from ._init import initializer
 from .base import Layer
 
-__all__ = ["Dense"]
+__all__ = ["Dense", "Dropout", "Embedding", "Lambda"]
 
 
 class Dense(Layer):
     """`activation(inputs @ kernel + bias)`, with kernel `[input_dim, units]`.
 
     Inputs of rank above 2 are contracted on their last axis (as Keras's Dense does).
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.Dense(3)(rt.ones([2, 5])).shape
+    (2, 3)
     """
 
     def __init__(
@@ -64,5 +70,134 @@ class Dense(Layer):
             flat = _rt.reshape(inputs, [-1, shape[-1]])
             y = _rt.reshape(_rt.matmul(flat, self.kernel), list(shape[:-1]) + [self.units])
         if self.use_bias:
-            y = _rt.add(y, self.bias)
+            # The same sums as Keras' add; BiasAddGrad reduces the rows for the gradient.
+            y = _rt.bias_add(y, self.bias) if len(shape) >= 2 else _rt.add(y, self.bias)
         return self.activation(y)
+
+    def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
+        """`input_shape` with its last dimension replaced by `units`."""
+        return (*tuple(input_shape)[:-1], self.units)
+
+
+class Dropout(Layer):
+    """Zeroes each input element with probability `rate` and scales the rest by
+    `1 / (1 - rate)`, with `training=True` only (Keras 3's `Dropout`). `seed` is the op seed:
+    after `rt.random.set_seed`, the same calls give the same masks.
+
+    >>> import rustape as rt
+    >>> layer = rt.keras.layers.Dropout(0.5, seed=1)
+    >>> layer(rt.ones([2, 3])).numpy().tolist()  # inference: unchanged
+    [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
+    >>> sorted(set(layer(rt.ones([200]), training=True).numpy().tolist()))
+    [0.0, 2.0]
+    """
+
+    def __init__(self, rate: float, noise_shape: Any = None, seed: int | None = None,
+                 name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
+        reject_options("Dropout", kwargs, ("input_shape", "batch_size"))
+        super().__init__(name=name, dtype=dtype)
+        if not 0 <= rate <= 1:
+            raise ValueError(f"Dropout: invalid value received for argument `rate`: expected a "
+                             f"float between 0 and 1, got {rate!r}")
+        self.rate = float(rate)
+        self.noise_shape = None if noise_shape is None else tuple(noise_shape)
+        self.seed = seed
+
+    def call(self, inputs: Any, training: Any = None) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        if isinstance(training, _rt.Tensor):
+            training = bool(training.numpy())
+        if not training or self.rate == 0:
+            return inputs
+        if self.rate == 1:
+            return _rt.zeros_like(inputs)
+        noise = None
+        if self.noise_shape is not None:
+            noise = [inputs.shape[i] if d is None else int(d) for i, d in enumerate(self.noise_shape)]
+        return _rt.dropout(inputs, self.rate, noise_shape=noise, seed=self.seed)
+
+    def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The input shape."""
+        return tuple(input_shape)
+
+
+class Embedding(Layer):
+    """Rows of an `[input_dim, output_dim]` table for integer inputs (Keras 3's `Embedding`;
+    initializer 'uniform', U(-0.05, 0.05)).
+
+    >>> import rustape as rt
+    >>> layer = rt.keras.layers.Embedding(10, 4)
+    >>> layer(rt.constant([[1, 2, 3]])).shape
+    (1, 3, 4)
+    >>> layer.embeddings.shape
+    (10, 4)
+    """
+
+    def __init__(self, input_dim: int, output_dim: int, embeddings_initializer: Any = "uniform",
+                 mask_zero: bool = False, name: str | None = None, dtype: Any = None,
+                 trainable: bool = True, **kwargs: Any) -> None:
+        reject_options("Embedding", kwargs, ("embeddings_regularizer", "embeddings_constraint",
+                                             "activity_regularizer", "lora_rank", "input_length",
+                                             "input_shape", "batch_size", "weights"))
+        super().__init__(name=name, dtype=dtype, trainable=trainable)
+        self.input_dim = int(input_dim)
+        self.output_dim = int(output_dim)
+        if self.input_dim <= 0 or self.output_dim <= 0:
+            raise ValueError(f"Embedding: input_dim and output_dim must be positive, got "
+                             f"{input_dim} and {output_dim}")
+        self.embeddings_initializer = initializer(embeddings_initializer)
+        self.mask_zero = bool(mask_zero)
+        self.embeddings: Any = None
+
+    def build(self, input_shape: tuple[Any, ...]) -> None:
+        self.embeddings = self.add_weight("embeddings", (self.input_dim, self.output_dim),
+                                          self.embeddings_initializer)
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        if inputs.dtype not in (_rt.int32, _rt.int64):
+            inputs = _rt.cast(inputs, _rt.int32)
+        return _rt.embedding_lookup(self.embeddings, inputs)
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """`inputs != 0` when `mask_zero`, else None."""
+        return _rt.not_equal(inputs, 0) if self.mask_zero else None
+
+    def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
+        """`input_shape + (output_dim,)`."""
+        return (*tuple(input_shape), self.output_dim)
+
+
+class Lambda(Layer):
+    """Wraps a function of the inputs as a layer (Keras 3's `Lambda`); `arguments` are extra
+    keyword arguments to it. The output shape is `output_shape` (a shape per sample, or a
+    function of the input shape) or found by running the function once.
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.Lambda(lambda x: x * 2.0)(rt.ones([2])).numpy().tolist()
+    [2.0, 2.0]
+    """
+
+    def __init__(self, function: Callable[..., Any], output_shape: Any = None, mask: Any = None,
+                 arguments: dict | None = None, name: str | None = None, dtype: Any = None,
+                 **kwargs: Any) -> None:
+        reject_options("Lambda", kwargs, ("input_shape", "batch_size"))
+        super().__init__(name=name, dtype=dtype)
+        if not callable(function):
+            raise TypeError(f"Lambda: `function` must be callable, got {function!r}")
+        self.function = function
+        self.output_shape = output_shape
+        self.mask = mask
+        self.arguments = dict(arguments or {})
+
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        return self.function(inputs, **self.arguments)
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        """From `output_shape` when given, else by calling the function on zeros."""
+        if callable(self.output_shape):
+            return self.output_shape(input_shape)
+        if self.output_shape is not None:
+            return (next(iter(input_shape)), *tuple(self.output_shape))
+        probe = _rt.zeros([1 if d is None else int(d) for d in input_shape], dtype=self.dtype)
+        out = tuple(self.function(probe, **self.arguments).shape)
+        return (next(iter(input_shape)), *out[1:]) if out else out

@@ -1,21 +1,30 @@
-"""`BatchNormalization`."""
+"""Normalisation layers (Keras 3): `BatchNormalization`, `LayerNormalization`."""
 from __future__ import annotations
 
 from typing import Any
 
+from ... import _ops
 from ... import _rustape as _rt
 from ..initializers import get_initializer
 from .base import Layer
 
-__all__ = ["BatchNormalization"]
+__all__ = ["BatchNormalization", "LayerNormalization"]
 
 
 class BatchNormalization(Layer):
     """Normalises over every axis but `axis` (Keras's `BatchNormalization`).
 
-    `training=True` uses the batch's mean and (biased) variance and moves the moving statistics
-    towards them (`moving = moving * momentum + batch * (1 - momentum)`, an `assign` that is not
-    recorded); `training=False` (the default) uses the moving statistics.
+    `training=True` (on a trainable layer) uses the batch's mean and (biased) variance and moves
+    the moving statistics towards them (`moving = moving * momentum + batch * (1 - momentum)`,
+    Keras 3's expression, an `assign` that is not recorded); otherwise (the default) it uses the
+    moving statistics.
+
+    >>> import rustape as rt
+    >>> bn = rt.keras.layers.BatchNormalization()
+    >>> bn(rt.ones([4, 3]), training=True).shape
+    (4, 3)
+    >>> [round(float(v), 4) for v in bn.moving_mean.numpy()]
+    [0.01, 0.01, 0.01]
     """
 
     def __init__(
@@ -97,7 +106,7 @@ class BatchNormalization(Layer):
         # gamma is read before beta, as tf.nn.batch_normalization does (watch order).
         gamma = self._broadcastable(self.gamma.value(), shape) if self.scale else None
         beta = self._broadcastable(self.beta.value(), shape) if self.center else None
-        if training:
+        if training and self.trainable:
             mean, variance = _rt.moments(inputs, reduction_axes, keepdims=True)
             # Update the moving statistics: not part of the differentiated computation.
             _rt.pause_all_tapes()
@@ -113,5 +122,103 @@ class BatchNormalization(Layer):
 
     def _move(self, moving: Any, batch_value: Any) -> None:
         value = _rt.reshape(_rt.stop_gradient(batch_value), list(self._param_shape))
-        decay = 1.0 - self.momentum
-        moving.assign_sub(_rt.multiply(_rt.subtract(moving.value(), value), decay))
+        moving.assign(_rt.add(_rt.multiply(moving.value(), self.momentum),
+                              _rt.multiply(value, 1.0 - self.momentum)))
+
+    def compute_output_shape(self, input_shape: tuple) -> tuple:
+        """The input shape."""
+        return tuple(input_shape)
+
+
+class LayerNormalization(Layer):
+    """Normalises each sample over `axis` (Keras 3's `LayerNormalization`: epsilon 1e-3,
+    `x * inv + (beta - mean * inv)` with `inv = gamma / sqrt(variance + epsilon)`;
+    `rms_scaling=True` divides by the root mean square instead, without centring).
+
+    >>> import rustape as rt
+    >>> ln = rt.keras.layers.LayerNormalization()
+    >>> y = ln(rt.constant([[1.0, 2.0, 3.0]]))
+    >>> [round(float(v), 3) for v in y.numpy()[0]]
+    [-1.224, 0.0, 1.224]
+    """
+
+    def __init__(
+        self,
+        axis: Any = -1,
+        epsilon: float = 1e-3,
+        center: bool = True,
+        scale: bool = True,
+        rms_scaling: bool = False,
+        beta_initializer: Any = "zeros",
+        gamma_initializer: Any = "ones",
+        name: str | None = None,
+        dtype: Any = None,
+        trainable: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        for key in ("beta_regularizer", "gamma_regularizer", "beta_constraint",
+                    "gamma_constraint", "input_shape", "batch_size"):
+            if key in kwargs and kwargs[key] is None:
+                del kwargs[key]
+        if kwargs:
+            raise TypeError(f"LayerNormalization got unexpected keyword arguments: {sorted(kwargs)}")
+        super().__init__(name=name, dtype=dtype, trainable=trainable)
+        self.axis = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+        self.epsilon = float(epsilon)
+        self.rms_scaling = bool(rms_scaling)
+        self.center = bool(center) and not self.rms_scaling
+        self.scale = bool(scale)
+        self.beta_initializer = get_initializer(beta_initializer)
+        self.gamma_initializer = get_initializer(gamma_initializer)
+        self.gamma: Any = None
+        self.beta: Any = None
+
+    def _axes(self, ndim: int) -> list:
+        axes = []
+        for a in self.axis:
+            a = int(a)
+            if not -ndim <= a < ndim:
+                raise ValueError(f"LayerNormalization {self.name}: axis {a} is out of bounds for "
+                                 f"inputs of rank {ndim}")
+            axes.append(a % ndim)
+        return sorted(set(axes))
+
+    def build(self, input_shape: tuple) -> None:
+        self.axis = self._axes(len(input_shape))
+        shape = tuple(int(input_shape[a]) for a in self.axis)
+        if self.scale:
+            self.gamma = self.add_weight("gamma", shape, self.gamma_initializer)
+        if self.center:
+            self.beta = self.add_weight("beta", shape, self.beta_initializer)
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        shape = tuple(inputs.shape)
+        ndim = len(shape)
+        axes = self._axes(ndim)
+
+        def broadcast(v: Any) -> Any:
+            if v is None or axes == [ndim - 1]:
+                return v
+            return _rt.reshape(v, [int(shape[i]) if i in axes else 1 for i in range(ndim)])
+
+        gamma = broadcast(self.gamma.value()) if self.scale else None
+        if self.rms_scaling:
+            mean = _rt.reduce_mean(inputs, axis=axes, keepdims=True)
+            variance = _rt.reduce_mean(_rt.square(_rt.subtract(inputs, mean)), axis=axes, keepdims=True)
+            out = _rt.multiply(inputs, _ops.rsqrt(_rt.add(variance, self.epsilon)))
+            return out if gamma is None else _rt.multiply(out, gamma)
+        beta = broadcast(self.beta.value()) if self.center else None
+        mean, variance = _rt.moments(inputs, axes, keepdims=True)
+        inv = _ops.rsqrt(_rt.add(variance, self.epsilon))
+        if gamma is not None:
+            inv = _rt.multiply(inv, gamma)
+        res = _rt.multiply(_rt.negative(mean), inv)
+        if beta is not None:
+            res = _rt.add(res, beta)
+        return _rt.add(_rt.multiply(inputs, inv), res)
+
+    def compute_output_shape(self, input_shape: tuple) -> tuple:
+        """The input shape."""
+        self._axes(len(tuple(input_shape)))
+        return tuple(input_shape)

@@ -1,0 +1,101 @@
+"""Keras 3's argument forms for the layers: tuples of ints, padding and data-format names,
+output lengths, and the options rustape accepts only at their defaults."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ... import _rustape as _rt
+
+
+def normalize_tuple(value: Any, n: int, name: str, allow_zero: bool = False) -> tuple[int, ...]:
+    """An int or a sequence of `n` ints as a tuple of `n` ints (Keras' `standardize_tuple`)."""
+    if isinstance(value, int):
+        values: tuple[int, ...] = (value,) * n
+    else:
+        try:
+            values = tuple(int(v) for v in value)
+        except TypeError:
+            raise ValueError(f"The `{name}` argument must be an int or a tuple of {n} ints, "
+                             f"got {value!r}") from None
+        if len(values) != n:
+            raise ValueError(f"The `{name}` argument must be a tuple of {n} integers. "
+                             f"Received {name}={value!r}")
+    low = 0 if allow_zero else 1
+    if any(v < low for v in values):
+        raise ValueError(f"The `{name}` argument must be a tuple of integers >= {low}. "
+                         f"Received {name}={value!r}")
+    return values
+
+
+def normalize_padding(value: Any, allow_causal: bool = False) -> str:
+    """'valid', 'same' (or 'causal' where allowed), in any case."""
+    padding = str(value).lower()
+    allowed = ("valid", "same", "causal") if allow_causal else ("valid", "same")
+    if padding not in allowed:
+        raise ValueError(f"The `padding` argument must be one of {allowed}. Received: {value!r}")
+    return padding
+
+
+def normalize_data_format(value: Any) -> str:
+    """'channels_last' (the default) or 'channels_first'."""
+    fmt = "channels_last" if value is None else str(value).lower()
+    if fmt not in ("channels_last", "channels_first"):
+        raise ValueError("The `data_format` argument must be one of 'channels_first', "
+                         f"'channels_last'. Received: {value!r}")
+    return fmt
+
+
+def reject_options(layer: str, kwargs: dict, none_ok: Sequence[str] = ()) -> None:
+    """Keras options rustape accepts only when unset (regularizers, constraints, ...), and no
+    unknown keyword."""
+    for key in list(kwargs):
+        if key in none_ok and kwargs[key] is None:
+            del kwargs[key]
+    if kwargs:
+        raise TypeError(f"{layer} got unexpected or unsupported keyword arguments: {sorted(kwargs)}")
+
+
+#: Options of the weighted layers rustape accepts only at None.
+WEIGHT_OPTIONS = ("kernel_regularizer", "bias_regularizer", "activity_regularizer",
+                  "kernel_constraint", "bias_constraint", "lora_rank", "lora_alpha",
+                  "input_shape", "input_dim", "batch_input_shape", "batch_size")
+
+
+def conv_output_length(length: int | None, kernel: int, padding: str, stride: int,
+                       dilation: int = 1) -> int | None:
+    """The output length of a convolution or pooling window along one axis (None if unknown)."""
+    if length is None:
+        return None
+    effective = (kernel - 1) * dilation + 1
+    if padding == "same":
+        return -(-length // stride)
+    if padding == "causal":
+        return -(-length // stride)
+    return (length - effective) // stride + 1
+
+
+def deconv_output_length(length: int | None, kernel: int, padding: str,
+                         output_padding: int | None, stride: int, dilation: int = 1) -> int | None:
+    """The output length of a transposed convolution (Keras 3's rule)."""
+    if length is None:
+        return None
+    effective = (kernel - 1) * dilation + 1
+    if padding == "valid":
+        extra = max(effective, stride) - effective if output_padding is None else output_padding
+        return (length - 1) * stride + effective + extra
+    if output_padding is None:
+        return length * stride
+    return (length - 1) * stride + effective % 2 + output_padding
+
+
+def to_channels_last(x: Any) -> Any:
+    """`[N, C, ...]` as `[N, ..., C]`."""
+    rank = len(x.shape)
+    return _rt.transpose(x, [0, *range(2, rank), 1])
+
+
+def to_channels_first(x: Any) -> Any:
+    """`[N, ..., C]` as `[N, C, ...]`."""
+    rank = len(x.shape)
+    return _rt.transpose(x, [0, rank - 1, *range(1, rank - 1)])

@@ -1,0 +1,177 @@
+"""Merging layers (Keras 3): a list of inputs to one output. `Concatenate`, `Add`, `Subtract`,
+`Multiply`, `Average`, `Maximum`, `Minimum`."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ... import _rustape as _rt
+from ._args import reject_options
+from .base import Layer
+
+__all__ = ["Add", "Average", "Concatenate", "Maximum", "Minimum", "Multiply", "Subtract"]
+
+
+def _broadcast_dim(a: Any, b: Any) -> Any:
+    if a is None or b is None:
+        return None if a != 1 and b != 1 else (b if a == 1 else a)
+    if a == 1:
+        return b
+    if b == 1 or a == b:
+        return a
+    raise ValueError(f"dimensions {a} and {b} do not broadcast")
+
+
+class _Merge(Layer):
+    """Folds the inputs with `_combine`, left to right (as Keras does)."""
+
+    _min_inputs = 2
+
+    def __init__(self, name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
+        reject_options(type(self).__name__, kwargs, ("input_shape", "batch_size"))
+        super().__init__(name=name, dtype=dtype)
+
+    def _check(self, inputs: Any) -> list[Any]:
+        if not isinstance(inputs, (list, tuple)) or len(inputs) < self._min_inputs:
+            raise ValueError(f"{type(self).__name__} {self.name}: expects a list of at least "
+                             f"{self._min_inputs} inputs, got {inputs!r}")
+        return list(inputs)
+
+    def _combine(self, a: Any, b: Any) -> Any:
+        raise NotImplementedError
+
+    def call(self, inputs: Sequence[Any]) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        xs = self._check(inputs)
+        out = xs[0]
+        for x in xs[1:]:
+            out = self._combine(out, x)
+        return out
+
+    def compute_output_shape(self, input_shape: Sequence[tuple[Any, ...]]) -> tuple[Any, ...]:
+        """The inputs' shapes broadcast together."""
+        shapes = [tuple(s) for s in input_shape]
+        rank = max(len(s) for s in shapes)
+        out: list[Any] = [1] * rank
+        for s in shapes:
+            padded = (1,) * (rank - len(s)) + s
+            try:
+                out = [_broadcast_dim(a, b) for a, b in zip(out, padded)]
+            except ValueError as e:
+                raise ValueError(f"{type(self).__name__} {self.name}: inputs of shapes {shapes} "
+                                 f"do not broadcast ({e})") from None
+        return tuple(out)
+
+
+class Add(_Merge):
+    """The sum of the inputs (Keras 3's `Add`).
+
+    >>> import rustape as rt
+    >>> float(rt.reduce_sum(rt.keras.layers.Add()([rt.ones([2, 3]), rt.ones([2, 3])])))
+    12.0
+    """
+
+    def _combine(self, a: Any, b: Any) -> Any:
+        return _rt.add(a, b)
+
+
+class Subtract(_Merge):
+    """The first input minus the second (Keras 3's `Subtract`).
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.Subtract()([rt.ones([2]), rt.ones([2])]).numpy().tolist()
+    [0.0, 0.0]
+    """
+
+    def _check(self, inputs: Any) -> list[Any]:
+        xs = super()._check(inputs)
+        if len(xs) != 2:
+            raise ValueError(f"Subtract {self.name}: expects exactly 2 inputs, got {len(xs)}")
+        return xs
+
+    def _combine(self, a: Any, b: Any) -> Any:
+        return _rt.subtract(a, b)
+
+
+class Multiply(_Merge):
+    """The elementwise product of the inputs (Keras 3's `Multiply`).
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.Multiply()([rt.constant([2.0]), rt.constant([3.0])]).numpy().tolist()
+    [6.0]
+    """
+
+    def _combine(self, a: Any, b: Any) -> Any:
+        return _rt.multiply(a, b)
+
+
+class Maximum(_Merge):
+    """The elementwise maximum of the inputs (Keras 3's `Maximum`).
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.Maximum()([rt.constant([1.0, 5.0]), rt.constant([3.0, 2.0])]).numpy().tolist()
+    [3.0, 5.0]
+    """
+
+    def _combine(self, a: Any, b: Any) -> Any:
+        return _rt.maximum(a, b)
+
+
+class Minimum(_Merge):
+    """The elementwise minimum of the inputs (Keras 3's `Minimum`).
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.Minimum()([rt.constant([1.0, 5.0]), rt.constant([3.0, 2.0])]).numpy().tolist()
+    [1.0, 2.0]
+    """
+
+    def _combine(self, a: Any, b: Any) -> Any:
+        return _rt.minimum(a, b)
+
+
+class Average(_Merge):
+    """The mean of the inputs (Keras 3's `Average`: their sum divided by their count).
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.Average()([rt.constant([1.0]), rt.constant([2.0])]).numpy().tolist()
+    [1.5]
+    """
+
+    def call(self, inputs: Sequence[Any]) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        xs = self._check(inputs)
+        out = xs[0]
+        for x in xs[1:]:
+            out = _rt.add(out, x)
+        return _rt.divide(out, float(len(xs)))
+
+
+class Concatenate(_Merge):
+    """The inputs joined along `axis` (Keras 3's `Concatenate`, axis -1).
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.Concatenate()([rt.ones([2, 3]), rt.ones([2, 4])]).shape
+    (2, 7)
+    """
+
+    _min_inputs = 1
+
+    def __init__(self, axis: int = -1, name: str | None = None, dtype: Any = None,
+                 **kwargs: Any) -> None:
+        super().__init__(name=name, dtype=dtype, **kwargs)
+        self.axis = int(axis)
+
+    def call(self, inputs: Sequence[Any]) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        return _rt.concat(self._check(inputs), axis=self.axis)
+
+    def compute_output_shape(self, input_shape: Sequence[tuple[Any, ...]]) -> tuple[Any, ...]:
+        """The inputs' shapes with the `axis` sizes added."""
+        shapes = [list(s) for s in input_shape]
+        rank = len(shapes[0])
+        axis = self.axis % rank
+        out = list(shapes[0])
+        for s in shapes[1:]:
+            if len(s) != rank or any(a != b and None not in (a, b)
+                                     for i, (a, b) in enumerate(zip(out, s)) if i != axis):
+                raise ValueError(f"Concatenate {self.name}: inputs of shapes {shapes} do not "
+                                 f"match except along axis {self.axis}")
+            out[axis] = None if out[axis] is None or s[axis] is None else out[axis] + s[axis]
+        return tuple(out)

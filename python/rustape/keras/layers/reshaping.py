@@ -1,0 +1,180 @@
+"""Reshaping layers (Keras 3): `Flatten`, `Reshape`, `ZeroPadding2D`, `UpSampling2D`."""
+from __future__ import annotations
+
+from typing import Any
+
+from ... import _rustape as _rt
+from ._args import (
+    normalize_data_format,
+    normalize_tuple,
+    reject_options,
+    to_channels_last,
+)
+from .base import Layer
+
+__all__ = ["Flatten", "Reshape", "UpSampling2D", "ZeroPadding2D"]
+
+
+def _product(dims: Any) -> int | None:
+    n = 1
+    for d in dims:
+        if d is None:
+            return None
+        n *= int(d)
+    return n
+
+
+class Flatten(Layer):
+    """`[batch, ...]` to `[batch, n]` (Keras 3's `Flatten`; channels-first inputs are moved to
+    channels last first, as Keras does).
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.Flatten()(rt.ones([2, 5, 5, 64])).shape
+    (2, 1600)
+    """
+
+    def __init__(self, data_format: str | None = None, name: str | None = None,
+                 dtype: Any = None, **kwargs: Any) -> None:
+        reject_options("Flatten", kwargs, ("input_shape", "batch_size"))
+        super().__init__(name=name, dtype=dtype)
+        self.data_format = normalize_data_format(data_format)
+
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        x = inputs
+        if self.data_format == "channels_first" and len(x.shape) > 2:
+            x = to_channels_last(x)
+        return _rt.reshape(x, [x.shape[0], -1])
+
+    def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
+        """`(batch, product of the other dimensions)`."""
+        s = tuple(input_shape)
+        return (s[0], _product(s[1:]) if len(s) > 1 else 1)
+
+
+class Reshape(Layer):
+    """Each sample reshaped to `target_shape` (one entry may be -1) (Keras 3's `Reshape`).
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.Reshape((3, -1))(rt.ones([2, 12])).shape
+    (2, 3, 4)
+    """
+
+    def __init__(self, target_shape: Any, name: str | None = None, dtype: Any = None,
+                 **kwargs: Any) -> None:
+        reject_options("Reshape", kwargs, ("input_shape", "batch_size"))
+        super().__init__(name=name, dtype=dtype)
+        self.target_shape = tuple(int(d) for d in target_shape)
+        if sum(1 for d in self.target_shape if d == -1) > 1 or any(d < -1 for d in self.target_shape):
+            raise ValueError(f"Reshape: target_shape may hold one -1 and otherwise sizes >= 0, "
+                             f"got {target_shape!r}")
+
+    def _resolved(self, sample_shape: tuple[Any, ...]) -> tuple[Any, ...]:
+        total = _product(sample_shape)
+        known = _product([d for d in self.target_shape if d != -1])
+        if -1 not in self.target_shape:
+            if total is not None and total != known:
+                raise ValueError(f"Reshape {self.name}: cannot reshape a sample of shape "
+                                 f"{list(sample_shape)} ({total} elements) to {list(self.target_shape)}")
+            return self.target_shape
+        if total is None or known is None:
+            return tuple(None if d == -1 else d for d in self.target_shape)
+        if known == 0 or total % known != 0:
+            raise ValueError(f"Reshape {self.name}: cannot reshape a sample of shape "
+                             f"{list(sample_shape)} ({total} elements) to {list(self.target_shape)}")
+        return tuple(total // known if d == -1 else d for d in self.target_shape)
+
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        shape = self._resolved(tuple(inputs.shape[1:]))
+        return _rt.reshape(inputs, [inputs.shape[0], *shape])
+
+    def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
+        """`(batch,) + target_shape` with the -1 resolved."""
+        s = tuple(input_shape)
+        return (s[0], *self._resolved(s[1:]))
+
+
+class ZeroPadding2D(Layer):
+    """Zeros around the height and width (Keras 3's `ZeroPadding2D`): `padding` an int, a pair
+    `(rows, cols)` or `((top, bottom), (left, right))`.
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.ZeroPadding2D(((1, 0), (2, 1)))(rt.ones([1, 3, 3, 2])).shape
+    (1, 4, 6, 2)
+    """
+
+    def __init__(self, padding: Any = (1, 1), data_format: str | None = None,
+                 name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
+        reject_options("ZeroPadding2D", kwargs, ("input_shape", "batch_size"))
+        super().__init__(name=name, dtype=dtype)
+        pads: tuple[tuple[int, ...], tuple[int, ...]]
+        if isinstance(padding, int):
+            pads = ((padding, padding), (padding, padding))
+        elif len(padding) == 2 and all(isinstance(p, int) for p in padding):
+            pads = ((padding[0], padding[0]), (padding[1], padding[1]))
+        elif len(padding) == 2:
+            pads = (normalize_tuple(padding[0], 2, "padding", allow_zero=True),
+                    normalize_tuple(padding[1], 2, "padding", allow_zero=True))
+        else:
+            raise ValueError(f"ZeroPadding2D: `padding` should be an int, a tuple of 2 ints or "
+                             f"a tuple of 2 tuples of 2 ints, got {padding!r}")
+        if any(p < 0 for pair in pads for p in pair):
+            raise ValueError(f"ZeroPadding2D: padding must be >= 0, got {padding!r}")
+        self.padding = (tuple(pads[0]), tuple(pads[1]))
+        self.data_format = normalize_data_format(data_format)
+
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        (t, b), (left, r) = self.padding
+        if self.data_format == "channels_last":
+            return _rt.pad(inputs, [[0, 0], [t, b], [left, r], [0, 0]])
+        return _rt.pad(inputs, [[0, 0], [0, 0], [t, b], [left, r]])
+
+    def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Height and width grown by the padding."""
+        s = list(input_shape)
+        first = 1 if self.data_format == "channels_last" else 2
+        for k, (a, b) in enumerate(self.padding):
+            if s[first + k] is not None:
+                s[first + k] = s[first + k] + a + b
+        return tuple(s)
+
+
+class UpSampling2D(Layer):
+    """Each pixel repeated `size` times along height and width (Keras 3's `UpSampling2D`,
+    `interpolation='nearest'`).
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.UpSampling2D((2, 3))(rt.ones([1, 2, 2, 1])).shape
+    (1, 4, 6, 1)
+    """
+
+    def __init__(self, size: Any = (2, 2), data_format: str | None = None,
+                 interpolation: str = "nearest", name: str | None = None, dtype: Any = None,
+                 **kwargs: Any) -> None:
+        reject_options("UpSampling2D", kwargs, ("input_shape", "batch_size"))
+        super().__init__(name=name, dtype=dtype)
+        self.size = normalize_tuple(size, 2, "size")
+        self.data_format = normalize_data_format(data_format)
+        if interpolation != "nearest":
+            raise ValueError(f"UpSampling2D: interpolation {interpolation!r} is not supported "
+                             "(only 'nearest')")
+        self.interpolation = interpolation
+
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        x = inputs if self.data_format == "channels_last" else to_channels_last(inputs)
+        n, h, w, c = x.shape
+        sh, sw = self.size
+        # [n, h, 1, w, 1, c] broadcast to [n, h, sh, w, sw, c]: each pixel repeated in place.
+        x = _rt.broadcast_to(_rt.reshape(x, [n, h, 1, w, 1, c]), [n, h, sh, w, sw, c])
+        y = _rt.reshape(x, [n, h * sh, w * sw, c])
+        if self.data_format == "channels_first":
+            y = _rt.transpose(y, [0, 3, 1, 2])
+        return y
+
+    def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Height and width multiplied by `size`."""
+        s = list(input_shape)
+        first = 1 if self.data_format == "channels_last" else 2
+        for k in range(2):
+            if s[first + k] is not None:
+                s[first + k] = s[first + k] * self.size[k]
+        return tuple(s)

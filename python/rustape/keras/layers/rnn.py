@@ -1,0 +1,310 @@
+"""Recurrent layers (Keras 3): `SimpleRNN`, `LSTM`, `GRU` over `[batch, timesteps, features]`.
+
+The input projection of every step is one matmul over the whole sequence (its bias folded in);
+each step then adds the recurrent projection and runs the cell. LSTM and GRU (`reset_after`)
+steps are single fused ops (`lstm_cell`, `gru_cell`), forward and backward. Gate order and
+formulas are Keras 3's: LSTM `i, f, c, o`; GRU `z, r, h`.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ... import _rustape as _rt
+from ..activations import get_activation
+from ._args import WEIGHT_OPTIONS, reject_options
+from ._init import initializer
+from .base import Layer
+
+__all__ = ["GRU", "LSTM", "SimpleRNN"]
+
+_RNN_OPTIONS = WEIGHT_OPTIONS + ("recurrent_regularizer", "recurrent_constraint", "time_major",
+                                 "use_cudnn", "zero_output_for_mask", "implementation")
+
+
+class _RNN(Layer):
+    """The shared loop: weights `kernel [features, gates * units]`, `recurrent_kernel
+    [units, gates * units]`, `bias`; states of `[batch, units]`."""
+
+    _gates = 1
+    _states = 1
+
+    def __init__(self, units: int, activation: Any = "tanh", use_bias: bool = True,
+                 kernel_initializer: Any = "glorot_uniform",
+                 recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
+                 dropout: float = 0.0, recurrent_dropout: float = 0.0, seed: int | None = None,
+                 return_sequences: bool = False, return_state: bool = False,
+                 go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
+                 name: str | None = None, dtype: Any = None, trainable: bool = True,
+                 **kwargs: Any) -> None:
+        cls = type(self).__name__
+        reject_options(cls, kwargs, _RNN_OPTIONS)
+        super().__init__(name=name, dtype=dtype, trainable=trainable)
+        self.units = int(units)
+        if self.units <= 0:
+            raise ValueError(f"{cls}: received an invalid value for argument `units`, expected a "
+                             f"positive integer, got {units!r}")
+        if stateful:
+            raise ValueError(f"{cls}: stateful=True is not supported")
+        self.activation = get_activation(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = initializer(kernel_initializer)
+        self.recurrent_initializer = initializer(recurrent_initializer)
+        self.bias_initializer = initializer(bias_initializer)
+        self.dropout = min(1.0, max(0.0, float(dropout)))
+        self.recurrent_dropout = min(1.0, max(0.0, float(recurrent_dropout)))
+        self.seed = seed
+        self.return_sequences = bool(return_sequences)
+        self.return_state = bool(return_state)
+        self.go_backwards = bool(go_backwards)
+        self.stateful = False
+        self.unroll = bool(unroll)
+        self.kernel: Any = None
+        self.recurrent_kernel: Any = None
+        self.bias: Any = None
+
+    @property
+    def cell(self) -> _RNN:
+        """Keras' `layer.cell` (here the layer itself holds `kernel`, `recurrent_kernel`,
+        `bias`)."""
+        return self
+
+    def _bias_shape(self) -> tuple[int, ...]:
+        return (self._gates * self.units,)
+
+    def _bias_initializer(self) -> Any:
+        return self.bias_initializer
+
+    def build(self, input_shape: tuple[Any, ...]) -> None:
+        if len(input_shape) != 3 or input_shape[-1] is None:
+            raise ValueError(f"{type(self).__name__} {self.name}: expected inputs "
+                             f"[batch, timesteps, features] with known features, got shape "
+                             f"{list(input_shape)}")
+        width = self._gates * self.units
+        self.kernel = self.add_weight("kernel", (int(input_shape[-1]), width), self.kernel_initializer)
+        self.recurrent_kernel = self.add_weight("recurrent_kernel", (self.units, width),
+                                                self.recurrent_initializer)
+        if self.use_bias:
+            self.bias = self.add_weight("bias", self._bias_shape(), self._bias_initializer())
+        self.built = True
+
+    # -- the loop --------------------------------------------------------------------------
+    def _input_bias(self) -> Any:
+        return self.bias
+
+    def _step(self, x_t: Any, states: list[Any], recurrent_kernel: Any,
+              recurrent_mask: Any) -> tuple[Any, list[Any]]:
+        raise NotImplementedError
+
+    def _initial_states(self, batch: int, initial_state: Any) -> list[Any]:
+        if initial_state is None:
+            return [_rt.zeros([batch, self.units], dtype=self.dtype) for _ in range(self._states)]
+        states = list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
+        if len(states) != self._states:
+            raise ValueError(f"{type(self).__name__} {self.name}: expected {self._states} initial "
+                             f"state(s), got {len(states)}")
+        out = []
+        for s in states:
+            s = self._convert_input(s)
+            if tuple(s.shape) != (batch, self.units):
+                raise ValueError(f"{type(self).__name__} {self.name}: an initial state must have "
+                                 f"shape {[batch, self.units]}, got {list(s.shape)}")
+            out.append(s)
+        return out
+
+    def _mask(self, shape: list[int], rate: float) -> Any:
+        return _rt.dropout(_rt.ones(shape, dtype=self.dtype), rate, seed=self.seed)
+
+    def call(self, sequences: Any, initial_state: Any = None, mask: Any = None,  # type: ignore[override]  # Keras: call takes what it uses
+             training: Any = None) -> Any:
+        if mask is not None:
+            raise ValueError(f"{type(self).__name__} {self.name}: masking is not supported")
+        if isinstance(training, _rt.Tensor):
+            training = bool(training.numpy())
+        shape = tuple(sequences.shape)
+        if len(shape) != 3:
+            raise ValueError(f"{type(self).__name__} {self.name}: expected inputs of rank 3 "
+                             f"[batch, timesteps, features], got shape {list(shape)}")
+        batch, steps, features = shape
+        states = self._initial_states(batch, initial_state)
+        x = sequences
+        if training and 0.0 < self.dropout < 1.0:
+            # One mask for every step (Keras' get_dropout_mask).
+            x = _rt.multiply(x, _rt.reshape(self._mask([batch, features], self.dropout),
+                                            [batch, 1, features]))
+        recurrent_mask = None
+        if training and 0.0 < self.recurrent_dropout < 1.0:
+            recurrent_mask = self._mask([batch, self.units], self.recurrent_dropout)
+        # Every step's input projection in one product: [steps, batch, gates * units].
+        width = self._gates * self.units
+        time_major = _rt.reshape(_rt.transpose(x, [1, 0, 2]), [steps * batch, features])
+        projected = _rt.matmul(time_major, self.kernel)
+        bias = self._input_bias() if self.use_bias else None
+        if bias is not None:
+            projected = _rt.bias_add(projected, bias)
+        inputs = _rt.unstack(_rt.reshape(projected, [steps, batch, width])) if steps else []
+        if self.go_backwards:
+            inputs = inputs[::-1]
+        recurrent_kernel = self.recurrent_kernel.value()
+        outputs = []
+        for x_t in inputs:
+            out, states = self._step(x_t, states, recurrent_kernel, recurrent_mask)
+            outputs.append(out)
+        if self.return_sequences:
+            output = _rt.stack(outputs, axis=1) if outputs else _rt.zeros([batch, 0, self.units], dtype=self.dtype)
+        else:
+            output = outputs[-1] if outputs else states[0]
+        if self.return_state:
+            return [output, *states]
+        return output
+
+    def compute_output_shape(self, input_shape: Sequence[Any]) -> Any:
+        """`(batch, timesteps, units)` with `return_sequences`, else `(batch, units)`; with
+        `return_state`, a list adding one `(batch, units)` per state."""
+        s = tuple(input_shape)
+        out = (s[0], s[1], self.units) if self.return_sequences else (s[0], self.units)
+        if self.return_state:
+            return [out] + [(s[0], self.units)] * self._states
+        return out
+
+
+class SimpleRNN(_RNN):
+    """`h = activation(x @ kernel + bias + h @ recurrent_kernel)` at each step (Keras 3's
+    `SimpleRNN`).
+
+    >>> import rustape as rt
+    >>> layer = rt.keras.layers.SimpleRNN(4, return_sequences=True)
+    >>> layer(rt.ones([2, 5, 3])).shape
+    (2, 5, 4)
+    """
+
+    def _step(self, x_t: Any, states: list[Any], recurrent_kernel: Any,
+              recurrent_mask: Any) -> tuple[Any, list[Any]]:
+        h = states[0]
+        if recurrent_mask is not None:
+            h = _rt.multiply(h, recurrent_mask)
+        out = self.activation(_rt.add(x_t, _rt.matmul(h, recurrent_kernel)))
+        return out, [out]
+
+
+class LSTM(_RNN):
+    """Long short-term memory (Keras 3's `LSTM`): gates `i, f, c, o`, `c = f * c_prev + i * g`,
+    `h = o * tanh(c)`; the forget gate's bias starts at 1 (`unit_forget_bias`). With the default
+    activations (tanh, sigmoid) each step is one fused op.
+
+    >>> import rustape as rt
+    >>> layer = rt.keras.layers.LSTM(8, return_state=True)
+    >>> out, h, c = layer(rt.ones([2, 5, 3]))
+    >>> out.shape, c.shape
+    ((2, 8), (2, 8))
+    >>> layer.kernel.shape, layer.recurrent_kernel.shape, layer.bias.shape
+    ((3, 32), (8, 32), (32,))
+    """
+
+    _gates = 4
+    _states = 2
+
+    def __init__(self, units: int, activation: Any = "tanh", recurrent_activation: Any = "sigmoid",
+                 use_bias: bool = True, kernel_initializer: Any = "glorot_uniform",
+                 recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
+                 unit_forget_bias: bool = True, **kwargs: Any) -> None:
+        super().__init__(units, activation=activation, use_bias=use_bias,
+                         kernel_initializer=kernel_initializer,
+                         recurrent_initializer=recurrent_initializer,
+                         bias_initializer=bias_initializer, **kwargs)
+        self.recurrent_activation = get_activation(recurrent_activation)
+        self.unit_forget_bias = bool(unit_forget_bias)
+        self._fused = activation in ("tanh", _rt.tanh) and recurrent_activation in ("sigmoid", _rt.sigmoid)
+
+    def _bias_initializer(self) -> Any:
+        if not self.unit_forget_bias:
+            return self.bias_initializer
+        base, u = self.bias_initializer, self.units
+
+        def init(shape: tuple[int, ...], dtype: Any = None) -> Any:
+            return _rt.concat([base((u,), dtype), _rt.ones([u], dtype=dtype), base((2 * u,), dtype)], 0)
+        return init
+
+    def _step(self, x_t: Any, states: list[Any], recurrent_kernel: Any,
+              recurrent_mask: Any) -> tuple[Any, list[Any]]:
+        h, c = states
+        if recurrent_mask is not None:
+            h = _rt.multiply(h, recurrent_mask)
+        z = _rt.add(x_t, _rt.matmul(h, recurrent_kernel))
+        if self._fused:
+            h, c = _rt.lstm_cell(z, c)
+            return h, [h, c]
+        u = self.units
+        i = self.recurrent_activation(z[:, :u])
+        f = self.recurrent_activation(z[:, u:2 * u])
+        c = _rt.add(_rt.multiply(f, c), _rt.multiply(i, self.activation(z[:, 2 * u:3 * u])))
+        o = self.recurrent_activation(z[:, 3 * u:])
+        h = _rt.multiply(o, self.activation(c))
+        return h, [h, c]
+
+
+class GRU(_RNN):
+    """Gated recurrent unit (Keras 3's `GRU`): gates `z, r, h`; with `reset_after=True` (the
+    default) `hh = tanh(xh + r * (h_prev @ Uh + bh))`, bias `[2, 3 * units]` (input and
+    recurrent), each step one fused op; `h = z * h_prev + (1 - z) * hh`.
+
+    >>> import rustape as rt
+    >>> layer = rt.keras.layers.GRU(6, return_sequences=True)
+    >>> layer(rt.ones([2, 4, 3])).shape
+    (2, 4, 6)
+    >>> layer.bias.shape
+    (2, 18)
+    """
+
+    _gates = 3
+
+    def __init__(self, units: int, activation: Any = "tanh", recurrent_activation: Any = "sigmoid",
+                 use_bias: bool = True, kernel_initializer: Any = "glorot_uniform",
+                 recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
+                 reset_after: bool = True, **kwargs: Any) -> None:
+        super().__init__(units, activation=activation, use_bias=use_bias,
+                         kernel_initializer=kernel_initializer,
+                         recurrent_initializer=recurrent_initializer,
+                         bias_initializer=bias_initializer, **kwargs)
+        self.recurrent_activation = get_activation(recurrent_activation)
+        self.reset_after = bool(reset_after)
+        self._fused = (self.reset_after and activation in ("tanh", _rt.tanh)
+                       and recurrent_activation in ("sigmoid", _rt.sigmoid))
+
+    def _bias_shape(self) -> tuple[int, ...]:
+        return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
+
+    def _input_bias(self) -> Any:
+        if self.reset_after:
+            return self.bias[0]
+        return self.bias
+
+    def call(self, sequences: Any, initial_state: Any = None, mask: Any = None,  # type: ignore[override]  # Keras: call takes what it uses
+             training: Any = None) -> Any:
+        # The recurrent bias, read once per call (a variable read per step would cost more).
+        self._recurrent_bias = self.bias[1] if self.use_bias and self.reset_after else None
+        return super().call(sequences, initial_state=initial_state, mask=mask, training=training)
+
+    def _step(self, x_t: Any, states: list[Any], recurrent_kernel: Any,
+              recurrent_mask: Any) -> tuple[Any, list[Any]]:
+        h_prev = states[0]
+        h_in = h_prev if recurrent_mask is None else _rt.multiply(h_prev, recurrent_mask)
+        u = self.units
+        if self.reset_after:
+            inner = _rt.matmul(h_in, recurrent_kernel)
+            if self._recurrent_bias is not None:
+                inner = _rt.add(inner, self._recurrent_bias)
+            if self._fused:
+                h = _rt.gru_cell(x_t, inner, h_prev)
+                return h, [h]
+            z = self.recurrent_activation(_rt.add(x_t[:, :u], inner[:, :u]))
+            r = self.recurrent_activation(_rt.add(x_t[:, u:2 * u], inner[:, u:2 * u]))
+            hh = self.activation(_rt.add(x_t[:, 2 * u:], _rt.multiply(r, inner[:, 2 * u:])))
+        else:
+            inner = _rt.matmul(h_in, recurrent_kernel[:, :2 * u])
+            z = self.recurrent_activation(_rt.add(x_t[:, :u], inner[:, :u]))
+            r = self.recurrent_activation(_rt.add(x_t[:, u:2 * u], inner[:, u:]))
+            hh = self.activation(_rt.add(x_t[:, 2 * u:],
+                                         _rt.matmul(_rt.multiply(r, h_in), recurrent_kernel[:, 2 * u:])))
+        h = _rt.add(_rt.multiply(z, h_prev), _rt.multiply(_rt.subtract(1.0, z), hh))
+        return h, [h]

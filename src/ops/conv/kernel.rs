@@ -1,0 +1,488 @@
+//! The convolution kernels, for one slice of images `[n, h, w, c]` and one filter
+//! `[kh, kw, cg, o]` (`cg = c / groups`): im2col into a buffer per chunk of images, then one GEMM
+//! per group on the `gemm` crate. Chunks run on rayon's threads.
+//!
+//! The chunks are sized from the shapes alone (never from the thread count), and the filter
+//! gradient sums one partial per chunk in chunk order, so a result has the same bits on any
+//! number of threads.
+use std::mem::MaybeUninit;
+
+use rayon::prelude::*;
+
+use super::Geometry;
+use crate::dtype::Float;
+use crate::ops::kernel::may_split;
+
+/// im2col elements per chunk: a chunk's columns (f32: 512 KiB) stay in L2 while its GEMM runs.
+const CHUNK_COLS: usize = 1 << 17;
+
+/// Multiply-adds from which the chunks of one call run in parallel (as matmul's threshold).
+const PARALLEL_WORK: usize = 96 * 96 * 96;
+
+/// The float types the kernels run on: a GEMM through strides.
+pub(crate) trait ConvFloat: Float {
+    /// `dst[m x n] = lhs[m x k] @ rhs[k x n]`, each matrix given by its first element and
+    /// (row, column) strides.
+    ///
+    /// # Safety
+    /// Every pointer, moved by its strides over the given sizes, stays inside its allocation;
+    /// `dst` is valid for writes and aliases neither operand.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn gemm(
+        m: usize,
+        n: usize,
+        k: usize,
+        dst: (*mut Self, isize, isize),
+        lhs: (*const Self, isize, isize),
+        rhs: (*const Self, isize, isize),
+        parallel: bool,
+    );
+}
+
+macro_rules! conv_float {
+    ($t:ty) => {
+        impl ConvFloat for $t {
+            unsafe fn gemm(
+                m: usize,
+                n: usize,
+                k: usize,
+                dst: (*mut $t, isize, isize),
+                lhs: (*const $t, isize, isize),
+                rhs: (*const $t, isize, isize),
+                parallel: bool,
+            ) {
+                let parallelism = if parallel {
+                    gemm::Parallelism::Rayon(0)
+                } else {
+                    gemm::Parallelism::None
+                };
+                // gemm's arguments: column stride before row stride; dst = 0 * dst + 1 * lhs @ rhs
+                // (dst not read). With k = 0 it writes zeros.
+                unsafe {
+                    gemm::gemm(
+                        m,
+                        n,
+                        k,
+                        dst.0,
+                        dst.2,
+                        dst.1,
+                        false,
+                        lhs.0,
+                        lhs.2,
+                        lhs.1,
+                        rhs.0,
+                        rhs.2,
+                        rhs.1,
+                        0.0,
+                        1.0,
+                        false,
+                        false,
+                        false,
+                        parallelism,
+                    )
+                }
+            }
+        }
+    };
+}
+conv_float!(f32);
+conv_float!(f64);
+
+impl Geometry {
+    /// Input channels per group.
+    fn cg(&self) -> usize {
+        self.c / self.groups
+    }
+    /// Output channels per group.
+    fn og(&self) -> usize {
+        self.o / self.groups
+    }
+    /// im2col columns per output pixel (one group): `kh * kw * cg`.
+    fn patch(&self) -> usize {
+        self.kh * self.kw * self.cg()
+    }
+    pub(super) fn image_len(&self) -> usize {
+        self.h * self.w * self.c
+    }
+    pub(super) fn out_image_len(&self) -> usize {
+        self.oh * self.ow * self.o
+    }
+    fn pixels(&self) -> usize {
+        self.oh * self.ow
+    }
+    /// A 1x1 window with stride 1 and no padding over one group: the image is its own im2col.
+    fn pointwise(&self) -> bool {
+        self.kh == 1
+            && self.kw == 1
+            && self.sh == 1
+            && self.sw == 1
+            && self.pt == 0
+            && self.pl == 0
+            && self.oh == self.h
+            && self.ow == self.w
+            && self.groups == 1
+    }
+    /// Images per chunk (at least one).
+    fn chunk_images(&self) -> usize {
+        (CHUNK_COLS / (self.pixels() * self.patch()).max(1)).max(1)
+    }
+    /// Whether `n` images are worth splitting over rayon's threads.
+    fn parallel(&self, n: usize) -> bool {
+        n * self.pixels() * self.patch() * self.og() >= PARALLEL_WORK
+            && may_split()
+            && n > self.chunk_images()
+    }
+    /// The input row of output row `oy`'s window row `ky`, if inside the image.
+    #[inline]
+    fn in_row(&self, oy: usize, ky: usize) -> Option<usize> {
+        (oy * self.sh + ky * self.dh)
+            .checked_sub(self.pt)
+            .filter(|&r| r < self.h)
+    }
+    #[inline]
+    fn in_col(&self, ox: usize, kx: usize) -> Option<usize> {
+        (ox * self.sw + kx * self.dw)
+            .checked_sub(self.pl)
+            .filter(|&c| c < self.w)
+    }
+}
+
+impl Geometry {
+    /// The input columns of output column `ox`'s window as one contiguous run of the image row
+    /// (`kw * c` elements from column `ix0`), when the window lies inside the image, is not
+    /// dilated and covers every channel (one group): im2col copies it at once.
+    #[inline]
+    fn contiguous_window(&self, ox: usize) -> Option<usize> {
+        if self.groups != 1 || self.dw != 1 {
+            return None;
+        }
+        let ix0 = (ox * self.sw).checked_sub(self.pl)?;
+        (ix0 + self.kw <= self.w).then_some(ix0)
+    }
+}
+
+/// Writes the im2col matrix of `images` (`[count, h, w, c]`) for `group` into `cols`
+/// (`[count * oh * ow, kh * kw * cg]`, row-major): row `(image, oy, ox)` holds the window's
+/// `(ky, kx, channel)` values, zero where the window leaves the image.
+fn im2col<T: ConvFloat>(g: &Geometry, images: &[T], group: usize, cols: &mut [MaybeUninit<T>]) {
+    let (cg, patch) = (g.cg(), g.patch());
+    if patch == 0 || g.image_len() == 0 {
+        zero(cols); // no channels, or padding around an empty image
+        return;
+    }
+    let c0 = group * cg;
+    let span = g.kw * cg;
+    let mut rows = cols.chunks_exact_mut(patch);
+    for image in images.chunks_exact(g.image_len()) {
+        for oy in 0..g.oh {
+            for ox in 0..g.ow {
+                let Some(row) = rows.next() else { return };
+                let run = g.contiguous_window(ox);
+                for (ky, dst) in row.chunks_exact_mut(span).enumerate() {
+                    let Some(iy) = g.in_row(oy, ky) else {
+                        zero(dst);
+                        continue;
+                    };
+                    if let Some(ix0) = run {
+                        let at = (iy * g.w + ix0) * g.c;
+                        copy(dst, &image[at..at + span]);
+                        continue;
+                    }
+                    for (kx, d) in dst.chunks_exact_mut(cg).enumerate() {
+                        match (g.in_col(ox, kx), cg) {
+                            (Some(ix), 1) => {
+                                d[0].write(image[(iy * g.w + ix) * g.c + c0]);
+                            }
+                            (Some(ix), _) => {
+                                let at = (iy * g.w + ix) * g.c + c0;
+                                copy(d, &image[at..at + cg]);
+                            }
+                            (None, _) => zero(d),
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Writes zeros.
+#[inline]
+fn zero<T: ConvFloat>(dst: &mut [MaybeUninit<T>]) {
+    for d in dst {
+        d.write(T::zero());
+    }
+}
+
+/// Writes `src` (of `dst`'s length).
+#[inline]
+fn copy<T: ConvFloat>(dst: &mut [MaybeUninit<T>], src: &[T]) {
+    assert_eq!(dst.len(), src.len());
+    // SAFETY: both slices hold `src.len()` elements and do not overlap (one is a fresh buffer).
+    unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr().cast::<T>(), src.len()) };
+}
+
+/// The elements of `dst`, every one of which the caller has written.
+///
+/// # Safety
+/// Every element of `dst` is initialised.
+unsafe fn assume_init<T>(dst: &mut [MaybeUninit<T>]) -> &mut [T] {
+    // SAFETY: `MaybeUninit<T>` has `T`'s layout; the caller guarantees initialisation.
+    unsafe { &mut *(dst as *mut [MaybeUninit<T>] as *mut [T]) }
+}
+
+/// A buffer of `len` elements filled by `write`, which must write each of them.
+fn filled<T: ConvFloat>(
+    buffer: &mut Vec<T>,
+    len: usize,
+    write: impl FnOnce(&mut [MaybeUninit<T>]),
+) {
+    buffer.clear();
+    buffer.reserve(len);
+    write(&mut buffer.spare_capacity_mut()[..len]);
+    // SAFETY: `write` wrote every element of the first `len`.
+    unsafe { buffer.set_len(len) };
+}
+
+/// Adds `src` into `dst` elementwise.
+#[inline]
+fn add_into<T: ConvFloat>(dst: &mut [T], src: &[T]) {
+    for (d, &v) in dst.iter_mut().zip(src) {
+        *d = *d + v;
+    }
+}
+
+/// Adds the im2col-shaped `cols` of `group` back into `images` (`[count, h, w, c]`): the
+/// transpose of [`im2col`].
+fn col2im<T: ConvFloat>(g: &Geometry, cols: &[T], group: usize, images: &mut [T]) {
+    let (cg, patch) = (g.cg(), g.patch());
+    if patch == 0 || g.image_len() == 0 {
+        return;
+    }
+    let c0 = group * cg;
+    let span = g.kw * cg;
+    let mut rows = cols.chunks_exact(patch);
+    for image in images.chunks_exact_mut(g.image_len()) {
+        for oy in 0..g.oh {
+            for ox in 0..g.ow {
+                let Some(row) = rows.next() else { return };
+                let run = g.contiguous_window(ox);
+                for (ky, src) in row.chunks_exact(span).enumerate() {
+                    let Some(iy) = g.in_row(oy, ky) else { continue };
+                    if let Some(ix0) = run {
+                        let at = (iy * g.w + ix0) * g.c;
+                        add_into(&mut image[at..at + span], src);
+                        continue;
+                    }
+                    for (kx, s) in src.chunks_exact(cg).enumerate() {
+                        if let Some(ix) = g.in_col(ox, kx) {
+                            let at = (iy * g.w + ix) * g.c + c0;
+                            add_into(&mut image[at..at + cg], s);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A raw pointer that may cross into rayon's threads (each writes its own elements).
+#[derive(Clone, Copy)]
+struct SyncPtr<T>(*const T);
+unsafe impl<T> Send for SyncPtr<T> {}
+unsafe impl<T> Sync for SyncPtr<T> {}
+
+impl<T> SyncPtr<T> {
+    /// The pointer `offset` elements on (a method, so closures capture the Send wrapper).
+    ///
+    /// # Safety
+    /// As for `pointer::add`.
+    unsafe fn add(self, offset: usize) -> *const T {
+        unsafe { self.0.add(offset) }
+    }
+}
+
+/// Runs `work(chunk_index, first_image, images)` over the chunks of `n` images, in parallel when
+/// worth it.
+fn for_chunks(g: &Geometry, n: usize, work: impl Fn(usize, usize, usize) + Sync) {
+    let per = g.chunk_images();
+    let chunks = n.div_ceil(per);
+    let run = |i: usize| {
+        let first = i * per;
+        work(i, first, per.min(n - first));
+    };
+    if g.parallel(n) {
+        (0..chunks).into_par_iter().for_each(run);
+    } else {
+        (0..chunks).for_each(run);
+    }
+}
+
+/// Whether a chunk's GEMM may use threads itself: only when the whole call is one chunk.
+fn gemm_parallel(g: &Geometry, n: usize) -> bool {
+    n <= g.chunk_images() && n * g.pixels() * g.patch() * g.og() >= PARALLEL_WORK && may_split()
+}
+
+/// `y = conv(x, f)` for one slice: `x` `[n, h, w, c]`, `f` `[kh, kw, cg, o]`, `y`
+/// `[n, oh, ow, o]` (every element written).
+pub(super) fn forward<T: ConvFloat>(
+    g: &Geometry,
+    n: usize,
+    x: &[T],
+    f: &[T],
+    y: &mut [MaybeUninit<T>],
+) {
+    let (patch, og, o) = (g.patch(), g.og(), g.o as isize);
+    let gemm_par = gemm_parallel(g, n);
+    let y_ptr = SyncPtr(y.as_mut_ptr() as *const T);
+    for_chunks(g, n, |_, first, count| {
+        let rows = count * g.pixels();
+        let images = &x[first * g.image_len()..(first + count) * g.image_len()];
+        let mut cols = Vec::new();
+        for group in 0..g.groups {
+            let lhs = if g.pointwise() {
+                images.as_ptr()
+            } else {
+                filled(&mut cols, rows * patch, |c| im2col(g, images, group, c));
+                cols.as_ptr()
+            };
+            // SAFETY: the chunk's output rows `[first * pixels, +rows)` of `y` (`[n * pixels, o]`)
+            // are written by this chunk only; the filter's group block is `[patch, og]` at column
+            // `group * og` with row stride `o`.
+            unsafe {
+                let dst = y_ptr.add((first * g.pixels()) * g.o + group * og) as *mut T;
+                T::gemm(
+                    rows,
+                    og,
+                    patch,
+                    (dst, o, 1),
+                    (lhs, patch as isize, 1),
+                    (f.as_ptr().add(group * og), o, 1),
+                    gemm_par,
+                );
+            }
+        }
+    });
+}
+
+/// `dx = conv_backprop_input(dy, f)` for one slice: `dy` `[n, oh, ow, o]`, `f`
+/// `[kh, kw, cg, o]`, `dx` `[n, h, w, c]` (every element written).
+pub(super) fn backprop_input<T: ConvFloat>(
+    g: &Geometry,
+    n: usize,
+    dy: &[T],
+    f: &[T],
+    dx: &mut [MaybeUninit<T>],
+) {
+    let (patch, og, o) = (g.patch(), g.og(), g.o as isize);
+    let gemm_par = gemm_parallel(g, n);
+    let dx_ptr = SyncPtr(dx.as_mut_ptr() as *const T);
+    for_chunks(g, n, |_, first, count| {
+        let rows = count * g.pixels();
+        let len = count * g.image_len();
+        // This chunk's images of `dx` (no other chunk touches them).
+        let images = unsafe { dx_ptr.add(first * g.image_len()) as *mut T };
+        let pointwise = g.pointwise();
+        if !pointwise {
+            // SAFETY: `len` elements of `dx` from `images`, this chunk's alone.
+            zero(unsafe { std::slice::from_raw_parts_mut(images.cast::<MaybeUninit<T>>(), len) });
+        }
+        let mut cols = Vec::with_capacity(if pointwise { 0 } else { rows * patch });
+        for group in 0..g.groups {
+            let dst = if pointwise {
+                images
+            } else {
+                cols.spare_capacity_mut().as_mut_ptr().cast::<T>()
+            };
+            // SAFETY: `dcols [rows, patch] = dy_group [rows, og] @ f_group^T [og, patch]`, each
+            // inside its buffer (dy's group block at column `group * og`, row stride `o`).
+            unsafe {
+                T::gemm(
+                    rows,
+                    patch,
+                    og,
+                    (dst, patch as isize, 1),
+                    (
+                        dy.as_ptr().add(first * g.out_image_len() + group * og),
+                        o,
+                        1,
+                    ),
+                    (f.as_ptr().add(group * og), 1, o),
+                    gemm_par,
+                );
+            }
+            if !pointwise {
+                // SAFETY: the GEMM wrote all `rows * patch` elements; the images were zeroed.
+                unsafe { cols.set_len(rows * patch) };
+                col2im(g, &cols, group, unsafe {
+                    std::slice::from_raw_parts_mut(images, len)
+                });
+                cols.clear();
+            }
+        }
+    });
+}
+
+/// `df = conv_backprop_filter(x, dy)` for one slice: `x` `[n, h, w, c]`, `dy`
+/// `[n, oh, ow, o]`, `df` `[kh, kw, cg, o]` (every element written).
+pub(super) fn backprop_filter<T: ConvFloat>(
+    g: &Geometry,
+    n: usize,
+    x: &[T],
+    dy: &[T],
+    df: &mut [MaybeUninit<T>],
+) {
+    let (patch, og, o) = (g.patch(), g.og(), g.o as isize);
+    let chunks = n.div_ceil(g.chunk_images());
+    if chunks == 0 {
+        zero(df);
+        return;
+    }
+    let gemm_par = gemm_parallel(g, n);
+    // One partial filter gradient per chunk, summed in chunk order below.
+    let mut partials = vec![T::zero(); chunks * df.len()];
+    let len = df.len();
+    let part_ptr = SyncPtr(partials.as_mut_ptr() as *const T);
+    for_chunks(g, n, |i, first, count| {
+        let rows = count * g.pixels();
+        let images = &x[first * g.image_len()..(first + count) * g.image_len()];
+        let mut cols = Vec::new();
+        for group in 0..g.groups {
+            let lhs = if g.pointwise() {
+                images.as_ptr()
+            } else {
+                filled(&mut cols, rows * patch, |c| im2col(g, images, group, c));
+                cols.as_ptr()
+            };
+            // SAFETY: `df_group [patch, og] = cols^T [patch, rows] @ dy_group [rows, og]`, into
+            // this chunk's own partial (the group's columns, row stride `o`).
+            unsafe {
+                let dst = part_ptr.add(i * len + group * og) as *mut T;
+                T::gemm(
+                    patch,
+                    og,
+                    rows,
+                    (dst, o, 1),
+                    (lhs, 1, patch as isize),
+                    (
+                        dy.as_ptr().add(first * g.out_image_len() + group * og),
+                        o,
+                        1,
+                    ),
+                    gemm_par,
+                );
+            }
+        }
+    });
+    let mut parts = partials.chunks_exact(len);
+    if let Some(first) = parts.next() {
+        copy(df, first);
+    }
+    // SAFETY: written just above (there is at least one chunk).
+    let df = unsafe { assume_init(df) };
+    for part in parts {
+        for (d, &p) in df.iter_mut().zip(part) {
+            *d = *d + p;
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! `det` and `slogdet` (LU factorisation with partial pivoting), with TensorFlow's gradients:
+//! `det * A^-T` and `A^-T` (for the log of the absolute value; the sign has none).
+use std::sync::Arc;
+
+use super::inv;
+use super::matrices::{
+    append_two_axes, check_square_float, map_matrices, matrix_t, per_matrix_rows, tensor_of,
+};
+use super::solve::lu_factor;
+use crate::error::Result;
+use crate::ops::multiply;
+use crate::tape::{record_batched, record_multi, Vjp};
+use crate::tensor::Tensor;
+
+/// The permutation's sign and the pivots of the LU factorisation of the row-major `n x n`
+/// matrix `a`; `None` when singular (an exact zero pivot).
+fn lu_pivots(a: &[f64], n: usize) -> Option<(f64, Vec<f64>)> {
+    let mut lu = a.to_vec();
+    let perm = lu_factor(&mut lu, n)?;
+    // The permutation's parity: a cycle of even length flips the sign.
+    let mut sign = 1.0;
+    let mut seen = vec![false; n];
+    for start in 0..n {
+        let mut len = 0;
+        let mut i = start;
+        while !seen[i] {
+            seen[i] = true;
+            i = perm[i];
+            len += 1;
+        }
+        if len > 0 && len % 2 == 0 {
+            sign = -sign;
+        }
+    }
+    Some((sign, (0..n).map(|i| lu[i * n + i]).collect()))
+}
+
+/// The determinant of the row-major `n x n` matrix `a`: the signed product of the pivots (0
+/// when singular, 1 for the empty matrix, NaN for a matrix holding NaN).
+fn determinant(a: &[f64], n: usize) -> f64 {
+    if a.iter().any(|v| v.is_nan()) {
+        return f64::NAN;
+    }
+    match lu_pivots(a, n) {
+        Some((sign, pivots)) => sign * pivots.iter().product::<f64>(),
+        None => 0.0,
+    }
+}
+
+/// `(sign, log|det|)` of the row-major `n x n` matrix `a`: `(0, -inf)` when singular, `(1, 0)`
+/// for the empty matrix, NaN for a matrix holding NaN.
+fn sign_and_log_abs(a: &[f64], n: usize) -> (f64, f64) {
+    if a.iter().any(|v| v.is_nan()) {
+        return (f64::NAN, f64::NAN);
+    }
+    let Some((mut sign, pivots)) = lu_pivots(a, n) else {
+        return (0.0, f64::NEG_INFINITY);
+    };
+    let mut log_abs = 0.0;
+    for d in pivots {
+        if d < 0.0 {
+            sign = -sign;
+        }
+        log_abs += d.abs().ln();
+    }
+    (sign, log_abs)
+}
+
+/// The determinant of each matrix of `x` (`[..., M, M]`), shape `[...]`, as `tf.linalg.det`.
+/// A singular matrix has determinant 0; its gradient (`det * A^-T`) then needs the inverse and
+/// raises "matrix is not invertible", as TensorFlow's does.
+pub fn det(x: &Tensor) -> Result<Tensor> {
+    let op = "det";
+    let n = check_square_float(op, x)?;
+    let values = map_matrices(x, n * n * n, |_, a| Ok(determinant(a, n)))?;
+    let batch = &x.shape()[..x.ndim() - 2];
+    let y = tensor_of(values, batch, x.dtype())?;
+    let rows = per_matrix_rows(0, x.ndim());
+    record_batched(op, &[x], &y, &[x, &y], rows, true, |s, dy, _batch| {
+        let (a, d) = (&s[0], &s[1]);
+        let scale = append_two_axes(&multiply(dy, d)?)?;
+        Ok(crate::grads![Some(multiply(&scale, &matrix_t(&inv(a)?)?)?)])
+    });
+    Ok(y)
+}
+
+/// `(sign, log|det|)` of each matrix of `x` (`[..., M, M]`), both of shape `[...]`, as
+/// `tf.linalg.slogdet`: a singular matrix gives `(0, -inf)`. Only `log|det|` has a gradient
+/// (`A^-T`); the sign is piecewise constant.
+pub fn slogdet(x: &Tensor) -> Result<(Tensor, Tensor)> {
+    let op = "slogdet";
+    let n = check_square_float(op, x)?;
+    let pairs = map_matrices(x, n * n * n, |_, a| Ok(sign_and_log_abs(a, n)))?;
+    let batch = &x.shape()[..x.ndim() - 2];
+    let (signs, logs): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
+    let sign = tensor_of(signs, batch, x.dtype())?;
+    let log_abs = tensor_of(logs, batch, x.dtype())?;
+    let vjp: Arc<Vjp> = Arc::new(|s: &[Tensor], grads: &[Option<Tensor>], _batch: usize| {
+        let Some(Some(g)) = grads.get(1) else {
+            return Ok(crate::grads![None]);
+        };
+        let a = &s[0];
+        Ok(crate::grads![Some(multiply(
+            &append_two_axes(g)?,
+            &matrix_t(&inv(a)?)?
+        )?)])
+    });
+    let rows = per_matrix_rows(0, x.ndim());
+    record_multi(op, &[x], &[&sign, &log_abs], &[x], rows, true, vjp);
+    Ok((sign, log_abs))
+}

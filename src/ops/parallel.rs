@@ -1,0 +1,193 @@
+//! Fork-join for one kernel (an elementwise map, a GEMM) called from outside rayon's pool.
+//!
+//! rayon suits the Jacobian's blocks (coarse, on its own workers), less so the many short
+//! kernels of an eager program called from the Python thread: that thread injects the work and
+//! sleeps until it is done, and rayon's idle workers then spin and yield between kernels (in a
+//! nested-tape PINN, a third of all process CPU). Here the calling thread takes part instead:
+//! the work is a list of tasks that every thread claims one by one from a shared counter, so
+//! the caller starts at once and never waits for a helper that is slow to wake (a sleeping
+//! vCPU can take a millisecond); a late helper just takes fewer tasks. Helpers wait for work
+//! briefly (spinning no longer than a fraction of the work they last did) and then sleep, so
+//! between kernels they cost no CPU.
+//!
+//! Helpers: rayon's thread count less one (the caller is the other), so `RAYON_NUM_THREADS`
+//! sets both. One fork-join at a time: a second thread calling meanwhile runs its tasks alone.
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::{Mutex, OnceLock};
+use std::thread::Thread;
+use std::time::{Duration, Instant};
+
+/// The task function of a job, by the address of a `&dyn Fn(usize) + Sync` on the caller's
+/// stack: only read by a helper that has announced itself (`active`) while the job was open,
+/// and the caller waits for those before returning.
+type TaskRef<'a> = &'a (dyn Fn(usize) + Sync);
+
+struct Pool {
+    /// Held by the thread running a job (`try_lock`: a second caller runs alone).
+    caller: Mutex<()>,
+    /// Bumped when a job is published.
+    epoch: AtomicU64,
+    /// The published job: its function (a `*const TaskRef`) and task count, written only
+    /// while the job is closed and no helper is active (atomics, so a fork never inherits a
+    /// held lock).
+    job: AtomicPtr<()>,
+    tasks: AtomicUsize,
+    /// The next task to claim.
+    next: AtomicUsize,
+    /// Whether helpers may still join the current job.
+    open: AtomicBool,
+    /// Helpers inside the current job.
+    active: AtomicUsize,
+    helpers: Vec<Helper>,
+}
+
+struct Helper {
+    thread: Thread,
+    /// Set by the helper before it parks; the caller unparks it when it takes the flag.
+    sleeping: AtomicBool,
+}
+
+thread_local! {
+    /// True while this thread runs tasks of a job (kernels inside a task do not split again).
+    static IN_TASK: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Longest a helper spins for the next job, and the share of its last job's time it may spin.
+const MAX_SPIN: Duration = Duration::from_micros(50);
+const SPIN_SHARE: u32 = 8;
+
+fn pool() -> &'static Pool {
+    static POOL: OnceLock<Pool> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let count = rayon::current_num_threads().saturating_sub(1);
+        let mut helpers = Vec::with_capacity(count);
+        for i in 0..count {
+            // The helper's first `pool()` waits until this initialisation is done.
+            let spawned = std::thread::Builder::new()
+                .name(format!("rustape-kernel-{i}"))
+                .spawn(move || helper_loop(pool(), i));
+            match spawned {
+                Ok(handle) => helpers.push(Helper {
+                    thread: handle.thread().clone(),
+                    sleeping: AtomicBool::new(false),
+                }),
+                // No thread (resource limits): fewer helpers, the caller does the rest.
+                Err(_) => break,
+            }
+        }
+        Pool {
+            caller: Mutex::new(()),
+            epoch: AtomicU64::new(0),
+            job: AtomicPtr::new(std::ptr::null_mut()),
+            tasks: AtomicUsize::new(0),
+            next: AtomicUsize::new(0),
+            open: AtomicBool::new(false),
+            active: AtomicUsize::new(0),
+            helpers,
+        }
+    })
+}
+
+fn helper_loop(pool: &'static Pool, i: usize) {
+    let me = &pool.helpers[i];
+    let mut seen = pool.epoch.load(Acquire);
+    let mut spin = Duration::ZERO;
+    loop {
+        // Wait for a new job: spin a little (the next kernel often follows at once), then park.
+        let started = Instant::now();
+        while pool.epoch.load(Acquire) == seen {
+            if started.elapsed() >= spin {
+                me.sleeping.store(true, SeqCst);
+                if pool.epoch.load(SeqCst) == seen {
+                    std::thread::park();
+                }
+                me.sleeping.store(false, SeqCst);
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+        seen = pool.epoch.load(Acquire);
+        pool.active.fetch_add(1, SeqCst);
+        if !pool.open.load(SeqCst) || pool.epoch.load(SeqCst) != seen {
+            // Too late for that job (or a newer one is being published): wait again.
+            pool.active.fetch_sub(1, SeqCst);
+            spin = Duration::ZERO;
+            continue;
+        }
+        let (f, tasks) = (pool.job.load(SeqCst), pool.tasks.load(SeqCst));
+        let worked = Instant::now();
+        if !f.is_null() {
+            IN_TASK.with(|t| t.set(true));
+            // SAFETY: the job is open and this helper is counted active, so the caller has not
+            // returned (it waits for `active` to reach zero after closing the job) and the
+            // reference it published is alive.
+            let f: TaskRef = unsafe { *(f as *const TaskRef) };
+            run_tasks(pool, f, tasks);
+            IN_TASK.with(|t| t.set(false));
+        }
+        spin = (worked.elapsed() / SPIN_SHARE).min(MAX_SPIN);
+        pool.active.fetch_sub(1, Release);
+    }
+}
+
+fn run_tasks(pool: &Pool, f: &(dyn Fn(usize) + Sync), tasks: usize) {
+    loop {
+        let i = pool.next.fetch_add(1, Relaxed);
+        if i >= tasks {
+            break;
+        }
+        f(i);
+    }
+}
+
+/// Whether this thread runs a task of a job (kernels inside a task do not split again).
+pub(crate) fn in_task() -> bool {
+    IN_TASK.with(Cell::get)
+}
+
+/// Runs `f(0) .. f(tasks - 1)`, each once, on this thread and the helpers; returns when all
+/// have run. Tasks should be short (a few to a few hundred µs): the caller waits for the last
+/// ones a helper took.
+pub(crate) fn for_each_task(tasks: usize, f: &(dyn Fn(usize) + Sync)) {
+    if tasks <= 1 || !super::kernel::may_split() {
+        (0..tasks).for_each(f);
+        return;
+    }
+    let pool = pool();
+    let Ok(_caller) = pool.caller.try_lock() else {
+        (0..tasks).for_each(f);
+        return;
+    };
+    if pool.helpers.is_empty() {
+        (0..tasks).for_each(f);
+        return;
+    }
+    let task_ref: TaskRef = f;
+    pool.job
+        .store(&task_ref as *const TaskRef as *mut (), SeqCst);
+    pool.tasks.store(tasks, SeqCst);
+    pool.next.store(0, SeqCst);
+    pool.open.store(true, SeqCst);
+    pool.epoch.fetch_add(1, SeqCst);
+    for h in &pool.helpers {
+        if h.sleeping.swap(false, SeqCst) {
+            h.thread.unpark();
+        }
+    }
+    IN_TASK.with(|t| t.set(true));
+    run_tasks(pool, f, tasks);
+    IN_TASK.with(|t| t.set(false));
+    pool.open.store(false, SeqCst);
+    // The helpers still inside finish the tasks they took.
+    let mut waited = 0u32;
+    while pool.active.load(SeqCst) != 0 {
+        waited += 1;
+        if waited % 1024 == 0 {
+            // A helper preempted mid-task: let it run.
+            std::thread::yield_now();
+        }
+        std::hint::spin_loop();
+    }
+    pool.job.store(std::ptr::null_mut(), SeqCst);
+}

@@ -1,0 +1,599 @@
+//! 2-D pooling on NHWC images, with TensorFlow's arguments: `max_pool2d`, `avg_pool2d`.
+//!
+//! Max pooling routes gradients through the window maxima of its input `x` (the first one in
+//! row-major window order on ties, as TensorFlow's CPU kernel). Two ops do the routing, each the
+//! other's VJP in its second argument: `max_pool_scatter(x, dy)` adds `dy` at the maxima (the
+//! gradient), `max_pool_gather(x, g)` reads `g` there (the gradient's gradient). Both are
+//! piecewise constant in `x` (no gradient there), so every order works.
+//!
+//! Average pooling divides by the number of window positions inside the image (padding is not
+//! counted, as in TensorFlow); its gradient `avg_pool_grad` spreads `dy` back, and the two are
+//! each other's VJP.
+//!
+//! Leading axes: `x` is `batch_shape + [h, w, c]` (all folded into one batch). The routed
+//! tensors (`dy`, `g`) may carry more leading axes than `x` (the seeds of a vectorised
+//! Jacobian): the same maxima serve each of their slices.
+use rayon::prelude::*;
+
+use super::conv::{window_axis, Padding};
+use crate::dtype::Float;
+use crate::error::{fmt_shape, Error, Result};
+use crate::ops::kernel::may_split;
+use crate::ops::{shape_of, Shape};
+use crate::tape::{any_tape_active, mixes_input, record_batched};
+use crate::tensor::{unsupported, Tensor, Values};
+
+/// Image elements from which the images of a call are pooled on rayon's threads.
+const PARALLEL_ELEMENTS: usize = 1 << 16;
+
+/// A pooling window over `[h, w, c]` images giving `[oh, ow, c]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Window {
+    h: usize,
+    w: usize,
+    c: usize,
+    kh: usize,
+    kw: usize,
+    sh: usize,
+    sw: usize,
+    oh: usize,
+    ow: usize,
+    pt: usize,
+    pl: usize,
+}
+
+impl Window {
+    fn new(
+        op: &str,
+        input: &[usize],
+        ksize: [usize; 2],
+        strides: [usize; 2],
+        padding: &Padding,
+    ) -> Result<Window> {
+        if input.len() < 4 {
+            return Err(Error::shape(
+                op,
+                format!(
+                    "the input must have rank at least 4 (batch_shape + [height, width, \
+                     channels]), got shape {}",
+                    fmt_shape(input)
+                ),
+            ));
+        }
+        if ksize.contains(&0) || strides.contains(&0) {
+            return Err(Error::value(
+                op,
+                format!("ksize {ksize:?} and strides {strides:?} must be at least 1"),
+            ));
+        }
+        if let Padding::Explicit(_) = padding {
+            return Err(Error::value(
+                op,
+                "pooling takes padding 'SAME' or 'VALID', not explicit pairs",
+            ));
+        }
+        let r = input.len();
+        let (h, w, c) = (input[r - 3], input[r - 2], input[r - 1]);
+        if h.saturating_mul(w) > u32::MAX as usize {
+            // The maxima are kept as 32-bit pixel positions within an image.
+            return Err(Error::value(
+                op,
+                format!("an image of {h}x{w} pixels is too large (at most 2^32)"),
+            ));
+        }
+        let y = window_axis(op, h, ksize[0], strides[0], 1, padding, 0)?;
+        let x = window_axis(op, w, ksize[1], strides[1], 1, padding, 1)?;
+        Ok(Window {
+            h,
+            w,
+            c,
+            kh: ksize[0],
+            kw: ksize[1],
+            sh: strides[0],
+            sw: strides[1],
+            oh: y.out,
+            ow: x.out,
+            pt: y.before,
+            pl: x.before,
+        })
+    }
+    fn image_len(&self) -> usize {
+        self.h * self.w * self.c
+    }
+    fn out_len(&self) -> usize {
+        self.oh * self.ow * self.c
+    }
+    /// The input rows (and columns) of output position `(oy, ox)`'s window, clipped to the image.
+    fn rows(&self, oy: usize) -> std::ops::Range<usize> {
+        let start = oy * self.sh;
+        start.saturating_sub(self.pt).min(self.h)
+            ..(start + self.kh).saturating_sub(self.pt).min(self.h)
+    }
+    fn cols(&self, ox: usize) -> std::ops::Range<usize> {
+        let start = ox * self.sw;
+        start.saturating_sub(self.pl).min(self.w)
+            ..(start + self.kw).saturating_sub(self.pl).min(self.w)
+    }
+    /// The output shape for an input of shape `input` (its leading axes kept).
+    fn out_shape(&self, input: &[usize]) -> Shape {
+        let mut s: Shape = input[..input.len() - 3].iter().copied().collect();
+        s.extend([self.oh, self.ow, self.c]);
+        s
+    }
+    fn in_shape(&self, lead: &[usize]) -> Shape {
+        let mut s: Shape = lead.iter().copied().collect();
+        s.extend([self.h, self.w, self.c]);
+        s
+    }
+}
+
+/// Runs `per_image(image_index, out_image)` over `out` in blocks of `out_len`, on rayon's
+/// threads when the images are large enough together.
+fn per_image<T: Send>(
+    out: &mut [T],
+    out_len: usize,
+    work: usize,
+    f: impl Fn(usize, &mut [T]) + Sync,
+) {
+    if out_len == 0 {
+        return;
+    }
+    if work >= PARALLEL_ELEMENTS && may_split() {
+        out.par_chunks_mut(out_len)
+            .enumerate()
+            .for_each(|(i, o)| f(i, o));
+    } else {
+        out.chunks_mut(out_len)
+            .enumerate()
+            .for_each(|(i, o)| f(i, o));
+    }
+}
+
+/// The window maxima of every image of `x` (`[oh, ow, c]` per image) and, with `at`, where they
+/// are: the pixel (`iy * w + ix`) of the first maximum in row-major window order, as TensorFlow's
+/// CPU kernel picks on ties (the element is `pixel * c + channel`). A NaN wins (it propagates;
+/// the first NaN is its position).
+///
+/// Two passes over each window, maxima then positions (the positions in reverse, so the first
+/// match is the last written): each is a branch-free select over a row of channels that
+/// vectorises, where one fused pass selecting a value and an index together does not.
+fn max_image<T: Float>(win: &Window, x: &[T], y: &mut [T], mut at: Option<&mut [u32]>) {
+    let c = win.c;
+    for oy in 0..win.oh {
+        for ox in 0..win.ow {
+            let o = (oy * win.ow + ox) * c;
+            let best = &mut y[o..o + c];
+            let (rows, cols) = (win.rows(oy), win.cols(ox));
+            let mut first = true;
+            for iy in rows.clone() {
+                for ix in cols.clone() {
+                    let pixel = iy * win.w + ix;
+                    let row = &x[pixel * c..(pixel + 1) * c];
+                    if first {
+                        best.copy_from_slice(row);
+                        first = false;
+                        continue;
+                    }
+                    for (b, &v) in best.iter_mut().zip(row) {
+                        *b = if (v > *b) | v.is_nan() { v } else { *b };
+                    }
+                }
+            }
+            let Some(at) = at.as_deref_mut() else {
+                continue;
+            };
+            let at = &mut at[o..o + c];
+            for iy in rows.rev() {
+                for ix in cols.clone().rev() {
+                    let pixel = iy * win.w + ix;
+                    let row = &x[pixel * c..(pixel + 1) * c];
+                    let p = pixel as u32;
+                    for ((a, &b), &v) in at.iter_mut().zip(best.iter()).zip(row) {
+                        *a = if (v == b) | v.is_nan() { p } else { *a };
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Where the window maxima of `x`'s images are (pixels, see [`max_image`]),
+/// `[images, oh, ow, c]`.
+type Maxima = std::sync::Arc<Vec<u32>>;
+
+/// Max pooling of every image, with the maxima's positions when `locate`.
+fn max_pool_kernel<T: Float>(
+    win: &Window,
+    x: &[T],
+    out_shape: &[usize],
+    locate: bool,
+) -> (Values<T>, Option<Maxima>) {
+    let (image, pooled) = (win.image_len(), win.out_len());
+    let images = x.len().checked_div(image).unwrap_or(0);
+    let mut y = vec![T::zero(); images * pooled];
+    let mut at = if locate {
+        vec![0u32; images * pooled]
+    } else {
+        Vec::new()
+    };
+    if pooled > 0 {
+        let run = |i: usize, y: &mut [T], at: Option<&mut [u32]>| {
+            max_image(win, &x[i * image..(i + 1) * image], y, at);
+        };
+        let parallel = x.len() >= PARALLEL_ELEMENTS && may_split();
+        match (locate, parallel) {
+            (true, true) => y
+                .par_chunks_mut(pooled)
+                .zip(at.par_chunks_mut(pooled))
+                .enumerate()
+                .for_each(|(i, (y, a))| run(i, y, Some(a))),
+            (true, false) => y
+                .chunks_mut(pooled)
+                .zip(at.chunks_mut(pooled))
+                .enumerate()
+                .for_each(|(i, (y, a))| run(i, y, Some(a))),
+            (false, true) => y
+                .par_chunks_mut(pooled)
+                .enumerate()
+                .for_each(|(i, y)| run(i, y, None)),
+            (false, false) => y
+                .chunks_mut(pooled)
+                .enumerate()
+                .for_each(|(i, y)| run(i, y, None)),
+        }
+    }
+    (
+        Values::from_vec(out_shape, y),
+        locate.then(|| Maxima::new(at)),
+    )
+}
+
+/// The maxima of `x` (found again when the forward pass did not keep them).
+fn maxima(win: &Window, x: &Tensor, known: &Option<Maxima>) -> Result<Maxima> {
+    if let Some(at) = known {
+        return Ok(at.clone());
+    }
+    let shape = win.out_shape(x.shape());
+    Ok(match x.data() {
+        crate::tensor::Data::F32(v) => max_pool_kernel(win, v.as_slice(), &shape, true).1,
+        crate::tensor::Data::F64(v) => max_pool_kernel(win, v.as_slice(), &shape, true).1,
+        other => return Err(unsupported("max_pool2d_grad", other.dtype(), "a floating")),
+    }
+    .unwrap_or_default())
+}
+
+/// `g` (`[extra..., x's shape]`) read at the maxima: `[extra..., pooled shape]`.
+fn gather_kernel<T: Float>(win: &Window, at: &[u32], g: &[T], out_shape: &[usize]) -> Values<T> {
+    let (image, pooled) = (win.image_len(), win.out_len());
+    let mut out = vec![T::zero(); out_shape.iter().product()];
+    let images = at.len().checked_div(pooled).unwrap_or(0);
+    if pooled > 0 && images > 0 {
+        let work = out.len();
+        let c = win.c;
+        per_image(&mut out, pooled, work, |j, dst| {
+            let i = j % images;
+            let src = &g[j * image..(j + 1) * image];
+            let at = &at[i * pooled..(i + 1) * pooled];
+            for (d, a) in dst.chunks_exact_mut(c).zip(at.chunks_exact(c)) {
+                for (ch, (d, &pixel)) in d.iter_mut().zip(a).enumerate() {
+                    *d = src[pixel as usize * c + ch];
+                }
+            }
+        });
+    }
+    Values::from_vec(out_shape, out)
+}
+
+/// `dy` (`[extra..., pooled shape]`) added at the maxima into zeros of `[extra..., x's shape]`.
+fn scatter_kernel<T: Float>(win: &Window, at: &[u32], dy: &[T], out_shape: &[usize]) -> Values<T> {
+    let (image, pooled) = (win.image_len(), win.out_len());
+    let mut out = vec![T::zero(); out_shape.iter().product()];
+    let images = at.len().checked_div(pooled).unwrap_or(0);
+    if image > 0 && images > 0 {
+        let work = out.len();
+        let c = win.c;
+        // Image `i` of every slice: its maxima lie in its own image.
+        per_image(&mut out, image, work, |j, dst| {
+            let i = j % images;
+            let src = &dy[j * pooled..(j + 1) * pooled];
+            let at = &at[i * pooled..(i + 1) * pooled];
+            for (s, a) in src.chunks_exact(c).zip(at.chunks_exact(c)) {
+                for (ch, (&v, &pixel)) in s.iter().zip(a).enumerate() {
+                    let d = &mut dst[pixel as usize * c + ch];
+                    *d = *d + v;
+                }
+            }
+        });
+    }
+    Values::from_vec(out_shape, out)
+}
+
+/// The leading axes `t` carries beyond `core` (a shape it must end with).
+fn extra_axes<'a>(op: &str, what: &str, t: &'a [usize], core: &[usize]) -> Result<&'a [usize]> {
+    if t.len() < core.len() || t[t.len() - core.len()..] != *core {
+        return Err(Error::shape(
+            op,
+            format!(
+                "{what} of shape {} does not end with {}",
+                fmt_shape(t),
+                fmt_shape(core)
+            ),
+        ));
+    }
+    Ok(&t[..t.len() - core.len()])
+}
+
+/// Row mixing of input `k` (shape `s`) for an output of shape `out` (see `tape::mixes_input`).
+fn rows(k: usize, s: &[usize], out: &[usize]) -> u8 {
+    if s.len() == out.len() && s.first() == out.first() {
+        0
+    } else {
+        mixes_input(k)
+    }
+}
+
+fn check_float(op: &str, a: &Tensor, b: Option<&Tensor>) -> Result<()> {
+    if !a.dtype().is_float() {
+        return Err(unsupported(op, a.dtype(), "a floating"));
+    }
+    match b {
+        Some(b) if b.dtype() != a.dtype() => Err(crate::tensor::mismatch(op, a.dtype(), b.dtype())),
+        _ => Ok(()),
+    }
+}
+
+/// `tf.nn.max_pool2d`: the maximum of each `ksize` window of `input` (`batch_shape + [h, w, c]`),
+/// moved by `strides`, with 'SAME' or 'VALID' padding.
+pub fn max_pool2d(
+    input: &Tensor,
+    ksize: [usize; 2],
+    strides: [usize; 2],
+    padding: &Padding,
+) -> Result<Tensor> {
+    let op = "max_pool2d";
+    check_float(op, input, None)?;
+    let win = Window::new(op, input.shape(), ksize, strides, padding)?;
+    let out_shape = win.out_shape(input.shape());
+    // Where the maxima are, kept for the gradient when a tape may record this op.
+    let locate = any_tape_active();
+    let (y, at) = match input.data() {
+        crate::tensor::Data::F32(v) => {
+            let (y, at) = max_pool_kernel(&win, v.as_slice(), &out_shape, locate);
+            (Tensor::new(y.into()), at)
+        }
+        crate::tensor::Data::F64(v) => {
+            let (y, at) = max_pool_kernel(&win, v.as_slice(), &out_shape, locate);
+            (Tensor::new(y.into()), at)
+        }
+        other => return Err(unsupported(op, other.dtype(), "a floating")),
+    };
+    let mixes = rows(0, input.shape(), y.shape());
+    record_batched(
+        op,
+        &[input],
+        &y,
+        &[input],
+        mixes,
+        true,
+        move |s, dy, _batch| Ok(crate::grads![Some(max_pool_scatter(&s[0], dy, win, &at)?)]),
+    );
+    Ok(y)
+}
+
+/// The gradient of max pooling: `dy` added at the window maxima of `x` (`at`, when known).
+fn max_pool_scatter(x: &Tensor, dy: &Tensor, win: Window, at: &Option<Maxima>) -> Result<Tensor> {
+    let op = "max_pool2d_grad";
+    check_float(op, x, Some(dy))?;
+    let pooled = win.out_shape(x.shape());
+    let extra = extra_axes(op, "the output gradient", dy.shape(), &pooled)?;
+    let mut out_shape: Shape = extra.iter().copied().collect();
+    out_shape.extend_from_slice(x.shape());
+    let at = maxima(&win, x, at)?;
+    let dx = Tensor::new(crate::dispatch!(values float dy.data(), op, |dv| {
+        scatter_kernel(&win, &at, dv.as_slice(), &out_shape)
+    }));
+    let mixes = rows(0, x.shape(), dx.shape()) | rows(1, dy.shape(), dx.shape());
+    let at = Some(at);
+    record_batched(op, &[x, dy], &dx, &[x], mixes, true, move |s, g, _batch| {
+        Ok(crate::grads![
+            None,
+            Some(max_pool_gather(&s[0], g, win, &at)?)
+        ])
+    });
+    Ok(dx)
+}
+
+/// The gradient's gradient of max pooling: `g` read at the window maxima of `x`.
+fn max_pool_gather(x: &Tensor, g: &Tensor, win: Window, at: &Option<Maxima>) -> Result<Tensor> {
+    let op = "max_pool2d_grad_grad";
+    check_float(op, x, Some(g))?;
+    let extra = extra_axes(op, "the gradient", g.shape(), x.shape())?;
+    let mut out_shape: Shape = extra.iter().copied().collect();
+    out_shape.extend(win.out_shape(x.shape()));
+    let at = maxima(&win, x, at)?;
+    let y = Tensor::new(crate::dispatch!(values float g.data(), op, |gv| {
+        gather_kernel(&win, &at, gv.as_slice(), &out_shape)
+    }));
+    let mixes = rows(0, x.shape(), y.shape()) | rows(1, g.shape(), y.shape());
+    let at = Some(at);
+    record_batched(op, &[x, g], &y, &[x], mixes, true, move |s, dy, _batch| {
+        Ok(crate::grads![
+            None,
+            Some(max_pool_scatter(&s[0], dy, win, &at)?)
+        ])
+    });
+    Ok(y)
+}
+
+/// The number of window positions inside the image for each output position `[oh, ow]`.
+fn window_counts(win: &Window) -> Vec<usize> {
+    let mut counts = Vec::with_capacity(win.oh * win.ow);
+    for oy in 0..win.oh {
+        for ox in 0..win.ow {
+            counts.push(win.rows(oy).len() * win.cols(ox).len());
+        }
+    }
+    counts
+}
+
+fn avg_pool_kernel<T: Float>(win: &Window, x: &[T], out_shape: &[usize]) -> Values<T> {
+    let counts = window_counts(win);
+    let c = win.c;
+    let mut out = vec![T::zero(); out_shape.iter().product()];
+    per_image(&mut out, win.out_len(), x.len(), |i, dst| {
+        let image = &x[i * win.image_len()..(i + 1) * win.image_len()];
+        for oy in 0..win.oh {
+            for ox in 0..win.ow {
+                let d = &mut dst[(oy * win.ow + ox) * c..][..c];
+                for iy in win.rows(oy) {
+                    for ix in win.cols(ox) {
+                        let row = &image[(iy * win.w + ix) * c..][..c];
+                        d.iter_mut().zip(row).for_each(|(a, &v)| *a = *a + v);
+                    }
+                }
+                let count = T::from(counts[oy * win.ow + ox]).unwrap_or_else(T::one);
+                d.iter_mut().for_each(|a| *a = *a / count);
+            }
+        }
+    });
+    Values::from_vec(out_shape, out)
+}
+
+fn avg_pool_grad_kernel<T: Float>(win: &Window, dy: &[T], out_shape: &[usize]) -> Values<T> {
+    let counts = window_counts(win);
+    let c = win.c;
+    let mut out = vec![T::zero(); out_shape.iter().product()];
+    per_image(&mut out, win.image_len(), dy.len(), |i, dst| {
+        let grad = &dy[i * win.out_len()..(i + 1) * win.out_len()];
+        for oy in 0..win.oh {
+            for ox in 0..win.ow {
+                let count = T::from(counts[oy * win.ow + ox]).unwrap_or_else(T::one);
+                let g = &grad[(oy * win.ow + ox) * c..][..c];
+                for iy in win.rows(oy) {
+                    for ix in win.cols(ox) {
+                        let d = &mut dst[(iy * win.w + ix) * c..][..c];
+                        d.iter_mut().zip(g).for_each(|(a, &v)| *a = *a + v / count);
+                    }
+                }
+            }
+        }
+    });
+    Values::from_vec(out_shape, out)
+}
+
+/// `tf.nn.avg_pool2d`: the mean of each `ksize` window of `input` (`batch_shape + [h, w, c]`),
+/// over the positions inside the image ('SAME' padding is not counted).
+pub fn avg_pool2d(
+    input: &Tensor,
+    ksize: [usize; 2],
+    strides: [usize; 2],
+    padding: &Padding,
+) -> Result<Tensor> {
+    let op = "avg_pool2d";
+    check_float(op, input, None)?;
+    let win = Window::new(op, input.shape(), ksize, strides, padding)?;
+    avg_pool(input, win)
+}
+
+fn avg_pool(x: &Tensor, win: Window) -> Result<Tensor> {
+    let op = "avg_pool2d";
+    extra_axes(op, "the input", x.shape(), &[win.h, win.w, win.c])?;
+    let out_shape = win.out_shape(x.shape());
+    let y = Tensor::new(crate::dispatch!(values float x.data(), op, |v| {
+        avg_pool_kernel(&win, v.as_slice(), &out_shape)
+    }));
+    let (sx, mixes) = (shape_of(x), rows(0, x.shape(), y.shape()));
+    record_batched(op, &[x], &y, &[], mixes, true, move |_, dy, batch| {
+        let lead: Shape = dy.shape()[..batch]
+            .iter()
+            .chain(&sx[..sx.len() - 3])
+            .copied()
+            .collect();
+        Ok(crate::grads![Some(avg_pool_grad(dy, win, &lead)?)])
+    });
+    Ok(y)
+}
+
+/// The gradient of average pooling: `dy` (`lead + [oh, ow, c]`) spread over the windows.
+fn avg_pool_grad(dy: &Tensor, win: Window, lead: &[usize]) -> Result<Tensor> {
+    let op = "avg_pool2d_grad";
+    let mut pooled: Shape = lead.iter().copied().collect();
+    pooled.extend([win.oh, win.ow, win.c]);
+    if dy.shape() != &pooled[..] {
+        return Err(Error::shape(
+            op,
+            format!(
+                "the output gradient has shape {}, expected {}",
+                fmt_shape(dy.shape()),
+                fmt_shape(&pooled)
+            ),
+        ));
+    }
+    let out_shape = win.in_shape(lead);
+    let dx = Tensor::new(crate::dispatch!(values float dy.data(), op, |v| {
+        avg_pool_grad_kernel(&win, v.as_slice(), &out_shape)
+    }));
+    let mixes = rows(0, dy.shape(), dx.shape());
+    record_batched(op, &[dy], &dx, &[], mixes, true, move |_, g, _batch| {
+        Ok(crate::grads![Some(avg_pool(g, win)?)])
+    });
+    Ok(dx)
+}
+
+/// A 1-D pooling (`batch_shape + [w, c]`) as the 2-D one of height 1.
+fn pool1d(
+    op: &str,
+    pool: fn(&Tensor, [usize; 2], [usize; 2], &Padding) -> Result<Tensor>,
+    input: &Tensor,
+    ksize: usize,
+    stride: usize,
+    padding: &Padding,
+) -> Result<Tensor> {
+    let s = input.shape();
+    if s.len() < 3 {
+        return Err(Error::shape(
+            op,
+            format!(
+                "the input must have rank at least 3 (batch_shape + [width, channels]), got shape {}",
+                fmt_shape(s)
+            ),
+        ));
+    }
+    let mut dims: Vec<isize> = s.iter().map(|&d| d as isize).collect();
+    dims.insert(s.len() - 2, 1);
+    let y = pool(
+        &super::reshape(input, &dims)?,
+        [1, ksize],
+        [1, stride],
+        padding,
+    )
+    .map_err(|mut e| {
+        e.op = op.to_string();
+        e
+    })?;
+    let mut out: Vec<isize> = y.shape().iter().map(|&d| d as isize).collect();
+    out.remove(out.len() - 3);
+    super::reshape(&y, &out)
+}
+
+/// `tf.nn.max_pool1d`: the maximum of each `ksize` window along the width of `input`
+/// (`batch_shape + [w, c]`).
+pub fn max_pool1d(
+    input: &Tensor,
+    ksize: usize,
+    stride: usize,
+    padding: &Padding,
+) -> Result<Tensor> {
+    pool1d("max_pool1d", max_pool2d, input, ksize, stride, padding)
+}
+
+/// `tf.nn.avg_pool1d`: the mean of each `ksize` window along the width of `input`
+/// (`batch_shape + [w, c]`), padding not counted.
+pub fn avg_pool1d(
+    input: &Tensor,
+    ksize: usize,
+    stride: usize,
+    padding: &Padding,
+) -> Result<Tensor> {
+    pool1d("avg_pool1d", avg_pool2d, input, ksize, stride, padding)
+}

@@ -1,0 +1,632 @@
+//! Optimizers: Keras 3's update rules, each a fused kernel over a variable's elements.
+//!
+//! An [`Optimizer`] holds an [`Algorithm`] (its hyperparameters), the [`Options`] every Keras
+//! optimizer shares (weight decay and one of three gradient clippings), a [`LearningRate`] (a
+//! variable or a [`Schedule`]), the step count `iterations` and, per variable, the algorithm's
+//! slots (momenta, velocities, ...) as [`Variable`]s. `apply_gradients` changes the variables in
+//! place, never through recorded ops: one pass per variable does clipping, weight decay and the
+//! update, element by element in the order of Keras's formulas, so a float32 model follows
+//! Keras's numbers to the last bit where TensorFlow's kernels round each operation exactly.
+//!
+//! ```
+//! use rustape::optim::{Adam, Optimizer};
+//! use rustape::{Tensor, Variable};
+//! let w = Variable::new(Tensor::from_vec(vec![1.0f32, -2.0], &[2]).unwrap(), true, Some("w"));
+//! let mut adam = Optimizer::new(Adam::default(), 0.1).unwrap();
+//! let grad = Tensor::from_vec(vec![0.5f32, -0.5], &[2]).unwrap();
+//! adam.apply_gradients(&[Some(grad)], std::slice::from_ref(&w)).unwrap();
+//! assert_eq!(adam.iterations(), 1);
+//! // Adam's first step moves every element by about the learning rate, against its gradient.
+//! let moved = w.peek().to_f64_vec();
+//! assert!((moved[0] - 0.9).abs() < 1e-5 && (moved[1] + 1.9).abs() < 1e-5);
+//! ```
+mod rules;
+mod schedule;
+mod update;
+
+use std::sync::Arc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+pub use rules::{Adadelta, Adagrad, Adam, AdamW, Adamax, Algorithm, Lion, Nadam, RmsProp, Sgd};
+pub use schedule::{
+    CosineDecay, ExponentialDecay, InverseTimeDecay, PiecewiseConstantDecay, PolynomialDecay,
+    Schedule,
+};
+
+use crate::dtype::{DType, Float};
+use crate::error::{fmt_shape, Error, Result};
+use crate::ops;
+use crate::tape::{without_recording, Source, Tape, Unconnected};
+use crate::tensor::{Data, Element, Tensor, TensorId};
+use crate::variable::Variable;
+use update::Prep;
+
+/// The options every Keras optimizer shares. At most one of the clippings may be set; a value
+/// of 0 (or less) turns a clipping off, as in Keras.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Options {
+    /// Decoupled weight decay: before each update, `w -= w * weight_decay * learning_rate`.
+    pub weight_decay: Option<f64>,
+    /// Clip each gradient to this L2 norm (`tf.clip_by_norm`).
+    pub clipnorm: Option<f64>,
+    /// Clip each gradient element to `[-clipvalue, clipvalue]`.
+    pub clipvalue: Option<f64>,
+    /// Scale all gradients together so that their joint L2 norm is at most this.
+    pub global_clipnorm: Option<f64>,
+}
+
+impl Options {
+    /// ValueError when more than one clipping is set.
+    pub fn validate(&self) -> Result<()> {
+        let set = [self.clipnorm, self.clipvalue, self.global_clipnorm]
+            .iter()
+            .filter(|c| c.is_some())
+            .count();
+        if set > 1 {
+            return Err(Error::value(
+                "Optimizer",
+                format!(
+                    "Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. \
+                     Received: clipnorm={:?}, clipvalue={:?}, global_clipnorm={:?}",
+                    self.clipnorm, self.clipvalue, self.global_clipnorm
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Where the learning rate comes from.
+#[derive(Clone, Debug)]
+pub enum LearningRate {
+    /// A scalar variable (float32 when made from a number): assign it to change the rate.
+    Variable(Variable),
+    /// A function of the step (`iterations` before the update).
+    Schedule(Arc<dyn Schedule>),
+}
+
+impl From<f64> for LearningRate {
+    fn from(rate: f64) -> LearningRate {
+        LearningRate::Variable(Variable::new(
+            Tensor::scalar(rate as f32),
+            false,
+            Some("learning_rate"),
+        ))
+    }
+}
+
+impl From<f32> for LearningRate {
+    fn from(rate: f32) -> LearningRate {
+        LearningRate::from(rate as f64)
+    }
+}
+
+impl From<Variable> for LearningRate {
+    fn from(rate: Variable) -> LearningRate {
+        LearningRate::Variable(rate)
+    }
+}
+
+impl From<Arc<dyn Schedule>> for LearningRate {
+    fn from(schedule: Arc<dyn Schedule>) -> LearningRate {
+        LearningRate::Schedule(schedule)
+    }
+}
+
+macro_rules! from_schedule {
+    ($($t:ident),*) => {$(
+        impl From<$t> for LearningRate {
+            fn from(schedule: $t) -> LearningRate {
+                LearningRate::Schedule(Arc::new(schedule))
+            }
+        }
+    )*};
+}
+from_schedule!(
+    ExponentialDecay,
+    PiecewiseConstantDecay,
+    InverseTimeDecay,
+    PolynomialDecay,
+    CosineDecay
+);
+
+/// An optimizer: an algorithm, its options, learning rate, step count and slots.
+#[derive(Debug)]
+pub struct Optimizer {
+    algorithm: Algorithm,
+    options: Options,
+    learning_rate: LearningRate,
+    iterations: Variable,
+    built: bool,
+    /// Position of each variable the optimizer was built with, by id.
+    index: FxHashMap<TensorId, usize>,
+    tracked: Vec<Variable>,
+    /// `slots[i][k]`: slot `k` (flattened [`Algorithm::slot_groups`]) of variable `i`.
+    slots: Vec<Vec<Variable>>,
+    /// Nadam's running product of momentum factors.
+    u_product: Option<Variable>,
+    no_decay: FxHashSet<TensorId>,
+    no_decay_names: Vec<String>,
+}
+
+impl Optimizer {
+    /// An optimizer with Keras's default options (AdamW's weight decay included). ValueError
+    /// for hyperparameters Keras refuses.
+    pub fn new(
+        algorithm: impl Into<Algorithm>,
+        learning_rate: impl Into<LearningRate>,
+    ) -> Result<Optimizer> {
+        let algorithm = algorithm.into();
+        algorithm.validate()?;
+        let options = Options {
+            weight_decay: match &algorithm {
+                Algorithm::AdamW(a) => Some(a.weight_decay),
+                _ => None,
+            },
+            ..Options::default()
+        };
+        Ok(Optimizer {
+            iterations: Variable::new(Tensor::scalar(0i64), false, Some("iteration")),
+            algorithm,
+            options,
+            learning_rate: learning_rate.into(),
+            built: false,
+            index: FxHashMap::default(),
+            tracked: Vec::new(),
+            slots: Vec::new(),
+            u_product: None,
+            no_decay: FxHashSet::default(),
+            no_decay_names: Vec::new(),
+        })
+    }
+
+    /// The same optimizer with `options` (ValueError if more than one clipping is set).
+    pub fn with_options(mut self, options: Options) -> Result<Optimizer> {
+        options.validate()?;
+        self.options = options;
+        Ok(self)
+    }
+
+    /// The algorithm and its hyperparameters.
+    pub fn algorithm(&self) -> &Algorithm {
+        &self.algorithm
+    }
+
+    /// The shared options.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Where the learning rate comes from.
+    pub fn learning_rate_source(&self) -> &LearningRate {
+        &self.learning_rate
+    }
+
+    /// Replaces where the learning rate comes from.
+    pub fn set_learning_rate(&mut self, learning_rate: impl Into<LearningRate>) {
+        self.learning_rate = learning_rate.into();
+    }
+
+    /// The learning rate the next update uses.
+    pub fn learning_rate(&self) -> Result<f64> {
+        match &self.learning_rate {
+            LearningRate::Variable(v) => {
+                let value = v.peek();
+                if !value.dtype().is_float() || value.size() != 1 {
+                    return Err(Error::value(
+                        "Optimizer.learning_rate",
+                        format!(
+                            "the learning-rate variable must hold one floating value, got a {} \
+                             value of shape {}",
+                            value.dtype(),
+                            fmt_shape(value.shape())
+                        ),
+                    ));
+                }
+                value.item()
+            }
+            LearningRate::Schedule(s) => Ok(s.rate(self.iterations()) as f64),
+        }
+    }
+
+    /// How many updates were applied.
+    pub fn iterations(&self) -> i64 {
+        self.iterations.peek().item().map_or(0, |v| v as i64)
+    }
+
+    /// The int64 variable counting the updates (assign it to restore a count).
+    pub fn iterations_variable(&self) -> &Variable {
+        &self.iterations
+    }
+
+    /// Whether the slots exist (after [`Optimizer::build`] or the first update).
+    pub fn built(&self) -> bool {
+        self.built
+    }
+
+    /// Creates the slots of `vars` (done by the first `apply_gradients`). Once only: later calls
+    /// do nothing, as in Keras.
+    pub fn build(&mut self, vars: &[Variable]) -> Result<()> {
+        if self.built {
+            return Ok(());
+        }
+        let kinds: Vec<&str> = self.algorithm.slot_groups().concat();
+        let init = self.algorithm.slot_initial_value();
+        let prefix = self.algorithm.name();
+        let mut slots = Vec::with_capacity(vars.len());
+        for (i, v) in vars.iter().enumerate() {
+            let value = v.peek();
+            if !value.dtype().is_float() {
+                return Err(Error::dtype(
+                    "Optimizer.build",
+                    format!(
+                        "variable '{}' has dtype {}; optimizers update floating variables only",
+                        v.name(),
+                        value.dtype()
+                    ),
+                ));
+            }
+            self.index.entry(v.id()).or_insert(i);
+            let base = v.name().trim_end_matches(":0").replace(['/', ':'], "_");
+            slots.push(
+                kinds
+                    .iter()
+                    .map(|k| {
+                        Variable::new(
+                            Tensor::full(value.shape(), value.dtype(), init),
+                            false,
+                            Some(&format!("{prefix}/{base}_{k}")),
+                        )
+                    })
+                    .collect(),
+            );
+        }
+        if matches!(self.algorithm, Algorithm::Nadam(_)) {
+            let dtype = vars.first().map_or(DType::F32, Variable::dtype);
+            self.u_product = Some(Variable::new(
+                Tensor::full(&[], dtype, 1.0),
+                false,
+                Some(&format!("{prefix}/u_product")),
+            ));
+        }
+        self.tracked = vars.to_vec();
+        self.slots = slots;
+        self.built = true;
+        Ok(())
+    }
+
+    /// Every variable the optimizer owns, in Keras's order: `iterations`, the learning rate (when
+    /// it is a variable), the slots (group by group, alternating per variable within a group),
+    /// then Nadam's product.
+    pub fn variables(&self) -> Vec<Variable> {
+        let mut out = vec![self.iterations.clone()];
+        if let LearningRate::Variable(v) = &self.learning_rate {
+            out.push(v.clone());
+        }
+        let mut first = 0;
+        for group in self.algorithm.slot_groups() {
+            for per_var in &self.slots {
+                out.extend(per_var[first..first + group.len()].iter().cloned());
+            }
+            first += group.len();
+        }
+        out.extend(self.u_product.iter().cloned());
+        out
+    }
+
+    /// The variables the optimizer was built with.
+    pub fn tracked_variables(&self) -> &[Variable] {
+        &self.tracked
+    }
+
+    /// Slot `name` (`"momentum"`, `"velocity"`, ...) of `var`, once built.
+    pub fn slot(&self, var: &Variable, name: &str) -> Option<Variable> {
+        let k = self
+            .algorithm
+            .slot_groups()
+            .concat()
+            .iter()
+            .position(|s| *s == name)?;
+        let i = *self.index.get(&var.id())?;
+        self.slots.get(i)?.get(k).cloned()
+    }
+
+    /// Leaves `vars`, and variables whose name contains one of `names`, out of weight decay.
+    /// ValueError once the optimizer is built, as in Keras.
+    pub fn exclude_from_weight_decay(&mut self, vars: &[Variable], names: &[String]) -> Result<()> {
+        if self.built {
+            return Err(Error::value(
+                "Optimizer.exclude_from_weight_decay",
+                "`exclude_from_weight_decay()` can only be configured before the optimizer is \
+                 built.",
+            ));
+        }
+        self.no_decay = vars.iter().map(Variable::id).collect();
+        self.no_decay_names = names.to_vec();
+        Ok(())
+    }
+
+    fn decays(&self, var: &Variable) -> bool {
+        !self.no_decay.contains(&var.id())
+            && !self
+                .no_decay_names
+                .iter()
+                .any(|n| var.name().contains(n.as_str()))
+    }
+
+    /// Applies one update: `grads[i]` to `vars[i]`. A `None` gradient leaves its variable (and
+    /// its slots) alone, as Keras does; all `None` is a ValueError. The first call builds the
+    /// slots; later calls accept only variables it was built with. `iterations` counts the call.
+    pub fn apply_gradients(&mut self, grads: &[Option<Tensor>], vars: &[Variable]) -> Result<()> {
+        let rate = self.learning_rate()?;
+        self.apply(grads, vars, rate)
+    }
+
+    /// [`Optimizer::apply_gradients`] with the learning rate given for this step (a rate the
+    /// optimizer cannot compute itself, such as a Python callable's).
+    pub fn apply_gradients_with_rate(
+        &mut self,
+        grads: &[Option<Tensor>],
+        vars: &[Variable],
+        learning_rate: f64,
+    ) -> Result<()> {
+        // Keras's learning rate is a float32 value.
+        self.apply(grads, vars, learning_rate as f32 as f64)
+    }
+
+    /// Records `loss()` on a fresh tape watching `vars`, then applies its gradients. Returns the
+    /// loss.
+    pub fn minimize(
+        &mut self,
+        loss: impl FnOnce() -> Result<Tensor>,
+        vars: &[Variable],
+    ) -> Result<Tensor> {
+        let tape = Tape::new(false, false);
+        let value = {
+            let _recording = tape.enter()?;
+            for v in vars {
+                tape.watch_variable(v);
+            }
+            loss()?
+        };
+        let sources: Vec<Source> = vars.iter().map(Source::from).collect();
+        let grads = tape.gradient(
+            std::slice::from_ref(&value),
+            &sources,
+            None,
+            Unconnected::None,
+        )?;
+        self.apply_gradients(&grads, vars)?;
+        Ok(value)
+    }
+
+    fn apply(&mut self, grads: &[Option<Tensor>], vars: &[Variable], rate: f64) -> Result<()> {
+        let op = "Optimizer.apply_gradients";
+        if grads.len() != vars.len() {
+            return Err(Error::value(
+                op,
+                format!("got {} gradients for {} variables", grads.len(), vars.len()),
+            ));
+        }
+        if grads.is_empty() {
+            return Ok(());
+        }
+        self.options.validate()?;
+        if !self.built {
+            self.build(vars)?;
+        }
+        let mut pairs: Vec<(Tensor, usize)> = Vec::with_capacity(vars.len());
+        for (g, v) in grads.iter().zip(vars) {
+            let Some(&i) = self.index.get(&v.id()) else {
+                return Err(Error::value(
+                    op,
+                    format!(
+                        "Unknown variable: '{}'. This optimizer can only be called for the \
+                         variables it was originally built with. When working with a new set of \
+                         variables, you should recreate a new optimizer instance.",
+                        v.name()
+                    ),
+                ));
+            };
+            if let Some(g) = g {
+                pairs.push((checked_gradient(op, g, v)?, i));
+            }
+        }
+        if pairs.is_empty() {
+            return Err(Error::value(op, "No gradients provided for any variable."));
+        }
+        let preps = self.clipping(&pairs);
+        let step = self.iterations();
+        let u_product = match &self.u_product {
+            Some(u) => {
+                let next = next_u_product(&self.algorithm, &u.peek(), step)?;
+                u.assign(&next)?;
+                next.item()?
+            }
+            None => 1.0,
+        };
+        for ((g, i), prep) in pairs.iter().zip(preps) {
+            let var = &self.tracked[*i];
+            match var.dtype() {
+                DType::F32 => self.update_one::<f32>(g, *i, prep, rate, step, u_product)?,
+                _ => self.update_one::<f64>(g, *i, prep, rate, step, u_product)?,
+            }
+        }
+        self.iterations.assign(&Tensor::scalar(step + 1))
+    }
+
+    /// Each gradient's clipping (`Prep` with float64 fields holding the exact values of the
+    /// gradient's dtype, or Keras's Python numbers).
+    fn clipping(&self, pairs: &[(Tensor, usize)]) -> Vec<Prep<f64>> {
+        let positive = |c: Option<f64>| c.filter(|&c| c > 0.0);
+        if let Some(clip) = positive(self.options.clipnorm) {
+            return pairs
+                .iter()
+                .map(|(g, _)| match g.data() {
+                    Data::F32(v) => norm_prep(update::sum_of_squares(v.as_slice()), clip),
+                    Data::F64(v) => norm_prep(update::sum_of_squares(v.as_slice()), clip),
+                    _ => Prep::Plain,
+                })
+                .collect();
+        }
+        if let Some(clip) = positive(self.options.global_clipnorm) {
+            let scale = if pairs.iter().all(|(g, _)| g.dtype() == DType::F32) {
+                global_scale::<f32>(pairs, clip)
+            } else {
+                global_scale::<f64>(pairs, clip)
+            };
+            return vec![Prep::Scale(scale); pairs.len()];
+        }
+        if let Some(v) = positive(self.options.clipvalue) {
+            return vec![Prep::Clip { lo: -v, hi: v }; pairs.len()];
+        }
+        vec![Prep::Plain; pairs.len()]
+    }
+
+    fn update_one<T: Float + Element>(
+        &self,
+        grad: &Tensor,
+        i: usize,
+        prep: Prep<f64>,
+        rate: f64,
+        step: i64,
+        u_product: f64,
+    ) -> Result<()> {
+        let var = &self.tracked[i];
+        let rule = self.algorithm.prepare::<T>(rate, step, u_product);
+        let cast = rules::py::<T>;
+        let prep = match prep {
+            Prep::Plain => Prep::Plain,
+            Prep::Clip { lo, hi } => Prep::Clip {
+                lo: cast(lo),
+                hi: cast(hi),
+            },
+            Prep::Norm { clip, denom } => Prep::Norm {
+                clip: cast(clip),
+                denom: cast(denom),
+            },
+            Prep::Scale(s) => Prep::Scale(cast(s)),
+        };
+        let decay = self
+            .options
+            .weight_decay
+            .filter(|_| self.decays(var))
+            .map(|wd| (rules::cast::<T>(wd), cast(rate)));
+        let g = grad
+            .values::<T>()
+            .ok_or_else(|| Error::dtype("Optimizer.apply_gradients", "gradient dtype changed"))?
+            .as_slice();
+        let mut guards = Vec::with_capacity(1 + self.slots[i].len());
+        guards.push(var.write_value());
+        guards.extend(self.slots[i].iter().map(Variable::write_value));
+        update::with_elements::<T, _>(&mut guards, |slices| {
+            if let Some((w, slots)) = slices.split_first_mut() {
+                update::update(&rule, &prep, decay, w, g, slots);
+            }
+        })
+        .ok_or_else(|| {
+            Error::dtype(
+                "Optimizer.apply_gradients",
+                format!(
+                    "variable '{}' or one of its slots changed dtype (now {})",
+                    var.name(),
+                    var.dtype()
+                ),
+            )
+        })
+    }
+}
+
+/// The gradient for `var`: same shape, floating, cast to the variable's dtype as Keras does.
+fn checked_gradient(op: &str, g: &Tensor, var: &Variable) -> Result<Tensor> {
+    let value = var.peek();
+    if !value.dtype().is_float() {
+        return Err(Error::dtype(
+            op,
+            format!(
+                "variable '{}' has dtype {}; optimizers update floating variables only",
+                var.name(),
+                value.dtype()
+            ),
+        ));
+    }
+    if g.shape() != value.shape() {
+        return Err(Error::shape(
+            op,
+            format!(
+                "the gradient for variable '{}' has shape {}, the variable {}",
+                var.name(),
+                fmt_shape(g.shape()),
+                fmt_shape(value.shape())
+            ),
+        ));
+    }
+    if !g.dtype().is_float() {
+        return Err(Error::dtype(
+            op,
+            format!(
+                "the gradient for variable '{}' has dtype {}; gradients must be floating",
+                var.name(),
+                g.dtype()
+            ),
+        ));
+    }
+    if g.dtype() == value.dtype() {
+        Ok(g.clone())
+    } else {
+        without_recording(|| ops::cast(g, value.dtype()))
+    }
+}
+
+/// `tf.clip_by_norm`'s factors for a gradient whose squares sum to `sum`.
+fn norm_prep<T: Float>(sum: T, clip: f64) -> Prep<f64> {
+    let norm = if sum > T::zero() { sum.sqrt() } else { sum };
+    let clip_t = rules::py::<T>(clip);
+    let denom = if norm < clip_t { clip_t } else { norm };
+    Prep::Norm {
+        clip,
+        denom: denom.to_f64().unwrap_or(f64::NAN),
+    }
+}
+
+/// Keras's `clip_by_global_norm` factor, in dtype `T`:
+/// `clip * min(1 / norm, 1 / clip) + (norm - norm)` (NaN for an infinite or NaN norm).
+fn global_scale<T: Float + Element>(pairs: &[(Tensor, usize)], clip: f64) -> f64 {
+    let mut total = T::zero();
+    for (g, _) in pairs {
+        let sum = match g.data() {
+            Data::F32(v) => rules::py::<T>(update::sum_of_squares(v.as_slice()) as f64),
+            Data::F64(v) => rules::py::<T>(update::sum_of_squares(v.as_slice())),
+            _ => T::nan(),
+        };
+        total = total + sum;
+    }
+    let norm = total.sqrt();
+    let py = rules::py::<T>;
+    let inv = T::one() / norm;
+    let inv_clip = py(1.0 / clip);
+    let smaller = if inv_clip < inv { inv_clip } else { inv };
+    // Keras adds `norm - norm`: 0 for a finite norm, NaN for an infinite or NaN one.
+    let nan_unless_finite = if norm.is_finite() {
+        T::zero()
+    } else {
+        T::nan()
+    };
+    let scale = py(clip) * smaller + nan_unless_finite;
+    Element::to_f64(scale)
+}
+
+/// Nadam's product after step `step`, in the product's own dtype.
+fn next_u_product(algorithm: &Algorithm, current: &Tensor, step: i64) -> Result<Tensor> {
+    Ok(match current.data() {
+        Data::F32(v) => Tensor::scalar(algorithm.next_u_product(v.as_slice()[0], step)),
+        Data::F64(v) => Tensor::scalar(algorithm.next_u_product(v.as_slice()[0], step)),
+        _ => {
+            return Err(Error::dtype(
+                "Nadam",
+                format!("u_product has dtype {}", current.dtype()),
+            ))
+        }
+    })
+}

@@ -1,0 +1,241 @@
+//! Learning-rate schedules: Keras 3's, computed in float32 in Keras's order of operations.
+use std::fmt::Debug;
+
+use crate::error::{Error, Result};
+
+/// A learning rate that depends on the optimizer's step.
+pub trait Schedule: Send + Sync + Debug {
+    /// The rate at `step` (the optimizer's `iterations` before the update), as float32.
+    fn rate(&self, step: i64) -> f32;
+}
+
+fn positive_steps(schedule: &str, decay_steps: f64) -> Result<()> {
+    if decay_steps > 0.0 {
+        Ok(())
+    } else {
+        Err(Error::value(
+            schedule,
+            format!("Argument `decay_steps` must be > 0. Received: decay_steps={decay_steps}"),
+        ))
+    }
+}
+
+/// `initial_learning_rate * decay_rate ^ (step / decay_steps)` (the exponent floored when
+/// `staircase`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExponentialDecay {
+    initial_learning_rate: f64,
+    decay_steps: f64,
+    decay_rate: f64,
+    staircase: bool,
+}
+
+impl ExponentialDecay {
+    /// ValueError unless `decay_steps > 0`.
+    pub fn new(
+        initial_learning_rate: f64,
+        decay_steps: f64,
+        decay_rate: f64,
+        staircase: bool,
+    ) -> Result<ExponentialDecay> {
+        positive_steps("ExponentialDecay", decay_steps)?;
+        Ok(ExponentialDecay {
+            initial_learning_rate,
+            decay_steps,
+            decay_rate,
+            staircase,
+        })
+    }
+}
+
+impl Schedule for ExponentialDecay {
+    fn rate(&self, step: i64) -> f32 {
+        let mut p = step as f32 / self.decay_steps as f32;
+        if self.staircase {
+            p = p.floor();
+        }
+        self.initial_learning_rate as f32 * (self.decay_rate as f32).powf(p)
+    }
+}
+
+/// `values[0]` up to and including `boundaries[0]`, `values[i + 1]` after `boundaries[i]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PiecewiseConstantDecay {
+    boundaries: Vec<i64>,
+    values: Vec<f64>,
+}
+
+impl PiecewiseConstantDecay {
+    /// ValueError unless there is one more value than boundaries.
+    pub fn new(boundaries: Vec<i64>, values: Vec<f64>) -> Result<PiecewiseConstantDecay> {
+        if boundaries.len() + 1 != values.len() {
+            return Err(Error::value(
+                "PiecewiseConstantDecay",
+                format!(
+                    "The length of boundaries should be 1 less than the length of values. \
+                     Received: boundaries={boundaries:?} of length {}, and values={values:?} of \
+                     length {}.",
+                    boundaries.len(),
+                    values.len()
+                ),
+            ));
+        }
+        Ok(PiecewiseConstantDecay { boundaries, values })
+    }
+}
+
+impl Schedule for PiecewiseConstantDecay {
+    fn rate(&self, step: i64) -> f32 {
+        let k = self.boundaries.iter().take_while(|&&b| step > b).count();
+        self.values[k] as f32
+    }
+}
+
+/// `initial_learning_rate / (1 + decay_rate * step / decay_steps)` (the quotient floored when
+/// `staircase`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct InverseTimeDecay {
+    initial_learning_rate: f64,
+    decay_steps: f64,
+    decay_rate: f64,
+    staircase: bool,
+}
+
+impl InverseTimeDecay {
+    /// ValueError unless `decay_steps > 0`.
+    pub fn new(
+        initial_learning_rate: f64,
+        decay_steps: f64,
+        decay_rate: f64,
+        staircase: bool,
+    ) -> Result<InverseTimeDecay> {
+        positive_steps("InverseTimeDecay", decay_steps)?;
+        Ok(InverseTimeDecay {
+            initial_learning_rate,
+            decay_steps,
+            decay_rate,
+            staircase,
+        })
+    }
+}
+
+impl Schedule for InverseTimeDecay {
+    fn rate(&self, step: i64) -> f32 {
+        let mut p = step as f32 / self.decay_steps as f32;
+        if self.staircase {
+            p = p.floor();
+        }
+        self.initial_learning_rate as f32 / (1.0 + self.decay_rate as f32 * p)
+    }
+}
+
+/// `(initial - end) * (1 - step / decay_steps) ^ power + end`, the step held at `decay_steps`
+/// (or, with `cycle`, `decay_steps` stretched to the next multiple above the step).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolynomialDecay {
+    initial_learning_rate: f64,
+    decay_steps: f64,
+    end_learning_rate: f64,
+    power: f64,
+    cycle: bool,
+}
+
+impl PolynomialDecay {
+    /// ValueError unless `decay_steps > 0`.
+    pub fn new(
+        initial_learning_rate: f64,
+        decay_steps: f64,
+        end_learning_rate: f64,
+        power: f64,
+        cycle: bool,
+    ) -> Result<PolynomialDecay> {
+        positive_steps("PolynomialDecay", decay_steps)?;
+        Ok(PolynomialDecay {
+            initial_learning_rate,
+            decay_steps,
+            end_learning_rate,
+            power,
+            cycle,
+        })
+    }
+}
+
+impl Schedule for PolynomialDecay {
+    fn rate(&self, step: i64) -> f32 {
+        let (initial, end) = (
+            self.initial_learning_rate as f32,
+            self.end_learning_rate as f32,
+        );
+        let mut step = step as f32;
+        let mut decay_steps = self.decay_steps as f32;
+        if self.cycle {
+            let multiplier = if step == 0.0 {
+                1.0
+            } else {
+                (step / decay_steps).ceil()
+            };
+            decay_steps *= multiplier;
+        } else {
+            step = step.min(decay_steps);
+        }
+        let p = step / decay_steps;
+        (initial - end) * (1.0 - p).powf(self.power as f32) + end
+    }
+}
+
+/// Cosine decay from the initial rate (or from `warmup_target` after a linear warmup of
+/// `warmup_steps`) to `alpha` times it over `decay_steps`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CosineDecay {
+    initial_learning_rate: f64,
+    decay_steps: f64,
+    alpha: f64,
+    warmup_target: Option<f64>,
+    warmup_steps: f64,
+}
+
+impl CosineDecay {
+    /// ValueError unless `decay_steps > 0`.
+    pub fn new(
+        initial_learning_rate: f64,
+        decay_steps: f64,
+        alpha: f64,
+        warmup_target: Option<f64>,
+        warmup_steps: f64,
+    ) -> Result<CosineDecay> {
+        positive_steps("CosineDecay", decay_steps)?;
+        Ok(CosineDecay {
+            initial_learning_rate,
+            decay_steps,
+            alpha,
+            warmup_target,
+            warmup_steps,
+        })
+    }
+
+    fn decay(&self, step: f32, decay_steps: f32, from: f32) -> f32 {
+        let completed = step / decay_steps;
+        let cosine = 0.5 * (1.0 + (std::f32::consts::PI * completed).cos());
+        // `(1 - alpha)` is a Python number in Keras: computed in double, then rounded.
+        let decayed = (1.0 - self.alpha) as f32 * cosine + self.alpha as f32;
+        from * decayed
+    }
+}
+
+impl Schedule for CosineDecay {
+    fn rate(&self, step: i64) -> f32 {
+        let initial = self.initial_learning_rate as f32;
+        let decay_steps = self.decay_steps as f32;
+        let step = step as f32;
+        let Some(target) = self.warmup_target else {
+            return self.decay(step.min(decay_steps), decay_steps, initial);
+        };
+        let (target, warmup_steps) = (target as f32, self.warmup_steps as f32);
+        let step = step.min(decay_steps + warmup_steps);
+        if step < warmup_steps {
+            (target - initial) * (step / warmup_steps) + initial
+        } else {
+            self.decay(step - warmup_steps, decay_steps, target)
+        }
+    }
+}

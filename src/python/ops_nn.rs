@@ -1,0 +1,534 @@
+//! Op functions, part three: convolution, pooling and the ops under Keras layers, with
+//! TensorFlow's argument forms (`strides=2`, `[2, 2]` or `[1, 2, 2, 1]`; `padding='SAME'` or
+//! explicit pairs; `data_format` checked).
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use super::bindings::bindings;
+use super::convert::{items, to_tensor};
+use super::error::{guard, number_arg, seed_arg, value_error};
+use super::ops::{ints, number, shape, tensor, wrap, Obj, OptObj};
+use super::tensor::PyTensor;
+use crate::ops::{self, DataFormat, Padding};
+
+/// TensorFlow's `_get_sequence`: `value` (an int, or a list of 1, `n` or `n + 2` ints, the
+/// last form with batch and channel entries that must be 1) as `n` spatial values; `None`
+/// gives `default`.
+fn spatial<const N: usize>(
+    op: &str,
+    what: &str,
+    value: OptObj,
+    default: usize,
+) -> PyResult<[usize; N]> {
+    let Some(value) = value.filter(|v| !v.is_none()) else {
+        return Ok([default; N]);
+    };
+    let v: Vec<i64> = ints(value, op)?;
+    let bad = || {
+        value_error(
+            op,
+            format!(
+                "{what} must be an int or a list of 1, {N} or {} ints (batch and channel entries 1), \
+                 each at least 1, got {v:?}",
+                N + 2
+            ),
+        )
+    };
+    let picked: Vec<i64> = match v.len() {
+        1 => vec![v[0]; N],
+        n if n == N => v.clone(),
+        n if n == N + 2 && v[0] == 1 && v[N + 1] == 1 => v[1..=N].to_vec(),
+        _ => return Err(bad()),
+    };
+    let mut out = [0usize; N];
+    for (o, p) in out.iter_mut().zip(picked) {
+        *o = usize::try_from(p)
+            .ok()
+            .filter(|&p| p >= 1)
+            .ok_or_else(bad)?;
+    }
+    Ok(out)
+}
+
+/// `padding`: 'SAME' / 'VALID', or explicit `(before, after)` pairs, one per spatial axis or
+/// one per axis of the input (batch and channel pairs zero).
+fn padding(op: &str, value: Obj, spatial: usize) -> PyResult<Padding> {
+    if let Ok(text) = value.extract::<String>() {
+        return Ok(Padding::parse(op, &text)?);
+    }
+    let rows = items(value)?;
+    let mut pairs = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let p = shape(row, op)?;
+        if p.len() != 2 {
+            return Err(value_error(
+                op,
+                format!("explicit padding must be (before, after) pairs, got {p:?}"),
+            ));
+        }
+        pairs.push((p[0], p[1]));
+    }
+    if pairs.len() == spatial + 2 {
+        if pairs[0] != (0, 0) || pairs[spatial + 1] != (0, 0) {
+            return Err(value_error(
+                op,
+                format!(
+                    "explicit padding of the batch and channel axes must be zero, got {pairs:?}"
+                ),
+            ));
+        }
+        pairs = pairs[1..=spatial].to_vec();
+    }
+    if pairs.len() != spatial {
+        return Err(value_error(
+            op,
+            format!(
+                "explicit padding needs {spatial} spatial pairs (or {} with the batch and channel \
+                 axes), got {pairs:?}",
+                spatial + 2
+            ),
+        ));
+    }
+    Ok(Padding::Explicit(pairs))
+}
+
+/// Only channels-last layouts (TensorFlow's CPU kernels support no other for these ops).
+fn channels_last(op: &str, data_format: Option<&str>) -> PyResult<()> {
+    match data_format {
+        Some(f) if !(f.starts_with('N') && f.ends_with('C')) => Err(value_error(
+            op,
+            format!("data_format {f:?} is not supported: only channels last (NHWC, NWC)"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Converts a filter or second operand to the first operand's dtype where it is a Python or
+/// NumPy value (a tensor keeps its dtype, and a mismatch is the op's TypeError).
+fn operand(obj: Obj, like: &crate::Tensor) -> PyResult<crate::Tensor> {
+    to_tensor(obj, Some(like.dtype()))
+}
+
+/// `rt.nn.conv2d(input, filters, strides, padding, data_format='NHWC', dilations=None)`.
+#[pyfunction]
+#[pyo3(signature = (input, filters, strides, padding, data_format="NHWC", dilations=None, name=None))]
+pub fn conv2d(
+    input: Obj,
+    filters: Obj,
+    strides: Obj,
+    padding: Obj,
+    data_format: Option<&str>,
+    dilations: OptObj,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let op = "conv2d";
+    guard(|| {
+        channels_last(op, data_format)?;
+        let x = tensor(input)?;
+        let f = operand(filters, &x)?;
+        let s = spatial::<2>(op, "strides", Some(strides), 1)?;
+        let d = spatial::<2>(op, "dilations", dilations, 1)?;
+        wrap(ops::conv2d(&x, &f, s, &self::padding(op, padding, 2)?, d))
+    })
+}
+
+/// `rt.nn.conv1d(input, filters, stride, padding, data_format='NWC', dilations=None)`.
+#[pyfunction]
+#[pyo3(signature = (input, filters, stride, padding, data_format="NWC", dilations=None, name=None))]
+pub fn conv1d(
+    input: Obj,
+    filters: Obj,
+    stride: Obj,
+    padding: Obj,
+    data_format: Option<&str>,
+    dilations: OptObj,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let op = "conv1d";
+    guard(|| {
+        channels_last(op, data_format)?;
+        let x = tensor(input)?;
+        let f = operand(filters, &x)?;
+        let [s] = spatial::<1>(op, "stride", Some(stride), 1)?;
+        let [d] = spatial::<1>(op, "dilations", dilations, 1)?;
+        wrap(ops::conv1d(&x, &f, s, &self::padding(op, padding, 1)?, d))
+    })
+}
+
+/// `rt.nn.conv2d_transpose(input, filters, output_shape, strides, padding='SAME', ...)`.
+#[pyfunction]
+#[pyo3(signature = (input, filters, output_shape, strides, padding=None, data_format="NHWC", dilations=None, name=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn conv2d_transpose(
+    input: Obj,
+    filters: Obj,
+    output_shape: Obj,
+    strides: Obj,
+    padding: OptObj,
+    data_format: Option<&str>,
+    dilations: OptObj,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let op = "conv2d_transpose";
+    guard(|| {
+        channels_last(op, data_format)?;
+        let x = tensor(input)?;
+        let f = operand(filters, &x)?;
+        let out = shape(output_shape, op)?;
+        let s = spatial::<2>(op, "strides", Some(strides), 1)?;
+        let d = spatial::<2>(op, "dilations", dilations, 1)?;
+        let padding = match padding.filter(|p| !p.is_none()) {
+            Some(p) => self::padding(op, p, 2)?,
+            None => Padding::Same,
+        };
+        wrap(ops::conv2d_transpose(&x, &f, &out, s, &padding, d))
+    })
+}
+
+/// `rt.nn.depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None)`.
+#[pyfunction]
+#[pyo3(signature = (input, filter, strides, padding, data_format=None, dilations=None, name=None))]
+pub fn depthwise_conv2d(
+    input: Obj,
+    filter: Obj,
+    strides: Obj,
+    padding: Obj,
+    data_format: Option<&str>,
+    dilations: OptObj,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let op = "depthwise_conv2d";
+    guard(|| {
+        channels_last(op, data_format)?;
+        let x = tensor(input)?;
+        let f = operand(filter, &x)?;
+        let s = spatial::<2>(op, "strides", Some(strides), 1)?;
+        let d = spatial::<2>(op, "dilations", dilations, 1)?;
+        wrap(ops::depthwise_conv2d(
+            &x,
+            &f,
+            s,
+            &self::padding(op, padding, 2)?,
+            d,
+        ))
+    })
+}
+
+/// A 2-D and a 1-D pooling op.
+type PoolFn2 = fn(&crate::Tensor, [usize; 2], [usize; 2], &Padding) -> crate::Result<crate::Tensor>;
+type PoolFn1 = fn(&crate::Tensor, usize, usize, &Padding) -> crate::Result<crate::Tensor>;
+
+#[allow(clippy::too_many_arguments)]
+fn pool(
+    op: &str,
+    two: PoolFn2,
+    one: PoolFn1,
+    input: Obj,
+    ksize: Obj,
+    strides: Obj,
+    padding: Obj,
+    data_format: Option<&str>,
+) -> PyResult<PyTensor> {
+    // `ksize`, `strides` and `padding` for the spatial axes of a rank-3 (1-D) or rank-4 input.
+    channels_last(op, data_format)?;
+    let x = tensor(input)?;
+    match x.ndim() {
+        3 => {
+            let [k] = spatial::<1>(op, "ksize", Some(ksize), 1)?;
+            let [s] = spatial::<1>(op, "strides", Some(strides), 1)?;
+            wrap(one(&x, k, s, &self::padding(op, padding, 1)?))
+        }
+        _ => {
+            let k = spatial::<2>(op, "ksize", Some(ksize), 1)?;
+            let s = spatial::<2>(op, "strides", Some(strides), 1)?;
+            wrap(two(&x, k, s, &self::padding(op, padding, 2)?))
+        }
+    }
+}
+
+/// `rt.nn.max_pool2d(input, ksize, strides, padding, data_format='NHWC')`.
+#[pyfunction]
+#[pyo3(signature = (input, ksize, strides, padding, data_format="NHWC", name=None))]
+pub fn max_pool2d(
+    input: Obj,
+    ksize: Obj,
+    strides: Obj,
+    padding: Obj,
+    data_format: Option<&str>,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| {
+        pool(
+            "max_pool2d",
+            ops::max_pool2d,
+            ops::max_pool1d,
+            input,
+            ksize,
+            strides,
+            padding,
+            data_format,
+        )
+    })
+}
+
+/// `rt.nn.avg_pool2d(input, ksize, strides, padding, data_format='NHWC')`.
+#[pyfunction]
+#[pyo3(signature = (input, ksize, strides, padding, data_format="NHWC", name=None))]
+pub fn avg_pool2d(
+    input: Obj,
+    ksize: Obj,
+    strides: Obj,
+    padding: Obj,
+    data_format: Option<&str>,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| {
+        pool(
+            "avg_pool2d",
+            ops::avg_pool2d,
+            ops::avg_pool1d,
+            input,
+            ksize,
+            strides,
+            padding,
+            data_format,
+        )
+    })
+}
+
+/// `rt.nn.max_pool1d(input, ksize, strides, padding, data_format='NWC')`.
+#[pyfunction]
+#[pyo3(signature = (input, ksize, strides, padding, data_format="NWC", name=None))]
+pub fn max_pool1d(
+    input: Obj,
+    ksize: Obj,
+    strides: Obj,
+    padding: Obj,
+    data_format: Option<&str>,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| {
+        pool(
+            "max_pool1d",
+            ops::max_pool2d,
+            ops::max_pool1d,
+            input,
+            ksize,
+            strides,
+            padding,
+            data_format,
+        )
+    })
+}
+
+/// `rt.nn.avg_pool1d(input, ksize, strides, padding, data_format='NWC')`.
+#[pyfunction]
+#[pyo3(signature = (input, ksize, strides, padding, data_format="NWC", name=None))]
+pub fn avg_pool1d(
+    input: Obj,
+    ksize: Obj,
+    strides: Obj,
+    padding: Obj,
+    data_format: Option<&str>,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| {
+        pool(
+            "avg_pool1d",
+            ops::avg_pool2d,
+            ops::avg_pool1d,
+            input,
+            ksize,
+            strides,
+            padding,
+            data_format,
+        )
+    })
+}
+
+/// `rt.nn.max_pool(input, ksize, strides, padding, data_format=None)`: 1-D for a rank-3 input,
+/// 2-D for rank 4 (or more).
+#[pyfunction]
+#[pyo3(signature = (input, ksize, strides, padding, data_format=None, name=None))]
+pub fn max_pool(
+    input: Obj,
+    ksize: Obj,
+    strides: Obj,
+    padding: Obj,
+    data_format: Option<&str>,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| {
+        pool(
+            "max_pool",
+            ops::max_pool2d,
+            ops::max_pool1d,
+            input,
+            ksize,
+            strides,
+            padding,
+            data_format,
+        )
+    })
+}
+
+/// `rt.nn.avg_pool(input, ksize, strides, padding, data_format=None)`: 1-D or 2-D by rank.
+#[pyfunction]
+#[pyo3(signature = (input, ksize, strides, padding, data_format=None, name=None))]
+pub fn avg_pool(
+    input: Obj,
+    ksize: Obj,
+    strides: Obj,
+    padding: Obj,
+    data_format: Option<&str>,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| {
+        pool(
+            "avg_pool",
+            ops::avg_pool2d,
+            ops::avg_pool1d,
+            input,
+            ksize,
+            strides,
+            padding,
+            data_format,
+        )
+    })
+}
+
+/// `rt.nn.dropout(x, rate, noise_shape=None, seed=None)`.
+#[pyfunction]
+#[pyo3(signature = (x, rate, noise_shape=None, seed=None, name=None))]
+pub fn dropout(
+    x: Obj,
+    rate: Obj,
+    noise_shape: OptObj,
+    seed: OptObj,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| {
+        let seed = match seed.filter(|s| !s.is_none()) {
+            Some(s) => Some(seed_arg(s, "dropout", "seed")?),
+            None => None,
+        };
+        let x = tensor(x)?;
+        let rate = number(rate, "dropout")?;
+        let noise = match noise_shape.filter(|n| !n.is_none()) {
+            Some(n) => Some(shape(n, "dropout")?),
+            None => None,
+        };
+        wrap(ops::dropout(&x, rate, noise.as_deref(), seed))
+    })
+}
+
+/// `rt.nn.bias_add(value, bias, data_format=None)`.
+#[pyfunction]
+#[pyo3(signature = (value, bias, data_format=None, name=None))]
+pub fn bias_add(
+    value: Obj,
+    bias: Obj,
+    data_format: Option<&str>,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| {
+        let v = tensor(value)?;
+        let b = operand(bias, &v)?;
+        wrap(ops::bias_add(
+            &v,
+            &b,
+            DataFormat::parse("bias_add", data_format)?,
+        ))
+    })
+}
+
+/// `rt.nn.embedding_lookup(params, ids, max_norm=None)`: `params` one tensor (or a list of
+/// one).
+#[pyfunction]
+#[pyo3(signature = (params, ids, max_norm=None, name=None))]
+pub fn embedding_lookup(
+    params: Obj,
+    ids: Obj,
+    max_norm: OptObj,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| {
+        let op = "embedding_lookup";
+        let max_norm = match max_norm.filter(|m| !m.is_none()) {
+            Some(m) => Some(number_arg(m, op, "max_norm")?),
+            None => None,
+        };
+        let table = if params.is_instance_of::<pyo3::types::PyList>()
+            || params.is_instance_of::<PyTuple>()
+        {
+            let parts = items(params)?;
+            match parts.as_slice() {
+                [one] => tensor(one)?,
+                _ => {
+                    return Err(value_error(
+                        op,
+                        format!("params must be one tensor (sharded tables are not supported), got {} parts", parts.len()),
+                    ))
+                }
+            }
+        } else {
+            tensor(params)?
+        };
+        wrap(ops::embedding_lookup(&table, &tensor(ids)?, max_norm))
+    })
+}
+
+/// `lstm_cell(z, c_prev)` -> `(h, c)`: one fused LSTM step (Keras 3's gates `i, f, c, o`).
+#[pyfunction]
+pub fn lstm_cell<'py>(py: Python<'py>, z: Obj, c_prev: Obj) -> PyResult<Bound<'py, PyTuple>> {
+    guard(|| {
+        let z = tensor(z)?;
+        let (h, c) = ops::lstm_cell(&z, &operand(c_prev, &z)?)?;
+        PyTuple::new(py, [PyTensor::new(h), PyTensor::new(c)])
+    })
+}
+
+/// `gru_cell(x_proj, h_proj, h_prev)` -> `h`: one fused GRU step (`reset_after=True`).
+#[pyfunction]
+pub fn gru_cell(x_proj: Obj, h_proj: Obj, h_prev: Obj) -> PyResult<PyTensor> {
+    guard(|| {
+        let x = tensor(x_proj)?;
+        wrap(ops::gru_cell(
+            &x,
+            &operand(h_proj, &x)?,
+            &operand(h_prev, &x)?,
+        ))
+    })
+}
+
+// The Python bindings of this file (rows: src/python/bindings.rs, DEVELOPERS.md "Adding an op").
+bindings! {
+    fn conv1d => [nn];
+    fn conv2d => [nn];
+    fn conv2d_transpose => [nn];
+    fn depthwise_conv2d => [nn];
+    fn max_pool => [nn];
+    fn avg_pool => [nn];
+    fn max_pool1d => [nn];
+    fn avg_pool1d => [nn];
+    fn max_pool2d => [nn];
+    fn avg_pool2d => [nn];
+    fn dropout => [nn];
+    fn bias_add => [nn];
+    fn embedding_lookup => [nn];
+    fn lstm_cell => [];
+    fn gru_cell => [];
+}
