@@ -524,10 +524,12 @@ fn joined_by_ops(
             let part = match (grad, blocks.vectorised) {
                 (Some(g), true) => g,
                 (Some(g), false) => ops::expand_dims(&g, 0)?,
-                (None, _) => Tensor::zeros(
+                (None, _) => Tensor::try_full(
+                    "GradientTape.jacobian",
                     &[vec![end - start], source.shape()].concat(),
                     source.dtype(),
-                ),
+                    0.0,
+                )?,
             };
             parts[k].push(part);
         }
