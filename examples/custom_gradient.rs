@@ -6,7 +6,7 @@
 //! Run with `cargo run --example custom_gradient`.
 use std::sync::Arc;
 
-use rustape::tape::{record_custom, without_recording, Vjp};
+use rustape::tape::{record_custom, without_recording, ForeignVjp, Vjp};
 use rustape::{grads, ops, Result, Source, Tape, Tensor, Unconnected};
 
 fn log1pexp(x: &Tensor) -> Result<Tensor> {
@@ -21,7 +21,8 @@ fn log1pexp(x: &Tensor) -> Result<Tensor> {
         let sigmoid = ops::subtract(&one, &ops::divide(&one, &ops::add(&one, &e)?)?)?;
         Ok(grads![Some(ops::multiply(&dy, &sigmoid)?)])
     });
-    Ok(record_custom("log1pexp", std::slice::from_ref(x), &[y], vjp).remove(0))
+    let make = || ForeignVjp::shared(vjp.clone());
+    Ok(record_custom("log1pexp", std::slice::from_ref(x), &[y], make)?.remove(0))
 }
 
 fn main() -> Result<()> {

@@ -15,6 +15,8 @@
 #![deny(missing_docs)]
 pub mod dtype;
 pub mod error;
+pub mod interrupt;
+pub mod memory;
 pub mod metrics;
 pub mod ops;
 pub mod optim;

@@ -4,7 +4,7 @@
 //! storage, fresh id) is how variable reads and custom-gradient outputs get their own identity
 //! on a tape without copying data.
 use std::fmt;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use ndarray::{ArrayD, ArrayViewD};
@@ -381,21 +381,22 @@ pub struct Tensor(Arc<Inner>);
 
 struct Inner {
     id: TensorId,
-    /// The index of the node that produced this tensor on the first tape that recorded it
-    /// (`NOT_RECORDED` if none): that tape finds the producer without a hash lookup. A hint
-    /// only: the tape checks that its node at this index lists this tensor among its outputs.
-    producer: AtomicU32,
+    /// The index of the node that produced this tensor on the first tape that recorded it, and
+    /// which of its outputs this is (`node << 32 | k`; `NOT_RECORDED` if none): that tape finds
+    /// the producer without a hash lookup or a search. A hint only: the tape checks that output
+    /// `k` of its node at this index is this tensor.
+    producer: AtomicU64,
     data: Data,
 }
 
-const NOT_RECORDED: u32 = u32::MAX;
+const NOT_RECORDED: u64 = u64::MAX;
 
 impl Tensor {
     /// A tensor holding `data`, with a fresh id.
     pub fn new(data: Data) -> Tensor {
         Tensor(Arc::new(Inner {
             id: fresh_id(),
-            producer: AtomicU32::new(NOT_RECORDED),
+            producer: AtomicU64::new(NOT_RECORDED),
             data,
         }))
     }
@@ -404,7 +405,7 @@ impl Tensor {
     pub(crate) fn with_id(data: Data, id: TensorId) -> Tensor {
         Tensor(Arc::new(Inner {
             id,
-            producer: AtomicU32::new(NOT_RECORDED),
+            producer: AtomicU64::new(NOT_RECORDED),
             data,
         }))
     }
@@ -442,7 +443,7 @@ impl Tensor {
             // not cached.
             return Tensor(Arc::new(Inner {
                 id: fresh_id() | SHARED_SCALAR_ID,
-                producer: AtomicU32::new(NOT_RECORDED),
+                producer: AtomicU64::new(NOT_RECORDED),
                 data: T::into_data(Values::scalar(value)),
             }));
         }
@@ -456,7 +457,7 @@ impl Tensor {
                 _ => {
                     let t = Tensor(Arc::new(Inner {
                         id: fresh_id() | SHARED_SCALAR_ID,
-                        producer: AtomicU32::new(NOT_RECORDED),
+                        producer: AtomicU64::new(NOT_RECORDED),
                         data: T::into_data(Values::scalar(value)),
                     }));
                     cache[slot] = Some((T::DTYPE, bits, t.clone()));
@@ -493,6 +494,27 @@ impl Tensor {
             DType::Complex128 => fill::<Complex<f64>>(shape, value),
         })
     }
+    /// A tensor of `shape` and `dtype` with every element `value` (cast to the dtype), for
+    /// `op`: a ValueError when the shape has too many elements, a MemoryError when its buffer
+    /// cannot be allocated (use this for shapes that come from user input).
+    pub fn try_full(op: &str, shape: &[usize], dtype: DType, value: f64) -> Result<Tensor> {
+        fn fill<T: Element>(op: &str, shape: &[usize], value: f64) -> Result<Data> {
+            Ok(T::into_data(Values::try_full(
+                op,
+                shape,
+                T::from_f64(value),
+            )?))
+        }
+        Ok(Tensor::new(match dtype {
+            DType::F32 => fill::<f32>(op, shape, value)?,
+            DType::F64 => fill::<f64>(op, shape, value)?,
+            DType::I32 => fill::<i32>(op, shape, value)?,
+            DType::I64 => fill::<i64>(op, shape, value)?,
+            DType::Bool => fill::<bool>(op, shape, value)?,
+            DType::Complex64 => fill::<Complex<f32>>(op, shape, value)?,
+            DType::Complex128 => fill::<Complex<f64>>(op, shape, value)?,
+        }))
+    }
     /// Zeros of `shape` and `dtype`.
     pub fn zeros(shape: &[usize], dtype: DType) -> Tensor {
         Tensor::full(shape, dtype, 0.0)
@@ -514,21 +536,26 @@ impl Tensor {
     pub fn id(&self) -> TensorId {
         self.0.id
     }
-    /// The producer hint (see `Inner::producer`).
-    pub(crate) fn producer_hint(&self) -> Option<u32> {
-        let index = self.0.producer.load(Ordering::Relaxed);
-        (index != NOT_RECORDED).then_some(index)
+    /// The producer hint (see `Inner::producer`): node index and output position.
+    pub(crate) fn producer_hint(&self) -> Option<(u32, usize)> {
+        let hint = self.0.producer.load(Ordering::Relaxed);
+        (hint != NOT_RECORDED).then_some(((hint >> 32) as u32, (hint & 0xFFFF_FFFF) as usize))
     }
-    /// Sets the producer hint unless another tape set it first; true if it now says `index`.
-    pub(crate) fn hint_producer(&self, index: u32) -> bool {
+    /// Sets the producer hint (output `k` of node `index`) unless another tape set it first;
+    /// true if it now says that.
+    pub(crate) fn hint_producer(&self, index: u32, k: usize) -> bool {
+        let Ok(k) = u32::try_from(k) else {
+            return false;
+        };
+        let hint = (index as u64) << 32 | k as u64;
         match self.0.producer.compare_exchange(
             NOT_RECORDED,
-            index,
+            hint,
             Ordering::Relaxed,
             Ordering::Relaxed,
         ) {
-            Ok(_) => index != NOT_RECORDED,
-            Err(current) => current == index,
+            Ok(_) => hint != NOT_RECORDED,
+            Err(current) => current == hint,
         }
     }
     /// Whether this is a [`Tensor::shared_scalar`]: no user holds it, so no tape ever watches

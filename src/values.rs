@@ -4,10 +4,16 @@
 //! itself, so a scalar op allocates one block (its tensor) instead of three (buffer, array
 //! header, tensor). Larger ones share a buffer behind an `Arc`: reshapes and aliases are free.
 //! Kernels see an ndarray view ([`Values::view`]) or the plain slice ([`Values::as_slice`]).
+//!
+//! Constructors that allocate a buffer from a shape ([`Values::try_full`]) check the size and
+//! reserve fallibly (see `crate::memory`): an error names the op, never an abort.
 use std::sync::Arc;
 
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 use smallvec::SmallVec;
+
+use crate::error::Result;
+use crate::memory;
 
 /// How many elements live inline.
 pub const INLINE: usize = 4;
@@ -15,7 +21,8 @@ pub const INLINE: usize = 4;
 /// A shape held inline up to rank 4.
 pub type Dims = SmallVec<[usize; 4]>;
 
-/// A tensor's elements (row-major, contiguous) and their shape.
+/// A tensor's elements, row-major, with their shape: inline up to [`INLINE`] elements, else in
+/// a shared buffer (clones and reshapes share it).
 #[derive(Clone)]
 pub struct Values<T> {
     shape: Dims,
@@ -123,10 +130,26 @@ impl<T: Copy + Default> Values<T> {
         }
     }
 
-    /// `value` in every element of `shape`.
+    /// `value` in every element of `shape` (a shape the caller knows to be allocatable: one
+    /// an existing tensor has; use [`Values::try_full`] for a shape from user input).
     pub fn full(shape: &[usize], value: T) -> Values<T> {
         let n: usize = shape.iter().product();
         Values::from_vec(shape, vec![value; n])
+    }
+
+    /// `value` in every element of `shape`, for `op`: a ValueError when the shape has too many
+    /// elements, a MemoryError when its buffer cannot be allocated.
+    pub fn try_full(op: &str, shape: &[usize], value: T) -> Result<Values<T>> {
+        let n = memory::checked_size(op, shape)?;
+        if n <= INLINE {
+            let mut items = [T::default(); INLINE];
+            items[..n].fill(value);
+            return Ok(Values {
+                shape: Dims::from_slice(shape),
+                buf: Buf::Inline(items),
+            });
+        }
+        Ok(Values::from_vec(shape, memory::try_filled(op, n, value)?))
     }
 
     /// `f` of every element, in the same shape.

@@ -115,7 +115,7 @@ fn cases() -> Vec<Case> {
     let sq = || {
         add(
             &random_c128(&[3, 3], 4, 1.0),
-            &cast(&eye(3, None, &[], DType::F64), DType::Complex128).unwrap(),
+            &cast(&eye(3, None, &[], DType::F64).unwrap(), DType::Complex128).unwrap(),
         )
         .unwrap()
     };

@@ -188,7 +188,7 @@ fn complex64_agrees_with_complex128() {
         ("matmul", |a, b| matmul(a, b, false, true)),
         ("solve", |a, b| {
             solve(
-                &add(b, &cast(&eye(4, None, &[], DType::F64), a.dtype())?)?,
+                &add(b, &cast(&eye(4, None, &[], DType::F64)?, a.dtype())?)?,
                 a,
             )
         }),

@@ -130,7 +130,7 @@ fn eigh_gradients() {
 fn eigh_gradient_with_repeated_eigenvalues_is_finite() {
     // TensorFlow's Lorentz broadening: for the identity the eigenvalue gradient is exact and
     // the eigenvector term vanishes instead of dividing by zero.
-    let x = eye(3, None, &[], DType::F64);
+    let x = eye(3, None, &[], DType::F64).unwrap();
     let tape = Tape::new(false, true);
     let loss = {
         let _recording = tape.enter().unwrap();
@@ -146,7 +146,7 @@ fn eigh_gradient_with_repeated_eigenvalues_is_finite() {
         .gradient(&[loss], &[Source::from(&x)], None, Unconnected::Zero)
         .unwrap();
     let g = g[0].as_ref().unwrap().to_f64_vec();
-    assert_eq!(g, eye(3, None, &[], DType::F64).to_f64_vec());
+    assert_eq!(g, eye(3, None, &[], DType::F64).unwrap().to_f64_vec());
 }
 
 #[test]

@@ -14,7 +14,7 @@ use support::{assert_close, gradients, t64};
 fn identity_close(q_t_q: &Tensor, n: usize, batch: &[usize]) {
     assert_close(
         &q_t_q.to_f64_vec(),
-        &eye(n, None, batch, DType::F64).to_f64_vec(),
+        &eye(n, None, batch, DType::F64).unwrap().to_f64_vec(),
         1e-12,
     );
 }
@@ -58,7 +58,11 @@ fn cholesky_rebuilds_the_matrix_and_reads_the_lower_triangle() {
 #[test]
 fn triangular_solve_every_flag_and_broadcast() {
     // Lower triangular, 2 added on the diagonal to keep it well conditioned.
-    let two = multiply(&eye(3, None, &[], DType::F64), &Tensor::scalar(2.0f64)).unwrap();
+    let two = multiply(
+        &eye(3, None, &[], DType::F64).unwrap(),
+        &Tensor::scalar(2.0f64),
+    )
+    .unwrap();
     let low = add(&band_part(&rand64(&[3, 3], 2), -1, 0).unwrap(), &two).unwrap();
     let b = rand64(&[2, 3, 2], 3);
     for (lower, adjoint) in [(true, false), (true, true), (false, false), (false, true)] {
@@ -219,7 +223,7 @@ fn eigh_rebuilds_with_ascending_values_and_a_sign_convention() {
     )
     .unwrap();
     assert_close(&back.to_f64_vec(), &big.to_f64_vec(), 1e-11);
-    let (e, _) = eigh(&eye(3, None, &[], DType::F64)).unwrap();
+    let (e, _) = eigh(&eye(3, None, &[], DType::F64).unwrap()).unwrap();
     assert_eq!(e.to_f64_vec(), vec![1.0; 3]);
     // Zero, diagonal, 1 x 1, and repeated eigenvalue pairs.
     let (e, v) = eigh(&Tensor::zeros(&[3, 3], DType::F64)).unwrap();

@@ -38,7 +38,7 @@ fn solve_and_inv_values() {
     let id = matmul(&batch, &i, false, false).unwrap();
     assert_close(
         &id.to_f64_vec(),
-        &eye(3, None, &[2], DType::F64).to_f64_vec(),
+        &eye(3, None, &[2], DType::F64).unwrap().to_f64_vec(),
         1e-12,
     );
     let i32_ = inv(&ops::cast(&a, DType::F32).unwrap()).unwrap();
@@ -64,7 +64,7 @@ fn solve_and_inv_of_a_singular_matrix_error() {
         e.message
     );
     // Singular only in the second batch element.
-    let batch = ops::stack(&[eye(2, None, &[], DType::F64), s.clone()], 0).unwrap();
+    let batch = ops::stack(&[eye(2, None, &[], DType::F64).unwrap(), s.clone()], 0).unwrap();
     let e = inv(&batch).unwrap_err();
     assert!(e.message.contains("matrix 1"), "{}", e.message);
     assert_eq!(

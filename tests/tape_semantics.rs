@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use rustape::ops::{add, multiply, sin, stop_gradient};
-use rustape::tape::{record_custom, Vjp};
+use rustape::tape::{record_custom, ForeignVjp, Vjp};
 use rustape::{Source, Tape, Tensor, Unconnected, Variable};
 use support::*;
 
@@ -70,7 +70,10 @@ fn counted_sin(x: &Tensor, calls: &Arc<AtomicUsize>) -> Tensor {
             &rustape::ops::cos(&saved)?
         )?)])
     });
-    record_custom("counted_sin", std::slice::from_ref(x), &[y], vjp).remove(0)
+    let make = || ForeignVjp::shared(vjp.clone());
+    record_custom("counted_sin", std::slice::from_ref(x), &[y], make)
+        .unwrap()
+        .remove(0)
 }
 
 #[test]

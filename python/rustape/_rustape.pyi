@@ -1260,8 +1260,8 @@ def metric_values(
     metric: str,
     y_true: TensorLike,
     y_pred: TensorLike,
-    threshold: float = 0.5,
-    k: int = 5,
+    threshold: float | None = None,
+    k: int | None = None,
 ) -> Tensor: ...
 def from_dlpack(
     x: Any,

@@ -49,21 +49,35 @@ def flatten(structure: Any) -> list[Any]:
     [3, 1, 2]
     """
     out: list[Any] = []
-    # Explicit stack of iterators: deep structures do not hit the recursion limit.
+    # Explicit stack of iterators: deep structures do not hit the recursion limit. The
+    # containers on the current path are remembered: one that holds itself is an error, not
+    # an endless walk.
     if not is_nested(structure):
         return [structure]
     stack = [iter(_children(structure))]
+    path = [id(structure)]
     while stack:
         try:
             item = next(stack[-1])
         except StopIteration:
             stack.pop()
+            path.pop()
             continue
         if is_nested(item):
+            _check_not_on_path(item, path)
             stack.append(iter(_children(item)))
+            path.append(id(item))
         else:
             out.append(item)
     return out
+
+
+def _check_not_on_path(item: Any, path: list[int]) -> None:
+    if id(item) in path:
+        raise ValueError(
+            f"the nested structure contains itself (a {type(item).__name__} inside itself): "
+            "it has no finite list of leaves"
+        )
 
 
 def flatten_up_to(shallow: Any, deep: Any) -> list[Any]:
@@ -75,6 +89,7 @@ def flatten_up_to(shallow: Any, deep: Any) -> list[Any]:
     """
     out: list[Any] = []
     stack = [(shallow, deep)]
+    flatten(shallow)  # a ValueError for a structure that holds itself (the walk is then finite)
     while stack:
         s, d = stack.pop()
         if not is_nested(s):
@@ -178,9 +193,9 @@ def map_structure(func: Callable, *structures: Any) -> Any:
     """
     if not structures:
         raise ValueError("map_structure needs at least one structure")
+    flats = [flatten(s) for s in structures]  # first: a ValueError for one that holds itself
     for other in structures[1:]:
         assert_same_structure(structures[0], other)
-    flats = [flatten(s) for s in structures]
     return pack_sequence_as(structures[0], [func(*leaves) for leaves in zip(*flats)])
 
 
@@ -200,5 +215,6 @@ def assert_same_structure(a: Any, b: Any) -> None:
 
     >>> rt.nest.assert_same_structure([1, (2, 3)], ["a", ("b", "c")])
     """
+    flatten(a), flatten(b)  # a ValueError for a structure that holds itself
     if _shape_signature(a) != _shape_signature(b):
         raise ValueError(f"The two structures don't have the same nested structure: {a!r} and {b!r}")

@@ -24,7 +24,7 @@ use crate::tensor::Tensor;
 pub fn tanh(x: &Tensor) -> Result<Tensor> {
     if x.dtype().is_complex() {
         let y = Tensor::new(crate::dispatch!(values complex x.data(), "tanh", |a| {
-            map_array(a, PAR_MATH, |c| c.c_tanh())
+            map_array("tanh", a, PAR_MATH, |c| c.c_tanh())?
         }));
         return unary_vjp("tanh", x, y, Saves::Output, |y, dy| {
             super::complex::mul_conj(dy, &rsub(1.0, &super::square(y)?)?)
@@ -121,6 +121,26 @@ pub fn tanh_grad(y: &Tensor, dy: &Tensor) -> Result<Tensor> {
         &g,
         |y, dy, ddg| Ok(Some(multiply(&multiply(ddg, dy)?, &scale(y, -2.0)?)?)),
         tanh_grad,
+    );
+    Ok(g)
+}
+
+/// `dy / (2 y)`, and 0 wherever `dy` is 0: the gradient of `y = sqrt(x)` (TensorFlow's
+/// `SqrtGrad`). The zero where no gradient flows is what makes `where(x > 0, sqrt(x), 0)`
+/// differentiable at `x <= 0` (0, not NaN), as in TensorFlow. Its own gradient is TensorFlow's
+/// (`-ddg / y * g` for `y`, `ddg / (2 y)` for `dy`).
+pub fn sqrt_grad(y: &Tensor, dy: &Tensor) -> Result<Tensor> {
+    let g = zip!(float "sqrt_grad", y, dy, |p, q| if q == 0.0 { 0.0 } else { 0.5 * q / p });
+    record_grad(
+        "sqrt_grad",
+        y,
+        dy,
+        &g,
+        |y, dy, ddg| {
+            let ga = divide(ddg, y)?;
+            Ok(Some(negative(&multiply(&ga, &sqrt_grad(y, dy)?)?)?))
+        },
+        |y, ddg| divide(ddg, &scale(y, 2.0)?),
     );
     Ok(g)
 }

@@ -45,7 +45,10 @@ pub fn split(x: &Tensor, sizes: &[isize], axis: isize) -> Result<Vec<Tensor>> {
     if sizes.is_empty() || unknown.len() > 1 || sizes.iter().any(|&s| s < -1) {
         return Err(bad("must be non-negative, with at most one -1"));
     }
-    let known: usize = sizes.iter().filter(|&&s| s >= 0).map(|&s| s as usize).sum();
+    crate::tape::check_output_count(op, sizes.len())?;
+    let known = sizes.iter().filter(|&&s| s >= 0).try_fold(0, |total, &s| {
+        crate::memory::checked_add(op, total, s as usize)
+    })?;
     let mut parts: Vec<usize> = sizes.iter().map(|&s| s.max(0) as usize).collect();
     match unknown.first() {
         Some(&i) if known <= n => parts[i] = n - known,
@@ -123,7 +126,11 @@ pub fn split_evenly(x: &Tensor, num: usize, axis: isize) -> Result<Vec<Tensor>> 
             ),
         ));
     }
-    split(x, &vec![(n / num) as isize; num], axis)
+    // An empty axis splits into any number of parts: their count is checked first.
+    crate::tape::check_output_count(op, num)?;
+    crate::memory::ensure::<Tensor>(op, num)?;
+    let sizes = crate::memory::try_filled(op, num, (n / num) as isize)?;
+    split(x, &sizes, axis)
 }
 
 /// `x` with the elements along each of `axes` in reverse order (`tf.reverse`). Gradient: the
@@ -251,12 +258,17 @@ pub fn repeat(x: &Tensor, repeats: &[usize], axis: Option<isize>) -> Result<Tens
             ))
         }
     };
-    let index: Vec<i64> = counts
+    // The result's size comes from the counts: checked before anything is allocated.
+    let len = counts
         .iter()
-        .enumerate()
-        .flat_map(|(i, &c)| std::iter::repeat_n(i as i64, c))
-        .collect();
-    let len = index.len();
+        .try_fold(0, |total, &c| crate::memory::checked_add(op, total, c))?;
+    let mut out_shape = source.shape().to_vec();
+    out_shape[ax] = len;
+    crate::memory::ensure_shape(op, &out_shape, source.dtype())?;
+    let mut index: Vec<i64> = crate::memory::try_vec(op, len)?;
+    for (i, &c) in counts.iter().enumerate() {
+        index.extend(std::iter::repeat_n(i as i64, c));
+    }
     gather(&source, &Tensor::from_vec(index, &[len])?, ax as isize, 0)
 }
 

@@ -69,8 +69,8 @@ pub fn complex(re: &Tensor, im: &Tensor) -> Result<Tensor> {
     complex_of(op, re.dtype())?;
     let shape = broadcast_shapes(op, re.shape(), im.shape())?;
     let y = Tensor::new(match (re.data(), im.data()) {
-        (Data::F32(a), Data::F32(b)) => zip_map(a, b, &shape, Complex::new).into(),
-        (Data::F64(a), Data::F64(b)) => zip_map(a, b, &shape, Complex::new).into(),
+        (Data::F32(a), Data::F32(b)) => zip_map(op, a, b, &shape, Complex::new)?.into(),
+        (Data::F64(a), Data::F64(b)) => zip_map(op, a, b, &shape, Complex::new)?.into(),
         _ => unreachable!("checked to be float32 or float64 alike"),
     });
     record_shaped(
@@ -96,8 +96,8 @@ pub fn complex(re: &Tensor, im: &Tensor) -> Result<Tensor> {
 /// tensor is returned as is (TensorFlow's `real`). Gradient: the cotangent as a complex number.
 pub fn real(x: &Tensor) -> Result<Tensor> {
     let y = match x.data() {
-        Data::C64(a) => Tensor::new(map_array(a, PAR_CHEAP, |v| v.re).into()),
-        Data::C128(a) => Tensor::new(map_array(values_ref(a), PAR_CHEAP, |v| v.re).into()),
+        Data::C64(a) => Tensor::new(map_array("real", a, PAR_CHEAP, |v| v.re)?.into()),
+        Data::C128(a) => Tensor::new(map_array("real", values_ref(a), PAR_CHEAP, |v| v.re)?.into()),
         _ if x.dtype().is_float() || x.dtype().is_int() => return Ok(x.clone()),
         other => return Err(unsupported("real", other.dtype(), "a numeric")),
     };
@@ -112,8 +112,8 @@ pub fn real(x: &Tensor) -> Result<Tensor> {
 /// Gradient: `i` times the cotangent.
 pub fn imag(x: &Tensor) -> Result<Tensor> {
     let y = match x.data() {
-        Data::C64(a) => Tensor::new(map_array(a, PAR_CHEAP, |v| v.im).into()),
-        Data::C128(a) => Tensor::new(map_array(values_ref(a), PAR_CHEAP, |v| v.im).into()),
+        Data::C64(a) => Tensor::new(map_array("imag", a, PAR_CHEAP, |v| v.im)?.into()),
+        Data::C128(a) => Tensor::new(map_array("imag", values_ref(a), PAR_CHEAP, |v| v.im)?.into()),
         _ if x.dtype().is_float() || x.dtype().is_int() => return Ok(x.zeros_like()),
         other => return Err(unsupported("imag", other.dtype(), "a numeric")),
     };
@@ -127,8 +127,10 @@ pub fn imag(x: &Tensor) -> Result<Tensor> {
 /// the conjugate of the cotangent.
 pub fn conj(x: &Tensor) -> Result<Tensor> {
     let y = match x.data() {
-        Data::C64(a) => Tensor::new(map_array(a, PAR_CHEAP, |v| v.conj()).into()),
-        Data::C128(a) => Tensor::new(map_array(values_ref(a), PAR_CHEAP, |v| v.conj()).into()),
+        Data::C64(a) => Tensor::new(map_array("conj", a, PAR_CHEAP, |v| v.conj())?.into()),
+        Data::C128(a) => {
+            Tensor::new(map_array("conj", values_ref(a), PAR_CHEAP, |v| v.conj())?.into())
+        }
         _ if x.dtype().is_float() || x.dtype().is_int() => return Ok(x.clone()),
         other => return Err(unsupported("conj", other.dtype(), "a numeric")),
     };
@@ -144,16 +146,16 @@ pub fn conj(x: &Tensor) -> Result<Tensor> {
 pub fn angle(x: &Tensor) -> Result<Tensor> {
     let op = "angle";
     let y = match x.data() {
-        Data::C64(a) => Tensor::new(map_array(a, PAR_MATH, |v| v.c_arg()).into()),
-        Data::C128(a) => Tensor::new(map_array(values_ref(a), PAR_MATH, |v| v.c_arg()).into()),
+        Data::C64(a) => Tensor::new(map_array(op, a, PAR_MATH, |v| v.c_arg())?.into()),
+        Data::C128(a) => Tensor::new(map_array(op, values_ref(a), PAR_MATH, |v| v.c_arg())?.into()),
         Data::F32(a) => {
             let pi = std::f32::consts::PI;
-            let v = map_array(a, PAR_CHEAP, |v| if v < 0.0 { pi } else { 0.0 });
+            let v = map_array(op, a, PAR_CHEAP, |v| if v < 0.0 { pi } else { 0.0 })?;
             return Ok(Tensor::new(v.into()));
         }
         Data::F64(a) => {
             let pi = std::f64::consts::PI;
-            let v = map_array(a, PAR_CHEAP, |v| if v < 0.0 { pi } else { 0.0 });
+            let v = map_array(op, a, PAR_CHEAP, |v| if v < 0.0 { pi } else { 0.0 })?;
             return Ok(Tensor::new(v.into()));
         }
         other => return Err(unsupported(op, other.dtype(), "a floating or complex")),
@@ -185,8 +187,10 @@ pub fn adjoint(x: &Tensor) -> Result<Tensor> {
 /// overflow. Gradient (TensorFlow's): `dy * x / |x|`, 0 where `x` is 0.
 pub(crate) fn complex_abs(x: &Tensor) -> Result<Tensor> {
     let y = match x.data() {
-        Data::C64(a) => Tensor::new(map_array(a, PAR_MATH, |v| v.c_abs()).into()),
-        Data::C128(a) => Tensor::new(map_array(values_ref(a), PAR_MATH, |v| v.c_abs()).into()),
+        Data::C64(a) => Tensor::new(map_array("abs", a, PAR_MATH, |v| v.c_abs())?.into()),
+        Data::C128(a) => {
+            Tensor::new(map_array("abs", values_ref(a), PAR_MATH, |v| v.c_abs())?.into())
+        }
         other => return Err(unsupported("abs", other.dtype(), "a complex")),
     };
     record_batched("abs", &[x], &y, &[x, &y], 0, true, |s, dy, _batch| {

@@ -1,40 +1,49 @@
 //! Creation ops: zeros, ones, zeros_like, ones_like, fill, linspace, range, one_hot.
 //!
 //! None of these records anything: their results are constants (TensorFlow gives them no
-//! gradient either).
+//! gradient either). Sizes are checked products and buffers are reserved fallibly (see
+//! `crate::memory`): a shape too large is a ValueError, a failed allocation a MemoryError.
 
 use crate::dtype::DType;
 use num_complex::Complex;
 
 use crate::error::{Error, Result};
+use crate::memory::{checked_size, try_vec};
 use crate::tensor::{Data, Element, Tensor, Values};
 
-/// A tensor of `shape` and `dtype` from values computed as f64 (cast to the dtype).
-fn from_f64s(values: Vec<f64>, shape: &[usize], dtype: DType) -> Tensor {
-    fn build<T: Element>(values: Vec<f64>, shape: &[usize]) -> Data {
-        let values: Vec<T> = values.into_iter().map(T::from_f64).collect();
-        debug_assert_eq!(values.len(), shape.iter().product::<usize>());
-        T::into_data(Values::from_vec(shape, values))
+/// A tensor of `shape` and `dtype` whose element `i` is `value(i)` (computed as f64, cast to
+/// the dtype), for `op`.
+fn from_fn(
+    op: &str,
+    shape: &[usize],
+    dtype: DType,
+    value: impl Fn(usize) -> f64,
+) -> Result<Tensor> {
+    fn build<T: Element>(op: &str, shape: &[usize], value: impl Fn(usize) -> f64) -> Result<Data> {
+        let n = checked_size(op, shape)?;
+        let mut values: Vec<T> = try_vec(op, n)?;
+        values.extend((0..n).map(|i| T::from_f64(value(i))));
+        Ok(T::into_data(Values::from_vec(shape, values)))
     }
-    Tensor::new(match dtype {
-        DType::F32 => build::<f32>(values, shape),
-        DType::F64 => build::<f64>(values, shape),
-        DType::I32 => build::<i32>(values, shape),
-        DType::I64 => build::<i64>(values, shape),
-        DType::Bool => build::<bool>(values, shape),
-        DType::Complex64 => build::<Complex<f32>>(values, shape),
-        DType::Complex128 => build::<Complex<f64>>(values, shape),
-    })
+    Ok(Tensor::new(match dtype {
+        DType::F32 => build::<f32>(op, shape, value)?,
+        DType::F64 => build::<f64>(op, shape, value)?,
+        DType::I32 => build::<i32>(op, shape, value)?,
+        DType::I64 => build::<i64>(op, shape, value)?,
+        DType::Bool => build::<bool>(op, shape, value)?,
+        DType::Complex64 => build::<Complex<f32>>(op, shape, value)?,
+        DType::Complex128 => build::<Complex<f64>>(op, shape, value)?,
+    }))
 }
 
 /// Zeros of `shape` and `dtype` (`tf.zeros`).
-pub fn zeros(shape: &[usize], dtype: DType) -> Tensor {
-    Tensor::zeros(shape, dtype)
+pub fn zeros(shape: &[usize], dtype: DType) -> Result<Tensor> {
+    Tensor::try_full("zeros", shape, dtype, 0.0)
 }
 
 /// Ones of `shape` and `dtype` (`tf.ones`).
-pub fn ones(shape: &[usize], dtype: DType) -> Tensor {
-    Tensor::ones(shape, dtype)
+pub fn ones(shape: &[usize], dtype: DType) -> Result<Tensor> {
+    Tensor::try_full("ones", shape, dtype, 1.0)
 }
 
 /// Zeros of `x`'s shape and dtype (`tf.zeros_like`).
@@ -48,8 +57,8 @@ pub fn ones_like(x: &Tensor) -> Tensor {
 }
 
 /// `value` (cast to `dtype`) everywhere in a tensor of `shape` (`tf.fill`).
-pub fn fill(shape: &[usize], value: f64, dtype: DType) -> Tensor {
-    Tensor::full(shape, dtype, value)
+pub fn fill(shape: &[usize], value: f64, dtype: DType) -> Result<Tensor> {
+    Tensor::try_full("fill", shape, dtype, value)
 }
 
 /// `num` evenly spaced values from `start` to `stop`, both included (`tf.linspace`); `num = 1`
@@ -73,16 +82,13 @@ pub fn linspace(start: f64, stop: f64, num: usize, dtype: DType) -> Result<Tenso
     } else {
         0.0
     };
-    let values: Vec<f64> = (0..num)
-        .map(|i| {
-            if i + 1 == num && num > 1 {
-                stop
-            } else {
-                start + i as f64 * step
-            }
-        })
-        .collect();
-    Ok(from_f64s(values, &[num], dtype))
+    from_fn(op, &[num], dtype, |i| {
+        if i + 1 == num && num > 1 {
+            stop
+        } else {
+            start + i as f64 * step
+        }
+    })
 }
 
 /// `start, start + delta, ...` up to but excluding `limit` (`tf.range`). For an integer dtype
@@ -127,7 +133,7 @@ pub fn range(start: f64, limit: f64, delta: f64, dtype: DType) -> Result<Tensor>
         ));
     }
     let count = ((limit - start) / delta).ceil();
-    if count > (isize::MAX as f64) / 8.0 {
+    if count.is_nan() || count >= isize::MAX as f64 {
         return Err(Error::value(
             op,
             format!(
@@ -135,9 +141,7 @@ pub fn range(start: f64, limit: f64, delta: f64, dtype: DType) -> Result<Tensor>
             ),
         ));
     }
-    let count = count as usize;
-    let values: Vec<f64> = (0..count).map(|i| start + i as f64 * delta).collect();
-    Ok(from_f64s(values, &[count], dtype))
+    from_fn(op, &[count as usize], dtype, |i| start + i as f64 * delta)
 }
 
 /// `indices` (int32 or int64, any shape) as one-hot vectors of length `depth` along a new last
@@ -155,13 +159,11 @@ pub fn one_hot(indices: &Tensor, depth: usize, dtype: DType) -> Result<Tensor> {
             ));
         }
     };
-    let mut values = vec![0.0; idx.len() * depth];
-    for (row, &k) in idx.iter().enumerate() {
-        if k >= 0 && (k as u64) < depth as u64 {
-            values[row * depth + k as usize] = 1.0;
-        }
-    }
     let mut shape = indices.shape().to_vec();
     shape.push(depth);
-    Ok(from_f64s(values, &shape, dtype))
+    // Element `i` is row `i / depth`, column `i % depth` (depth > 0 whenever there are any).
+    from_fn(op, &shape, dtype, |i| {
+        let k = idx[i / depth];
+        f64::from(u8::from(k >= 0 && k as u64 == (i % depth) as u64))
+    })
 }

@@ -59,11 +59,11 @@ fn min_nan<T: Arith>(p: T, q: T) -> T {
 macro_rules! map_float {
     (math $x:expr, $op:expr, |$v:ident| $f:expr) => {
         Tensor::new($crate::dispatch!(values float $x.data(), $op, |a| $crate::ops::kernel::map_array(
-            a, $crate::ops::kernel::PAR_MATH, |$v| $f)))
+            $op, a, $crate::ops::kernel::PAR_MATH, |$v| $f)?))
     };
     ($x:expr, $op:expr, |$v:ident| $f:expr) => {
         Tensor::new($crate::dispatch!(values float $x.data(), $op, |a| $crate::ops::kernel::map_array(
-            a, $crate::ops::kernel::PAR_CHEAP, |$v| $f)))
+            $op, a, $crate::ops::kernel::PAR_CHEAP, |$v| $f)?))
     };
 }
 
@@ -71,7 +71,7 @@ macro_rules! map_float {
 macro_rules! map_num {
     ($x:expr, $op:expr, |$v:ident| $f:expr) => {
         Tensor::new($crate::dispatch!(values num $x.data(), $op, |a| $crate::ops::kernel::map_array(
-            a, $crate::ops::kernel::PAR_CHEAP, |$v| $f)))
+            $op, a, $crate::ops::kernel::PAR_CHEAP, |$v| $f)?))
     };
 }
 
@@ -79,7 +79,7 @@ macro_rules! map_num {
 macro_rules! map_num_or_complex {
     ($x:expr, $op:expr, |$v:ident| $f:expr) => {
         Tensor::new($crate::dispatch!(values num_or_complex $x.data(), $op, |a| $crate::ops::kernel::map_array(
-            a, $crate::ops::kernel::PAR_CHEAP, |$v| $f)))
+            $op, a, $crate::ops::kernel::PAR_CHEAP, |$v| $f)?))
     };
 }
 
@@ -89,10 +89,12 @@ macro_rules! map_num_or_complex {
 macro_rules! map_float_or_complex {
     ($par:expr, $x:expr, $op:expr, |$v:ident| $f:expr, |$c:ident| $g:expr) => {
         Tensor::new(match $x.data() {
-            Data::F32(a) => map_array(a, $par, |$v| $f).into(),
-            Data::F64(a) => map_array(a, $par, |$v| $f).into(),
-            Data::C64(a) => map_array(a, PAR_MATH, |$c| $g).into(),
-            Data::C128(a) => map_array($crate::tensor::values_ref(a), PAR_MATH, |$c| $g).into(),
+            Data::F32(a) => map_array($op, a, $par, |$v| $f)?.into(),
+            Data::F64(a) => map_array($op, a, $par, |$v| $f)?.into(),
+            Data::C64(a) => map_array($op, a, PAR_MATH, |$c| $g)?.into(),
+            Data::C128(a) => {
+                map_array($op, $crate::tensor::values_ref(a), PAR_MATH, |$c| $g)?.into()
+            }
             other => {
                 return Err($crate::tensor::unsupported(
                     $op,
@@ -107,29 +109,29 @@ macro_rules! map_float_or_complex {
 /// sin (or cos) over a tensor: the vectorised kernel, std beyond its range.
 fn map_trig(x: &Tensor, op: &str, sin: bool) -> Result<Tensor> {
     // Function items (not pointers), so that the kernels inline into the vector loops.
-    fn run<T: VMath + Default>(a: &Values<T>, sin: bool) -> Values<T> {
+    fn run<T: VMath + Default>(op: &str, a: &Values<T>, sin: bool) -> Result<Values<T>> {
         if sin {
-            map_array_with(a, PAR_MATH, |s, d| {
+            map_array_with(op, a, PAR_MATH, |s, d| {
                 map_slice_trig(s, d, T::v_sin_reduced, T::std_sin)
             })
         } else {
-            map_array_with(a, PAR_MATH, |s, d| {
+            map_array_with(op, a, PAR_MATH, |s, d| {
                 map_slice_trig(s, d, T::v_cos_reduced, T::std_cos)
             })
         }
     }
-    fn run_complex<T: CMath + Default>(a: &Values<T>, sin: bool) -> Values<T> {
+    fn run_complex<T: CMath + Default>(op: &str, a: &Values<T>, sin: bool) -> Result<Values<T>> {
         if sin {
-            map_array(a, PAR_MATH, T::c_sin)
+            map_array(op, a, PAR_MATH, T::c_sin)
         } else {
-            map_array(a, PAR_MATH, T::c_cos)
+            map_array(op, a, PAR_MATH, T::c_cos)
         }
     }
     Ok(Tensor::new(match x.data() {
-        Data::F32(a) => run(a, sin).into(),
-        Data::F64(a) => run(a, sin).into(),
-        Data::C64(a) => run_complex(a, sin).into(),
-        Data::C128(a) => run_complex(a, sin).into(),
+        Data::F32(a) => run(op, a, sin)?.into(),
+        Data::F64(a) => run(op, a, sin)?.into(),
+        Data::C64(a) => run_complex(op, a, sin)?.into(),
+        Data::C128(a) => run_complex(op, a, sin)?.into(),
         other => {
             return Err(crate::tensor::unsupported(
                 op,
@@ -145,7 +147,7 @@ fn map_trig(x: &Tensor, op: &str, sin: bool) -> Result<Tensor> {
 macro_rules! zip {
     ($class:ident $op:expr, $a:expr, $b:expr, |$p:ident, $q:ident| $f:expr) => {{
         let shape = broadcast_shapes($op, $a.shape(), $b.shape())?;
-        Tensor::new($crate::dispatch2!($class $a.data(), $b.data(), $op, |x, z| zip_map(x, z, &shape, |$p, $q| $f)))
+        Tensor::new($crate::dispatch2!($class $a.data(), $b.data(), $op, |x, z| zip_map($op, x, z, &shape, |$p, $q| $f)?))
     }};
 }
 pub(super) use {map_float, map_float_or_complex, map_num, zip};
@@ -329,7 +331,11 @@ pub fn square(x: &Tensor) -> Result<Tensor> {
 pub fn sqrt(x: &Tensor) -> Result<Tensor> {
     let y = map_float_or_complex!(PAR_CHEAP, x, "sqrt", |v| v.sqrt(), |c| c.c_sqrt());
     unary_vjp("sqrt", x, y, Saves::Output, |y, dy| {
-        div_conj(dy, &scale(y, 2.0)?)
+        match y.dtype().is_complex() {
+            true => div_conj(dy, &scale(y, 2.0)?),
+            // TensorFlow's SqrtGrad: 0 where `dy` is 0, so a zero cotangent at sqrt(0) is no NaN.
+            false => super::sqrt_grad(y, dy),
+        }
     })
 }
 
@@ -421,27 +427,30 @@ pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
         unreachable!("checked to be bool")
     };
     fn select<T: Element>(
+        op: &str,
         c: &Values<bool>,
         x: &Values<T>,
         y: &Values<T>,
         shape: &[usize],
-    ) -> Values<T> {
+    ) -> Result<Values<T>> {
         if c.shape() == shape && x.shape() == shape && y.shape() == shape {
             let (c, x, y) = (c.as_slice(), x.as_slice(), y.as_slice());
-            let v = select_vec(c, x, y, PAR_CHEAP, |c, x, y| if c { x } else { y });
-            return Values::from_vec(shape, v);
+            let v = select_vec(op, c, x, y, PAR_CHEAP, |c, x, y| if c { x } else { y })?;
+            return Ok(Values::from_vec(shape, v));
         }
+        crate::memory::ensure::<T>(op, crate::memory::checked_size(op, shape)?)?;
         let (c, x, y) = (c.view(), x.view(), y.view());
         match (c.broadcast(shape), x.broadcast(shape), y.broadcast(shape)) {
-            (Some(c), Some(x), Some(y)) => Zip::from(&c)
+            (Some(c), Some(x), Some(y)) => Ok(Zip::from(&c)
                 .and(&x)
                 .and(&y)
                 .map_collect(|&c, &x, &y| if c { x } else { y })
-                .into(),
+                .into()),
             _ => unreachable!("shapes were validated by broadcast_shapes"),
         }
     }
-    let out = Tensor::new(dispatch2!(all x.data(), y.data(), op, |p, q| select(c, p, q, &shape)));
+    let out =
+        Tensor::new(dispatch2!(all x.data(), y.data(), op, |p, q| select(op, c, p, q, &shape)?));
     if !out.is_differentiable() || !any_tape_active() {
         return Ok(out);
     }
@@ -526,7 +535,7 @@ pub fn greater_equal(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 fn logical(op: &str, a: &Tensor, b: &Tensor, f: fn(bool, bool) -> bool) -> Result<Tensor> {
     let shape = broadcast_shapes(op, a.shape(), b.shape())?;
     match (a.values::<bool>(), b.values::<bool>()) {
-        (Some(p), Some(q)) => Ok(Tensor::new(Data::from(zip_map(p, q, &shape, f)))),
+        (Some(p), Some(q)) => Ok(Tensor::new(Data::from(zip_map(op, p, q, &shape, f)?))),
         _ => Err(Error::dtype(
             op,
             format!(

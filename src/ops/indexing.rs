@@ -137,6 +137,7 @@ fn batched_indices(
 pub fn gather(params: &Tensor, indices: &Tensor, axis: isize, batch_dims: usize) -> Result<Tensor> {
     let op = "gather";
     let (axis, g, out_shape) = gather_layout(op, params.shape(), indices, axis, batch_dims)?;
+    crate::memory::ensure_shape(op, &out_shape, params.dtype())?;
     let idx = read_indices(op, indices, g.dim, axis, params.shape(), "params")?;
     fn kernel<T: Element>(
         a: &ndarray::ArrayViewD<'_, T>,
@@ -201,6 +202,7 @@ pub fn scatter_add_to(
     shape: &[usize],
 ) -> Result<Tensor> {
     let op = "scatter_add_to";
+    crate::memory::ensure_shape(op, shape, updates.dtype())?;
     let (axis, g, updates_shape) = gather_layout(op, shape, indices, axis, batch_dims)?;
     if updates.shape() != updates_shape {
         return Err(Error::shape(
@@ -427,6 +429,8 @@ fn plan_slice(op: &str, shape: &[usize], items: &[SliceItem]) -> Result<SlicePla
                 axis += 1;
             }
             SliceItem::Range { start, stop, step } => {
+                // -isize::MIN does not exist; a step that long takes one element either way.
+                let step = step.max(-isize::MAX);
                 if step == 0 {
                     return Err(Error::value(
                         op,
@@ -577,6 +581,7 @@ pub fn strided_slice(x: &Tensor, items: &[SliceItem]) -> Result<Tensor> {
 
 /// `x` written into a tensor of `shape` filled with `fill`, at the positions `plan` selects.
 pub(super) fn place(x: &Tensor, shape: &[usize], plan: &SlicePlan, fill: f64) -> Result<Tensor> {
+    crate::memory::ensure_shape("place", shape, x.dtype())?;
     fn kernel<T: Element>(
         a: &ndarray::ArrayViewD<'_, T>,
         shape: &[usize],

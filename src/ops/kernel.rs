@@ -1,9 +1,17 @@
 //! Elementwise results written straight into a fresh buffer (no zero-fill), split across rayon
 //! for large contiguous tensors. Every size runs the same per-element function, so a value never
 //! depends on the size of the tensor it sits in, nor on the thread count.
+//!
+//! Buffers are reserved fallibly (`crate::memory`): every helper here returns a MemoryError
+//! naming its op rather than aborting. Whether to go parallel at all is decided here too
+//! ([`may_split`], [`parallel_threads`]): after `fork()` the child has no pool threads, so it
+//! runs everything serially.
 use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::parallel::for_each_task;
+use crate::error::Result;
+use crate::memory::try_vec;
 use crate::tensor::Values;
 
 use super::vmath::{map_slice, select_slice, zip_slice};
@@ -18,14 +26,42 @@ const CHUNK: usize = 1 << 15;
 pub(crate) const PAR_CHEAP: usize = 1 << 17;
 pub(crate) const PAR_MATH: usize = 1 << 15;
 
-/// Whether a large kernel should split across threads (`parallel::for_each_task`): not when it
-/// already runs on one of rayon's (a block of a parallel Jacobian), where the other threads are
-/// busy with blocks of their own and splitting only adds scheduling, nor inside a task of a
-/// split kernel.
+/// Whether a large kernel should split across rayon's threads: not when it already runs on one
+/// of them (a block of a parallel Jacobian), where the other threads are busy with blocks of
+/// their own and splitting only adds scheduling; not in a forked child (see
+/// [`parallel_threads`]). Every parallel loop in the engine asks this (or
+/// [`parallel_threads`]) first.
 pub(crate) fn may_split() -> bool {
-    rayon::current_thread_index().is_none()
-        && rayon::current_num_threads() > 1
-        && !super::parallel::in_task()
+    rayon::current_thread_index().is_none() && parallel_threads() > 1 && !super::parallel::in_task()
+}
+
+/// How many threads parallel work may use from here: rayon's pool size, or 1 in a process
+/// forked after the pool started (its worker threads did not survive the fork: a job sent to
+/// them would wait forever, so the child runs serially).
+pub(crate) fn parallel_threads() -> usize {
+    if FORKED.load(Ordering::Relaxed) {
+        return 1;
+    }
+    watch_for_fork();
+    rayon::current_num_threads()
+}
+
+/// Set in a child process forked after the pool started.
+static FORKED: AtomicBool = AtomicBool::new(false);
+
+/// Registers (once) the handler that marks a forked child.
+fn watch_for_fork() {
+    #[cfg(unix)]
+    {
+        static REGISTERED: std::sync::Once = std::sync::Once::new();
+        extern "C" fn in_child() {
+            FORKED.store(true, Ordering::Relaxed);
+        }
+        // SAFETY: `in_child` only stores to an atomic (async-signal-safe).
+        REGISTERED.call_once(|| unsafe {
+            libc::pthread_atfork(None, None, Some(in_child));
+        });
+    }
 }
 
 /// A slice handed out in `CHUNK`-long pieces to the tasks of a split kernel, one task each.
@@ -57,13 +93,14 @@ impl<T> Chunks<T> {
 }
 
 /// A vector of `n` elements, each chunk written by `kernel(offset, chunk)`, which must write
-/// every element of its chunk.
+/// every element of its chunk. The buffer is reserved fallibly: a MemoryError naming `op`.
 pub(crate) fn fill<U: Send>(
+    op: &str,
     n: usize,
     min_par: usize,
     kernel: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync,
-) -> Vec<U> {
-    let mut out = Vec::with_capacity(n);
+) -> Result<Vec<U>> {
+    let mut out = try_vec(op, n)?;
     let dst = &mut out.spare_capacity_mut()[..n];
     if n >= min_par && may_split() {
         let chunks = Chunks::new(dst);
@@ -76,46 +113,51 @@ pub(crate) fn fill<U: Send>(
     }
     // SAFETY: the kernels write every element of the chunks they are given.
     unsafe { out.set_len(n) };
-    out
+    Ok(out)
 }
 
 /// `chunk` over `a`'s elements.
 pub(crate) fn map_array_with<T: Copy + Sync, U: Send + Copy + Default>(
+    op: &str,
     a: &Values<T>,
     min_par: usize,
     chunk: impl Fn(&[T], &mut [MaybeUninit<U>]) + Sync,
-) -> Values<U> {
+) -> Result<Values<U>> {
     let src = a.as_slice();
     if let ([x], true) = (src, a.shape().is_empty()) {
         // A scalar: no buffer to fill (the value lives inline).
         let mut out = [MaybeUninit::uninit()];
         chunk(std::slice::from_ref(x), &mut out);
         // SAFETY: the kernel writes every element of its chunk.
-        return Values::scalar(unsafe { out[0].assume_init() });
+        return Ok(Values::scalar(unsafe { out[0].assume_init() }));
     }
-    Values::from_vec(
+    Ok(Values::from_vec(
         a.shape(),
-        fill(src.len(), min_par, |at, d| chunk(&src[at..at + d.len()], d)),
-    )
+        fill(op, src.len(), min_par, |at, d| {
+            chunk(&src[at..at + d.len()], d)
+        })?,
+    ))
 }
 
 /// `f` over `a`'s elements.
 pub(crate) fn map_array<T: Copy + Sync, U: Send + Copy + Default>(
+    op: &str,
     a: &Values<T>,
     min_par: usize,
     f: impl Fn(T) -> U + Sync,
-) -> Values<U> {
-    map_array_with(a, min_par, |s, d| map_slice(s, d, &f))
+) -> Result<Values<U>> {
+    map_array_with(op, a, min_par, |s, d| map_slice(s, d, &f))
 }
 
 /// `f` over two contiguous slices of one length.
 pub(crate) fn zip_vec<T: Copy + Sync, U: Send>(
+    op: &str,
     a: &[T],
     b: &[T],
     min_par: usize,
     f: impl Fn(T, T) -> U + Sync,
-) -> Vec<U> {
-    fill(a.len(), min_par, |at, d| {
+) -> Result<Vec<U>> {
+    fill(op, a.len(), min_par, |at, d| {
         let end = at + d.len();
         zip_slice(&a[at..end], &b[at..end], d, &f)
     })
@@ -146,13 +188,14 @@ pub(crate) fn zip_assign<T: Copy + Send + Sync>(
 
 /// `f` over three contiguous slices of one length.
 pub(crate) fn select_vec<C: Copy + Sync, T: Copy + Sync, U: Send>(
+    op: &str,
     c: &[C],
     a: &[T],
     b: &[T],
     min_par: usize,
     f: impl Fn(C, T, T) -> U + Sync,
-) -> Vec<U> {
-    fill(a.len(), min_par, |at, d| {
+) -> Result<Vec<U>> {
+    fill(op, a.len(), min_par, |at, d| {
         let end = at + d.len();
         select_slice(&c[at..end], &a[at..end], &b[at..end], d, &f)
     })
@@ -160,15 +203,16 @@ pub(crate) fn select_vec<C: Copy + Sync, T: Copy + Sync, U: Send>(
 
 /// `f` over one contiguous slice, into values of `shape`.
 pub(crate) fn map_vec<T: Copy + Sync, U: Send + Copy + Default>(
+    op: &str,
     shape: &[usize],
     a: &[T],
     min_par: usize,
     f: impl Fn(T) -> U + Sync,
-) -> Values<U> {
-    Values::from_vec(
+) -> Result<Values<U>> {
+    Ok(Values::from_vec(
         shape,
-        fill(a.len(), min_par, |at, d| {
+        fill(op, a.len(), min_par, |at, d| {
             map_slice(&a[at..at + d.len()], d, &f)
-        }),
-    )
+        })?,
+    ))
 }

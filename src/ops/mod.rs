@@ -27,6 +27,7 @@ mod parallel;
 mod pool;
 mod random;
 mod reduce;
+mod reduce_kernel;
 mod rnn;
 mod scan;
 mod scatter;
@@ -61,10 +62,13 @@ pub use shape::*;
 pub use sort::*;
 pub use special::*;
 
+pub(crate) use kernel::parallel_threads;
+
 use ndarray::Zip;
 use smallvec::SmallVec;
 
 use crate::error::{fmt_shape, Error, Result};
+use crate::memory;
 use crate::tensor::{Element, Tensor, Values};
 
 /// A shape kept inline (no allocation for up to four dimensions), for VJP closures.
@@ -174,46 +178,62 @@ pub fn batched_dims(dy: &Tensor, batch: usize, shape: &[usize]) -> Vec<isize> {
 
 /// `f` applied elementwise to `a` and `b` broadcast to `shape` (already validated). Contiguous
 /// same-shape operands, and a contiguous operand with a one-element one, run the vectorised
-/// (and for large tensors parallel) loops of `kernel`; other broadcasts go through `Zip`.
+/// (and for large tensors parallel) loops of `kernel`; other broadcasts go through `Zip`. The
+/// result's buffer is reserved fallibly (a MemoryError naming `op`).
 pub(crate) fn zip_map<T: Element, U: Send + Copy + Default>(
+    op: &str,
     a: &Values<T>,
     b: &Values<T>,
     shape: &[usize],
     f: impl Fn(T, T) -> U + Sync,
-) -> Values<U> {
+) -> Result<Values<U>> {
     if shape.is_empty() {
         // Two scalars: skip the shape comparisons, which cost more than the arithmetic.
         if let (Some(&x), Some(&y)) = (a.first(), b.first()) {
-            return Values::scalar(f(x, y));
+            return Ok(Values::scalar(f(x, y)));
         }
     }
     let (full_a, full_b) = (a.shape() == shape, b.shape() == shape);
     let (x, y) = (a.as_slice(), b.as_slice());
     match (full_a, full_b) {
         (true, true) => {
-            return Values::from_vec(shape, kernel::zip_vec(x, y, kernel::PAR_CHEAP, f));
+            let v = kernel::zip_vec(op, x, y, kernel::PAR_CHEAP, f)?;
+            return Ok(Values::from_vec(shape, v));
         }
         (true, false) if y.len() == 1 => {
             let q = y[0];
-            return kernel::map_vec(shape, x, kernel::PAR_CHEAP, |p| f(p, q));
+            return kernel::map_vec(op, shape, x, kernel::PAR_CHEAP, |p| f(p, q));
         }
         (false, true) if x.len() == 1 => {
             let p = x[0];
-            return kernel::map_vec(shape, y, kernel::PAR_CHEAP, |q| f(p, q));
+            return kernel::map_vec(op, shape, y, kernel::PAR_CHEAP, |q| f(p, q));
         }
         (true, false) if repeats_along_leading_axes(b.shape(), shape) => {
-            return Values::from_vec(shape, zip_repeating(x, y, &f));
+            return Ok(Values::from_vec(shape, zip_repeating(op, x, y, &f)?));
         }
         (false, true) if repeats_along_leading_axes(a.shape(), shape) => {
-            return Values::from_vec(shape, zip_repeating(y, x, |q, p| f(p, q)));
+            let v = zip_repeating(op, y, x, |q, p| f(p, q))?;
+            return Ok(Values::from_vec(shape, v));
         }
         _ => {}
     }
+    let n = memory::checked_size(op, shape)?;
     let (a, b) = (a.view(), b.view());
-    match (a.broadcast(shape), b.broadcast(shape)) {
-        (Some(a), Some(b)) => Zip::from(&a).and(&b).map_collect(|&x, &y| f(x, y)).into(),
-        _ => unreachable!("shapes were validated by broadcast_shapes"),
-    }
+    let (Some(a), Some(b)) = (a.broadcast(shape), b.broadcast(shape)) else {
+        unreachable!("shapes were validated by broadcast_shapes")
+    };
+    let mut out = memory::try_vec(op, n)?;
+    let Ok(mut dst) = ndarray::ArrayViewMutD::from_shape(shape, &mut out.spare_capacity_mut()[..n])
+    else {
+        unreachable!("the buffer holds the shape's size")
+    };
+    Zip::from(&mut dst)
+        .and(&a)
+        .and(&b)
+        .for_each(|d, &x, &y| *d = std::mem::MaybeUninit::new(f(x, y)));
+    // SAFETY: the Zip wrote every element of `dst`, which is the whole of `out`.
+    unsafe { out.set_len(n) };
+    Ok(Values::from_vec(shape, out))
 }
 
 /// Whether an operand of shape `small`, broadcast to `shape`, is the same block of elements
@@ -226,15 +246,15 @@ fn repeats_along_leading_axes(small: &[usize], shape: &[usize]) -> bool {
 }
 
 /// `f(x[i], y[i % y.len()])` for every `i`: `y` repeats along `x` (see above).
-fn zip_repeating<T: Copy, U>(x: &[T], y: &[T], f: impl Fn(T, T) -> U) -> Vec<U> {
-    let mut out = Vec::with_capacity(x.len());
+fn zip_repeating<T: Copy, U>(op: &str, x: &[T], y: &[T], f: impl Fn(T, T) -> U) -> Result<Vec<U>> {
+    let mut out = memory::try_vec(op, x.len())?;
     if y.is_empty() {
-        return out; // a zero-length axis: `x` is empty too
+        return Ok(out); // a zero-length axis: `x` is empty too
     }
     for block in x.chunks_exact(y.len()) {
         out.extend(block.iter().zip(y).map(|(&p, &q)| f(p, q)));
     }
-    out
+    Ok(out)
 }
 
 /// `axis` (negative counts from the end) as an index into `ndim` dimensions.

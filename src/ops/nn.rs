@@ -17,6 +17,10 @@ use crate::tensor::{mismatch, unsupported, Data, Tensor, Values};
 /// Softmax (or log-softmax) of every lane along `axis`, with the lane's maximum subtracted first.
 fn softmax_kernel<T: Float>(a: &ndarray::ArrayViewD<'_, T>, axis: usize, log: bool) -> ArrayD<T> {
     let mut out = a.to_owned();
+    if out.is_empty() {
+        // Work follows the data: no loop over the lanes of an empty tensor (there may be 2^40).
+        return out;
+    }
     for mut lane in out.lanes_mut(Axis(axis)) {
         let max = lane.fold(T::neg_infinity(), |m, &v| if v > m { v } else { m });
         lane.mapv_inplace(|v| v - max);
@@ -85,7 +89,8 @@ pub fn log_softmax(x: &Tensor, axis: isize) -> Result<Tensor> {
 
 /// `tf.clip_by_norm`: rescales `t` so that its L2 norm over `axes` (`None`: the whole tensor)
 /// is at most `clip_norm`, with TensorFlow's formula (safe at a zero norm):
-/// `t * clip_norm / maximum(l2norm, clip_norm)`.
+/// `t * clip_norm / maximum(l2norm, clip_norm)`. A negative `clip_norm` counts as zero, as in
+/// TensorFlow.
 pub fn clip_by_norm(t: &Tensor, clip_norm: &Tensor, axes: Option<&[isize]>) -> Result<Tensor> {
     let op = "clip_by_norm";
     if !t.dtype().is_float() {
@@ -105,6 +110,7 @@ pub fn clip_by_norm(t: &Tensor, clip_norm: &Tensor, axes: Option<&[isize]>) -> R
         ));
     }
     normalize_axes(op, axes, t.ndim())?;
+    let clip_norm = &maximum(clip_norm, &scalar_like(0.0, clip_norm))?;
     let l2sum = reduce_sum(&multiply(t, t)?, axes, true)?;
     let pred = greater(&l2sum, &scalar_like(0.0, &l2sum))?;
     let l2sum_safe = where_(&pred, &l2sum, &l2sum.ones_like())?;
@@ -214,6 +220,10 @@ pub fn softmax_cross_entropy_with_logits(
     let op = "softmax_cross_entropy_with_logits";
     xent_check(op, labels, logits)?;
     let ax = normalize_axis(op, axis, logits.ndim())?;
+    // An empty class axis beside huge ones gives a huge result: checked before it is made.
+    let mut out_shape = logits.shape().to_vec();
+    out_shape.remove(ax);
+    crate::memory::ensure_shape(op, &out_shape, logits.dtype())?;
     let y = Tensor::new(match (labels.data(), logits.data()) {
         (Data::F32(z), Data::F32(x)) => softmax_xent_kernel(&z.view(), &x.view(), ax).into(),
         (Data::F64(z), Data::F64(x)) => softmax_xent_kernel(&z.view(), &x.view(), ax).into(),

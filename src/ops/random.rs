@@ -157,21 +157,22 @@ impl Xoshiro256pp {
 
 /// `n` values, chunk `c` drawn from its own generator seeded by `(seed, c)` with `fill`.
 fn generate<T: Element>(
+    op: &str,
     seed: u64,
     n: usize,
     fill: impl Fn(&mut Xoshiro256pp, &mut [T]) + Sync,
-) -> Vec<T> {
-    let mut out = vec![T::default(); n];
+) -> Result<Vec<T>> {
+    let mut out = crate::memory::try_filled(op, n, T::default())?;
     let run = |(c, chunk): (usize, &mut [T])| {
         let mut rng = Xoshiro256pp::new(mix(&[seed, c as u64]));
         fill(&mut rng, chunk);
     };
-    if n >= PARALLEL_ELEMENTS {
+    if n >= PARALLEL_ELEMENTS && super::kernel::may_split() {
         out.par_chunks_mut(CHUNK).enumerate().for_each(run);
     } else {
         out.chunks_mut(CHUNK).enumerate().for_each(run);
     }
-    out
+    Ok(out)
 }
 
 fn tensor_of<T: Element>(shape: &[usize], values: Vec<T>) -> Tensor {
@@ -204,20 +205,20 @@ pub fn normal(
     seed: Option<u64>,
 ) -> Result<Tensor> {
     let op = "random.normal";
-    let n: usize = shape.iter().product();
+    let n = crate::memory::checked_size(op, shape)?;
     Ok(match dtype {
         DType::F32 => {
             let s = call_seed(op, dtype, seed);
             tensor_of(
                 shape,
-                generate::<f32>(s, n, |r, c| fill_normal(r, c, mean, stddev)),
+                generate::<f32>(op, s, n, |r, c| fill_normal(r, c, mean, stddev))?,
             )
         }
         DType::F64 => {
             let s = call_seed(op, dtype, seed);
             tensor_of(
                 shape,
-                generate::<f64>(s, n, |r, c| fill_normal(r, c, mean, stddev)),
+                generate::<f64>(op, s, n, |r, c| fill_normal(r, c, mean, stddev))?,
             )
         }
         other => {
@@ -239,12 +240,12 @@ pub fn uniform(
     seed: Option<u64>,
 ) -> Result<Tensor> {
     let op = "random.uniform";
-    let n: usize = shape.iter().product();
+    let n = crate::memory::checked_size(op, shape)?;
     match dtype {
         DType::F32 => {
             let s = call_seed(op, dtype, seed);
             let (lo, hi) = (minval as f32, maxval as f32);
-            let values = generate::<f32>(s, n, |rng, chunk| {
+            let values = generate::<f32>(op, s, n, |rng, chunk| {
                 for v in chunk {
                     let u = (rng.next_u64() >> 40) as f32 * (1.0 / (1u32 << 24) as f32);
                     let x = lo + u * (hi - lo);
@@ -255,12 +256,12 @@ pub fn uniform(
                         x
                     };
                 }
-            });
+            })?;
             Ok(tensor_of(shape, values))
         }
         DType::F64 => {
             let s = call_seed(op, dtype, seed);
-            let values = generate::<f64>(s, n, |rng, chunk| {
+            let values = generate::<f64>(op, s, n, |rng, chunk| {
                 for v in chunk {
                     let x = minval + rng.next_f64() * (maxval - minval);
                     *v = if x >= maxval && maxval > minval {
@@ -269,7 +270,7 @@ pub fn uniform(
                         x
                     };
                 }
-            });
+            })?;
             Ok(tensor_of(shape, values))
         }
         DType::I32 | DType::I64 => {
@@ -300,16 +301,16 @@ pub fn uniform(
             Ok(if dtype == DType::I32 {
                 tensor_of(
                     shape,
-                    generate::<i32>(s, n, |rng, chunk| {
+                    generate::<i32>(op, s, n, |rng, chunk| {
                         chunk.iter_mut().for_each(|v| *v = draw(rng) as i32)
-                    }),
+                    })?,
                 )
             } else {
                 tensor_of(
                     shape,
-                    generate::<i64>(s, n, |rng, chunk| {
+                    generate::<i64>(op, s, n, |rng, chunk| {
                         chunk.iter_mut().for_each(|v| *v = draw(rng))
-                    }),
+                    })?,
                 )
             })
         }

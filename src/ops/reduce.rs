@@ -11,7 +11,9 @@ use super::{
 use crate::dispatch;
 use crate::error::{fmt_shape, Error, Result};
 use crate::tape::{record_batched, AxisMap};
-use crate::tensor::{unsupported, Data, Element, Tensor};
+use crate::tensor::{unsupported, Data, Element, Tensor, Values};
+
+use super::reduce_kernel::{reduce_axes, Lanes, Reducible, Sum};
 
 /// The shape of a reduction's result with the reduced axes kept as 1, after the `batch` leading
 /// axes of `like` (see `crate::tape::Vjp`; `batch` is 0 outside a vectorised Jacobian): how a
@@ -81,122 +83,83 @@ fn as_isize(axes: &[usize]) -> Vec<isize> {
     axes.iter().map(|&a| a as isize).collect()
 }
 
-/// Element arithmetic for the reduction kernels: integers wrap (no panic on overflow).
-trait Reducible: Element + num_traits::Zero {
-    fn plus(self, other: Self) -> Self;
-    fn times(self, other: Self) -> Self;
-    /// The mean of `count` values summing to `sum` (integers: truncated, as in TensorFlow).
-    fn mean(sum: Self, count: usize) -> Self;
-}
-
 /// NaN is the one value not ordered with itself.
 fn is_nan<T: PartialOrd>(v: T) -> bool {
     v.partial_cmp(&v).is_none()
 }
 
-macro_rules! reducible_float {
-    ($t:ty) => {
-        impl Reducible for $t {
-            fn plus(self, other: Self) -> Self {
-                self + other
-            }
-            fn times(self, other: Self) -> Self {
-                self * other
-            }
-            fn mean(sum: Self, count: usize) -> Self {
-                sum / Self::from_f64(count as f64)
-            }
+/// The axes of a reduction, normalised and sorted; an axis named twice (`[0, 0]`, `[1, -1]`)
+/// is a ValueError, as in TensorFlow.
+pub(crate) fn reduction_axes(op: &str, axes: Option<&[isize]>, ndim: usize) -> Result<Vec<usize>> {
+    let normalized = normalize_axes(op, axes, ndim)?;
+    if let Some(given) = axes {
+        if normalized.len() != given.len() {
+            return Err(Error::value(
+                op,
+                format!(
+                    "axes {given:?} name an axis twice (a tensor of rank {ndim} has axes {} to {})",
+                    -(ndim as isize),
+                    ndim as isize - 1
+                ),
+            ));
         }
-    };
-}
-macro_rules! reducible_int {
-    ($t:ty) => {
-        impl Reducible for $t {
-            fn plus(self, other: Self) -> Self {
-                self.wrapping_add(other)
-            }
-            fn times(self, other: Self) -> Self {
-                self.wrapping_mul(other)
-            }
-            fn mean(sum: Self, count: usize) -> Self {
-                // An empty integer mean is 0 (TensorFlow would divide by zero).
-                match <$t>::try_from(count) {
-                    Ok(0) => 0,
-                    Ok(n) => sum.wrapping_div(n),
-                    Err(_) => 0,
-                }
-            }
-        }
-    };
-}
-reducible_float!(f32);
-reducible_float!(f64);
-reducible_float!(num_complex::Complex<f32>);
-reducible_float!(num_complex::Complex<f64>);
-reducible_int!(i32);
-reducible_int!(i64);
-
-/// Folds `a` over `axes` (sorted) with `f`, starting each fold from `init`.
-fn fold_axes<T: Reducible>(
-    a: &ndarray::ArrayViewD<'_, T>,
-    axes: &[usize],
-    init: T,
-    f: impl Fn(T, T) -> T,
-) -> ArrayD<T> {
-    let mut out = a.to_owned();
-    for &ax in axes.iter().rev() {
-        out = out.fold_axis(Axis(ax), init, |&acc, &v| f(acc, v));
     }
-    out
+    Ok(normalized)
 }
 
-fn sum_kernel<T: Reducible>(a: &ndarray::ArrayViewD<'_, T>, axes: &[usize]) -> ArrayD<T> {
-    if T::DTYPE.is_differentiable() {
-        let mut out = a.to_owned();
-        for &ax in axes.iter().rev() {
-            out = out.sum_axis(Axis(ax));
-        }
-        return out;
-    }
-    fold_axes(a, axes, T::default(), T::plus)
+fn sum_kernel<T: Reducible>(op: &str, a: &Values<T>, axes: &[usize]) -> Result<Values<T>> {
+    reduce_axes(op, a, axes, &Sum)
 }
 
-fn mean_kernel<T: Reducible>(a: &ndarray::ArrayViewD<'_, T>, axes: &[usize]) -> ArrayD<T> {
+fn mean_kernel<T: Reducible>(op: &str, a: &Values<T>, axes: &[usize]) -> Result<Values<T>> {
     let count: usize = axes.iter().map(|&ax| a.shape()[ax]).product();
-    sum_kernel(a, axes).mapv(|s| T::mean(s, count))
+    let sums = sum_kernel(op, a, axes)?;
+    super::kernel::map_array(op, &sums, super::kernel::PAR_CHEAP, |s| T::mean(s, count))
 }
 
 /// Max (or min) over `axes`; NaN wins, as in NumPy. An empty reduction gives -inf (+inf) for
 /// floats and the lowest (highest) value for integers, as in TensorFlow.
 fn extremum_kernel<T: Reducible + PartialOrd>(
-    a: &ndarray::ArrayViewD<'_, T>,
+    op: &str,
+    a: &Values<T>,
     axes: &[usize],
     max: bool,
-) -> ArrayD<T> {
+) -> Result<Values<T>> {
     let init = T::from_f64(if max {
         f64::NEG_INFINITY
     } else {
         f64::INFINITY
     });
-    fold_axes(a, axes, init, |acc, v| {
+    let step = move |acc: T, v: T| {
         let better = if max { v > acc } else { v < acc };
         if is_nan(acc) || !(better || is_nan(v)) {
             acc
         } else {
             v
         }
-    })
+    };
+    reduce_axes(op, a, axes, &Lanes { init, step })
 }
 
-fn prod_kernel<T: Reducible>(a: &ndarray::ArrayViewD<'_, T>, axes: &[usize]) -> ArrayD<T> {
-    fold_axes(a, axes, T::from_f64(1.0), T::times)
+fn prod_kernel<T: Reducible>(op: &str, a: &Values<T>, axes: &[usize]) -> Result<Values<T>> {
+    let step = |acc: T, v: T| acc.times(v);
+    reduce_axes(
+        op,
+        a,
+        axes,
+        &Lanes {
+            init: T::from_f64(1.0),
+            step,
+        },
+    )
 }
 
 /// Sum over `axes`.
 pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
     let op = "reduce_sum";
-    let axes = normalize_axes(op, axes, x.ndim())?;
-    let y = Tensor::new(dispatch!(num_or_complex x.data(), op, |a| sum_kernel(a, &axes)));
+    let axes = reduction_axes(op, axes, x.ndim())?;
+    let y =
+        Tensor::new(dispatch!(values num_or_complex x.data(), op, |a| sum_kernel(op, a, &axes)?));
     let in_shape = shape_of(x);
     let kept_axes = axes.clone();
     record_batched(
@@ -219,8 +182,9 @@ pub fn reduce_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<
 /// TensorFlow; an empty float mean is NaN.
 pub fn reduce_mean(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
     let op = "reduce_mean";
-    let axes = normalize_axes(op, axes, x.ndim())?;
-    let y = Tensor::new(dispatch!(num_or_complex x.data(), op, |a| mean_kernel(a, &axes)));
+    let axes = reduction_axes(op, axes, x.ndim())?;
+    let y =
+        Tensor::new(dispatch!(values num_or_complex x.data(), op, |a| mean_kernel(op, a, &axes)?));
     let in_shape = shape_of(x);
     let count: usize = axes.iter().map(|&ax| x.shape()[ax]).product();
     let kept_axes = axes.clone();
@@ -258,8 +222,9 @@ fn extremum(
     keepdims: bool,
     max: bool,
 ) -> Result<Tensor> {
-    let axes = normalize_axes(op, axes, x.ndim())?;
-    let y = Tensor::new(dispatch!(num x.data(), op, |a| extremum_kernel(a, &axes, max)));
+    let axes = reduction_axes(op, axes, x.ndim())?;
+    let y =
+        Tensor::new(dispatch!(values num x.data(), op, |a| extremum_kernel(op, a, &axes, max)?));
     let kept_axes = axes.clone();
     let rows = reduction_mixes(x.ndim(), &axes);
     record_batched(op, &[x], &y, &[x, &y], rows, true, move |s, dy, batch| {
@@ -284,8 +249,9 @@ fn extremum(
 /// complex tensors), exact when the input holds zeros (one or several), to any order.
 pub fn reduce_prod(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
     let op = "reduce_prod";
-    let axes = normalize_axes(op, axes, x.ndim())?;
-    let y = Tensor::new(dispatch!(num_or_complex x.data(), op, |a| prod_kernel(a, &axes)));
+    let axes = reduction_axes(op, axes, x.ndim())?;
+    let y =
+        Tensor::new(dispatch!(values num_or_complex x.data(), op, |a| prod_kernel(op, a, &axes)?));
     let kept_axes = axes.clone();
     let rows = reduction_mixes(x.ndim(), &axes);
     record_batched(op, &[x], &y, &[x, &y], rows, true, move |s, dy, batch| {
@@ -373,11 +339,11 @@ pub fn reduce_logsumexp(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> R
     if !x.dtype().is_float() {
         return Err(unsupported(op, x.dtype(), "a floating"));
     }
-    let axes = normalize_axes(op, axes, x.ndim())?;
+    let axes = reduction_axes(op, axes, x.ndim())?;
     let axes_i = as_isize(&axes);
     // The shift needs no gradient (it cancels), so it is computed outside the tape.
     let shift = Tensor::new(
-        dispatch!(float x.data(), op, |a| extremum_kernel(a, &axes, true)
+        dispatch!(values float x.data(), op, |a| extremum_kernel(op, a, &axes, true)?
         .mapv(|v| if v.is_finite() { v } else { 0.0 })),
     );
     let shift = stop_gradient(&reshape(&shift, &kept_shape(x, 0, x.shape(), &axes))?);
@@ -490,15 +456,37 @@ pub fn norm(x: &Tensor, ord: NormOrd, axes: Option<&[isize]>, keepdims: bool) ->
 }
 
 /// The index of the largest value along `axis` (int64, not differentiable). Ties give the first
-/// index; NaN counts as the largest, as in NumPy.
+/// index; NaN is never the largest (a lane of NaN gives 0), as in TensorFlow.
 pub fn argmax(x: &Tensor, axis: isize) -> Result<Tensor> {
     arg_extremum("argmax", x, axis, true)
 }
 
 /// The index of the smallest value along `axis` (int64, not differentiable). Ties give the
-/// first index; NaN counts as the smallest, as in NumPy.
+/// first index; NaN is never the smallest (a lane of NaN gives 0), as in TensorFlow.
 pub fn argmin(x: &Tensor, axis: isize) -> Result<Tensor> {
     arg_extremum("argmin", x, axis, false)
+}
+
+/// The extreme finite values of an element type: where TensorFlow's arg-reductions start.
+trait Bounded: Element + PartialOrd {
+    const LOWEST: Self;
+    const HIGHEST: Self;
+}
+
+macro_rules! bounded {
+    ($($t:ty: $lo:expr, $hi:expr;)*) => {
+        $(impl Bounded for $t {
+            const LOWEST: $t = $lo;
+            const HIGHEST: $t = $hi;
+        })*
+    };
+}
+bounded! {
+    f32: f32::MIN, f32::MAX;
+    f64: f64::MIN, f64::MAX;
+    i32: i32::MIN, i32::MAX;
+    i64: i64::MIN, i64::MAX;
+    bool: false, true;
 }
 
 fn arg_extremum(op: &str, x: &Tensor, axis: isize, max: bool) -> Result<Tensor> {
@@ -512,18 +500,13 @@ fn arg_extremum(op: &str, x: &Tensor, axis: isize, max: bool) -> Result<Tensor> 
             ),
         ));
     }
-    fn kernel<T: Element + PartialOrd>(
-        a: &ndarray::ArrayViewD<'_, T>,
-        ax: usize,
-        max: bool,
-    ) -> ArrayD<i64> {
+    /// TensorFlow's (Eigen's) rule: start from index 0 with the lowest finite value (highest
+    /// for argmin) and move on a strictly better value. NaN compares false: never chosen.
+    fn kernel<T: Bounded>(a: &ndarray::ArrayViewD<'_, T>, ax: usize, max: bool) -> ArrayD<i64> {
         a.map_axis(Axis(ax), |lane| {
-            let (mut best, mut value) = (0usize, lane[0]);
-            for (i, &v) in lane.iter().enumerate().skip(1) {
-                if value.partial_cmp(&value).is_none() {
-                    break; // NaN already found: it wins
-                }
-                if v.partial_cmp(&v).is_none() || (max && v > value) || (!max && v < value) {
+            let (mut best, mut value) = (0usize, if max { T::LOWEST } else { T::HIGHEST });
+            for (i, &v) in lane.iter().enumerate() {
+                if (max && v > value) || (!max && v < value) {
                     best = i;
                     value = v;
                 }

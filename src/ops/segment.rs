@@ -61,14 +61,16 @@ fn segment_shape(data: &Tensor, ids: &Tensor, num_segments: usize) -> Vec<usize>
 
 /// Folds the slices of `data` (flattened to `[ids.len(), inner]`) into their segments.
 fn fold_segments<T: Element>(
+    op: &str,
     data: &Values<T>,
     ids: &[i64],
     shape: &[usize],
     init: T,
     f: impl Fn(T, T) -> T,
-) -> Values<T> {
+) -> Result<Values<T>> {
     let inner: usize = shape[1..].iter().product();
-    let mut out = vec![init; shape[0] * inner];
+    // `num_segments` comes from the user: the result's size is checked, its buffer fallible.
+    let mut out = crate::memory::try_filled(op, crate::memory::checked_size(op, shape)?, init)?;
     let src = data.as_slice();
     for (row, &id) in ids.iter().enumerate() {
         if id < 0 {
@@ -82,7 +84,7 @@ fn fold_segments<T: Element>(
             *d = f(*d, s);
         }
     }
-    Values::from_vec(shape, out)
+    Ok(Values::from_vec(shape, out))
 }
 
 /// `ids` with the negative ones set to 0 (a gather index), and whether each was kept, shaped
@@ -116,7 +118,7 @@ pub fn unsorted_segment_sum(
     let ids = read_ids(op, data, segment_ids, num_segments)?;
     let shape = segment_shape(data, segment_ids, num_segments);
     let y = Tensor::new(dispatch!(values num data.data(), op, |a| {
-        fold_segments(a, &ids, &shape, Default::default(), Arith::add)
+        fold_segments(op, a, &ids, &shape, Default::default(), Arith::add)?
     }));
     // The gather indices the VJP needs are built only when a tape may record it.
     if y.is_differentiable() && any_tape_active() {
@@ -151,7 +153,7 @@ pub fn unsorted_segment_mean(
         return Err(crate::tensor::unsupported(op, data.dtype(), "a floating"));
     }
     let ids = read_ids(op, data, segment_ids, num_segments)?;
-    let mut counts = vec![0.0f64; num_segments];
+    let mut counts = crate::memory::try_filled(op, num_segments, 0.0f64)?;
     for &id in ids.iter().filter(|&&id| id >= 0) {
         counts[id as usize] += 1.0;
     }
@@ -176,8 +178,8 @@ pub fn unsorted_segment_max(
     let op = "unsorted_segment_max";
     let ids = read_ids(op, data, segment_ids, num_segments)?;
     let shape = segment_shape(data, segment_ids, num_segments);
-    fn run<T: Arith>(a: &Values<T>, ids: &[i64], shape: &[usize], lowest: T) -> Values<T> {
-        fold_segments(a, ids, shape, lowest, |m, v| {
+    fn run<T: Arith>(a: &Values<T>, ids: &[i64], shape: &[usize], lowest: T) -> Result<Values<T>> {
+        fold_segments("unsorted_segment_max", a, ids, shape, lowest, |m, v| {
             if m.is_nan() || v.is_nan() {
                 if m.is_nan() {
                     m
@@ -192,10 +194,10 @@ pub fn unsorted_segment_max(
         })
     }
     let y = Tensor::new(match data.data() {
-        Data::F32(a) => run(a, &ids, &shape, f32::MIN).into(),
-        Data::F64(a) => run(a, &ids, &shape, f64::MIN).into(),
-        Data::I32(a) => run(a, &ids, &shape, i32::MIN).into(),
-        Data::I64(a) => run(a, &ids, &shape, i64::MIN).into(),
+        Data::F32(a) => run(a, &ids, &shape, f32::MIN)?.into(),
+        Data::F64(a) => run(a, &ids, &shape, f64::MIN)?.into(),
+        Data::I32(a) => run(a, &ids, &shape, i32::MIN)?.into(),
+        Data::I64(a) => run(a, &ids, &shape, i64::MIN)?.into(),
         other => return Err(crate::tensor::unsupported(op, other.dtype(), "a numeric")),
     });
     if !y.is_differentiable() || !any_tape_active() {

@@ -13,6 +13,7 @@ use super::{
 };
 use crate::dispatch;
 use crate::error::{fmt_shape, Error, Result};
+use crate::memory::{checked_add, checked_mul, checked_size, ensure_shape};
 use crate::tape::{record_batched, record_multi, AxisMap, AxisTable, Rows, Vjp};
 use crate::tensor::{Element, Tensor};
 
@@ -35,6 +36,12 @@ pub(super) fn reshape_owned<T>(a: ArrayD<T>, shape: &[usize]) -> ArrayD<T> {
 /// The target shape of a reshape, resolving one `-1`.
 fn resolve_shape(op: &str, from: &[usize], dims: &[isize]) -> Result<Vec<usize>> {
     let total: usize = from.iter().product();
+    let nonzero: Vec<usize> = dims
+        .iter()
+        .filter(|&&d| d > 0)
+        .map(|&d| d as usize)
+        .collect();
+    checked_size(op, &nonzero)?;
     let unknown: Vec<usize> = (0..dims.len()).filter(|&i| dims[i] == -1).collect();
     let bad = || {
         Error::shape(
@@ -112,6 +119,7 @@ pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
             ),
         ));
     }
+    ensure_shape("broadcast_to", shape, x.dtype())?;
     let y = Tensor::new(
         dispatch!(all x.data(), |a| match a.broadcast(IxDyn(shape)) {
             Some(view) => view.to_owned(),
@@ -222,6 +230,11 @@ pub fn concat(values: &[Tensor], axis: isize) -> Result<Tensor> {
     if values.len() == 1 {
         return Ok(first.clone());
     }
+    let mut out_shape = first.shape().to_vec();
+    out_shape[axis] = values
+        .iter()
+        .try_fold(0, |n, v| checked_add(op, n, v.shape()[axis]))?;
+    ensure_shape(op, &out_shape, first.dtype())?;
     fn join<T: Element>(
         _like: &ndarray::ArrayViewD<'_, T>,
         values: &[Tensor],
@@ -368,6 +381,7 @@ pub fn unstack(x: &Tensor, axis: isize) -> Result<Vec<Tensor>> {
     }
     let axis = normalize_axis(op, axis, x.ndim())?;
     let n = x.shape()[axis];
+    crate::tape::check_output_count(op, n)?;
     let outputs: Vec<Tensor> = (0..n)
         .map(|i| Tensor::new(dispatch!(all x.data(), |a| standard(a.index_axis(Axis(axis), i)))))
         .collect();
@@ -457,8 +471,9 @@ pub fn pad(
             let out_shape: Vec<usize> = paddings
                 .iter()
                 .zip(x.shape())
-                .map(|(&(b, a), &n)| b + n + a)
-                .collect();
+                .map(|(&(b, a), &n)| checked_add(op, b, n).and_then(|s| checked_add(op, s, a)))
+                .collect::<Result<_>>()?;
+            ensure_shape(op, &out_shape, x.dtype())?;
             let slices: Vec<Slice> = paddings
                 .iter()
                 .zip(x.shape())
@@ -542,8 +557,10 @@ pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
         .shape()
         .iter()
         .zip(multiples)
-        .map(|(&d, &m)| d * m)
-        .collect();
+        .map(|(&d, &m)| checked_mul(op, d, m))
+        .collect::<Result<_>>()?;
+    checked_size(op, &spread)?;
+    ensure_shape(op, &out_shape, x.dtype())?;
     fn kernel<T: Element>(
         a: &ndarray::ArrayViewD<'_, T>,
         lifted: &[usize],

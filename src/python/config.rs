@@ -4,7 +4,7 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 
 use super::bindings::bindings;
-use super::error::guard;
+use super::error::{count_arg, guard};
 use crate::progress::{Bar, Progress};
 
 /// Starts rustape's thread pool with `n` threads (1: everything on the calling thread).
@@ -16,7 +16,8 @@ use crate::progress::{Bar, Progress};
 /// >>> n = rt.config.get_num_threads()
 /// >>> rt.config.set_num_threads(n)  # the size it has (or will have): always allowed
 #[pyfunction]
-fn set_num_threads(py: Python<'_>, n: usize) -> PyResult<()> {
+fn set_num_threads(py: Python<'_>, n: &Bound<'_, PyAny>) -> PyResult<()> {
+    let n = count_arg(n, "config.set_num_threads", "n")?;
     guard(|| Ok(py.detach(|| crate::threads::set_num_threads(n))?))
 }
 

@@ -597,9 +597,63 @@ fn mixed_sequence_to_tensor(obj: &Bound<'_, PyAny>, hint: Option<DType>) -> PyRe
 // ---------------------------------------------------------------------------------------
 // Out to NumPy
 
-/// A fresh, writable NumPy array with the tensor's values.
-pub fn to_numpy_copy<'py>(py: Python<'py>, t: &Tensor) -> Bound<'py, PyAny> {
-    match t.data() {
+/// Arrays from this many bytes on are allocated by `numpy.empty` (which raises MemoryError when
+/// the allocation fails) rather than by the numpy crate (which would panic).
+const LARGE_ARRAY: usize = 1 << 20;
+
+/// A ValueError when NumPy cannot describe `t`'s shape: its non-zero dimensions times the item
+/// size overflow NumPy's sizes (an empty tensor of shape `[0, 2**62]` is a rustape tensor but
+/// not a NumPy array).
+fn numpy_can_hold(t: &Tensor) -> PyResult<()> {
+    let fits = t
+        .shape()
+        .iter()
+        .filter(|&&d| d != 0)
+        .try_fold(t.dtype().size_of(), |n, &d| n.checked_mul(d))
+        .is_some_and(|n| n <= isize::MAX as usize);
+    if fits {
+        return Ok(());
+    }
+    Err(value_error(
+        "numpy",
+        format!(
+            "a {} tensor of shape {} has no NumPy form (its dimensions overflow NumPy's sizes)",
+            t.dtype(),
+            crate::error::fmt_shape(t.shape())
+        ),
+    ))
+}
+
+/// A fresh, writable NumPy array with the tensor's values. A ValueError when NumPy cannot hold
+/// its shape, a MemoryError when the array cannot be allocated.
+pub fn to_numpy_copy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+    numpy_can_hold(t)?;
+    if t.nbytes() >= LARGE_ARRAY {
+        fn fill<T: NpElement + Element>(
+            target: &Bound<'_, PyAny>,
+            values: &Values<T>,
+        ) -> PyResult<()> {
+            let array = target.cast::<PyArrayDyn<T>>()?;
+            // SAFETY: a fresh C-contiguous array no one else holds yet.
+            let slice = unsafe { array.as_slice_mut() }
+                .map_err(|_| value_error("numpy", "numpy.empty gave a non-contiguous array"))?;
+            slice.copy_from_slice(values.as_slice());
+            Ok(())
+        }
+        let shape = PyTuple::new(py, t.shape())?;
+        let array = numpy(py)?.call_method1("empty", (shape, numpy_type_name(t.dtype())))?;
+        match t.data() {
+            Data::F32(a) => fill(&array, a)?,
+            Data::F64(a) => fill(&array, a)?,
+            Data::I32(a) => fill(&array, a)?,
+            Data::I64(a) => fill(&array, a)?,
+            Data::Bool(a) => fill(&array, a)?,
+            Data::C64(a) => fill(&array, a)?,
+            Data::C128(a) => fill(&array, crate::tensor::values_ref(a))?,
+        }
+        return Ok(array);
+    }
+    Ok(match t.data() {
         Data::F32(a) => a.view().to_pyarray(py).into_any(),
         Data::F64(a) => a.view().to_pyarray(py).into_any(),
         Data::I32(a) => a.view().to_pyarray(py).into_any(),
@@ -607,12 +661,13 @@ pub fn to_numpy_copy<'py>(py: Python<'py>, t: &Tensor) -> Bound<'py, PyAny> {
         Data::Bool(a) => a.view().to_pyarray(py).into_any(),
         Data::C64(a) => a.view().to_pyarray(py).into_any(),
         Data::C128(a) => a.view().to_pyarray(py).into_any(),
-    }
+    })
 }
 
 /// A read-only NumPy array over the storage of `t`, which `owner` (a `Tensor` object holding
 /// `t`) keeps alive.
-pub fn to_numpy_view<'py>(t: &Tensor, owner: Bound<'py, PyTensor>) -> Bound<'py, PyAny> {
+pub fn to_numpy_view<'py>(t: &Tensor, owner: Bound<'py, PyTensor>) -> PyResult<Bound<'py, PyAny>> {
+    numpy_can_hold(t)?;
     fn view<'py, T: NpElement>(
         a: &ndarray::ArrayViewD<'_, T>,
         owner: Bound<'py, PyAny>,
@@ -628,7 +683,7 @@ pub fn to_numpy_view<'py>(t: &Tensor, owner: Bound<'py, PyTensor>) -> Bound<'py,
         array.into_any()
     }
     let owner = owner.into_any();
-    match t.data() {
+    Ok(match t.data() {
         Data::F32(a) => view(&a.view(), owner),
         Data::F64(a) => view(&a.view(), owner),
         Data::I32(a) => view(&a.view(), owner),
@@ -636,13 +691,13 @@ pub fn to_numpy_view<'py>(t: &Tensor, owner: Bound<'py, PyTensor>) -> Bound<'py,
         Data::Bool(a) => view(&a.view(), owner),
         Data::C64(a) => view(&a.view(), owner),
         Data::C128(a) => view(&a.view(), owner),
-    }
+    })
 }
 
 /// What `Tensor.numpy()` returns: a writable copy, or a NumPy scalar for a 0-d tensor (as
 /// TensorFlow does).
 pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
-    let array = to_numpy_copy(py, t);
+    let array = to_numpy_copy(py, t)?;
     if t.ndim() == 0 {
         return array.get_item(PyTuple::empty(py));
     }

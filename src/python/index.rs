@@ -145,7 +145,15 @@ fn index_value(v: &Bound<'_, PyAny>) -> PyResult<isize> {
         }
         return Err(unsupported(v));
     }
-    v.extract::<isize>().map_err(|_| unsupported(v))
+    match v.extract::<isize>() {
+        Ok(i) => Ok(i),
+        // An integer beyond isize (2**70): as far as an index goes that way, so slice bounds
+        // clamp (as in NumPy) and a plain index is out of range.
+        Err(_) if v.is_instance_of::<PyInt>() => {
+            Ok(if v.gt(0)? { isize::MAX } else { -isize::MAX })
+        }
+        Err(_) => Err(unsupported(v)),
+    }
 }
 
 fn unsupported(k: &Bound<'_, PyAny>) -> PyErr {

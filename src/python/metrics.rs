@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 
 use super::bindings::bindings;
 use super::convert::to_tensor;
-use super::error::{guard, value_error};
+use super::error::{count_arg, guard, number_arg, value_error};
 use super::tensor::PyTensor;
 use crate::metrics::{Auc, AucOptions, Curve, Matcher, Mean, MeanMetric, Sum, SummationMethod};
 use crate::tensor::Tensor;
@@ -53,14 +53,16 @@ fn optional(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Tensor>> {
 
 /// Per-sample values of a Keras metric function (`accuracy`, `binary_accuracy`, ...).
 #[pyfunction]
-#[pyo3(signature = (metric, y_true, y_pred, threshold = 0.5, k = 5))]
+#[pyo3(signature = (metric, y_true, y_pred, threshold = None, k = None))]
 fn metric_values(
     metric: &str,
     y_true: &Bound<'_, PyAny>,
     y_pred: &Bound<'_, PyAny>,
-    threshold: f64,
-    k: usize,
+    threshold: Option<&Bound<'_, PyAny>>,
+    k: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    let threshold = threshold.map_or(Ok(0.5), |t| number_arg(t, metric, "threshold"))?;
+    let k = k.map_or(Ok(5), |k| count_arg(k, metric, "k"))?;
     guard(|| {
         let (truth, pred) = pair(y_true, y_pred)?;
         Ok(PyTensor::new(

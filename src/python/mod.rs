@@ -82,6 +82,8 @@ bindings! {
 #[pyo3(name = "_rustape")]
 fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     configure_allocator();
+    error::install_panic_hook();
+    crate::interrupt::set_interrupt_check(Some(error::check_signals));
     let mut table = Table::default();
     register(m, &mut table)?;
     dtype::register(m, &mut table)?;

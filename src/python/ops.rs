@@ -127,7 +127,7 @@ pub fn constant(value: Obj, dtype: OptObj, shape: OptObj, name: OptObj) -> PyRes
             return Ok(PyTensor::new(t));
         };
         let dims = self::shape(shape, "constant")?;
-        let wanted: usize = dims.iter().product();
+        let wanted = crate::memory::checked_size("constant", &dims)?;
         let t = if t.size() == wanted {
             let dims: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
             ops::reshape(&t, &dims)?
@@ -451,6 +451,9 @@ binary!(
 /// `rt.where(condition, x, y)`: `x` where `condition`, else `y` (broadcasting). Without `x`
 /// and `y`: the coordinates of the true elements, int64 `[n, ndim]` (as `tf.where`).
 ///
+/// The branch not taken still gets a zero gradient, and `0 * inf` is NaN: the gradient of
+/// `where(x > 0, log(x), 0)` is NaN at `x = 0` (as in TensorFlow; `sqrt` is safe). Keep the bad
+/// input out of the branch: `where(x > 0, log(where(x > 0, x, 1)), 0)`.
 /// >>> rt.where([True, False], [1.0, 2.0], [10.0, 20.0]).numpy()
 /// array([ 1., 20.], dtype=float32)
 /// >>> rt.where([[True, False], [False, True]]).numpy()

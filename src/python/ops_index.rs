@@ -9,7 +9,7 @@ use pyo3::types::PyTuple;
 
 use super::bindings::bindings;
 use super::convert::{convert_pair, to_tensor};
-use super::error::{guard, value_error};
+use super::error::{axis_or, count_or, guard, int_arg, number_or, seed_arg, value_error};
 use super::ops::{axis, ints, shape, tensor, wrap, Obj, OptObj};
 use super::tensor::PyTensor;
 use crate::ops;
@@ -34,16 +34,19 @@ fn top_k_type(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
 /// >>> rt.math.top_k([1.0, 5.0, 3.0], k=2).indices.numpy().tolist()
 /// [1, 2]
 #[pyfunction]
-#[pyo3(signature = (input, k=1, sorted=true, index_type=None, name=None))]
+#[pyo3(signature = (input, k=None, sorted=true, index_type=None, name=None),
+    text_signature = "(input, k=1, sorted=True, index_type=None, name=None)"
+)]
 pub fn top_k<'py>(
     py: Python<'py>,
     input: Obj,
-    k: usize,
+    k: OptObj,
     sorted: bool,
     index_type: OptObj,
     name: OptObj,
 ) -> PyResult<Bound<'py, PyAny>> {
     let _ = (name, sorted);
+    let k = count_or(k, 1, "top_k", "k")?;
     let (values, indices) = guard(|| Ok(ops::top_k(&tensor(input)?, k)?))?;
     let indices = match index_type.filter(|t| !t.is_none()) {
         Some(t) => {
@@ -73,12 +76,13 @@ fn descending(direction: &str, op: &str) -> PyResult<bool> {
 /// >>> rt.sort([3.0, 1.0, 2.0], direction="DESCENDING").numpy().tolist()
 /// [3.0, 2.0, 1.0]
 #[pyfunction]
-#[pyo3(signature = (values, axis=-1, direction="ASCENDING", name=None),
+#[pyo3(signature = (values, axis=None, direction="ASCENDING", name=None),
     text_signature = "(values, axis=-1, direction=\"ASCENDING\", name=None)"
 )]
-pub fn sort(values: Obj, axis: isize, direction: &str, name: OptObj) -> PyResult<PyTensor> {
+pub fn sort(values: Obj, axis: OptObj, direction: &str, name: OptObj) -> PyResult<PyTensor> {
     let _ = name;
     guard(|| {
+        let axis = axis_or(axis, -1, "sort", "axis")?;
         wrap(ops::sort(
             &tensor(values)?,
             axis,
@@ -93,18 +97,19 @@ pub fn sort(values: Obj, axis: isize, direction: &str, name: OptObj) -> PyResult
 /// >>> rt.argsort([3.0, 1.0, 2.0]).numpy().tolist()
 /// [1, 2, 0]
 #[pyfunction]
-#[pyo3(signature = (values, axis=-1, direction="ASCENDING", stable=false, name=None),
+#[pyo3(signature = (values, axis=None, direction="ASCENDING", stable=false, name=None),
     text_signature = "(values, axis=-1, direction=\"ASCENDING\", stable=False, name=None)"
 )]
 pub fn argsort(
     values: Obj,
-    axis: isize,
+    axis: OptObj,
     direction: &str,
     stable: bool,
     name: OptObj,
 ) -> PyResult<PyTensor> {
     let _ = (name, stable);
     guard(|| {
+        let axis = axis_or(axis, -1, "argsort", "axis")?;
         wrap(ops::argsort(
             &tensor(values)?,
             axis,
@@ -178,10 +183,18 @@ pub fn segment_sum(data: Obj, segment_ids: Obj, name: OptObj) -> PyResult<PyTens
 /// >>> rt.gather_nd([[1.0, 2.0], [3.0, 4.0]], [[1, 0], [0, 1]]).numpy().tolist()
 /// [3.0, 2.0]
 #[pyfunction]
-#[pyo3(signature = (params, indices, batch_dims=0, name=None))]
-pub fn gather_nd(params: Obj, indices: Obj, batch_dims: usize, name: OptObj) -> PyResult<PyTensor> {
+#[pyo3(signature = (params, indices, batch_dims=None, name=None),
+    text_signature = "(params, indices, batch_dims=0, name=None)"
+)]
+pub fn gather_nd(
+    params: Obj,
+    indices: Obj,
+    batch_dims: OptObj,
+    name: OptObj,
+) -> PyResult<PyTensor> {
     let _ = name;
     guard(|| {
+        let batch_dims = count_or(batch_dims, 0, "gather_nd", "batch_dims")?;
         wrap(ops::gather_nd(
             &tensor(params)?,
             &tensor(indices)?,
@@ -261,27 +274,33 @@ pub fn tensor_scatter_nd_add(
 /// >>> [p.numpy().tolist() for p in rt.split([1.0, 2.0, 3.0], [1, -1])]
 /// [[1.0], [2.0, 3.0]]
 #[pyfunction]
-#[pyo3(signature = (value, num_or_size_splits, axis=0, num=None, name=None))]
+#[pyo3(signature = (value, num_or_size_splits, axis=None, num=None, name=None),
+    text_signature = "(value, num_or_size_splits, axis=0, num=None, name=None)"
+)]
 pub fn split(
     value: Obj,
     num_or_size_splits: Obj,
-    axis: isize,
-    num: Option<usize>,
+    axis: OptObj,
+    num: OptObj,
     name: OptObj,
 ) -> PyResult<Vec<PyTensor>> {
-    let _ = (name, num);
+    let _ = name;
     guard(|| {
         let x = tensor(value)?;
-        let ax = axis;
-        let parts = match num_or_size_splits.extract::<i64>() {
-            Ok(n) if n > 0 => ops::split_evenly(&x, n as usize, ax)?,
-            Ok(n) => {
-                return Err(value_error(
-                    "split",
-                    format!("num_or_size_splits must be positive, got {n}"),
-                ))
-            }
-            Err(_) => {
+        let ax = axis_or(axis, 0, "split", "axis")?;
+        count_or(num, 0, "split", "num")?;
+        let whole = num_or_size_splits.is_instance_of::<pyo3::types::PyInt>();
+        let parts = match whole.then(|| {
+            int_arg(
+                num_or_size_splits,
+                "split",
+                "num_or_size_splits",
+                1,
+                isize::MAX as i128,
+            )
+        }) {
+            Some(n) => ops::split_evenly(&x, n? as usize, ax)?,
+            None => {
                 let sizes: Vec<isize> = ints(num_or_size_splits, "split")?
                     .into_iter()
                     .map(|s| s as isize)
@@ -453,16 +472,20 @@ pub fn tensordot(a: Obj, b: Obj, axes: Obj, name: OptObj) -> PyResult<PyTensor> 
 /// >>> rt.linalg.diag_part([[1.0, 2.0], [3.0, 4.0]]).numpy().tolist()
 /// [1.0, 4.0]
 #[pyfunction]
-#[pyo3(signature = (input, name=None, k=0, padding_value=0.0, align=None))]
+#[pyo3(signature = (input, name=None, k=None, padding_value=None, align=None),
+    text_signature = "(input, name=None, k=0, padding_value=0.0, align=None)"
+)]
 pub fn diag_part(
     input: Obj,
     name: OptObj,
-    k: i64,
-    padding_value: f64,
+    k: OptObj,
+    padding_value: OptObj,
     align: OptObj,
 ) -> PyResult<PyTensor> {
-    let _ = (name, padding_value, align);
+    let _ = (name, align);
     guard(|| {
+        let k = axis_or(k, 0, "diag_part", "k")?;
+        number_or(padding_value, 0.0, "diag_part", "padding_value")?;
         if k != 0 {
             return Err(value_error(
                 "diag_part",
@@ -492,9 +515,15 @@ pub fn trace(x: Obj, name: OptObj) -> PyResult<PyTensor> {
 /// [1, 2, 3]
 #[pyfunction]
 #[pyo3(signature = (value, seed=None, name=None))]
-pub fn random_shuffle(value: Obj, seed: Option<i64>, name: OptObj) -> PyResult<PyTensor> {
+pub fn random_shuffle(value: Obj, seed: OptObj, name: OptObj) -> PyResult<PyTensor> {
     let _ = name;
-    guard(|| wrap(ops::shuffle(&tensor(value)?, seed.map(|s| s as u64))))
+    guard(|| {
+        let seed = match seed.filter(|s| !s.is_none()) {
+            Some(s) => Some(seed_arg(s, "random.shuffle", "seed")?),
+            None => None,
+        };
+        wrap(ops::shuffle(&tensor(value)?, seed))
+    })
 }
 
 bindings! {

@@ -5,7 +5,7 @@ use pyo3::types::PyTuple;
 
 use super::bindings::bindings;
 use super::convert::convert_pair;
-use super::error::guard;
+use super::error::{axis_or, guard, int_arg, number_arg, number_or};
 use super::ops::{tensor, wrap, Obj, OptObj};
 use super::tensor::PyTensor;
 use crate::ops;
@@ -200,16 +200,19 @@ pub fn svd<'py>(
 /// >>> x.numpy().round(6).tolist()
 /// [[1.0], [1.0]]
 #[pyfunction]
-#[pyo3(signature = (matrix, rhs, l2_regularizer=0.0, fast=true, name=None))]
+#[pyo3(signature = (matrix, rhs, l2_regularizer=None, fast=true, name=None),
+    text_signature = "(matrix, rhs, l2_regularizer=0.0, fast=True, name=None)"
+)]
 pub fn lstsq(
     matrix: Obj,
     rhs: Obj,
-    l2_regularizer: f64,
+    l2_regularizer: OptObj,
     fast: bool,
     name: OptObj,
 ) -> PyResult<PyTensor> {
     let _ = name;
     guard(|| {
+        let l2_regularizer = number_or(l2_regularizer, 0.0, "linalg.lstsq", "l2_regularizer")?;
         let (m, r) = convert_pair(matrix, rhs)?;
         wrap(ops::lstsq(&m, &r, l2_regularizer, fast))
     })
@@ -224,9 +227,15 @@ pub fn lstsq(
 /// [[0.5, 0.0], [0.0, 0.0]]
 #[pyfunction]
 #[pyo3(signature = (a, rcond=None, validate_args=false, name=None))]
-pub fn pinv(a: Obj, rcond: Option<f64>, validate_args: bool, name: OptObj) -> PyResult<PyTensor> {
+pub fn pinv(a: Obj, rcond: OptObj, validate_args: bool, name: OptObj) -> PyResult<PyTensor> {
     let _ = (name, validate_args);
-    guard(|| wrap(ops::pinv(&tensor(a)?, rcond)))
+    guard(|| {
+        let rcond = match rcond.filter(|r| !r.is_none()) {
+            Some(r) => Some(number_arg(r, "linalg.pinv", "rcond")?),
+            None => None,
+        };
+        wrap(ops::pinv(&tensor(a)?, rcond))
+    })
 }
 
 /// The matrix exponential of each square matrix (scaling and squaring with Padé
@@ -250,9 +259,13 @@ pub fn expm(input: Obj, name: OptObj) -> PyResult<PyTensor> {
 /// [[1.0, 0.0], [3.0, 4.0]]
 #[pyfunction]
 #[pyo3(signature = (input, num_lower, num_upper, name=None))]
-pub fn band_part(input: Obj, num_lower: i64, num_upper: i64, name: OptObj) -> PyResult<PyTensor> {
+pub fn band_part(input: Obj, num_lower: Obj, num_upper: Obj, name: OptObj) -> PyResult<PyTensor> {
     let _ = name;
-    guard(|| wrap(ops::band_part(&tensor(input)?, num_lower, num_upper)))
+    guard(|| {
+        let num_lower = i64_arg(num_lower, "linalg.band_part", "num_lower")?;
+        let num_upper = i64_arg(num_upper, "linalg.band_part", "num_upper")?;
+        wrap(ops::band_part(&tensor(input)?, num_lower, num_upper))
+    })
 }
 
 /// Matrices with `diagonal` (`[..., len]`) on diagonal `k` and `padding_value` elsewhere;
@@ -264,25 +277,35 @@ pub fn band_part(input: Obj, num_lower: i64, num_upper: i64, name: OptObj) -> Py
 /// >>> rt.linalg.diag([1.0, 2.0], k=1).numpy().tolist()
 /// [[0.0, 1.0, 0.0], [0.0, 0.0, 2.0], [0.0, 0.0, 0.0]]
 #[pyfunction]
-#[pyo3(signature = (diagonal, name=None, k=0, num_rows=None, num_cols=None, padding_value=0.0, align="RIGHT_LEFT"))]
+#[pyo3(signature = (diagonal, name=None, k=None, num_rows=None, num_cols=None, padding_value=None, align="RIGHT_LEFT"),
+    text_signature = "(diagonal, name=None, k=0, num_rows=None, num_cols=None, padding_value=0.0, align=\"RIGHT_LEFT\")"
+)]
 pub fn diag(
     diagonal: Obj,
     name: OptObj,
-    k: i64,
-    num_rows: Option<i64>,
-    num_cols: Option<i64>,
-    padding_value: f64,
+    k: OptObj,
+    num_rows: OptObj,
+    num_cols: OptObj,
+    padding_value: OptObj,
     align: Option<&str>,
 ) -> PyResult<PyTensor> {
     let _ = (name, align);
+    let op = "linalg.diag";
     // TensorFlow's default -1 (and None) leave a size to be inferred.
-    let size = |v: Option<i64>| v.and_then(|v| usize::try_from(v).ok());
+    let size = |v: OptObj, arg: &str| -> PyResult<Option<usize>> {
+        Ok(match v.filter(|v| !v.is_none()) {
+            Some(v) => usize::try_from(i64_arg(v, op, arg)?).ok(),
+            None => None,
+        })
+    };
     guard(|| {
+        let k = axis_or(k, 0, op, "k")? as i64;
+        let padding_value = number_or(padding_value, 0.0, op, "padding_value")?;
         wrap(ops::matrix_diag(
             &tensor(diagonal)?,
             k,
-            size(num_rows),
-            size(num_cols),
+            size(num_rows, "num_rows")?,
+            size(num_cols, "num_cols")?,
             padding_value,
         ))
     })
@@ -295,19 +318,27 @@ pub fn diag(
 /// >>> rt.linalg.set_diag([[1.0, 2.0], [3.0, 4.0]], [9.0, 8.0]).numpy().tolist()
 /// [[9.0, 2.0], [3.0, 8.0]]
 #[pyfunction]
-#[pyo3(signature = (input, diagonal, name=None, k=0, align="RIGHT_LEFT"))]
+#[pyo3(signature = (input, diagonal, name=None, k=None, align="RIGHT_LEFT"),
+    text_signature = "(input, diagonal, name=None, k=0, align=\"RIGHT_LEFT\")"
+)]
 pub fn set_diag(
     input: Obj,
     diagonal: Obj,
     name: OptObj,
-    k: i64,
+    k: OptObj,
     align: Option<&str>,
 ) -> PyResult<PyTensor> {
     let _ = (name, align);
     guard(|| {
+        let k = axis_or(k, 0, "linalg.set_diag", "k")? as i64;
         let (x, d) = convert_pair(input, diagonal)?;
         wrap(ops::matrix_set_diag(&x, &d, k))
     })
+}
+
+/// An integer argument in i64's range (a ValueError naming `op` and `arg` otherwise).
+fn i64_arg(obj: &Bound<'_, PyAny>, op: &str, arg: &str) -> PyResult<i64> {
+    Ok(int_arg(obj, op, arg, i64::MIN as i128, i64::MAX as i128)? as i64)
 }
 
 // The Python bindings of this file (rows: src/python/bindings.rs, DEVELOPERS.md "Adding an op").

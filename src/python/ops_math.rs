@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 
 use super::bindings::bindings;
 use super::convert::{convert_pair, to_tensor};
-use super::error::{guard, value_error};
+use super::error::{axis_or, guard, value_error};
 use super::ops::{axes, tensor, wrap, Obj, OptObj};
 use super::tensor::{binary, PyTensor};
 use crate::ops;
@@ -263,15 +263,18 @@ pub fn gelu(features: Obj, approximate: bool, name: OptObj) -> PyResult<PyTensor
 /// >>> rt.cumsum([1.0, 2.0, 3.0], exclusive=True).numpy().tolist()
 /// [0.0, 1.0, 3.0]
 #[pyfunction]
-#[pyo3(signature = (x, axis=0, exclusive=false, reverse=false, name=None))]
+#[pyo3(signature = (x, axis=None, exclusive=false, reverse=false, name=None),
+    text_signature = "(x, axis=0, exclusive=False, reverse=False, name=None)"
+)]
 pub fn cumsum(
     x: Obj,
-    axis: isize,
+    axis: OptObj,
     exclusive: bool,
     reverse: bool,
     name: OptObj,
 ) -> PyResult<PyTensor> {
     let _ = name;
+    let axis = axis_or(axis, 0, "cumsum", "axis")?;
     guard(|| wrap(ops::cumsum(&tensor(x)?, axis, exclusive, reverse)))
 }
 
@@ -282,15 +285,18 @@ pub fn cumsum(
 /// >>> rt.math.cumprod([1.0, 2.0, 3.0], reverse=True).numpy().tolist()
 /// [6.0, 6.0, 3.0]
 #[pyfunction]
-#[pyo3(signature = (x, axis=0, exclusive=false, reverse=false, name=None))]
+#[pyo3(signature = (x, axis=None, exclusive=false, reverse=false, name=None),
+    text_signature = "(x, axis=0, exclusive=False, reverse=False, name=None)"
+)]
 pub fn cumprod(
     x: Obj,
-    axis: isize,
+    axis: OptObj,
     exclusive: bool,
     reverse: bool,
     name: OptObj,
 ) -> PyResult<PyTensor> {
     let _ = name;
+    let axis = axis_or(axis, 0, "cumprod", "axis")?;
     guard(|| wrap(ops::cumprod(&tensor(x)?, axis, exclusive, reverse)))
 }
 
@@ -325,17 +331,18 @@ pub fn sigmoid_cross_entropy_with_logits(
 /// >>> round(float(rt.nn.softmax_cross_entropy_with_logits([0.0, 1.0], [0.0, 0.0])), 6)
 /// 0.693147
 #[pyfunction]
-#[pyo3(signature = (labels, logits, axis=-1, name=None),
+#[pyo3(signature = (labels, logits, axis=None, name=None),
     text_signature = "(labels, logits, axis=-1, name=None)"
 )]
 pub fn softmax_cross_entropy_with_logits(
     labels: Obj,
     logits: Obj,
-    axis: isize,
+    axis: OptObj,
     name: OptObj,
 ) -> PyResult<PyTensor> {
     let _ = name;
     guard(|| {
+        let axis = axis_or(axis, -1, "softmax_cross_entropy_with_logits", "axis")?;
         let (x, z) = convert_pair(logits, labels)?;
         wrap(ops::softmax_cross_entropy_with_logits(&z, &x, axis))
     })

@@ -6,7 +6,7 @@ use pyo3::types::PyTuple;
 
 use super::bindings::bindings;
 use super::convert::{items, to_tensor};
-use super::error::{guard, value_error};
+use super::error::{guard, number_arg, seed_arg, value_error};
 use super::ops::{ints, number, shape, tensor, wrap, Obj, OptObj};
 use super::tensor::PyTensor;
 use crate::ops::{self, DataFormat, Padding};
@@ -457,23 +457,22 @@ pub fn dropout(
     x: Obj,
     rate: Obj,
     noise_shape: OptObj,
-    seed: Option<i64>,
+    seed: OptObj,
     name: OptObj,
 ) -> PyResult<PyTensor> {
     let _ = name;
     guard(|| {
+        let seed = match seed.filter(|s| !s.is_none()) {
+            Some(s) => Some(seed_arg(s, "dropout", "seed")?),
+            None => None,
+        };
         let x = tensor(x)?;
         let rate = number(rate, "dropout")?;
         let noise = match noise_shape.filter(|n| !n.is_none()) {
             Some(n) => Some(shape(n, "dropout")?),
             None => None,
         };
-        wrap(ops::dropout(
-            &x,
-            rate,
-            noise.as_deref(),
-            seed.map(|s| s as u64),
-        ))
+        wrap(ops::dropout(&x, rate, noise.as_deref(), seed))
     })
 }
 
@@ -512,12 +511,16 @@ pub fn bias_add(
 pub fn embedding_lookup(
     params: Obj,
     ids: Obj,
-    max_norm: Option<f64>,
+    max_norm: OptObj,
     name: OptObj,
 ) -> PyResult<PyTensor> {
     let _ = name;
     guard(|| {
         let op = "embedding_lookup";
+        let max_norm = match max_norm.filter(|m| !m.is_none()) {
+            Some(m) => Some(number_arg(m, op, "max_norm")?),
+            None => None,
+        };
         let table = if params.is_instance_of::<pyo3::types::PyList>()
             || params.is_instance_of::<PyTuple>()
         {

@@ -7,7 +7,9 @@ use pyo3::types::PyTuple;
 use super::bindings::bindings;
 use super::convert::{convert_all, dtype_of, items, to_tensor};
 use super::dtype::parse_optional_dtype;
-use super::error::{guard, type_error, value_error};
+use super::error::{
+    axis_arg, axis_or, count_arg, guard, number_arg, number_or, seed_arg, type_error, value_error,
+};
 use super::ops::{axis, ints, number, shape, tensor, wrap, Obj, OptObj};
 use super::tensor::PyTensor;
 use crate::dtype::DType;
@@ -120,10 +122,13 @@ pub fn concat(values: Obj, axis: Obj, name: OptObj) -> PyResult<PyTensor> {
 /// array([[1, 3],
 ///        [2, 4]], dtype=int32)
 #[pyfunction]
-#[pyo3(signature = (values, axis=0, name=None))]
-pub fn stack(values: Obj, axis: isize, name: OptObj) -> PyResult<PyTensor> {
+#[pyo3(signature = (values, axis=None, name=None), text_signature = "(values, axis=0, name=None)")]
+pub fn stack(values: Obj, axis: OptObj, name: OptObj) -> PyResult<PyTensor> {
     let _ = name;
-    guard(|| wrap(ops::stack(&tensors(values)?, axis)))
+    guard(|| {
+        let axis = axis_or(axis, 0, "stack", "axis")?;
+        wrap(ops::stack(&tensors(values)?, axis))
+    })
 }
 
 /// `rt.unstack(value, num=None, axis=0)`: a list of tensors.
@@ -131,15 +136,18 @@ pub fn stack(values: Obj, axis: isize, name: OptObj) -> PyResult<PyTensor> {
 /// >>> [t.numpy() for t in rt.unstack(rt.constant([[1, 2], [3, 4]]))]
 /// [array([1, 2], dtype=int32), array([3, 4], dtype=int32)]
 #[pyfunction]
-#[pyo3(signature = (value, num=None, axis=0, name=None))]
-pub fn unstack(
-    value: Obj,
-    num: Option<usize>,
-    axis: isize,
-    name: OptObj,
-) -> PyResult<Vec<PyTensor>> {
+#[pyo3(signature = (value, num=None, axis=None, name=None), text_signature = "(value, num=None, axis=0, name=None)")]
+pub fn unstack(value: Obj, num: OptObj, axis: OptObj, name: OptObj) -> PyResult<Vec<PyTensor>> {
     let _ = name;
     guard(|| {
+        let axis = match axis.filter(|a| !a.is_none()) {
+            Some(a) => axis_arg(a, "unstack", "axis")?,
+            None => 0,
+        };
+        let num = match num.filter(|n| !n.is_none()) {
+            Some(n) => Some(count_arg(n, "unstack", "num")?),
+            None => None,
+        };
         let parts = ops::unstack(&tensor(value)?, axis)?;
         if let Some(n) = num {
             if n != parts.len() {
@@ -234,17 +242,21 @@ pub fn broadcast_to(input: Obj, shape: Obj, name: OptObj) -> PyResult<PyTensor> 
 /// >>> rt.gather([10.0, 20.0, 30.0], [2, 0, 2]).numpy()
 /// array([30., 10., 30.], dtype=float32)
 #[pyfunction]
-#[pyo3(signature = (params, indices, axis=None, batch_dims=0, *, validate_indices=None, name=None))]
+#[pyo3(signature = (params, indices, axis=None, batch_dims=None, *, validate_indices=None, name=None), text_signature = "(params, indices, axis=None, batch_dims=0, *, validate_indices=None, name=None)")]
 pub fn gather(
     params: Obj,
     indices: Obj,
     axis: OptObj,
-    batch_dims: isize,
+    batch_dims: OptObj,
     validate_indices: OptObj,
     name: OptObj,
 ) -> PyResult<PyTensor> {
     let _ = (name, validate_indices);
     guard(|| {
+        let batch_dims = match batch_dims.filter(|b| !b.is_none()) {
+            Some(b) => axis_arg(b, "gather", "batch_dims")?,
+            None => 0,
+        };
         let params = tensor(params)?;
         let indices = tensor(indices)?;
         let batch_dims = if batch_dims < 0 {
@@ -272,15 +284,20 @@ pub fn gather(
 #[pyo3(signature = (indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None))]
 pub fn one_hot(
     indices: Obj,
-    depth: usize,
+    depth: Obj,
     on_value: OptObj,
     off_value: OptObj,
-    axis: Option<isize>,
+    axis: OptObj,
     dtype: OptObj,
     name: OptObj,
 ) -> PyResult<PyTensor> {
     let _ = name;
     guard(|| {
+        let depth = count_arg(depth, "one_hot", "depth")?;
+        let axis = match axis.filter(|a| !a.is_none()) {
+            Some(a) => Some(axis_arg(a, "one_hot", "axis")?),
+            None => None,
+        };
         let on = on_value.filter(|o| !o.is_none());
         let off = off_value.filter(|o| !o.is_none());
         let dtype = match parse_optional_dtype(dtype)? {
@@ -412,25 +429,25 @@ pub fn einsum(equation: &str, inputs: &Bound<'_, PyTuple>, name: OptObj) -> PyRe
 #[pyfunction]
 #[pyo3(signature = (num_rows, num_columns=None, batch_shape=None, dtype=None, name=None))]
 pub fn eye(
-    num_rows: usize,
-    num_columns: Option<usize>,
+    num_rows: Obj,
+    num_columns: OptObj,
     batch_shape: OptObj,
     dtype: OptObj,
     name: OptObj,
 ) -> PyResult<PyTensor> {
     let _ = name;
     guard(|| {
+        let num_rows = count_arg(num_rows, "eye", "num_rows")?;
+        let num_columns = match num_columns.filter(|c| !c.is_none()) {
+            Some(c) => Some(count_arg(c, "eye", "num_columns")?),
+            None => None,
+        };
         let batch = match batch_shape.filter(|b| !b.is_none()) {
             Some(b) => shape(b, "eye")?,
             None => Vec::new(),
         };
         let dtype = parse_optional_dtype(dtype)?.unwrap_or(DType::F32);
-        Ok(PyTensor::new(ops::eye(
-            num_rows,
-            num_columns,
-            &batch,
-            dtype,
-        )))
+        wrap(ops::eye(num_rows, num_columns, &batch, dtype))
     })
 }
 
@@ -486,10 +503,10 @@ fn dtype_or(dtype: OptObj, default: DType) -> PyResult<DType> {
 pub fn zeros(shape: Obj, dtype: OptObj, name: OptObj) -> PyResult<PyTensor> {
     let _ = name;
     guard(|| {
-        Ok(PyTensor::new(ops::zeros(
+        wrap(ops::zeros(
             &self::shape(shape, "zeros")?,
             dtype_or(dtype, DType::F32)?,
-        )))
+        ))
     })
 }
 
@@ -502,10 +519,10 @@ pub fn zeros(shape: Obj, dtype: OptObj, name: OptObj) -> PyResult<PyTensor> {
 pub fn ones(shape: Obj, dtype: OptObj, name: OptObj) -> PyResult<PyTensor> {
     let _ = name;
     guard(|| {
-        Ok(PyTensor::new(ops::ones(
+        wrap(ops::ones(
             &self::shape(shape, "ones")?,
             dtype_or(dtype, DType::F32)?,
-        )))
+        ))
     })
 }
 
@@ -519,10 +536,7 @@ pub fn zeros_like(input: Obj, dtype: OptObj, name: OptObj) -> PyResult<PyTensor>
     let _ = name;
     guard(|| {
         let x = tensor(input)?;
-        Ok(PyTensor::new(ops::zeros(
-            x.shape(),
-            dtype_or(dtype, x.dtype())?,
-        )))
+        wrap(ops::zeros(x.shape(), dtype_or(dtype, x.dtype())?))
     })
 }
 
@@ -536,10 +550,7 @@ pub fn ones_like(input: Obj, dtype: OptObj, name: OptObj) -> PyResult<PyTensor> 
     let _ = name;
     guard(|| {
         let x = tensor(input)?;
-        Ok(PyTensor::new(ops::ones(
-            x.shape(),
-            dtype_or(dtype, x.dtype())?,
-        )))
+        wrap(ops::ones(x.shape(), dtype_or(dtype, x.dtype())?))
     })
 }
 
@@ -570,16 +581,15 @@ pub fn fill(dims: Obj, value: Obj, name: OptObj) -> PyResult<PyTensor> {
 /// >>> rt.linspace(0.0, 1.0, 5).numpy()
 /// array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
 #[pyfunction]
-#[pyo3(signature = (start, stop, num, name=None, axis=0))]
-pub fn linspace(
-    start: Obj,
-    stop: Obj,
-    num: usize,
-    name: OptObj,
-    axis: isize,
-) -> PyResult<PyTensor> {
+#[pyo3(signature = (start, stop, num, name=None, axis=None), text_signature = "(start, stop, num, name=None, axis=0)")]
+pub fn linspace(start: Obj, stop: Obj, num: Obj, name: OptObj, axis: OptObj) -> PyResult<PyTensor> {
     let _ = name;
     guard(|| {
+        let num = count_arg(num, "linspace", "num")?;
+        let axis = match axis.filter(|a| !a.is_none()) {
+            Some(a) => axis_arg(a, "linspace", "axis")?,
+            None => 0,
+        };
         if axis != 0 {
             return Err(value_error(
                 "linspace",
@@ -664,9 +674,9 @@ pub fn range(
 // ---------------------------------------------------------------------------------------
 // Random
 
-fn seed_arg(seed: OptObj) -> PyResult<Option<u64>> {
+fn optional_seed(seed: OptObj, op: &str) -> PyResult<Option<u64>> {
     match seed.filter(|s| !s.is_none()) {
-        Some(s) => Ok(Some(s.extract::<i64>()? as u64)),
+        Some(s) => Ok(Some(seed_arg(s, op, "seed")?)),
         None => Ok(None),
     }
 }
@@ -679,24 +689,28 @@ fn seed_arg(seed: OptObj) -> PyResult<Option<u64>> {
 /// >>> abs(float(rt.reduce_mean(x)) - 2.0) < 0.1
 /// True
 #[pyfunction]
-#[pyo3(signature = (shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None))]
+#[pyo3(signature = (shape, mean=None, stddev=None, dtype=None, seed=None, name=None),
+    text_signature = "(shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None)"
+)]
 pub fn random_normal(
     shape: Obj,
-    mean: f64,
-    stddev: f64,
+    mean: OptObj,
+    stddev: OptObj,
     dtype: OptObj,
     seed: OptObj,
     name: OptObj,
 ) -> PyResult<PyTensor> {
     let _ = name;
     guard(|| {
+        let mean = number_or(mean, 0.0, "random.normal", "mean")?;
+        let stddev = number_or(stddev, 1.0, "random.normal", "stddev")?;
         let dims = self::shape(shape, "random.normal")?;
         wrap(ops::normal(
             &dims,
             mean,
             stddev,
             dtype_or(dtype, DType::F32)?,
-            seed_arg(seed)?,
+            optional_seed(seed, "random.normal")?,
         ))
     })
 }
@@ -709,17 +723,24 @@ pub fn random_normal(
 /// >>> bool(rt.reduce_min(x) >= -1.0) and bool(rt.reduce_max(x) < 1.0)
 /// True
 #[pyfunction]
-#[pyo3(signature = (shape, minval=0.0, maxval=None, dtype=None, seed=None, name=None))]
+#[pyo3(signature = (shape, minval=None, maxval=None, dtype=None, seed=None, name=None),
+    text_signature = "(shape, minval=0.0, maxval=None, dtype=None, seed=None, name=None)"
+)]
 pub fn random_uniform(
     shape: Obj,
-    minval: f64,
-    maxval: Option<f64>,
+    minval: OptObj,
+    maxval: OptObj,
     dtype: OptObj,
     seed: OptObj,
     name: OptObj,
 ) -> PyResult<PyTensor> {
     let _ = name;
     guard(|| {
+        let minval = number_or(minval, 0.0, "random.uniform", "minval")?;
+        let maxval = match maxval.filter(|m| !m.is_none()) {
+            Some(m) => Some(number_arg(m, "random.uniform", "maxval")?),
+            None => None,
+        };
         let dims = self::shape(shape, "random.uniform")?;
         let dtype = dtype_or(dtype, DType::F32)?;
         let maxval = match maxval {
@@ -732,7 +753,13 @@ pub fn random_uniform(
                 ))
             }
         };
-        wrap(ops::uniform(&dims, minval, maxval, dtype, seed_arg(seed)?))
+        wrap(ops::uniform(
+            &dims,
+            minval,
+            maxval,
+            dtype,
+            optional_seed(seed, "random.uniform")?,
+        ))
     })
 }
 
@@ -745,9 +772,9 @@ pub fn random_uniform(
 /// >>> a.numpy().tolist() == b.numpy().tolist()
 /// True
 #[pyfunction]
-pub fn set_seed(seed: i64) -> PyResult<()> {
+pub fn set_seed(seed: Obj) -> PyResult<()> {
     guard(|| {
-        ops::set_seed(seed as u64);
+        ops::set_seed(seed_arg(seed, "random.set_seed", "seed")?);
         Ok(())
     })
 }

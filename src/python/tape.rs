@@ -6,14 +6,18 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
+use pyo3::PyTraverseError;
 use rustc_hash::FxHashSet;
 
 use super::bindings::bindings;
 use super::convert::{items, short_repr, to_tensor};
-use super::error::{guard, internal_error, park, type_error, value_error};
+use super::error::{
+    from_python, guard, internal_error, number_or, positive_arg, type_error, value_error,
+};
 use super::tensor::{register_variable, wrap_variable, PyTensor, PyVariable};
 use crate::error::Result;
 use crate::tape::JacobianOptions;
@@ -76,6 +80,14 @@ fn unconnected(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Unconnected> {
             "GradientTape.gradient",
             format!("unconnected_gradients must be 'none', 'zero' or 'raise', got {text:?}"),
         )),
+    }
+}
+
+/// `parallel_iterations`: None, or a positive integer (a ValueError otherwise, as in TensorFlow).
+fn iterations(obj: Option<&Bound<'_, PyAny>>, op: &str) -> PyResult<Option<usize>> {
+    match obj.filter(|o| !o.is_none()) {
+        Some(o) => Ok(Some(positive_arg(o, op, "parallel_iterations")?)),
+        None => Ok(None),
     }
 }
 
@@ -202,12 +214,13 @@ impl PyTape {
         target: &Bound<'_, PyAny>,
         sources: &Bound<'_, PyAny>,
         unconnected: Option<&Bound<'_, PyAny>>,
-        parallel_iterations: Option<usize>,
+        parallel_iterations: Option<&Bound<'_, PyAny>>,
         experimental_use_pfor: bool,
         progress: bool,
     ) -> PyResult<Vec<Option<PyTensor>>> {
-        let options = JacobianOptions::from_tf(parallel_iterations, experimental_use_pfor);
         guard(|| {
+            let parallel_iterations = iterations(parallel_iterations, "GradientTape.jacobian")?;
+            let options = JacobianOptions::from_tf(parallel_iterations, experimental_use_pfor);
             let target = self::target(target)?;
             let srcs = self::sources(sources, "jacobian")?;
             let mode = self::unconnected(unconnected)?;
@@ -229,12 +242,14 @@ impl PyTape {
         target: &Bound<'_, PyAny>,
         source: &Bound<'_, PyAny>,
         unconnected: Option<&Bound<'_, PyAny>>,
-        parallel_iterations: Option<usize>,
+        parallel_iterations: Option<&Bound<'_, PyAny>>,
         experimental_use_pfor: bool,
         progress: bool,
     ) -> PyResult<Option<PyTensor>> {
-        let options = JacobianOptions::from_tf(parallel_iterations, experimental_use_pfor);
         guard(|| {
+            let parallel_iterations =
+                iterations(parallel_iterations, "GradientTape.batch_jacobian")?;
+            let options = JacobianOptions::from_tf(parallel_iterations, experimental_use_pfor);
             let target = self::target(target)?;
             let src = self::source(source, "batch_jacobian")?;
             let mode = self::unconnected(unconnected)?;
@@ -268,6 +283,34 @@ impl PyTape {
             })?;
             Ok(wrap_all(h))
         })
+    }
+    /// The Python objects the tape holds (its custom gradients' functions), for the garbage
+    /// collector: a tape referenced from one of them is then collected with it.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> std::result::Result<(), PyTraverseError> {
+        let mut result = Ok(());
+        self.tape.visit_foreign(&mut |state| {
+            let Some(callback) = state.downcast_ref::<PyCallback>() else {
+                return;
+            };
+            // Never block here: a callable being called right now is simply not reported.
+            if let (Ok(held), true) = (callback.0.try_lock(), result.is_ok()) {
+                if let Some(f) = held.as_ref() {
+                    result = visit.call(f);
+                }
+            }
+        });
+        result
+    }
+    /// Drops the Python objects the tape holds (the garbage collector breaking a cycle).
+    fn __clear__(&self) {
+        let mut taken: Vec<Py<PyAny>> = Vec::new();
+        self.tape.clear_foreign(&mut |state| {
+            if let Some(callback) = state.downcast_ref::<PyCallback>() {
+                taken.extend(callback.0.lock().unwrap_or_else(|p| p.into_inner()).take());
+            }
+        });
+        // Released after the tape's lock: a finaliser they run may use the tape.
+        drop(taken);
     }
     /// Recorded ops.
     fn __len__(&self) -> PyResult<usize> {
@@ -376,12 +419,26 @@ fn input_grads(
         .collect()
 }
 
+/// A Python callable held by one tape's node (its custom gradient). Behind a lock so the
+/// garbage collector can clear it (`PyTape::__clear__`) to break a reference cycle through it.
+struct PyCallback(Mutex<Option<Py<PyAny>>>);
+
+impl PyCallback {
+    /// The callable, if the garbage collector has not cleared it.
+    fn get(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        let held = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        held.as_ref().map(|f| f.clone_ref(py))
+    }
+}
+
 /// Records `outputs` as computed from `inputs` by an op whose VJP is the Python callable
 /// `grad_fn(list of output gradients or None) -> list of input gradients (Tensor or None)`.
 /// Returns the outputs as the tapes know them (fresh aliases). An exception raised by
-/// `grad_fn` comes out of `gradient()` as itself.
+/// `grad_fn` comes out of `gradient()` as itself. Each recording tape holds its own reference
+/// to `grad_fn`, which it reports to the garbage collector.
 #[pyfunction]
 pub fn record_custom_gradient(
+    py: Python<'_>,
     name: &str,
     inputs: &Bound<'_, PyAny>,
     outputs: &Bound<'_, PyAny>,
@@ -397,17 +454,28 @@ pub fn record_custom_gradient(
             .map(|t| to_tensor(t, None))
             .collect::<PyResult<_>>()?;
         let name = intern(name);
-        let meta: Vec<(Vec<usize>, crate::DType)> = inputs
-            .iter()
-            .map(|t| (t.shape().to_vec(), t.dtype()))
-            .collect();
-        let vjp = Arc::new(
-            move |_saved: &[Tensor],
-                  grads: &[Option<Tensor>],
-                  _batch: usize|
+        let meta: Arc<Vec<(Vec<usize>, crate::DType)>> = Arc::new(
+            inputs
+                .iter()
+                .map(|t| (t.shape().to_vec(), t.dtype()))
+                .collect(),
+        );
+        let make_vjp = || {
+            let callback = Arc::new(PyCallback(Mutex::new(Some(grad_fn.clone_ref(py)))));
+            let held = callback.clone();
+            let meta = meta.clone();
+            let vjp = move |_saved: &[Tensor],
+                            grads: &[Option<Tensor>],
+                            _batch: usize|
                   -> Result<tape::Grads> {
                 Python::attach(|py| {
                     let call = || -> PyResult<Vec<Option<Tensor>>> {
+                        let Some(grad_fn) = held.get(py) else {
+                            return Err(PyRuntimeError::new_err(format!(
+                                "custom_gradient '{name}': its gradient function was released \
+                                 by the garbage collector (the tape was being collected)"
+                            )));
+                        };
                         let dys =
                             PyList::new(py, grads.iter().map(|g| g.clone().map(PyTensor::new)))?;
                         let result = grad_fn.bind(py).call1((dys,))?;
@@ -415,13 +483,17 @@ pub fn record_custom_gradient(
                     };
                     match catch_unwind(AssertUnwindSafe(call)) {
                         Ok(Ok(grads)) => Ok(grads.into()),
-                        Ok(Err(err)) => Err(park(err, name)),
-                        Err(payload) => Err(park(internal_error(&*payload), name)),
+                        Ok(Err(err)) => Err(from_python(err, name)),
+                        Err(payload) => Err(from_python(internal_error(&*payload), name)),
                     }
                 })
-            },
-        );
-        let recorded = tape::record_custom(name, &inputs, &outputs, vjp);
+            };
+            tape::ForeignVjp {
+                vjp: Box::new(vjp),
+                state: callback,
+            }
+        };
+        let recorded = tape::record_custom(name, &inputs, &outputs, make_vjp)?;
         Ok(recorded.into_iter().map(PyTensor::new).collect())
     })
 }
@@ -430,26 +502,31 @@ pub fn record_custom_gradient(
 /// differences. `f` receives a list of Tensors and returns a Tensor. Returns True, or raises
 /// ValueError with the first mismatch.
 #[pyfunction]
-#[pyo3(signature = (f, inputs, second_order=true, eps=1e-6, atol=1e-6, rtol=1e-5))]
+#[pyo3(signature = (f, inputs, second_order=true, eps=None, atol=None, rtol=None),
+    text_signature = "(f, inputs, second_order=True, eps=1e-06, atol=1e-06, rtol=1e-05)"
+)]
 pub fn gradcheck(
     py: Python<'_>,
     f: &Bound<'_, PyAny>,
     inputs: &Bound<'_, PyAny>,
     second_order: bool,
-    eps: f64,
-    atol: f64,
-    rtol: f64,
+    eps: Option<&Bound<'_, PyAny>>,
+    atol: Option<&Bound<'_, PyAny>>,
+    rtol: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<bool> {
     guard(|| {
+        let eps = number_or(eps, 1e-6, "gradcheck", "eps")?;
+        let atol = number_or(atol, 1e-6, "gradcheck", "atol")?;
+        let rtol = number_or(rtol, 1e-5, "gradcheck", "rtol")?;
         let inputs: Vec<Tensor> = items(inputs)?
             .iter()
             .map(|t| to_tensor(t, None))
             .collect::<PyResult<_>>()?;
         let func = |xs: &[Tensor]| -> Result<Tensor> {
             let args = PyList::new(py, xs.iter().cloned().map(PyTensor::new))
-                .map_err(|e| park(e, "gradcheck"))?;
-            let out = f.call1((args,)).map_err(|e| park(e, "gradcheck"))?;
-            to_tensor(&out, None).map_err(|e| park(e, "gradcheck"))
+                .map_err(|e| from_python(e, "gradcheck"))?;
+            let out = f.call1((args,)).map_err(|e| from_python(e, "gradcheck"))?;
+            to_tensor(&out, None).map_err(|e| from_python(e, "gradcheck"))
         };
         testing::gradcheck(&func, &inputs, second_order, Tolerance { eps, atol, rtol })?;
         Ok(true)

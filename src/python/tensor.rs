@@ -205,6 +205,18 @@ pub fn fmt_tuple(shape: &[usize]) -> String {
 
 /// The value part of a repr: `2.0` for a scalar, `array([1., 2.], dtype=float32)` otherwise.
 fn numpy_text(py: Python<'_>, t: &Tensor, repr: bool) -> PyResult<String> {
+    if t.size() == 0 && t.ndim() > 1 {
+        // Said without NumPy: an empty tensor's shape may be beyond what NumPy can describe.
+        return Ok(if repr {
+            format!(
+                "array([], shape={}, dtype={})",
+                fmt_tuple(t.shape()),
+                super::dtype::numpy_type_name(t.dtype())
+            )
+        } else {
+            "[]".to_string()
+        });
+    }
     let value = to_numpy(py, t)?;
     Ok(if repr && t.ndim() > 0 {
         value.repr()?.to_string()
@@ -361,9 +373,9 @@ macro_rules! tensor_protocol {
                     let py = slf.py();
                     let t = <$cls>::peek(slf);
                     let array = if copy == Some(true) {
-                        to_numpy_copy(py, &t)
+                        to_numpy_copy(py, &t)?
                     } else {
-                        to_numpy_view(&t, <$cls>::owner(slf, t.clone())?)
+                        to_numpy_view(&t, <$cls>::owner(slf, t.clone())?)?
                     };
                     match dtype {
                         Some(d) if !d.is_none() => {
@@ -621,7 +633,7 @@ tensor_protocol!(PyTensor {
         guard(|| {
             let py = slf.py();
             let constant = py.import("rustape._rustape")?.getattr("constant")?;
-            Ok((constant, (to_numpy_copy(py, &slf.get().t),)))
+            Ok((constant, (to_numpy_copy(py, &slf.get().t)?,)))
         })
     }
     /// `variable[key].assign(value)`: writes `value` into that slice of the variable

@@ -141,6 +141,32 @@ impl Plan {
             slots: &self.slots[start..start + n],
         }
     }
+    /// For each of `sources` (ids), whether a path of the plan leads from it to `target`: the
+    /// target is the source itself, or some step on the path takes it as an input. A source no
+    /// path reaches gets no gradient, so a Jacobian need not run any row for it.
+    pub fn reaches(&self, target: TensorId, sources: &[TensorId]) -> Vec<bool> {
+        let Some(&target_slot) = self.connected.named.get(&target) else {
+            return vec![false; sources.len()];
+        };
+        let mut used = vec![false; self.connected.len()];
+        used[target_slot as usize] = true;
+        for step in self.steps() {
+            for k in 0..step.inputs.len() {
+                if step.input_connected(k) {
+                    used[step.input_slot(k) as usize] = true;
+                }
+            }
+        }
+        sources
+            .iter()
+            .map(|id| {
+                self.connected
+                    .named
+                    .get(id)
+                    .is_some_and(|&s| used[s as usize])
+            })
+            .collect()
+    }
     /// How many gradient slots the plan has.
     pub fn slot_count(&self) -> usize {
         self.connected.len()

@@ -54,10 +54,38 @@ macro_rules! grads {
 
 /// A node's VJP. One that captures nothing (most arithmetic and unary ops) is a `'static`
 /// reference: a zero-sized closure needs no allocation, and the tape records millions of them.
+/// A foreign one (a custom gradient) carries state the engine never looks into.
 #[derive(Clone)]
 pub(crate) enum VjpRef {
     Static(&'static Vjp),
     Shared(Arc<Vjp>),
+    Foreign(Arc<ForeignVjp>),
+}
+
+/// The VJP of a node recorded for code outside the engine (a custom gradient), with that
+/// code's state (for Python: the callable and what it holds). Each tape recording the node
+/// gets its own, so a binding can report the state as owned by that tape (the Python garbage
+/// collector's traversal: see [`Tape::visit_foreign`]).
+pub struct ForeignVjp {
+    /// The VJP (it typically holds `state` too).
+    pub vjp: Box<Vjp>,
+    /// The state, for [`Tape::visit_foreign`] and [`Tape::clear_foreign`].
+    pub state: Arc<dyn std::any::Any + Send + Sync>,
+}
+
+impl ForeignVjp {
+    /// A VJP with no foreign state, shared by every tape that records the op (Rust code's
+    /// custom gradients: `record_custom(name, inputs, outputs, || ForeignVjp::shared(vjp.clone()))`).
+    pub fn shared(vjp: Arc<Vjp>) -> ForeignVjp {
+        ForeignVjp {
+            vjp: Box::new(
+                move |saved: &[Tensor], grads: &[Option<Tensor>], batch: usize| {
+                    vjp(saved, grads, batch)
+                },
+            ),
+            state: Arc::new(()),
+        }
+    }
 }
 
 impl VjpRef {
@@ -80,6 +108,7 @@ impl std::ops::Deref for VjpRef {
         match self {
             VjpRef::Static(f) => *f,
             VjpRef::Shared(f) => f.as_ref(),
+            VjpRef::Foreign(f) => f.vjp.as_ref(),
         }
     }
 }
@@ -101,16 +130,20 @@ pub(crate) struct Node {
     pub vjp: VjpRef,
     /// Where each input's axes go in the outputs (see `axes`): what `batch_jacobian` follows.
     pub rows: AxisMap,
-    /// Bit 0: the VJP accepts cotangents with leading batch axes (a vectorised Jacobian may use
-    /// it). Bit 1: it can give per-example gradients for the inputs whose rows it mixes (see
-    /// per_example.rs), so a Jacobian over a batch may run in one sweep. One byte beside `rows`
-    /// keeps a node at 120 bytes.
+    /// Bit 0 ([`BATCHABLE`]): the VJP accepts cotangents with leading batch axes (a vectorised
+    /// Jacobian may use it). Bit 1 ([`PER_EXAMPLE`]): it can give per-example gradients for the
+    /// inputs whose rows it mixes (see per_example.rs), so a Jacobian over a batch may run in
+    /// one sweep. Bit 2 ([`CALLER_THREAD`]): the VJP calls back into the caller's code (a
+    /// Python function), so it runs on the thread that asked for the gradient, never on a pool
+    /// thread, where it could wait on a lock the caller holds, or on the pool itself. One byte
+    /// beside `rows` keeps a node at 120 bytes.
     pub batching: u8,
 }
 
 /// [`Node::batching`]'s bits.
 pub(crate) const BATCHABLE: u8 = 1;
 pub(crate) const PER_EXAMPLE: u8 = 2;
+pub(crate) const CALLER_THREAD: u8 = 4;
 
 impl Node {
     /// The VJP accepts cotangents with leading batch axes.
@@ -121,18 +154,37 @@ impl Node {
     pub fn per_example(&self) -> bool {
         self.batching & PER_EXAMPLE != 0
     }
+    /// The VJP must run on the thread that asked for the gradient (it calls the caller's code).
+    pub fn caller_thread(&self) -> bool {
+        self.batching & CALLER_THREAD != 0
+    }
 }
 
 /// Where a node's input (or a tracked tensor) comes from on one tape: output `k` of node `i`
 /// (so `plan` walks the graph by index, never by hashing ids), or a tensor no node of this tape
 /// produced (watched, a variable, or a constant), by its id. Packed in a u64: ids stay below
-/// 2^62 (shared scalars set bit 63), and bit 62 marks a node output (node in bits 24..56,
-/// `k` below 2^24).
+/// 2^62 (shared scalars set bit 63), and bit 62 marks a node output (node in bits 30..62, `k`
+/// in bits 0..30: an op has fewer than [`MAX_OUTPUTS`] outputs, which ops with a variable
+/// number of outputs check with [`check_output_count`]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct InputRef(u64);
 
 const PRODUCED: u64 = 1 << 62;
-const OUTPUT_BITS: u32 = 24;
+const OUTPUT_BITS: u32 = 30;
+
+/// How many outputs one op may have (2^30: far more than memory holds tensors for).
+pub const MAX_OUTPUTS: usize = 1 << OUTPUT_BITS;
+
+/// A ValueError naming `op` when it would make `count` outputs, more than a node holds.
+pub fn check_output_count(op: &str, count: usize) -> Result<()> {
+    if count >= MAX_OUTPUTS {
+        return Err(Error::value(
+            op,
+            format!("{count} outputs are more than one op may have ({MAX_OUTPUTS})"),
+        ));
+    }
+    Ok(())
+}
 
 impl InputRef {
     /// An input that is a constant wherever it is used (no id names it).
@@ -141,7 +193,8 @@ impl InputRef {
         InputRef(id)
     }
     pub fn produced(node: u32, k: usize) -> InputRef {
-        debug_assert!(k < 1 << OUTPUT_BITS);
+        // Ops check their output count (`check_output_count`); recording refuses more.
+        debug_assert!(k < MAX_OUTPUTS);
         InputRef(PRODUCED | (node as u64) << OUTPUT_BITS | k as u64)
     }
     /// `(node, k)` for a node output.
@@ -250,19 +303,17 @@ impl TapeState {
         if t.is_shared_scalar() {
             return None;
         }
-        if let Some(node) = t.producer_hint() {
-            if let Some(k) = self.output_index(node as usize, t.id()) {
+        if let Some((node, k)) = t.producer_hint() {
+            if self.has_output(node as usize, k, t.id()) {
                 return Some(InputRef::produced(node, k));
             }
         }
         self.tracked.get(&t.id()).copied()
     }
-    /// Which output of node `node` has id `id`, if that node exists and has it.
-    fn output_index(&self, node: usize, id: TensorId) -> Option<usize> {
-        if node >= self.nodes.len() {
-            return None;
-        }
-        self.nodes[node].outputs.iter().position(|&o| o == id)
+    /// Whether output `k` of node `node` exists and has id `id` (one comparison, however many
+    /// outputs the node has).
+    fn has_output(&self, node: usize, k: usize, id: TensorId) -> bool {
+        node < self.nodes.len() && self.nodes[node].outputs.get(k) == Some(&id)
     }
     /// The origins of `inputs` on this tape (untracked ones as leaves), or `None` when the tape
     /// tracks none of them and so records nothing.
@@ -290,7 +341,7 @@ impl TapeState {
     /// Marks `outputs` as produced by node `index` (by their hint, or in `tracked`).
     pub fn mark_outputs(&mut self, index: u32, outputs: &[&Tensor]) {
         for (k, t) in outputs.iter().enumerate() {
-            if !t.hint_producer(index) {
+            if !t.hint_producer(index, k) {
                 self.tracked.insert(t.id(), InputRef::produced(index, k));
             }
         }
@@ -554,6 +605,32 @@ impl Tape {
     }
 
     /// Forgets everything recorded and watched; the tape keeps recording if it was.
+    /// Calls `visit` with the state of every foreign VJP (see [`ForeignVjp`]) on the tape: what
+    /// the tape owns of code outside the engine. Does nothing if the tape is busy (locked
+    /// elsewhere): a garbage collector's traversal must not block, and reporting less is safe.
+    pub fn visit_foreign(&self, visit: &mut dyn FnMut(&(dyn std::any::Any + Send + Sync))) {
+        let Ok(state) = self.0.try_lock() else {
+            return;
+        };
+        for node in state.nodes.iter() {
+            if let VjpRef::Foreign(f) = &node.vjp {
+                visit(f.state.as_ref());
+            }
+        }
+    }
+
+    /// Calls `clear` with the state of every foreign VJP on the tape (a garbage collector
+    /// breaking a reference cycle through it).
+    pub fn clear_foreign(&self, clear: &mut dyn FnMut(&(dyn std::any::Any + Send + Sync))) {
+        let state = self.lock();
+        for node in state.nodes.iter() {
+            if let VjpRef::Foreign(f) = &node.vjp {
+                clear(f.state.as_ref());
+            }
+        }
+    }
+
+    /// Forgets everything recorded and watched (TensorFlow's `tape.reset()`).
     pub fn reset(&self) {
         let mut state = self.lock();
         state.nodes.clear();

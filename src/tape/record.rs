@@ -6,8 +6,8 @@ use smallvec::SmallVec;
 
 use super::axes::{self, AxisMap, AxisTable, Rows};
 use super::{
-    any_tape_active, watch_variable_locked, with_active, Grads, InputRef, Node, TapeState, Vjp,
-    VjpRef, BATCHABLE, PER_EXAMPLE,
+    any_tape_active, watch_variable_locked, with_active, ForeignVjp, Grads, InputRef, Node,
+    TapeState, Vjp, VjpRef, BATCHABLE, CALLER_THREAD, PER_EXAMPLE,
 };
 use crate::error::Result;
 use crate::tensor::{Tensor, TensorId};
@@ -45,6 +45,8 @@ pub(crate) fn record_batched<'a, F>(
     let kind = NodeKind {
         rows: rows.into(),
         batchable,
+        caller_thread: false,
+        per_tape_vjp: false,
         per_example: false,
     };
     record_single(op, inputs, output, saved, kind, vjp);
@@ -70,6 +72,8 @@ pub(crate) fn record_per_example<'a, F>(
     let kind = NodeKind {
         rows: rows.into(),
         batchable: true,
+        caller_thread: false,
+        per_tape_vjp: false,
         per_example: true,
     };
     record_single(op, inputs, output, saved, kind, vjp);
@@ -86,7 +90,12 @@ fn record_single<F>(
     F: Fn(&[Tensor], &Tensor, usize) -> Result<Grads> + Send + Sync + 'static,
 {
     let origins = |state: &TapeState| state.origins(inputs);
+    // Built at most once: only per-tape kinds (custom gradients) build again.
+    let mut vjp = Some(vjp);
     record_node(op, origins, &[output], saved, kind, move || {
+        let Some(vjp) = vjp.take() else {
+            unreachable!("a shared VJP is built once")
+        };
         VjpRef::new(
             move |saved: &[Tensor], grads: &[Option<Tensor>], batch: usize| match grads.first() {
                 Some(Some(dy)) => vjp(saved, dy, batch),
@@ -110,6 +119,10 @@ fn ids_of(tensors: &[&Tensor]) -> SmallVec<[TensorId; 1]> {
 struct NodeKind<'a> {
     rows: Rows<'a>,
     batchable: bool,
+    /// See `Node::caller_thread`.
+    caller_thread: bool,
+    /// Each tape gets its own VJP (built again for it): foreign state is owned per tape.
+    per_tape_vjp: bool,
     per_example: bool,
 }
 
@@ -134,9 +147,11 @@ pub(crate) fn record_multi<'a>(
         NodeKind {
             rows: rows.into(),
             batchable,
+            caller_thread: false,
+            per_tape_vjp: false,
             per_example: false,
         },
-        move || VjpRef::from(vjp),
+        move || VjpRef::from(vjp.clone()),
     );
 }
 
@@ -148,7 +163,7 @@ fn record_node(
     outputs: &[&Tensor],
     saved: &[&Tensor],
     kind: NodeKind<'_>,
-    make_vjp: impl FnOnce() -> VjpRef,
+    mut make_vjp: impl FnMut() -> VjpRef,
 ) {
     let keep = || {
         let mut kept = SmallVec::new();
@@ -157,6 +172,10 @@ fn record_node(
         }
         kept
     };
+    if outputs.len() >= super::MAX_OUTPUTS {
+        // Unreachable from the ops, which check their output count first.
+        return;
+    }
     let push = |state: &mut TapeState, inputs, vjp, saved| {
         let index = state.nodes.len() as u32;
         let rows = match (kind.rows, outputs) {
@@ -172,7 +191,8 @@ fn record_node(
             vjp,
             rows,
             batching: (u8::from(kind.batchable) * BATCHABLE)
-                | (u8::from(kind.per_example) * PER_EXAMPLE),
+                | (u8::from(kind.per_example) * PER_EXAMPLE)
+                | (u8::from(kind.caller_thread) * CALLER_THREAD),
         });
         state.mark_outputs(index, outputs);
     };
@@ -190,7 +210,6 @@ fn record_node(
             }
         }
         _ => {
-            let mut make_vjp = Some(make_vjp);
             let mut shared: Option<(VjpRef, SmallVec<[Tensor; 2]>)> = None;
             for tape in tapes {
                 let mut state = tape.lock();
@@ -200,8 +219,11 @@ fn record_node(
                 let Some(inputs) = origins(&state) else {
                     continue;
                 };
-                let (vjp, saved) =
-                    shared.get_or_insert_with(|| (make_vjp.take().expect("built once")(), keep()));
+                if kind.per_tape_vjp {
+                    push(&mut state, inputs, make_vjp(), keep());
+                    continue;
+                }
+                let (vjp, saved) = shared.get_or_insert_with(|| (make_vjp(), keep()));
                 push(&mut state, inputs, vjp.clone(), saved.clone());
             }
         }
@@ -243,6 +265,8 @@ pub(crate) fn read_variable(variable: &Variable, value: Tensor) -> Tensor {
     let identity = NodeKind {
         rows: Rows::Map(AxisMap::ELEMENTWISE),
         batchable: true,
+        caller_thread: false,
+        per_tape_vjp: false,
         per_example: false,
     };
     let variable_id = variable.id();
@@ -265,19 +289,40 @@ pub(crate) fn read_variable(variable: &Variable, value: Tensor) -> Tensor {
 }
 
 /// A user-defined op (`custom_gradient`): `outputs` were computed from `inputs` by code the
-/// tapes did not record; returns fresh aliases of the outputs whose gradient is `vjp`.
-/// Aliases matter: a custom op may return one of its inputs unchanged.
+/// tapes did not record; returns fresh aliases of the outputs whose gradient is the VJP that
+/// `make_vjp` builds (once for each tape that records the op: its state is owned per tape).
+/// Aliases matter: a custom op may return one of its inputs unchanged. The VJP is the caller's
+/// code: it always runs on the thread that asks for a gradient or Jacobian. A ValueError when
+/// there are more outputs than a node holds.
 pub fn record_custom(
     name: &'static str,
     inputs: &[Tensor],
     outputs: &[Tensor],
-    vjp: Arc<Vjp>,
-) -> Vec<Tensor> {
+    mut make_vjp: impl FnMut() -> ForeignVjp,
+) -> Result<Vec<Tensor>> {
+    super::check_output_count(name, outputs.len())?;
     let outputs: Vec<Tensor> = outputs.iter().map(Tensor::alias).collect();
     let input_refs: Vec<&Tensor> = inputs.iter().collect();
     let output_refs: Vec<&Tensor> = outputs.iter().collect();
+    if !output_refs.iter().any(|t| t.is_differentiable()) || !any_tape_active() {
+        return Ok(outputs);
+    }
     // What a user's function does to batch rows is unknown: read as keeping axis 0 in place
     // (the old mask 0), other axes not described. Its VJP takes unbatched cotangents only.
-    record_multi(name, &input_refs, &output_refs, &[], 0, false, vjp);
-    outputs
+    let kind = NodeKind {
+        rows: Rows::Map(AxisMap::leading(0)),
+        batchable: false,
+        caller_thread: true,
+        per_tape_vjp: true,
+        per_example: false,
+    };
+    record_node(
+        name,
+        |state: &TapeState| state.origins(&input_refs),
+        &output_refs,
+        &[],
+        kind,
+        || VjpRef::Foreign(Arc::new(make_vjp())),
+    );
+    Ok(outputs)
 }

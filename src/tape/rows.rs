@@ -12,7 +12,15 @@
 //! axis after the batch axis for `batch_jacobian`): no stacking, no transposition, and only the
 //! blocks in flight hold temporaries. When a tape records, the rows are joined with rustape's
 //! own ops instead, so that the Jacobian itself is recorded.
+//!
+//! Memory follows what is needed: no row runs (and no buffer exists) for a source no path
+//! reaches, `parallel_iterations` only ever lowers the block size, and the result buffers are
+//! reserved fallibly (a MemoryError, not an abort). The blocks run in waves of about
+//! [`crate::interrupt::POLL_INTERVAL`], and between waves the calling thread polls the
+//! interrupt check (Ctrl-C from Python). A path with a VJP that calls back into the caller's
+//! code (`Node::caller_thread`: a Python custom gradient) runs on the calling thread only.
 use std::mem::MaybeUninit;
+use std::time::Instant;
 
 use ndarray::{ArrayD, ArrayViewMutD, Axis, IxDyn};
 use num_complex::Complex;
@@ -23,6 +31,8 @@ use super::backward::{sweep, Plan};
 use super::Source;
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
+use crate::interrupt::{Poller, POLL_INTERVAL};
+use crate::memory::{checked_size, try_filled, try_vec};
 use crate::ops;
 use crate::progress::Report;
 use crate::tensor::{Data, Tensor, TensorId};
@@ -123,6 +133,21 @@ pub(crate) fn run(
         let empty = |s: &Source| Some(Tensor::zeros(&out_shape(s, 0, row_axis), s.dtype()));
         return Ok(sources.iter().map(empty).collect());
     }
+    let ids: Vec<TensorId> = sources.iter().map(Source::id).collect();
+    let reached = plan.reaches(target.id(), &ids);
+    if !reached.contains(&true) {
+        // No row would reach any source: nothing to run.
+        return Ok(vec![None; sources.len()]);
+    }
+    // The result's size is known now: one too large to exist fails before any row runs (a
+    // Jacobian of a 5M-element tensor with respect to itself would otherwise run 5M rows first).
+    for (source, _) in sources.iter().zip(&reached).filter(|(_, &r)| r) {
+        crate::memory::ensure_shape(
+            "GradientTape.jacobian",
+            &out_shape(source, rows, row_axis),
+            source.dtype(),
+        )?;
+    }
     let unbatchable = plan.steps().find(|s| !s.batchable()).map(|s| s.op);
     if let (Vectorized, Some(op)) = (options.strategy, unbatchable) {
         return Err(Error::value(
@@ -130,12 +155,14 @@ pub(crate) fn run(
             format!("cannot vectorise: the op '{op}' on the path takes no batched cotangents (use the default strategy)"),
         ));
     }
-    // Rows on other threads would not be recorded by a tape recording on this one.
+    // Rows on other threads would not be recorded by a tape recording on this one, and a VJP
+    // that calls back into the caller's code runs on the caller's thread.
     let recording = crate::tape::any_tape_recording();
-    let threads = if recording || options.strategy == Sequential {
+    let on_caller = plan.steps().any(|s| s.caller_thread());
+    let threads = if recording || on_caller || options.strategy == Sequential {
         1
     } else {
-        rayon::current_num_threads().max(1)
+        ops::parallel_threads().max(1)
     };
     let limit = options.parallel_iterations.map(|p| p.max(1));
     let single = Blocks {
@@ -148,17 +175,16 @@ pub(crate) fn run(
         Auto if unbatchable.is_some() || rows == 1 => single,
         Auto | Vectorized => {
             let width = row_width(plan, target, sources);
+            // Blocks that fit the cache, and at least one per thread.
+            let fits = (BLOCK_ELEMENTS / width).clamp(1, rows.div_ceil(threads));
             let (size, in_flight) = match limit {
                 // Under a recording tape every op of a block is recorded, and differentiated
                 // again later: few large blocks (the tape keeps what they save either way).
                 None if recording => ((RECORDED_BLOCK_ELEMENTS / width).max(1), 1),
-                // At most `p` rows at once: `p / threads` on each thread.
-                Some(p) => (p / threads.min(p), threads.min(p)),
-                // Blocks that fit the cache, and at least one per thread.
-                None => (
-                    (BLOCK_ELEMENTS / width).clamp(1, rows.div_ceil(threads)),
-                    threads,
-                ),
+                // At most `p` rows at once: `p / threads` on each thread, never more than
+                // fit (a large `p` bounds memory; it does not ask for more).
+                Some(p) => ((p / threads.min(p)).min(fits), threads.min(p)),
+                None => (fits, threads),
             };
             Blocks {
                 size: size.clamp(1, rows),
@@ -172,7 +198,9 @@ pub(crate) fn run(
     if recording {
         joined_by_ops(plan, target, sources, rows, hot, row_axis, blocks, &report)
     } else {
-        written_in_place(plan, target, sources, rows, hot, row_axis, blocks, &report)
+        written_in_place(
+            plan, target, sources, &reached, rows, hot, row_axis, blocks, threads, &report,
+        )
     }
 }
 
@@ -249,34 +277,37 @@ fn written_in_place(
     plan: &Plan,
     target: &Tensor,
     sources: &[Source],
+    reached_by_plan: &[bool],
     rows: usize,
     hot: &(dyn Fn(usize) -> Vec<usize> + Sync),
     row_axis: usize,
     blocks: Blocks,
+    threads: usize,
     report: &Report,
 ) -> Result<Vec<Option<Tensor>>> {
     let keep = keep_of(sources);
-    // Only floating and complex sources receive gradients.
+    // Only floating and complex sources that a path reaches receive gradients.
     let mut buffers: Vec<Option<Buffer>> = sources
         .iter()
-        .map(|s| {
+        .zip(reached_by_plan)
+        .map(|(s, &reached)| {
             // Held as [outer, rows, inner] (the axes before the row axis, the rows, the axes
             // after it), so a block's slice is plain runs of `inner` elements.
             let shape = s.shape();
             let outer: usize = shape[..row_axis].iter().product();
             let inner: usize = shape[row_axis..].iter().product();
-            let shape = IxDyn(&[outer, rows, inner]);
+            let shape = [outer, rows, inner];
             // Uninitialised: every block writes its own slice (gradient or zeros), so the
             // pages are first touched on the threads that fill them, in parallel.
-            match s.dtype() {
-                DType::F32 => Some(Buffer::F32(ArrayD::uninit(shape))),
-                DType::F64 => Some(Buffer::F64(ArrayD::uninit(shape))),
-                DType::Complex64 => Some(Buffer::C64(ArrayD::uninit(shape))),
-                DType::Complex128 => Some(Buffer::C128(ArrayD::uninit(shape))),
+            Ok(match s.dtype() {
+                DType::F32 if reached => Some(Buffer::F32(uninit(&shape)?)),
+                DType::F64 if reached => Some(Buffer::F64(uninit(&shape)?)),
+                DType::Complex64 if reached => Some(Buffer::C64(uninit(&shape)?)),
+                DType::Complex128 if reached => Some(Buffer::C128(uninit(&shape)?)),
                 _ => None,
-            }
+            })
         })
-        .collect();
+        .collect::<Result<_>>()?;
     // One job per block: its first row and its slice of each source's result.
     let mut jobs: Vec<(usize, Vec<Option<Sink>>)> = (0..rows)
         .step_by(blocks.size)
@@ -317,22 +348,39 @@ fn written_in_place(
     };
     let mut reached = vec![false; sources.len()];
     // Rayon never runs more blocks at once than it has threads: with as many in flight as
-    // threads, one parallel loop over all blocks bounds memory as waves would, without a
-    // barrier after each wave.
-    let wave_len = if blocks.in_flight >= rayon::current_num_threads() {
-        jobs.len()
+    // threads, a wave of many blocks bounds memory as single-block waves would. Waves last
+    // about a poll interval (the first is short, then sized by its measured time), so the
+    // barrier after each costs nothing and an interrupt is seen promptly.
+    let adaptive = blocks.in_flight >= threads;
+    let mut wave_len = if adaptive {
+        FIRST_WAVE_PER_THREAD * threads
     } else {
         blocks.in_flight
     };
-    for wave in jobs.chunks_mut(wave_len.max(1)) {
-        let done: Vec<Vec<bool>> = if wave.len() > 1 {
+    let mut poller = Poller::new();
+    let mut next = 0;
+    let total = jobs.len();
+    while next < total {
+        let wave = &mut jobs[next..(next + wave_len.max(1)).min(total)];
+        let started = Instant::now();
+        let done: Vec<Vec<bool>> = if threads > 1 && wave.len() > 1 {
             wave.par_iter_mut().map(run).collect::<Result<_>>()?
         } else {
+            // On this thread (never a pool thread: see `Node::caller_thread`).
             wave.iter_mut().map(run).collect::<Result<_>>()?
         };
+        next += wave.len();
         for block in done {
             for (r, hit) in reached.iter_mut().zip(block) {
                 *r |= hit;
+            }
+        }
+        if next < total {
+            poller.poll()?;
+            if adaptive {
+                let per_block = started.elapsed().as_secs_f64() / wave.len() as f64;
+                let fit = POLL_INTERVAL.as_secs_f64() / per_block.max(1e-9);
+                wave_len = (fit as usize).max(threads);
             }
         }
     }
@@ -356,6 +404,22 @@ fn written_in_place(
             })
         })
         .collect())
+}
+
+/// Blocks per thread in a Jacobian's first wave, before their time is known.
+const FIRST_WAVE_PER_THREAD: usize = 8;
+
+/// An uninitialised array of `shape`, reserved fallibly (a MemoryError naming the Jacobian).
+fn uninit<T>(shape: &[usize]) -> Result<ArrayD<MaybeUninit<T>>> {
+    let op = "GradientTape.jacobian";
+    let n = checked_size(op, shape)?;
+    let mut values: Vec<MaybeUninit<T>> = try_vec(op, n)?;
+    // SAFETY: `MaybeUninit` elements need no initialisation.
+    unsafe { values.set_len(n) };
+    match ArrayD::from_shape_vec(IxDyn(shape), values) {
+        Ok(a) => Ok(a),
+        Err(_) => unreachable!("the buffer holds the shape's size"),
+    }
 }
 
 /// A source's result while blocks write into it.
@@ -465,7 +529,9 @@ fn joined_by_ops(
     let keep = keep_of(sources);
     let mut parts: Vec<Vec<Tensor>> = vec![Vec::new(); sources.len()];
     let mut reached = vec![false; sources.len()];
+    let mut poller = Poller::new();
     for start in (0..rows).step_by(blocks.size) {
+        poller.poll()?;
         let end = (start + blocks.size).min(rows);
         let grads = sweep_block(
             plan,
@@ -482,10 +548,12 @@ fn joined_by_ops(
             let part = match (grad, blocks.vectorised) {
                 (Some(g), true) => g,
                 (Some(g), false) => ops::expand_dims(&g, 0)?,
-                (None, _) => Tensor::zeros(
+                (None, _) => Tensor::try_full(
+                    "GradientTape.jacobian",
                     &[vec![end - start], source.shape()].concat(),
                     source.dtype(),
-                ),
+                    0.0,
+                )?,
             };
             parts[k].push(part);
         }
@@ -526,7 +594,11 @@ fn seed_block(
         hot: &(dyn Fn(usize) -> Vec<usize> + Sync),
         shape: &[usize],
     ) -> Result<Tensor> {
-        let mut values = vec![T::default(); n * size];
+        let op = "GradientTape.jacobian";
+        let count = n
+            .checked_mul(size)
+            .ok_or_else(|| Error::value(op, format!("{n} rows of {size} elements are too many")))?;
+        let mut values = try_filled(op, count, T::default())?;
         for (i, r) in range.enumerate() {
             for position in hot(r) {
                 values[i * size + position] = T::from_f64(1.0);

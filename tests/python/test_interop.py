@@ -230,3 +230,17 @@ def test_progress_bar_over_a_loop(capfd: pytest.CaptureFixture[str]) -> None:
     assert capfd.readouterr().err == ""
     with pytest.raises(TypeError, match="total="):
         list(rt.utils.progress_bar(iter("ab")))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_tensors_share_memory_both_ways(dtype: type) -> None:
+    a = (np.arange(6.0) + 1j * np.arange(6.0)[::-1]).astype(dtype).reshape(2, 3)
+    t = rt.from_dlpack(a)
+    assert t.dtype.name == np.dtype(dtype).name
+    assert np.shares_memory(np.asarray(t), a)
+    back = np.from_dlpack(t)
+    np.testing.assert_array_equal(back, a)
+    assert np.shares_memory(back, np.asarray(t))
+    view = memoryview(t)
+    assert view.format == ("Zf" if dtype == np.complex64 else "Zd")
+    np.testing.assert_array_equal(np.asarray(view), a)

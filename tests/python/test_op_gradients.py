@@ -1,10 +1,15 @@
 """Every differentiable op's gradient against central finite differences in float64, first and
 second order (conftest.check_gradients: NumPy differences around rustape's forward pass), and
 the forward values against NumPy."""
+import glob as _glob
+import importlib as _importlib
+import os as _os
+
 import numpy as np
 import pytest
 import rustape as rt
 from conftest import check_gradients, f64
+from rustape._export import table as _binding_table
 
 rng = np.random.default_rng(12345)
 
@@ -131,6 +136,11 @@ CASES = {
     "trace": (lambda a: rt.linalg.trace(a * a), [_u(2, 3, 3)]),
     "tensordot": (lambda a, b: rt.linalg.tensordot(a, b, axes=1), [A23, _u(3, 2)]),
 }
+
+
+# Forward cases of ops with no gradient: {name: (fn, [inputs], numpy_reference[, tolerances])}
+# (most are in cases_core.py).
+FORWARD: dict = {}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -308,3 +318,138 @@ def test_the_finite_difference_checker_catches_wrong_gradients():
     check_gradients(lambda x: opaque_sin(x), [np.array([0.3, 0.6])], second_order=False)
     with pytest.raises(AssertionError, match="second-order"):
         check_gradients(lambda x: opaque_sin(x), [np.array([0.3, 0.6])])
+
+
+# -- the table over every op ---------------------------------------------------------------------
+# Every op in the binding table (every function of `rt`, `rt.math`, `rt.nn`, ...) must have an
+# entry: a gradient case (`CASES`: first and second order against finite differences, float64)
+# or, for an op with no gradient, a forward case (`FORWARD`: values against NumPy). The tables
+# are this file's and those of every tests/python/cases_*.py (each engineer adds theirs). Which
+# ops an entry covers is traced: the public functions its function calls.
+
+_HERE = _os.path.dirname(_os.path.abspath(__file__))
+
+# Functions of the table that are not ops, each with why it needs no entry.
+NOT_OPS = {
+    "random.set_seed": "state, not a value (seeded results: test_random_is_seeded)",
+    "rt.as_dtype": "names a dtype (test_api_contract)",
+    "config.get_log_level": "a setting, not a value (test_interop)",
+    "config.set_log_level": "a setting, not a value (test_interop)",
+    "config.get_nonscalar_target_warning": "a setting, not a value (test_interop)",
+    "config.set_nonscalar_target_warning": "a setting, not a value (test_interop)",
+    "config.get_num_threads": "a setting, not a value (test_interop)",
+    "config.set_num_threads": "a setting, not a value (test_interop)",
+    "experimental.dlpack.from_dlpack": "memory sharing, not math (test_interop)",
+    "experimental.dlpack.to_dlpack": "memory sharing, not math (test_interop)",
+}
+
+
+def _case_tables():
+    """(file, CASES, FORWARD) of this file and of every cases_*.py."""
+    tables = [("test_op_gradients", CASES, FORWARD)]
+    for path in sorted(_glob.glob(_os.path.join(_HERE, "cases_*.py"))):
+        module = _importlib.import_module(_os.path.basename(path)[:-3])
+        tables.append((module.__name__, getattr(module, "CASES", {}), getattr(module, "FORWARD", {})))
+    return tables
+
+
+def _ops():
+    """id -> (function, its names `namespace.name`) for every callable of the binding table."""
+    found = {}
+    for namespace, names in _binding_table().items():
+        for name, obj in names.items():
+            if callable(obj) and not isinstance(obj, type):
+                found.setdefault(id(obj), (obj, set()))[1].add(f"{namespace}.{name}")
+    return found
+
+
+def _modules():
+    mods = {}
+    for namespace in _binding_table():
+        mods[namespace] = rt if namespace == "rt" else _importlib.import_module(f"rustape.{namespace}")
+    return mods
+
+
+def _traced(fn, inputs, ops):
+    """The ids of the table's functions that `fn(*inputs)` calls directly."""
+    called = set()
+    patched = []
+    for module in _modules().values():
+        for name, obj in list(vars(module).items()):
+            if id(obj) in ops:
+                def spy(*args, __obj=obj, **kwargs):
+                    called.add(id(__obj))
+                    return __obj(*args, **kwargs)
+                patched.append((module, name, obj))
+                setattr(module, name, spy)
+    try:
+        if id(fn) in ops:
+            called.add(id(fn))
+        try:
+            fn(*[f64(x) if isinstance(x, np.ndarray) else x for x in inputs])
+        except Exception:  # noqa: BLE001, S110 - only the calls matter; the case's own test reports errors
+            pass
+    finally:
+        for module, name, obj in patched:
+            setattr(module, name, obj)
+    return called
+
+
+def test_every_op_in_the_binding_table_has_an_entry():
+    ops = _ops()
+    covered = set()
+    for _, cases, forward in _case_tables():
+        for entry in list(cases.values()) + list(forward.values()):
+            covered |= _traced(entry[0], entry[1], ops)
+    missing = sorted(
+        min(names) for key, (_, names) in ops.items()
+        if key not in covered and not names & set(NOT_OPS)
+    )
+    assert not missing, (
+        f"{len(missing)} ops of the binding table have no entry (a CASES gradient case, or a "
+        f"FORWARD case against NumPy for an op with no gradient) in test_op_gradients.py or a "
+        f"tests/python/cases_*.py: {missing}"
+    )
+
+
+def _run_elsewhere(module: str) -> bool:
+    """Whether a test file already runs `module`'s CASES (it imports from it)."""
+    return any(
+        f"from {module} import" in open(path).read()
+        for path in _glob.glob(_os.path.join(_HERE, "test_*.py"))
+    )
+
+
+_ALL_CASES = [
+    (f, name)
+    for f, cases, _ in _case_tables()[1:]
+    if not _run_elsewhere(f)
+    for name in sorted(cases)
+]
+_ALL_FORWARD = [(f, name) for f, _, forward in _case_tables() for name in sorted(forward)]
+
+
+@pytest.mark.parametrize("file, name", _ALL_CASES)
+def test_case_files_gradients(file, name):
+    f, inputs = dict(_case_tables_by_file())[file][0][name][:2]
+    check_gradients(f, inputs, second_order=True)
+
+
+@pytest.mark.parametrize("file, name", _ALL_FORWARD)
+def test_forward_matches_numpy(file, name):
+    entry = dict(_case_tables_by_file())[file][1][name]
+    f, inputs, reference = entry[:3]
+    tolerances = {"rtol": 1e-6, "atol": 1e-12, **(entry[3] if len(entry) > 3 else {})}
+    got = f(*[rt.constant(x) if isinstance(x, np.ndarray) else x for x in inputs])
+    want = np.asarray(reference(*inputs))
+    got_np = np.asarray(got.numpy() if hasattr(got, "numpy") else got)
+    assert got_np.shape == want.shape, f"{name}: shape {got_np.shape}, NumPy {want.shape}"
+    if want.dtype.kind in "biu":
+        assert got_np.dtype.kind == want.dtype.kind, f"{name}: dtype {got_np.dtype}, NumPy {want.dtype}"
+        np.testing.assert_array_equal(got_np, want, err_msg=name)
+    else:
+        np.testing.assert_allclose(got_np, want, equal_nan=True, err_msg=name, **tolerances)
+
+
+def _case_tables_by_file():
+    return [(file, (cases, forward)) for file, cases, forward in _case_tables()]

@@ -152,8 +152,3 @@ def test_shuffle_is_seeded_and_not_differentiable() -> None:
         y = rt.reduce_sum(rt.random.shuffle(x, seed=1))
     assert tape.gradient(y, x) is None
 
-
-# The table-driven gradient checks of cases_ops.py (first and second order), collected here.
-from cases_ops import (
-    test_gradient_matches_finite_differences as test_cases_ops_gradients,  # noqa: F401
-)

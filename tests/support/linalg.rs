@@ -21,7 +21,11 @@ pub fn well_conditioned(batch: &[usize], n: usize, seed: u64) -> Tensor {
     shape.extend([n, n]);
     ops::add(
         &rand64(&shape, seed),
-        &ops::multiply(&eye(n, None, &[], DType::F64), &Tensor::scalar(n as f64)).unwrap(),
+        &ops::multiply(
+            &eye(n, None, &[], DType::F64).unwrap(),
+            &Tensor::scalar(n as f64),
+        )
+        .unwrap(),
     )
     .unwrap()
 }
@@ -32,14 +36,22 @@ pub fn spd(batch: &[usize], n: usize, seed: u64) -> Tensor {
     let g = ops::matmul(&a, &a, false, true).unwrap();
     ops::add(
         &g,
-        &ops::multiply(&eye(n, None, &[], DType::F64), &Tensor::scalar(n as f64)).unwrap(),
+        &ops::multiply(
+            &eye(n, None, &[], DType::F64).unwrap(),
+            &Tensor::scalar(n as f64),
+        )
+        .unwrap(),
     )
     .unwrap()
 }
 
 /// Lower triangular matrices `batch + [n, n]`: random, with 2 added on the diagonal.
 pub fn lower(batch: &[usize], n: usize, seed: u64) -> Tensor {
-    let two = ops::multiply(&eye(n, None, &[], DType::F64), &Tensor::scalar(2.0f64)).unwrap();
+    let two = ops::multiply(
+        &eye(n, None, &[], DType::F64).unwrap(),
+        &Tensor::scalar(2.0f64),
+    )
+    .unwrap();
     let random = ops::band_part(&rand64(&[batch, &[n, n]].concat(), seed), -1, 0).unwrap();
     ops::add(&random, &two).unwrap()
 }

@@ -259,7 +259,8 @@ def categorical_crossentropy(
             stacklevel=2,
         )
     if label_smoothing:
-        classes = float(y_true.shape[-1])
+        # No classes: nothing to smooth (Keras divides by a zero tensor; the sum is empty).
+        classes = float(y_true.shape[-1]) or 1.0
         y_true = _rt.add(_rt.multiply(y_true, 1.0 - label_smoothing), label_smoothing / classes)
     if len(y_true.shape) < 1 or tuple(y_true.shape) != tuple(y_pred.shape):
         raise ValueError(

@@ -83,7 +83,7 @@ pub fn expm1(x: &Tensor) -> Result<Tensor> {
 
 /// `f` of every element of a floating tensor, as a bool tensor (not recorded).
 fn classify(x: &Tensor, op: &str, f: fn(f64) -> bool) -> Result<Tensor> {
-    let data: Data = dispatch!(values float x.data(), op, |a| map_array(a, PAR_CHEAP, |v| f(Element::to_f64(v))));
+    let data: Data = dispatch!(values float x.data(), op, |a| map_array(op, a, PAR_CHEAP, |v| f(Element::to_f64(v)))?);
     Ok(Tensor::new(data))
 }
 

@@ -70,7 +70,7 @@ fn diagonal_geometry(m: usize, n: usize, k: i64) -> (usize, usize, usize) {
     let (r0, c0) = if k >= 0 {
         (0, k as usize)
     } else {
-        ((-k) as usize, 0)
+        (k.unsigned_abs() as usize, 0)
     };
     let len = m.saturating_sub(r0).min(n.saturating_sub(c0));
     (r0, c0, len)
@@ -172,13 +172,11 @@ pub fn matrix_diag(
     }
     let len = s[s.len() - 1];
     let shift = k.unsigned_abs() as usize;
-    let (min_rows, min_cols) = if k >= 0 {
-        (len, len + shift)
-    } else {
-        (len + shift, len)
-    };
+    // Sizes from the caller's `k`, `num_rows`, `num_cols`: checked before any is used.
+    let wide = crate::memory::checked_add(op, len, shift)?;
+    let (min_rows, min_cols) = if k >= 0 { (len, wide) } else { (wide, len) };
     let (m, n) = match (num_rows, num_cols) {
-        (None, None) => (len + shift, len + shift),
+        (None, None) => (wide, wide),
         (Some(r), None) => (r, min_cols),
         (None, Some(c)) => (min_rows, c),
         (Some(r), Some(c)) => (r, c),
@@ -196,6 +194,7 @@ pub fn matrix_diag(
     }
     let mut out_shape = s[..s.len() - 1].to_vec();
     out_shape.extend([m, n]);
+    crate::memory::ensure_shape(op, &out_shape, diagonal.dtype())?;
     fn put<T: Element>(
         a: &Values<T>,
         shape: &[usize],

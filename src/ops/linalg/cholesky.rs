@@ -60,7 +60,7 @@ pub fn cholesky(x: &Tensor) -> Result<Tensor> {
     record_batched(op, &[x], &y, &[&y], rows, true, move |s, dy, _batch| {
         let l = &s[0];
         let n = l.shape()[l.ndim() - 1];
-        let l_inverse = triangular_solve(l, &eye(n, None, &[], l.dtype()), true, false)?;
+        let l_inverse = triangular_solve(l, &eye(n, None, &[], l.dtype())?, true, false)?;
         let middle = keep_lower_half_diagonal(&matmul(l, dy, true, false)?)?;
         let g = matmul(
             &matmul(&l_inverse, &middle, true, false)?,

@@ -63,7 +63,7 @@ pub fn lstsq(matrix: &Tensor, rhs: &Tensor, l2_regularizer: f64, fast: bool) -> 
         let small = if first_kind { n } else { m };
         let ridge = multiply(
             &scalar_like(l2_regularizer, &gramian),
-            &eye(small, None, &[], gramian.dtype()),
+            &eye(small, None, &[], gramian.dtype())?,
         )?;
         add(&gramian, &ridge)?
     } else {

@@ -609,6 +609,7 @@ unsafe fn split_gemm<T: MatElem>(
 pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Result<Tensor> {
     let op = "matmul";
     let dims = matmul_dims(op, a.shape(), b.shape(), transpose_a, transpose_b)?;
+    crate::memory::ensure_shape(op, &dims.out_shape(), a.dtype())?;
     let (ta, tb) = (transpose_a, transpose_b);
     let y = Tensor::new(
         dispatch2!(num_or_complex a.data(), b.data(), op, |x, z| matmul_kernel(&x.view(), &z.view(), ta, tb, &dims)),

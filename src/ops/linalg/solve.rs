@@ -10,39 +10,37 @@ use super::matmul;
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops::arith::Field;
+use crate::ops::kernel::may_split;
 use crate::ops::{broadcast_shapes, conj, negative, shape_of, sum_to_batched_shape};
 use crate::tape::{record_batched, AxisMap};
 use crate::tensor::{Element, Tensor};
 use crate::{dispatch, dispatch2};
 
-/// Identity matrices `batch_shape + [num_rows, num_columns]` (columns default to rows).
+/// Identity matrices `batch_shape + [num_rows, num_columns]` (columns default to rows). A
+/// shape too large is a ValueError, a failed allocation a MemoryError.
 pub fn eye(
     num_rows: usize,
     num_columns: Option<usize>,
     batch_shape: &[usize],
     dtype: DType,
-) -> Tensor {
+) -> Result<Tensor> {
     let cols = num_columns.unwrap_or(num_rows);
     let mut shape = batch_shape.to_vec();
     shape.extend([num_rows, cols]);
-    fn build<T: Element>(shape: &[usize], rows: usize, cols: usize) -> Tensor {
+    fn build<T: Element>(shape: &[usize], rows: usize, cols: usize) -> Result<Tensor> {
         let (zero, one) = (T::from_f64(0.0), T::from_f64(1.0));
+        let total = crate::memory::checked_size("eye", shape)?;
+        let mut values: Vec<T> = crate::memory::try_vec("eye", total)?;
         let per = rows * cols;
-        let total: usize = shape.iter().product();
-        let values: Vec<T> = (0..total)
-            .map(|i| {
-                let r = i % per;
-                if r / cols == r % cols {
-                    one
-                } else {
-                    zero
-                }
-            })
-            .collect();
-        match ArrayD::from_shape_vec(IxDyn(shape), values) {
-            Ok(a) => Tensor::from_array(a),
-            Err(_) => unreachable!("the length is the product of the shape"),
-        }
+        values.extend((0..total).map(|i| {
+            let r = i % per;
+            if r / cols == r % cols {
+                one
+            } else {
+                zero
+            }
+        }));
+        Tensor::from_vec(values, shape)
     }
     match dtype {
         DType::F32 => build::<f32>(&shape, num_rows, cols),
@@ -271,7 +269,7 @@ fn solve_kernel<T: LuElem>(
         // Above this many multiply-adds, matrices and systems go to rayon's threads.
         let parallel_work = 1 << 20;
         let factors: Vec<(Vec<T>, Vec<usize>)> =
-            if matrices > 1 && matrices * n * n * n >= parallel_work {
+            if matrices > 1 && matrices * n * n * n >= parallel_work && may_split() {
                 (0..matrices)
                     .into_par_iter()
                     .map(factor)
@@ -286,7 +284,7 @@ fn solve_kernel<T: LuElem>(
                 let (lu, perm) = &factors[which[i]];
                 lu_solve(lu, perm, n, k, &bv[i * n * k..(i + 1) * n * k], dst);
             };
-            if count > 1 && count * n * n * k >= parallel_work {
+            if count > 1 && count * n * n * k >= parallel_work && may_split() {
                 out.par_chunks_mut(n * k).enumerate().for_each(work);
             } else {
                 out.chunks_mut(n * k).enumerate().for_each(work);
@@ -349,6 +347,8 @@ pub fn solve_adjoint(matrix: &Tensor, rhs: &Tensor, adjoint: bool) -> Result<Ten
         )
     })?;
     let full: Vec<usize> = sa.to_vec();
+    let out_shape = [&batch[..], &sb[sb.len() - 2..]].concat();
+    crate::memory::ensure_shape(op, &out_shape, rhs.dtype())?;
     let y = Tensor::new(
         dispatch2!(float_or_complex matrix.data(), rhs.data(), op, |a, b| solve_kernel(
         op, &a.view(), &b.view(), adjoint, &batch, &full
