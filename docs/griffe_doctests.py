@@ -1,5 +1,6 @@
 """A griffe extension for the API reference: the `>>>` examples of a docstring (and the output
 lines after them) become `pycon` code blocks, so they render as code, not as Markdown."""
+
 from __future__ import annotations
 
 from typing import Any

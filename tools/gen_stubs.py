@@ -17,6 +17,7 @@ Where each part comes from:
 
 `python -m mypy.stubtest rustape` checks the result against the runtime (.ci/run).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,11 +39,39 @@ PARAMETER_TYPES: dict[str, str] = {
     # tensors
     **dict.fromkeys(
         [
-            "x", "y", "a", "b", "t", "input", "input_tensor", "tensor", "features", "logits",
-            "value", "condition", "clip_value_min", "clip_value_max", "clip_norm",
-            "params", "indices", "matrix", "rhs", "mean", "variance", "offset", "scale",
-            "on_value", "off_value", "start", "stop", "limit", "delta", "shift", "inputs",
-            "real", "imag",
+            "x",
+            "y",
+            "a",
+            "b",
+            "t",
+            "input",
+            "input_tensor",
+            "tensor",
+            "features",
+            "logits",
+            "value",
+            "condition",
+            "clip_value_min",
+            "clip_value_max",
+            "clip_norm",
+            "params",
+            "indices",
+            "matrix",
+            "rhs",
+            "mean",
+            "variance",
+            "offset",
+            "scale",
+            "on_value",
+            "off_value",
+            "start",
+            "stop",
+            "limit",
+            "delta",
+            "shift",
+            "inputs",
+            "real",
+            "imag",
         ],
         "TensorLike",
     ),
@@ -56,15 +85,23 @@ PARAMETER_TYPES: dict[str, str] = {
     # flags
     **dict.fromkeys(
         [
-            "keepdims", "conjugate", "transpose_a", "transpose_b", "adjoint_a", "adjoint_b",
-            "adjoint", "second_order",
+            "keepdims",
+            "conjugate",
+            "transpose_a",
+            "transpose_b",
+            "adjoint_a",
+            "adjoint_b",
+            "adjoint",
+            "second_order",
         ],
         "bool",
     ),
     "validate_indices": "bool | None",
     # numbers
     **dict.fromkeys(["num", "depth", "num_rows", "num_columns", "batch_dims"], "int"),
-    **dict.fromkeys(["stddev", "minval", "maxval", "variance_epsilon", "eps", "atol", "rtol"], "float"),
+    **dict.fromkeys(
+        ["stddev", "minval", "maxval", "variance_epsilon", "eps", "atol", "rtol"], "float"
+    ),
     "constant_values": "float | TensorLike",
     # convolution, pooling and layer ops (rt.nn)
     **dict.fromkeys(
@@ -285,7 +322,9 @@ def extension_stub() -> str:
         elif isinstance(obj, types.BuiltinFunctionType):
             functions.append(_builtin_bool(function_stub(name, obj)))
         else:
-            raise TypeError(f"tools/gen_stubs.py: cannot write a stub for {name!r} ({type(obj).__name__})")
+            raise TypeError(
+                f"tools/gen_stubs.py: cannot write a stub for {name!r} ({type(obj).__name__})"
+            )
     out.append("\n".join(values) + "\n")
     out.append("\n".join(functions))
     return "\n".join(out) + "\n"
@@ -315,7 +354,9 @@ def _isort_key(name: str) -> tuple[int, tuple[tuple[int, int, str], ...]]:
 def _natural(name: str) -> tuple[tuple[int, int, str], ...]:
     """Ruff's natural order: runs of digits compare as numbers (`complex64` before
     `complex128`), and before other characters."""
-    return tuple((0, int(run), "") if run.isdigit() else (1, 0, run) for run in re.findall(r"\d+|\D+", name))
+    return tuple(
+        (0, int(run), "") if run.isdigit() else (1, 0, run) for run in re.findall(r"\d+|\D+", name)
+    )
 
 
 def _origins() -> dict[int, tuple[str, str]]:
@@ -407,7 +448,9 @@ def stubs() -> dict[Path, str]:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true", help="fail if a stub is out of date; write nothing")
+    parser.add_argument(
+        "--check", action="store_true", help="fail if a stub is out of date; write nothing"
+    )
     args = parser.parse_args(argv)
     try:
         wanted = stubs()
@@ -417,7 +460,10 @@ def main(argv: list[str]) -> int:
     stale = [path for path, text in wanted.items() if not path.exists() or path.read_text() != text]
     if args.check:
         for path in stale:
-            print(f"{path.relative_to(ROOT)} is out of date: run python -m tools.gen_stubs", file=sys.stderr)
+            print(
+                f"{path.relative_to(ROOT)} is out of date: run python -m tools.gen_stubs",
+                file=sys.stderr,
+            )
         return 1 if stale else 0
     for path in stale:
         path.write_text(wanted[path])

@@ -11,6 +11,7 @@ later are covered without a list to update) and the public methods and propertie
 function or class (not a method) also needs a runnable example (a `>>>` line), which
 tests/python/test_doctests.py runs.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -72,7 +73,9 @@ def _modules() -> Iterator[ModuleType]:
             for attr, value in sorted(vars(module).items())
             if not attr.startswith("_") and isinstance(value, ModuleType)
         ]
-        children += [f"{name}.{info.name}" for info in pkgutil.iter_modules(getattr(module, "__path__", []))]
+        children += [
+            f"{name}.{info.name}" for info in pkgutil.iter_modules(getattr(module, "__path__", []))
+        ]
         queue += [c for c in children if _is_public_module(c) and c not in seen]
 
 

@@ -11,6 +11,7 @@ Rust core.
 
 Programs written against `tf.GradientTape` port by replacing `tf.` with `rt.`.
 """
+
 from __future__ import annotations
 
 from . import _rustape

@@ -4,6 +4,7 @@
 Each is written in rustape's own terms (eager tensors, one CPU device, the tape); the
 package exports them under `rt`.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -46,7 +47,9 @@ def device(device_name: str | None) -> Iterator[None]:
     6.0
     """
     if device_name is not None and not isinstance(device_name, str):
-        raise TypeError(f"rt.device: device_name must be a string or None, got {type(device_name).__name__}")
+        raise TypeError(
+            f"rt.device: device_name must be a string or None, got {type(device_name).__name__}"
+        )
     yield
 
 
@@ -90,12 +93,27 @@ def _as_outputs(result: Any, tout: Any, what: str) -> Any:
     if isinstance(tout, (list, tuple)):
         values = list(result) if isinstance(result, (list, tuple)) else [result]
         if len(values) != len(tout):
-            raise ValueError(f"{what}: Tout lists {len(tout)} outputs but the function returned {len(values)}")
-        return [_rt.convert_to_tensor(v, dtype=d) if d is not None else _rt.convert_to_tensor(v) for v, d in zip(values, tout)]
-    return _rt.convert_to_tensor(result, dtype=tout) if tout is not None else _rt.convert_to_tensor(result)
+            raise ValueError(
+                f"{what}: Tout lists {len(tout)} outputs but the function returned {len(values)}"
+            )
+        return [
+            _rt.convert_to_tensor(v, dtype=d) if d is not None else _rt.convert_to_tensor(v)
+            for v, d in zip(values, tout)
+        ]
+    return (
+        _rt.convert_to_tensor(result, dtype=tout)
+        if tout is not None
+        else _rt.convert_to_tensor(result)
+    )
 
 
-def numpy_function(func: Callable[..., Any], inp: Sequence[Any], Tout: Any, stateful: bool = True, name: str | None = None) -> Any:
+def numpy_function(
+    func: Callable[..., Any],
+    inp: Sequence[Any],
+    Tout: Any,
+    stateful: bool = True,
+    name: str | None = None,
+) -> Any:
     """`tf.numpy_function`: calls `func` on NumPy arrays and returns its results as tensors of
     the dtypes `Tout`. Not differentiable (no gradient flows through it) unless wrapped in
     `rt.custom_gradient`.
@@ -109,7 +127,9 @@ def numpy_function(func: Callable[..., Any], inp: Sequence[Any], Tout: Any, stat
     return _as_outputs(func(*arrays), Tout, "rt.numpy_function")
 
 
-def py_function(func: Callable[..., Any], inp: Sequence[Any], Tout: Any, name: str | None = None) -> Any:
+def py_function(
+    func: Callable[..., Any], inp: Sequence[Any], Tout: Any, name: str | None = None
+) -> Any:
     """`tf.py_function`: calls `func` on the tensors `inp` and returns its results as tensors of
     the dtypes `Tout`. As in TensorFlow, `func` runs eagerly, so a tape records the ops inside
     it and the result is differentiable.
@@ -126,7 +146,12 @@ def py_function(func: Callable[..., Any], inp: Sequence[Any], Tout: Any, name: s
     result = func(*args)
     if isinstance(Tout, (list, tuple)):
         values = list(result) if isinstance(result, (list, tuple)) else [result]
-        return [v if isinstance(v, Tensor) and (d is None or v.dtype == d) else _as_outputs(v, d, "rt.py_function") for v, d in zip(values, Tout)]
+        return [
+            v
+            if isinstance(v, Tensor) and (d is None or v.dtype == d)
+            else _as_outputs(v, d, "rt.py_function")
+            for v, d in zip(values, Tout)
+        ]
     if isinstance(result, Tensor) and (Tout is None or result.dtype == Tout):
         return result
     return _as_outputs(result, Tout, "rt.py_function")
@@ -166,7 +191,7 @@ def recompute_grad(f: Callable[..., Any]) -> Callable[..., Any]:
                 by_id = {id(x): g for x, g in zip(watched, grads)}
                 input_grads = [by_id.get(id(x)) for x in xs]
                 if variables:
-                    return input_grads, list(grads[len(watched):])
+                    return input_grads, list(grads[len(watched) :])
                 return input_grads
 
             return result, grad
@@ -176,7 +201,9 @@ def recompute_grad(f: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def vectorized_map(fn: Callable[..., Any], elems: Any, fallback_to_while_loop: bool = True, warn: bool = True) -> Any:
+def vectorized_map(
+    fn: Callable[..., Any], elems: Any, fallback_to_while_loop: bool = True, warn: bool = True
+) -> Any:
     """`tf.vectorized_map`: `fn` applied to each slice of `elems` along axis 0 (a tensor, or a
     nest of tensors sharing their first dimension), the results stacked along a new axis 0.
     Differentiable through the ops `fn` uses.
@@ -193,7 +220,9 @@ def vectorized_map(fn: Callable[..., Any], elems: Any, fallback_to_while_loop: b
     sizes = {tuple(x.shape)[:1] for x in flat}
     if any(len(s) == 0 for s in sizes) or len(sizes) != 1:
         shapes = [tuple(x.shape) for x in flat]
-        raise ValueError(f"rt.vectorized_map: every element needs the same first dimension, got shapes {shapes}")
+        raise ValueError(
+            f"rt.vectorized_map: every element needs the same first dimension, got shapes {shapes}"
+        )
     (n,) = sizes.pop()
     rows = [_rt.unstack(x, axis=0) for x in flat] if n else []
     results = [fn(nest.pack_sequence_as(elems, [r[i] for r in rows])) for i in range(n)]

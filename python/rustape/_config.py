@@ -1,5 +1,6 @@
 """What `rt.config` holds besides the extension's thread count: the non-scalar-target warning
 and the logger's level (rows of the binding table's `config` namespace, declared with `@export`)."""
+
 from __future__ import annotations
 
 import logging

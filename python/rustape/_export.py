@@ -4,6 +4,7 @@ The extension's rows come from its binding tables (src/python/bindings.rs), publ
 `_rustape._bindings`; the Python compositions in `_ops.py` add theirs with `@export`. A namespace
 module calls `fill(globals(), "<namespace>")`; nothing else lists the ops.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, TypeVar

@@ -2,6 +2,7 @@
 using them run on rustape. rustape executes eagerly: `rt.function` returns the function
 unchanged (there is no graph to trace), `input_signature` is accepted and not enforced.
 """
+
 from __future__ import annotations
 
 import re
@@ -37,20 +38,32 @@ class TensorSpec:
             return False
         if self.shape is None:
             return True
-        return len(shape) == len(self.shape) and all(a is None or a == b for a, b in zip(self.shape, shape))
+        return len(shape) == len(self.shape) and all(
+            a is None or a == b for a, b in zip(self.shape, shape)
+        )
 
     def __repr__(self) -> str:
         return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r}, name={self.name!r})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, TensorSpec) and (self.shape, self.name) == (other.shape, other.name) and self.dtype == other.dtype
+        return (
+            isinstance(other, TensorSpec)
+            and (self.shape, self.name) == (other.shape, other.name)
+            and self.dtype == other.dtype
+        )
 
     def __hash__(self) -> int:
         return hash((self.shape, self.name))
 
 
-def function(func: Callable | None = None, input_signature: Any = None, autograph: bool = True,
-             jit_compile: Any = None, reduce_retracing: bool = False, **kwargs: Any) -> Any:
+def function(
+    func: Callable | None = None,
+    input_signature: Any = None,
+    autograph: bool = True,
+    jit_compile: Any = None,
+    reduce_retracing: bool = False,
+    **kwargs: Any,
+) -> Any:
     """`tf.function`: rustape runs eagerly, so this returns `func` itself (usable as
     `@rt.function` or `@rt.function(input_signature=[...])`).
 
@@ -105,7 +118,9 @@ class Module:
                 stack.extend(reversed(obj))
             elif isinstance(obj, Module) or hasattr(obj, "trainable_variables"):
                 if isinstance(obj, Module):
-                    stack.extend(v for k, v in sorted(vars(obj).items(), key=lambda kv: kv[0], reverse=True))
+                    stack.extend(
+                        v for k, v in sorted(vars(obj).items(), key=lambda kv: kv[0], reverse=True)
+                    )
                 else:
                     stack.extend(reversed(list(getattr(obj, "variables", []))))
         return out

@@ -5,6 +5,7 @@ order, come from the ops they are made of. Everything else is the extension's ow
 `@export("rt", "math")` above a function is its row in the binding table: the namespaces it
 appears in (see `_export.py` and DEVELOPERS.md "Adding an op").
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -144,7 +145,9 @@ def squared_difference(x: TensorLike, y: TensorLike, name: str | None = None) ->
 
 
 @export("math")
-def reduce_variance(input_tensor: TensorLike, axis: Axis = None, keepdims: bool = False, name: str | None = None) -> Tensor:
+def reduce_variance(
+    input_tensor: TensorLike, axis: Axis = None, keepdims: bool = False, name: str | None = None
+) -> Tensor:
     """The (biased) variance over `axis`.
 
     >>> float(rt.math.reduce_variance([1.0, 2.0, 3.0, 4.0]))
@@ -156,7 +159,9 @@ def reduce_variance(input_tensor: TensorLike, axis: Axis = None, keepdims: bool 
 
 
 @export("math")
-def reduce_std(input_tensor: TensorLike, axis: Axis = None, keepdims: bool = False, name: str | None = None) -> Tensor:
+def reduce_std(
+    input_tensor: TensorLike, axis: Axis = None, keepdims: bool = False, name: str | None = None
+) -> Tensor:
     """The standard deviation over `axis` (all axes when None).
 
     >>> float(rt.math.reduce_std([1.0, 3.0]))
@@ -166,7 +171,13 @@ def reduce_std(input_tensor: TensorLike, axis: Axis = None, keepdims: bool = Fal
 
 
 @export("math", "nn", "linalg")
-def l2_normalize(x: TensorLike, axis: Axis = None, epsilon: float = 1e-12, name: str | None = None, dim: Axis = None) -> Tensor:
+def l2_normalize(
+    x: TensorLike,
+    axis: Axis = None,
+    epsilon: float = 1e-12,
+    name: str | None = None,
+    dim: Axis = None,
+) -> Tensor:
     """`x / sqrt(max(sum(x**2, axis), epsilon))`.
 
     >>> rt.math.l2_normalize([3.0, 4.0]).numpy()
@@ -235,7 +246,9 @@ def matrix_transpose(a: TensorLike, name: str | None = None, conjugate: bool = F
     t = _tensor(a)
     n = len(t.shape)
     if n < 2:
-        raise ValueError(f"matrix_transpose: needs a tensor of rank >= 2, got shape {list(t.shape)}")
+        raise ValueError(
+            f"matrix_transpose: needs a tensor of rank >= 2, got shape {list(t.shape)}"
+        )
     if conjugate:
         return _rt.adjoint(t)
     perm = list(range(n - 2)) + [n - 1, n - 2]
@@ -243,7 +256,14 @@ def matrix_transpose(a: TensorLike, name: str | None = None, conjugate: bool = F
 
 
 @export("random")
-def truncated_normal(shape: Shape, mean: float = 0.0, stddev: float = 1.0, dtype: DTypeLike = None, seed: int | None = None, name: str | None = None) -> Tensor:
+def truncated_normal(
+    shape: Shape,
+    mean: float = 0.0,
+    stddev: float = 1.0,
+    dtype: DTypeLike = None,
+    seed: int | None = None,
+    name: str | None = None,
+) -> Tensor:
     """Normal samples redrawn until within two standard deviations of the mean.
 
     >>> rt.random.set_seed(0)

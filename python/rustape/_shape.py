@@ -2,6 +2,7 @@
 `tf.TensorShape`'s methods. Only the standard library is imported here: the extension builds
 these while the package is still importing.
 """
+
 from __future__ import annotations
 
 import math

@@ -5,13 +5,21 @@ elements are structures or leaves. Everything else is a leaf, `None` included; T
 Variables are leaves. Mappings are flattened in sorted-key order (as `tf.nest` does); packing
 gives back the mapping's own type and key order.
 """
+
 from __future__ import annotations
 
 import collections as _collections
 import collections.abc as _abc
 from typing import Any, Callable
 
-__all__ = ["assert_same_structure", "flatten", "flatten_up_to", "is_nested", "map_structure", "pack_sequence_as"]
+__all__ = [
+    "assert_same_structure",
+    "flatten",
+    "flatten_up_to",
+    "is_nested",
+    "map_structure",
+    "pack_sequence_as",
+]
 
 
 def _is_namedtuple(x: Any) -> bool:
@@ -31,7 +39,9 @@ def _sorted_keys(mapping: _abc.Mapping) -> list:
     try:
         return sorted(mapping)
     except TypeError as e:
-        raise TypeError(f"nest only supports dicts with sortable keys, got keys {list(mapping)!r}") from e
+        raise TypeError(
+            f"nest only supports dicts with sortable keys, got keys {list(mapping)!r}"
+        ) from e
 
 
 def _children(x: Any) -> list:
@@ -97,12 +107,16 @@ def flatten_up_to(shallow: Any, deep: Any) -> list[Any]:
             continue
         if isinstance(s, _abc.Mapping):
             if not isinstance(d, _abc.Mapping) or set(s) != set(d):
-                raise ValueError(f"flatten_up_to: expected a mapping with keys {sorted(s)}, got {d!r}")
+                raise ValueError(
+                    f"flatten_up_to: expected a mapping with keys {sorted(s)}, got {d!r}"
+                )
             keys = _sorted_keys(s)
             stack.extend((s[k], d[k]) for k in reversed(keys))
         else:
             if not isinstance(d, (list, tuple)) or len(d) != len(s):
-                raise ValueError(f"flatten_up_to: expected a sequence of length {len(s)}, got {d!r}")
+                raise ValueError(
+                    f"flatten_up_to: expected a sequence of length {len(s)}, got {d!r}"
+                )
             stack.extend(reversed(list(zip(s, d))))
     return out
 
@@ -217,4 +231,6 @@ def assert_same_structure(a: Any, b: Any) -> None:
     """
     flatten(a), flatten(b)  # a ValueError for a structure that holds itself
     if _shape_signature(a) != _shape_signature(b):
-        raise ValueError(f"The two structures don't have the same nested structure: {a!r} and {b!r}")
+        raise ValueError(
+            f"The two structures don't have the same nested structure: {a!r} and {b!r}"
+        )

@@ -4,6 +4,7 @@ What lives here is what must be Python: the `with` protocol, nested structures o
 sources, argument checking with TensorFlow's errors and warnings. Recording, the backward
 sweep and the jacobians are the engine's (`rustape._rustape.Tape`).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -96,7 +97,9 @@ class GradientTape:
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
         self._persistent = bool(persistent)
         self._watch_accessed_variables = bool(watch_accessed_variables)
-        self._tape = _rt.Tape(persistent=self._persistent, watch_accessed_variables=self._watch_accessed_variables)
+        self._tape = _rt.Tape(
+            persistent=self._persistent, watch_accessed_variables=self._watch_accessed_variables
+        )
         # True between __enter__ and __exit__ (the Rust tape knows too; this mirrors TF's flag).
         self._recording = False
 
@@ -261,7 +264,9 @@ class GradientTape:
         flat_sources = self._flat_sources(sources, "gradient")
         flat_output_gradients = None
         if output_gradients is not None:
-            flat_output_gradients = _flat_output_gradients(target, output_gradients, len(flat_targets))
+            flat_output_gradients = _flat_output_gradients(
+                target, output_gradients, len(flat_targets)
+            )
             if len(flat_output_gradients) != len(flat_targets):
                 raise ValueError(
                     "GradientTape.gradient: output_gradients must have one entry per target: "

@@ -7,6 +7,7 @@
 - `set_log_level(level)`: the level of the `"rustape"` logger (what the tapes report about
   their backward passes at DEBUG).
 """
+
 from __future__ import annotations
 
 from . import _config  # noqa: F401  (its @export rows)

@@ -13,6 +13,7 @@ them as usual), and whose VJP calls the user's `grad_fn`. The VJP runs inside th
 backward sweep on the calling thread, so what `grad_fn` computes is recorded on any outer tape
 that is recording: custom gradients nest to any order.
 """
+
 from __future__ import annotations
 
 import functools

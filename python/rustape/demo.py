@@ -16,6 +16,7 @@ The pictures (PNG, in DIR, `./rustape-demo` by default; matplotlib is the `demo`
 
 Exits with status 1 if any value differs from the documented one.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -71,7 +72,7 @@ def _jacobian():
 
 def _batch_jacobian():
     with rt.GradientTape() as g:
-        x = rt.constant([[1., 2.], [3., 4.]], dtype=rt.float32)
+        x = rt.constant([[1.0, 2.0], [3.0, 4.0]], dtype=rt.float32)
         g.watch(x)
         y = x * x
     return g.batch_jacobian(y, x)
@@ -85,8 +86,8 @@ def _stop_recording():
         with t.stop_recording():
             y_sq = y * y
         z = x_sq + y_sq
-    grad = t.gradient(z, {'x': x, 'y': y})
-    return [grad['x'], grad['y']]
+    grad = t.gradient(z, {"x": x, "y": y})
+    return [grad["x"], grad["y"]]
 
 
 def _reset():
@@ -96,8 +97,8 @@ def _reset():
         y_sq = y * y
         t.reset()
         z = x * x + y_sq
-    grad = t.gradient(z, {'x': x, 'y': y})
-    return [grad['x'], grad['y']]
+    grad = t.gradient(z, {"x": x, "y": y})
+    return [grad["x"], grad["y"]]
 
 
 def _stop_gradient():
@@ -106,14 +107,15 @@ def _stop_gradient():
     with rt.GradientTape() as t:
         y_sq = y**2
         z = x**2 + rt.stop_gradient(y_sq)
-    grad = t.gradient(z, {'x': x, 'y': y})
-    return [grad['x'], grad['y']]
+    grad = t.gradient(z, {"x": x, "y": y})
+    return [grad["x"], grad["y"]]
 
 
 @rt.custom_gradient
 def clip_gradients(y):
     def backward(dy):
         return rt.clip_by_norm(dy, 0.5)
+
     return y, backward
 
 
@@ -154,7 +156,7 @@ def _input_gradient_regularization():
         with rt.GradientTape(watch_accessed_variables=False) as t1:
             t1.watch(x)
             y = layer(x)  # noqa: F841  (as in the guide)
-            out = rt.reduce_sum(layer(x)**2)
+            out = rt.reduce_sum(layer(x) ** 2)
         g1 = t1.gradient(out, x)
         g1_mag = rt.norm(g1)
     dg1_mag = t2.gradient(g1_mag, layer.trainable_variables)
@@ -162,10 +164,10 @@ def _input_gradient_regularization():
 
 
 def _sigmoid() -> tuple[Any, Any, Any]:
-    x = rt.linspace(-10.0, 10.0, 200+1)
+    x = rt.linspace(-10.0, 10.0, 200 + 1)
     delta = rt.Variable(0.0)
     with rt.GradientTape() as tape:
-        y = rt.nn.sigmoid(x+delta)
+        y = rt.nn.sigmoid(x + delta)
     dy_dx = tape.jacobian(y, delta)
     return x, y, dy_dx
 
@@ -202,7 +204,7 @@ def _newton() -> tuple[Any, Any, Any, Any]:
     g_vec = rt.reshape(g, [n_params, 1])
     h_mat = rt.reshape(h, [n_params, n_params])
     eps = 1e-3
-    eye_eps = rt.eye(h_mat.shape[0])*eps
+    eye_eps = rt.eye(h_mat.shape[0]) * eps
     update = rt.linalg.solve(h_mat + eye_eps, g_vec)
     _ = layer1.kernel.assign_sub(rt.reshape(update, layer1.kernel.shape))
     return layer1.kernel, h, h_mat, update
@@ -229,7 +231,7 @@ def _batch_jacobians() -> tuple[Any, Any]:
 def _batch_jacobian_guide():
     j, jb = _batch_jacobians()
     j_sum = rt.reduce_sum(j, axis=2)
-    j_select = rt.einsum('bxby->bxy', j)
+    j_select = rt.einsum("bxby->bxy", j)
     error = rt.reduce_max(abs(jb - j_sum))
     return [j.shape, j_sum.shape, j_select.shape, jb.shape, bool(error < 1e-3)]
 
@@ -246,12 +248,23 @@ EXAMPLES: list[tuple[str, Callable[[], Any], Any]] = [
     ("guide: custom_gradient clip_gradients", _clip_gradients, 2.0),
     ("guide: multiple tapes, cos(0) and sigmoid'(0)", _multiple_tapes, [1.0, 0.25]),
     ("guide: higher order, dy/dx and d2y/dx2", _higher_order, [3.0, 6.0]),
-    ("guide: input gradient regularisation shapes", _input_gradient_regularization, [(5, 10), (10,)]),
+    (
+        "guide: input gradient regularisation shapes",
+        _input_gradient_regularization,
+        [(5, 10), (10,)],
+    ),
     ("guide: scalar source jacobian shapes", _scalar_source, [(201,), (201,)]),
-    ("guide: tensor source jacobian shape, |g - j_sum| < 1e-3", _tensor_source, [(7, 10, 5, 10), True]),
+    (
+        "guide: tensor source jacobian shape, |g - j_sum| < 1e-3",
+        _tensor_source,
+        [(7, 10, 5, 10), True],
+    ),
     ("guide: Hessian and Newton step shapes", _hessian, [(5, 8), (5, 8, 5, 8), (40, 1)]),
-    ("guide: batch jacobian shapes, |jb - j_sum| < 1e-3", _batch_jacobian_guide,
-     [(7, 6, 7, 5), (7, 6, 5), (7, 6, 5), (7, 6, 5), True]),
+    (
+        "guide: batch jacobian shapes, |jb - j_sum| < 1e-3",
+        _batch_jacobian_guide,
+        [(7, 6, 7, 5), (7, 6, 5), (7, 6, 5), (7, 6, 5), True],
+    ),
 ]
 
 
@@ -271,7 +284,9 @@ def _same(got: Any, want: Any) -> bool:
     if isinstance(want, list):
         if not isinstance(got, (list, tuple)) or len(got) != len(want):
             return False
-        if all(isinstance(w, (int, float)) for w in want) and all(isinstance(g, (int, float)) for g in got):
+        if all(isinstance(w, (int, float)) for w in want) and all(
+            isinstance(g, (int, float)) for g in got
+        ):
             return bool(np.allclose(got, want))
         return all(_same(g, w) for g, w in zip(got, want))
     return bool(np.allclose(got, want))
@@ -339,7 +354,7 @@ def _graph_picture(directory: Path) -> list[Path]:
     x = rt.constant(3.0)
     with rt.GradientTape() as tape:
         tape.watch(x)
-        y = rt.math.sin(x) * x + x ** 2
+        y = rt.math.sin(x) * x + x**2
     dot_path = directory / "tape_graph.dot"
     dot_path.write_text(tape.to_dot())
     written = [dot_path]
@@ -388,9 +403,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         metavar="DIR",
         help="where the pictures go (default: ./rustape-demo)",
     )
-    parser.add_argument(
-        "--no-plots", action="store_true", help="only the examples, no pictures"
-    )
+    parser.add_argument("--no-plots", action="store_true", help="only the examples, no pictures")
     return parser.parse_args(argv)
 
 
@@ -416,8 +429,12 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as e:  # noqa: BLE001  (report it and go on with the other examples)
             got, ok = f"{type(e).__name__}: {e}", False
         failures += not ok
-        print(f"{title:<{width}}  rustape: {got!s:<40}  TF documents: {documented!s:<30}  {'ok' if ok else 'MISMATCH'}")
-    print(f"\n{len(EXAMPLES) - failures} of {len(EXAMPLES)} examples give TensorFlow's documented values")
+        print(
+            f"{title:<{width}}  rustape: {got!s:<40}  TF documents: {documented!s:<30}  {'ok' if ok else 'MISMATCH'}"
+        )
+    print(
+        f"\n{len(EXAMPLES) - failures} of {len(EXAMPLES)} examples give TensorFlow's documented values"
+    )
     if args.no_plots:
         return 1 if failures else 0
     try:
@@ -431,7 +448,9 @@ def main(argv: list[str] | None = None) -> int:
     for path in written:
         print(f"  {path.name}")
     if not any(p.name == "tape_graph.png" for p in written):
-        print("  (Graphviz's `dot` is not installed: render tape_graph.dot with it to see the graph)")
+        print(
+            "  (Graphviz's `dot` is not installed: render tape_graph.dot with it to see the graph)"
+        )
     return 1 if failures else 0
 
 

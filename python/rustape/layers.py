@@ -1,4 +1,5 @@
 """`rt.layers`: the same module as `rt.keras.layers`."""
+
 from __future__ import annotations
 
 from .keras.layers import *

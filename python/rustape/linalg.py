@@ -2,6 +2,7 @@
 
 Filled from the binding table (rows naming `linalg`; see `_export.py`).
 """
+
 from __future__ import annotations
 
 from ._export import fill as _fill

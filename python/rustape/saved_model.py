@@ -33,6 +33,7 @@ class's, so the class must be defined where the model is loaded.
 >>> rt.saved_model.load(path)(rt.constant([1.0, 1.0])).numpy().tolist()
 [2.0, 3.0]
 """
+
 from __future__ import annotations
 
 import base64
@@ -72,8 +73,9 @@ class SaveOptions:
     True
     """
 
-    def __init__(self, experimental_custom_gradients: bool = True, allow_pickle: bool = False,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, experimental_custom_gradients: bool = True, allow_pickle: bool = False, **kwargs: Any
+    ) -> None:
         self.experimental_custom_gradients = experimental_custom_gradients
         self.allow_pickle = bool(allow_pickle)
         self.options = kwargs
@@ -91,13 +93,16 @@ class LoadOptions:
     False
     """
 
-    def __init__(self, allow_pickle: bool = False, custom_objects: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self, allow_pickle: bool = False, custom_objects: Any = None, **kwargs: Any
+    ) -> None:
         self.allow_pickle = bool(allow_pickle)
         self.custom_objects = custom_objects
         self.options = kwargs
 
 
 # -- names of classes and functions ---------------------------------------------------------
+
 
 def _name_of(obj: Any) -> str:
     return f"{getattr(obj, '__module__', None)}:{getattr(obj, '__qualname__', None)}"
@@ -162,6 +167,7 @@ def _find_class(name: str) -> type | None:
 
 # -- saving ---------------------------------------------------------------------------------
 
+
 class _Encoder:
     def __init__(self, allow_pickle: bool) -> None:
         self.allow_pickle = allow_pickle
@@ -174,7 +180,9 @@ class _Encoder:
     def array(self, value: _np.ndarray) -> str:
         key = f"a{len(self.arrays)}"
         if value.dtype.kind not in "biufc":
-            raise TypeError(f"saved_model.save: cannot store an array of dtype {value.dtype} safely")
+            raise TypeError(
+                f"saved_model.save: cannot store an array of dtype {value.dtype} safely"
+            )
         self.arrays[key] = _np.ascontiguousarray(value)
         return key
 
@@ -199,10 +207,19 @@ class _Encoder:
     def describe(self, value: Any, depth: int) -> dict[str, Any]:
         enc = lambda v: self.encode(v, depth + 1)
         if isinstance(value, _rt.Variable):
-            return {"kind": "variable", "array": self.array(_np.array(value.numpy())),
-                    "dtype": value.dtype.name, "trainable": bool(value.trainable), "name": str(value.name)}
+            return {
+                "kind": "variable",
+                "array": self.array(_np.array(value.numpy())),
+                "dtype": value.dtype.name,
+                "trainable": bool(value.trainable),
+                "name": str(value.name),
+            }
         if isinstance(value, _rt.Tensor):
-            return {"kind": "tensor", "array": self.array(_np.array(value.numpy())), "dtype": value.dtype.name}
+            return {
+                "kind": "tensor",
+                "array": self.array(_np.array(value.numpy())),
+                "dtype": value.dtype.name,
+            }
         if isinstance(value, _rt.DType):
             return {"kind": "dtype", "name": value.name}
         if isinstance(value, _np.ndarray):
@@ -227,8 +244,11 @@ class _Encoder:
             return self.function(value)
         state = getattr(value, "__dict__", None)
         if isinstance(state, dict) and _plain_state(type(value)):
-            return {"kind": "object", "class": _name_of(type(value)),
-                    "state": [[name, enc(v)] for name, v in state.items()]}
+            return {
+                "kind": "object",
+                "class": _name_of(type(value)),
+                "state": [[name, enc(v)] for name, v in state.items()],
+            }
         return self.pickled(value, "its state is not its attribute dictionary")
 
     def function(self, value: Any) -> dict[str, Any]:
@@ -280,7 +300,12 @@ class _Pickler(pickle.Pickler):
 
     def reducer_override(self, obj: Any) -> Any:
         if isinstance(obj, _rt.Variable):
-            return _restore_variable, (_np.array(obj.numpy()), obj.dtype.name, bool(obj.trainable), str(obj.name))
+            return _restore_variable, (
+                _np.array(obj.numpy()),
+                obj.dtype.name,
+                bool(obj.trainable),
+                str(obj.name),
+            )
         if isinstance(obj, _rt.Tensor):
             return _restore_tensor, (_np.array(obj.numpy()), obj.dtype.name)
         return NotImplemented
@@ -316,7 +341,9 @@ def _write_atomically(directory: str, name: str, write: Callable[[Any], None]) -
         raise
 
 
-def save(obj: Any, export_dir: str, signatures: Any = None, options: SaveOptions | None = None) -> None:
+def save(
+    obj: Any, export_dir: str, signatures: Any = None, options: SaveOptions | None = None
+) -> None:
     """Writes `obj` with its tensors' and variables' values to the directory `export_dir`.
 
     A TypeError names the first object with no safe form (see the module's documentation)
@@ -350,6 +377,7 @@ def save(obj: Any, export_dir: str, signatures: Any = None, options: SaveOptions
 
 # -- loading --------------------------------------------------------------------------------
 
+
 def _custom_table(custom_objects: Any) -> dict[str, Any]:
     if custom_objects is None:
         return {}
@@ -357,12 +385,15 @@ def _custom_table(custom_objects: Any) -> dict[str, Any]:
         return {str(k): v for k, v in custom_objects.items()}
     if isinstance(custom_objects, Iterable) and not isinstance(custom_objects, (str, bytes)):
         return {_name_of(v): v for v in custom_objects}
-    raise TypeError("saved_model.load: custom_objects must be a list of classes and functions, or a dict")
+    raise TypeError(
+        "saved_model.load: custom_objects must be a list of classes and functions, or a dict"
+    )
 
 
 class _Decoder:
-    def __init__(self, manifest: dict[str, Any], arrays: Any, options: LoadOptions,
-                 custom: dict[str, Any]) -> None:
+    def __init__(
+        self, manifest: dict[str, Any], arrays: Any, options: LoadOptions, custom: dict[str, Any]
+    ) -> None:
         self.objects = manifest["objects"]
         self.arrays = arrays
         self.options = options
@@ -420,7 +451,9 @@ class _Decoder:
             name = str(entry.get("name", "Variable"))
             name = name.removesuffix(":0")
             value = _rt.constant(self.array(entry["array"]), dtype=self.dtype(entry["dtype"]))
-            done[index] = _rt.Variable(value, trainable=bool(entry.get("trainable", True)), name=name)
+            done[index] = _rt.Variable(
+                value, trainable=bool(entry.get("trainable", True)), name=name
+            )
         elif kind == "dtype":
             done[index] = self.dtype(entry["name"])
         elif kind == "ndarray":
@@ -499,8 +532,12 @@ class _Decoder:
         )
 
 
-def load(export_dir: str, tags: Any = None, options: LoadOptions | None = None,
-         custom_objects: Any = None) -> Any:
+def load(
+    export_dir: str,
+    tags: Any = None,
+    options: LoadOptions | None = None,
+    custom_objects: Any = None,
+) -> Any:
     """The object saved in `export_dir` by `save`. Runs no code from the file (see the module's
     documentation for what it restores and how to allow more).
 
@@ -526,11 +563,15 @@ def load(export_dir: str, tags: Any = None, options: LoadOptions | None = None,
         with open(path, "rb") as fh:
             manifest = json.loads(fh.read().decode("utf-8"))
     except (ValueError, RecursionError, UnicodeDecodeError) as e:
-        raise ValueError(f"saved_model.load: {path} is not a rustape SavedModel manifest ({e})") from None
+        raise ValueError(
+            f"saved_model.load: {path} is not a rustape SavedModel manifest ({e})"
+        ) from None
     if not isinstance(manifest, dict) or manifest.get("format") != _FORMAT:
         raise ValueError(f"saved_model.load: {path} is not a rustape SavedModel manifest")
     if manifest.get("version") != _VERSION or not isinstance(manifest.get("objects"), list):
-        raise ValueError(f"saved_model.load: unsupported SavedModel version {manifest.get('version')!r}")
+        raise ValueError(
+            f"saved_model.load: unsupported SavedModel version {manifest.get('version')!r}"
+        )
     with _np.load(os.path.join(export_dir, ARRAYS), allow_pickle=False) as arrays:
         decoder = _Decoder(manifest, arrays, options, custom)
         try:
@@ -538,7 +579,9 @@ def load(export_dir: str, tags: Any = None, options: LoadOptions | None = None,
         except RecursionError:
             raise ValueError("saved_model.load: the saved object is nested too deeply") from None
         except (KeyError, TypeError, IndexError) as e:
-            raise ValueError(f"saved_model.load: a malformed manifest ({type(e).__name__}: {e})") from None
+            raise ValueError(
+                f"saved_model.load: a malformed manifest ({type(e).__name__}: {e})"
+            ) from None
 
 
 def _load_legacy(export_dir: str, options: LoadOptions) -> Any:

@@ -7,6 +7,7 @@ arguments. Central finite differences check the first derivatives and, with
 `second_order=True`, the derivatives of the gradient (Hessian-vector products), so a VJP that
 is right at first order but not itself differentiable is caught.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable

@@ -1,4 +1,5 @@
 """`rt.utils`: helpers for programs built on rustape (`progress_bar` for training loops)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sized

@@ -17,6 +17,7 @@ a timeout; a failure prints the seed and the case to reproduce it.
 
 CI runs it for about 90 seconds (tests/python/test_fuzz.py).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,17 +44,32 @@ CASES_PER_BATCH = 400
 SKIPPED_PARAMETERS = {"name", "f", "fn", "func", "grad_fn", "callable", "__cls"}
 # Functions that are not ops: helpers of the package, or that wait, print or write files.
 SKIPPED_FUNCTIONS = {
-    "gradcheck", "record_custom_gradient", "pause_all_tapes", "resume_all_tapes",
-    "begin_variable_watch", "end_variable_watch", "print", "set_seed", "py_function",
-    "numpy_function", "vectorized_map", "recompute_grad", "custom_gradient", "function",
-    "device", "from_dlpack", "to_dlpack",
+    "gradcheck",
+    "record_custom_gradient",
+    "pause_all_tapes",
+    "resume_all_tapes",
+    "begin_variable_watch",
+    "end_variable_watch",
+    "print",
+    "set_seed",
+    "py_function",
+    "numpy_function",
+    "vectorized_map",
+    "recompute_grad",
+    "custom_gradient",
+    "function",
+    "device",
+    "from_dlpack",
+    "to_dlpack",
 }
 
 
 class Program:
     """Random values and calls, drawn from one seeded generator."""
 
-    def __init__(self, rt: Any, np: Any, rng: random.Random, ops: list[tuple[str, Callable[..., Any]]]) -> None:
+    def __init__(
+        self, rt: Any, np: Any, rng: random.Random, ops: list[tuple[str, Callable[..., Any]]]
+    ) -> None:
         self.rt, self.np, self.rng, self.ops = rt, np, rng, ops
         self.pool: list[Any] = []
         self.log: list[str] = []
@@ -82,15 +98,23 @@ class Program:
         # NumPy holds no shape whose non-zero dims overflow; huge shapes reach rustape through
         # its own creation ops instead (see `tensor`).
         shape = [min(d, 5) for d in shape]
-        dtype = dtype or self.rng.choice(["float32", "float64", "float64", "int32", "int64", "bool"])
+        dtype = dtype or self.rng.choice(
+            ["float32", "float64", "float64", "int32", "int64", "bool"]
+        )
         special = self.rng.random()
         size = math.prod(shape)
         if dtype == "bool":
-            return np.array([self.rng.random() < 0.5 for _ in range(size)], dtype=bool).reshape(shape)
+            return np.array([self.rng.random() < 0.5 for _ in range(size)], dtype=bool).reshape(
+                shape
+            )
         if dtype.startswith("int"):
-            values = [self.rng.choice([0, 1, -1, 2, 3, 7, -5, 2**31 - 1, -(2**31)]) for _ in range(size)]
+            values = [
+                self.rng.choice([0, 1, -1, 2, 3, 7, -5, 2**31 - 1, -(2**31)]) for _ in range(size)
+            ]
             info = np.iinfo(dtype)
-            return np.array([max(info.min, min(info.max, v)) for v in values], dtype=dtype).reshape(shape)
+            return np.array([max(info.min, min(info.max, v)) for v in values], dtype=dtype).reshape(
+                shape
+            )
         values = [self.rng.uniform(-3.0, 3.0) for _ in range(size)]
         if special < 0.15 and size:
             for _ in range(self.rng.randrange(1, 3)):
@@ -130,40 +154,153 @@ class Program:
     def integers(self) -> Any:
         n = self.rng.choice([0, 1, 2, 3])
         values = [self.rng.choice([0, 1, 2, -1, 3, 2**40, -(2**62)]) for _ in range(n)]
-        return self.rng.choice([values, tuple(values), self.rt.constant(values, dtype=self.rt.int64) if values else values])
+        return self.rng.choice(
+            [
+                values,
+                tuple(values),
+                self.rt.constant(values, dtype=self.rt.int64) if values else values,
+            ]
+        )
 
     def argument(self, name: str) -> Any:
         rng = self.rng
         lowered = name.lower()
         if rng.random() < 0.05:
             return rng.choice([None, "text", 1.5, [], {}, object()])
-        if lowered in ("axis", "k", "depth", "num", "num_rows", "num_columns", "batch_dims",
-                       "num_or_size_splits", "seed", "parallel_iterations", "num_segments",
-                       "exclusive", "reverse", "shift", "repeats", "ord", "num_cols", "num_lower",
-                       "num_upper", "batch_size", "epochs", "steps"):
+        if lowered in (
+            "axis",
+            "k",
+            "depth",
+            "num",
+            "num_rows",
+            "num_columns",
+            "batch_dims",
+            "num_or_size_splits",
+            "seed",
+            "parallel_iterations",
+            "num_segments",
+            "exclusive",
+            "reverse",
+            "shift",
+            "repeats",
+            "ord",
+            "num_cols",
+            "num_lower",
+            "num_upper",
+            "batch_size",
+            "epochs",
+            "steps",
+        ):
             return self.integer() if rng.random() < 0.7 else self.integers()
-        if lowered in ("axes", "perm", "shape", "dims", "multiples", "paddings", "begin", "size",
-                       "strides", "batch_shape", "keepdims", "size_splits"):
+        if lowered in (
+            "axes",
+            "perm",
+            "shape",
+            "dims",
+            "multiples",
+            "paddings",
+            "begin",
+            "size",
+            "strides",
+            "batch_shape",
+            "keepdims",
+            "size_splits",
+        ):
             if lowered == "keepdims":
                 return rng.random() < 0.5
             if lowered == "paddings":
-                return [[rng.choice([0, 1, 2, -1, 2**62]), rng.choice([0, 1, 2**40])] for _ in range(rng.randrange(0, 4))]
+                return [
+                    [rng.choice([0, 1, 2, -1, 2**62]), rng.choice([0, 1, 2**40])]
+                    for _ in range(rng.randrange(0, 4))
+                ]
             return self.integers() if rng.random() < 0.8 else self.shape()
         if lowered in ("dtype", "out_type", "output_type"):
-            return rng.choice([self.rt.float32, self.rt.float64, self.rt.int32, self.rt.int64, self.rt.bool, "float32", None, "complex300"])
-        if lowered in ("transpose_a", "transpose_b", "adjoint_a", "adjoint_b", "adjoint", "approximate",
-                       "sorted", "lower", "full_matrices", "compute_uv", "training", "stable",
-                       "from_logits", "fast", "validate_args"):
+            return rng.choice(
+                [
+                    self.rt.float32,
+                    self.rt.float64,
+                    self.rt.int32,
+                    self.rt.int64,
+                    self.rt.bool,
+                    "float32",
+                    None,
+                    "complex300",
+                ]
+            )
+        if lowered in (
+            "transpose_a",
+            "transpose_b",
+            "adjoint_a",
+            "adjoint_b",
+            "adjoint",
+            "approximate",
+            "sorted",
+            "lower",
+            "full_matrices",
+            "compute_uv",
+            "training",
+            "stable",
+            "from_logits",
+            "fast",
+            "validate_args",
+        ):
             return rng.random() < 0.5
         if lowered in ("equation",):
-            return rng.choice(["ij,jk->ik", "ii->i", "bij,bjk->bik", "i,j->ij", "->", "ij->ji", "i,i->", "a...->...a", "bad"])
+            return rng.choice(
+                [
+                    "ij,jk->ik",
+                    "ii->i",
+                    "bij,bjk->bik",
+                    "i,j->ij",
+                    "->",
+                    "ij->ji",
+                    "i,i->",
+                    "a...->...a",
+                    "bad",
+                ]
+            )
         if lowered in ("mode", "direction", "padding", "data_format"):
-            return rng.choice(["CONSTANT", "REFLECT", "SYMMETRIC", "SAME", "VALID", "ASCENDING", "DESCENDING", "bogus"])
-        if lowered in ("epsilon", "alpha", "clip_value_min", "clip_value_max", "clip_norm", "mean",
-                       "stddev", "minval", "maxval", "start", "stop", "limit", "delta", "beta", "tol",
-                       "rcond", "on_value", "off_value", "constant_values", "scale", "l2_regularizer",
-                       "padding_value", "learning_rate", "label_smoothing"):
-            return rng.choice([0.0, 1.0, -1.0, 0.5, 1e-3, float("nan"), float("inf"), 2**70, self.tensor()])
+            return rng.choice(
+                [
+                    "CONSTANT",
+                    "REFLECT",
+                    "SYMMETRIC",
+                    "SAME",
+                    "VALID",
+                    "ASCENDING",
+                    "DESCENDING",
+                    "bogus",
+                ]
+            )
+        if lowered in (
+            "epsilon",
+            "alpha",
+            "clip_value_min",
+            "clip_value_max",
+            "clip_norm",
+            "mean",
+            "stddev",
+            "minval",
+            "maxval",
+            "start",
+            "stop",
+            "limit",
+            "delta",
+            "beta",
+            "tol",
+            "rcond",
+            "on_value",
+            "off_value",
+            "constant_values",
+            "scale",
+            "l2_regularizer",
+            "padding_value",
+            "learning_rate",
+            "label_smoothing",
+        ):
+            return rng.choice(
+                [0.0, 1.0, -1.0, 0.5, 1e-3, float("nan"), float("inf"), 2**70, self.tensor()]
+            )
         return self.tensor()
 
     # -- programs ------------------------------------------------------------------------
@@ -217,11 +354,19 @@ class Program:
             if rng.random() < 0.2:
                 seeds = rng.choice([self.tensor(), [None], rt.ones_like(target)])
             self.log.append(f"gradient({_brief(target)}, {len(sources)} sources, {unconnected})")
-            grads = tape.gradient(target, sources, output_gradients=seeds, unconnected_gradients=unconnected)
+            grads = tape.gradient(
+                target, sources, output_gradients=seeds, unconnected_gradients=unconnected
+            )
             for g, s in zip(grads, sources):
                 if g is not None:
-                    check(tuple(g.shape) == tuple(s.shape), f"gradient shape {g.shape} for a source of shape {s.shape}")
-                    check(g.dtype == s.dtype, f"gradient dtype {g.dtype} for a source of dtype {s.dtype}")
+                    check(
+                        tuple(g.shape) == tuple(s.shape),
+                        f"gradient shape {g.shape} for a source of shape {s.shape}",
+                    )
+                    check(
+                        g.dtype == s.dtype,
+                        f"gradient dtype {g.dtype} for a source of dtype {s.dtype}",
+                    )
         elif which < 0.8:
             kwargs: dict[str, Any] = {}
             if rng.random() < 0.3:
@@ -232,8 +377,10 @@ class Program:
             jacs = tape.jacobian(target, sources, unconnected_gradients=unconnected, **kwargs)
             for j, s in zip(jacs, sources):
                 if j is not None:
-                    check(tuple(j.shape) == tuple(target.shape) + tuple(s.shape),
-                          f"jacobian shape {j.shape} for target {target.shape} and source {s.shape}")
+                    check(
+                        tuple(j.shape) == tuple(target.shape) + tuple(s.shape),
+                        f"jacobian shape {j.shape} for target {target.shape} and source {s.shape}",
+                    )
         elif which < 0.9:
             self.log.append(f"batch_jacobian({_brief(target)})")
             tape.batch_jacobian(target, sources[0], unconnected_gradients=unconnected)
@@ -313,6 +460,7 @@ def operations(rt: Any) -> list[tuple[str, Callable[..., Any]]]:
         if name in ("get", "Loss"):
             continue
         if isinstance(obj, type):
+
             def call(y_true: Any, y_pred: Any, sample_weight: Any = None, __cls: type = obj) -> Any:
                 return __cls()(y_true, y_pred, sample_weight=sample_weight)
 
@@ -337,7 +485,10 @@ def run_batch(seed: int, count: int, first: int, verbose: bool) -> int:
         try:
             program.run()
         except Finding as e:
-            print(json.dumps({"finding": str(e), "seed": seed, "case": case, "program": program.log}), flush=True)
+            print(
+                json.dumps({"finding": str(e), "seed": seed, "case": case, "program": program.log}),
+                flush=True,
+            )
             if verbose:
                 traceback.print_exc()
             return 1
@@ -353,16 +504,28 @@ def _capped() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
 
 
-def fuzz(seconds: float, seed: int, batch: int = CASES_PER_BATCH,
-         max_cases: int | None = None) -> dict[str, Any]:
+def fuzz(
+    seconds: float, seed: int, batch: int = CASES_PER_BATCH, max_cases: int | None = None
+) -> dict[str, Any]:
     """Runs batches in capped subprocesses for about `seconds` (and at most `max_cases` cases:
     a fixed prefix of the seed's sequence); returns a report."""
     start, cases, batches, first = time.monotonic(), 0, 0, 0
     while time.monotonic() - start < seconds and (max_cases is None or first < max_cases):
         try:
             proc = subprocess.run(
-                [sys.executable, os.path.abspath(__file__), "--batch", str(seed), str(first), str(batch)],
-                capture_output=True, text=True, timeout=BATCH_TIMEOUT, preexec_fn=_capped, check=False,
+                [
+                    sys.executable,
+                    os.path.abspath(__file__),
+                    "--batch",
+                    str(seed),
+                    str(first),
+                    str(batch),
+                ],
+                capture_output=True,
+                text=True,
+                timeout=BATCH_TIMEOUT,
+                preexec_fn=_capped,
+                check=False,
             )
             out, code = proc.stdout, proc.returncode
         except subprocess.TimeoutExpired as e:
@@ -378,19 +541,31 @@ def fuzz(seconds: float, seed: int, batch: int = CASES_PER_BATCH,
         if code != 0:
             last = started[-1] if started else first
             stderr = "" if code == "timeout" else proc.stderr[-3000:]
-            return {"ok": False, "cases": cases, "batches": batches, "seed": seed, "case": last,
-                    "finding": f"the process {'hung' if code == 'timeout' else f'died ({code})'} in case {last}",
-                    "stderr": stderr}
+            return {
+                "ok": False,
+                "cases": cases,
+                "batches": batches,
+                "seed": seed,
+                "case": last,
+                "finding": f"the process {'hung' if code == 'timeout' else f'died ({code})'} in case {last}",
+                "stderr": stderr,
+            }
         first += batch
     return {"ok": True, "cases": cases, "batches": batches, "seed": seed}
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--seconds", type=float, default=90.0)
     parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--case", type=int, default=None, help="replay one case of --seed, verbosely")
-    parser.add_argument("--batch", nargs=3, type=int, metavar=("SEED", "FIRST", "COUNT"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--case", type=int, default=None, help="replay one case of --seed, verbosely"
+    )
+    parser.add_argument(
+        "--batch", nargs=3, type=int, metavar=("SEED", "FIRST", "COUNT"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args()
     if args.batch:
         return run_batch(args.batch[0], args.batch[2], args.batch[1], verbose=False)

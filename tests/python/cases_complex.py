@@ -2,6 +2,7 @@
 {name: (fn, [numpy inputs])}`), checked first and second order by the test below against
 central finite differences in the real and the imaginary direction of every complex input
 (conftest.check_gradients, complex128). TensorFlow's values are in test_complex_reference.py."""
+
 from collections.abc import Callable
 from typing import Any
 
@@ -36,7 +37,10 @@ CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
     "multiply": (lambda a, b: rt.multiply(a, b), [Z23, _c(1, 3)]),
     "divide": (lambda a, b: rt.divide(a, b), [Z23, _away(2, 1)]),
     "pow": (lambda a, b: rt.pow(a, b), [_away(2, 3), _c(3, scale=0.8)]),
-    "operators": (lambda a, b: (a + b) * (a - b) / (b * b + 1.0) - 2.0 * a + a ** 2 - (1 + 2j) * b, [Z23, W23]),
+    "operators": (
+        lambda a, b: (a + b) * (a - b) / (b * b + 1.0) - 2.0 * a + a**2 - (1 + 2j) * b,
+        [Z23, W23],
+    ),
     "reciprocal": (lambda a: rt.math.reciprocal(a), [_away(2, 3)]),
     "square": (lambda a: rt.square(a), [Z23]),
     "sqrt": (lambda a: rt.sqrt(a), [_away(2, 3)]),
@@ -52,7 +56,10 @@ CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
     "abs": (lambda a: rt.abs(a), [_away(2, 3)]),
     "abs_operator": (lambda a: abs(a) * abs(a * a), [_away(2, 3)]),
     "angle": (lambda a: rt.math.angle(a), [_away(2, 3)]),
-    "real_imag_conj": (lambda a: rt.math.real(a * a) * rt.math.imag(a) + rt.math.real(rt.math.conj(a) * a), [Z23]),
+    "real_imag_conj": (
+        lambda a: rt.math.real(a * a) * rt.math.imag(a) + rt.math.real(rt.math.conj(a) * a),
+        [Z23],
+    ),
     "complex": (lambda x, y: rt.square(rt.complex(x, y)), [_r(2, 3), _r(3)]),
     "cast_real_to_complex": (lambda x: rt.exp(rt.cast(x, rt.complex128)), [_r(2, 3)]),
     "cast_complex_to_real": (lambda a: rt.cast(rt.exp(a), rt.float64), [Z23]),
@@ -61,11 +68,25 @@ CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
     "reduce_prod": (lambda a: rt.reduce_prod(a, axis=1), [Z23]),
     "reshape_transpose": (lambda a: rt.reshape(a, [3, 2]) * rt.transpose(a), [Z23]),
     "getitem": (lambda a: a[:, 1:] * a[::-1, ::2][:, :2], [Z23]),
-    "concat_stack": (lambda a, b: rt.stack([rt.concat([a, b], axis=1), rt.concat([b, a * b], axis=1)]), [Z23, W23]),
-    "where": (lambda a, b: rt.where(rt.constant([[True, False, True], [False, True, True]]), a * b, a - b), [Z23, W23]),
-    "gather_pad_tile": (lambda a: rt.pad(rt.tile(rt.gather(a, [2, 0], axis=1), [2, 1]), [[1, 0], [0, 1]]), [Z23]),
+    "concat_stack": (
+        lambda a, b: rt.stack([rt.concat([a, b], axis=1), rt.concat([b, a * b], axis=1)]),
+        [Z23, W23],
+    ),
+    "where": (
+        lambda a, b: rt.where(
+            rt.constant([[True, False, True], [False, True, True]]), a * b, a - b
+        ),
+        [Z23, W23],
+    ),
+    "gather_pad_tile": (
+        lambda a: rt.pad(rt.tile(rt.gather(a, [2, 0], axis=1), [2, 1]), [[1, 0], [0, 1]]),
+        [Z23],
+    ),
     "matmul": (lambda a, b: rt.matmul(a, b), [Z23, _c(3, 4)]),
-    "matmul_adjoint": (lambda a, b: rt.matmul(a, b, adjoint_a=True, adjoint_b=True), [_c(3, 2), _c(4, 3)]),
+    "matmul_adjoint": (
+        lambda a, b: rt.matmul(a, b, adjoint_a=True, adjoint_b=True),
+        [_c(3, 2), _c(4, 3)],
+    ),
     "matmul_operator": (lambda a, b: (a @ b) @ b, [_c(3, 3), _c(3, 3)]),
     "matvec": (lambda a, v: rt.linalg.matvec(a, v, adjoint_a=True), [_c(3, 2), _c(3)]),
     "einsum": (lambda a, b: rt.einsum("bij,bkj->bik", a, b), [_c(2, 2, 3), _c(2, 4, 3)]),

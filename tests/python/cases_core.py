@@ -3,6 +3,7 @@ gradient cases (`CASES = {name: (fn, [numpy inputs])}`, first and second order a
 differences in float64) and, for ops with no gradient, forward cases
 (`FORWARD = {name: (fn, [inputs], numpy_reference[, tolerances])}`: ndarray inputs become
 tensors; the result must equal the reference's)."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -32,9 +33,14 @@ CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
     "convert_to_tensor": (lambda x: rt.convert_to_tensor(x) * x, [A23]),
     "fill": (lambda v: rt.fill([2, 3], v) * v, [np.array(0.7)]),
     # distinct values 0.1 apart: no ties within a window for the finite differences to straddle
-    "max_pool1d": (lambda x: rt.nn.max_pool1d(x, 2, 2, "VALID"),
-                   [rng.permutation(12).reshape(1, 6, 2) * 0.1]),
-    "avg_pool1d": (lambda x: rt.nn.avg_pool1d(x, 3, 1, "SAME"), [rng.uniform(-1, 1, size=(2, 5, 3))]),
+    "max_pool1d": (
+        lambda x: rt.nn.max_pool1d(x, 2, 2, "VALID"),
+        [rng.permutation(12).reshape(1, 6, 2) * 0.1],
+    ),
+    "avg_pool1d": (
+        lambda x: rt.nn.avg_pool1d(x, 3, 1, "SAME"),
+        [rng.uniform(-1, 1, size=(2, 5, 3))],
+    ),
 }
 
 
@@ -52,8 +58,16 @@ FORWARD: dict[str, tuple[Any, ...]] = {
     "is_finite": (rt.math.is_finite, [MIXED], np.isfinite),
     "is_inf": (rt.math.is_inf, [MIXED], np.isinf),
     "is_nan": (rt.math.is_nan, [MIXED], np.isnan),
-    "reduce_all": (lambda x: rt.math.reduce_all(x, axis=1), [A23 > -0.5], lambda x: np.all(x, axis=1)),
-    "reduce_any": (lambda x: rt.math.reduce_any(x, axis=0), [A23 > 0.5], lambda x: np.any(x, axis=0)),
+    "reduce_all": (
+        lambda x: rt.math.reduce_all(x, axis=1),
+        [A23 > -0.5],
+        lambda x: np.all(x, axis=1),
+    ),
+    "reduce_any": (
+        lambda x: rt.math.reduce_any(x, axis=0),
+        [A23 > 0.5],
+        lambda x: np.any(x, axis=0),
+    ),
     # piecewise constant (TensorFlow registers no gradient)
     "floor": (rt.math.floor, [FLOATS], np.floor),
     "round": (rt.math.round, [FLOATS], np.round),  # half to even, as TensorFlow
@@ -71,16 +85,38 @@ FORWARD: dict[str, tuple[Any, ...]] = {
     "ones": (lambda: rt.ones([3], dtype=rt.int64), [], lambda: np.ones(3, np.int64)),
     "zeros_like": (rt.zeros_like, [A23], np.zeros_like),
     "ones_like": (rt.ones_like, [A23], np.ones_like),
-    "linspace": (lambda: rt.linspace(-1.0, 2.0, 7), [], lambda: np.linspace(-1.0, 2.0, 7, dtype=np.float32)),
+    "linspace": (
+        lambda: rt.linspace(-1.0, 2.0, 7),
+        [],
+        lambda: np.linspace(-1.0, 2.0, 7, dtype=np.float32),
+    ),
     "range": (lambda: rt.range(2, 11, 3), [], lambda: np.arange(2, 11, 3, dtype=np.int32)),
-    "one_hot": (lambda: rt.one_hot([2, 0, -1], 3), [], lambda: np.eye(3, dtype=np.float32)[[2, 0]].tolist() + [[0.0, 0.0, 0.0]]),
+    "one_hot": (
+        lambda: rt.one_hot([2, 0, -1], 3),
+        [],
+        lambda: np.eye(3, dtype=np.float32)[[2, 0]].tolist() + [[0.0, 0.0, 0.0]],
+    ),
     # random: seeded, checked by what the distribution must give
-    "random.shuffle": (lambda x: rt.sort(rt.random.shuffle(x, seed=5), axis=0), [np.arange(12.0).reshape(6, 2)],
-                       lambda x: np.sort(x, axis=0)),
-    "random.normal": (lambda: rt.reduce_mean(rt.random.normal([40_000], seed=3, dtype=rt.float64)), [],
-                      lambda: np.float64(0.0), {"atol": 0.03}),
-    "random.uniform": (lambda: rt.reduce_mean(rt.random.uniform([40_000], seed=3, dtype=rt.float64)), [],
-                       lambda: np.float64(0.5), {"atol": 0.01}),
-    "random.truncated_normal": (lambda: rt.reduce_all(rt.abs(rt.random.truncated_normal([10_000], seed=3)) <= 2.0),
-                                [], lambda: np.True_),
+    "random.shuffle": (
+        lambda x: rt.sort(rt.random.shuffle(x, seed=5), axis=0),
+        [np.arange(12.0).reshape(6, 2)],
+        lambda x: np.sort(x, axis=0),
+    ),
+    "random.normal": (
+        lambda: rt.reduce_mean(rt.random.normal([40_000], seed=3, dtype=rt.float64)),
+        [],
+        lambda: np.float64(0.0),
+        {"atol": 0.03},
+    ),
+    "random.uniform": (
+        lambda: rt.reduce_mean(rt.random.uniform([40_000], seed=3, dtype=rt.float64)),
+        [],
+        lambda: np.float64(0.5),
+        {"atol": 0.01},
+    ),
+    "random.truncated_normal": (
+        lambda: rt.reduce_all(rt.abs(rt.random.truncated_normal([10_000], seed=3)) <= 2.0),
+        [],
+        lambda: np.True_,
+    ),
 }

@@ -1,6 +1,7 @@
 """Gradient checks of rt.keras.losses (float64, first and second order, central differences):
 each loss class with its options, differentiated with respect to the predictions and, for the
 soft-label losses, the labels too."""
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -26,7 +27,10 @@ SPARSE = np.array([0, 3, 1], np.int32)
 
 CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
     "mse": (lambda p: L.MeanSquaredError(**F64)(TRUE, p), [PRED]),
-    "mse_weighted_sum": (lambda p: L.MeanSquaredError(reduction="sum", **F64)(TRUE, p, WEIGHTS), [PRED]),
+    "mse_weighted_sum": (
+        lambda p: L.MeanSquaredError(reduction="sum", **F64)(TRUE, p, WEIGHTS),
+        [PRED],
+    ),
     "mae": (lambda p: L.MeanAbsoluteError(**F64)(TRUE, p), [PRED]),
     "mape": (lambda p: L.MeanAbsolutePercentageError(**F64)(TRUE, p), [PRED]),
     "huber": (lambda p: L.Huber(delta=0.7, **F64)(TRUE, p), [PRED]),
@@ -34,13 +38,21 @@ CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
     "bce": (lambda p: L.BinaryCrossentropy(**F64)(BINARY, p), [BINARY[::-1].copy()]),
     "bce_logits_smoothing": (
         lambda p, y: L.BinaryCrossentropy(from_logits=True, label_smoothing=0.1, **F64)(y, p),
-        [PRED, BINARY]),
+        [PRED, BINARY],
+    ),
     "cce": (lambda p: L.CategoricalCrossentropy(**F64)(SOFT, p), [PROBS]),
-    "cce_logits": (lambda p, y: L.CategoricalCrossentropy(from_logits=True, **F64)(y, p), [PRED, SOFT]),
+    "cce_logits": (
+        lambda p, y: L.CategoricalCrossentropy(from_logits=True, **F64)(y, p),
+        [PRED, SOFT],
+    ),
     "cce_logits_axis0": (
         lambda p: L.CategoricalCrossentropy(from_logits=True, axis=0, **F64)(SOFT.T.copy(), p),
-        [PRED.T.copy()]),
-    "scce_logits": (lambda p: L.SparseCategoricalCrossentropy(from_logits=True, **F64)(SPARSE, p), [PRED]),
+        [PRED.T.copy()],
+    ),
+    "scce_logits": (
+        lambda p: L.SparseCategoricalCrossentropy(from_logits=True, **F64)(SPARSE, p),
+        [PRED],
+    ),
     "scce_probs": (lambda p: L.SparseCategoricalCrossentropy(**F64)(SPARSE, p, WEIGHTS), [PROBS]),
     "kld": (lambda p: L.KLDivergence(**F64)(SOFT, p), [PROBS]),
     "poisson": (lambda p: L.Poisson(**F64)(np.abs(TRUE), p), [np.abs(PRED) + 0.5]),

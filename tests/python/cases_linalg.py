@@ -4,6 +4,7 @@ order (`conftest.check_gradients`). Ops that read one triangle of a symmetric ma
 symmetrised input (their gradients, TensorFlow's, are those with respect to a symmetric one);
 eigenvectors and singular vectors enter as they are (their sign convention holds under small
 perturbations)."""
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -55,7 +56,10 @@ CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
     "svd": (lambda a: _flat(*rt.linalg.svd(a)), [_u(3, 2)]),
     "svd_values": (lambda a: rt.linalg.svd(a, compute_uv=False), [_u(2, 4)]),
     "lstsq": (lambda a, b: rt.linalg.lstsq(a, b), [_u(4, 2), _u(4, 1)]),
-    "lstsq_l2_under": (lambda a, b: rt.linalg.lstsq(a, b, l2_regularizer=0.2), [_u(2, 3), _u(2, 1)]),
+    "lstsq_l2_under": (
+        lambda a, b: rt.linalg.lstsq(a, b, l2_regularizer=0.2),
+        [_u(2, 3), _u(2, 1)],
+    ),
     "lstsq_min_norm": (lambda a, b: rt.linalg.lstsq(a, b, fast=False), [_u(4, 2), _u(4, 1)]),
     "pinv": (lambda a: rt.linalg.pinv(a), [_u(3, 2)]),
     "expm": (lambda a: rt.linalg.expm(a), [_u(3, 3)]),

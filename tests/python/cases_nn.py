@@ -2,6 +2,7 @@
 steps under the Keras layers), in the format of test_op_gradients.py (`CASES = {name: (fn,
 [numpy inputs])}`), checked first and second order against central finite differences in
 float64 by the test below. Values against TensorFlow are in test_nn_reference.py."""
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -27,9 +28,11 @@ def _distinct(*shape: int) -> np.ndarray:
 
 def _sq(f: Callable[..., Any]) -> Callable[..., Any]:
     """`f` times itself: curvature, so the second-order check is not of a linear map."""
+
     def g(*xs: Any) -> Any:
         y = f(*xs)
         return y * y
+
     return g
 
 
@@ -41,13 +44,22 @@ def _mask(x: Any) -> Any:
 IDS = np.array([[2, 0, 2], [1, 3, 2]], dtype=np.int32)
 
 CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
-    "conv2d_same": (_sq(lambda x, f: rt.nn.conv2d(x, f, 1, "SAME")), [_u(2, 4, 5, 2), _u(2, 3, 2, 3)]),
-    "conv2d_valid_strided": (_sq(lambda x, f: rt.nn.conv2d(x, f, [2, 1], "VALID")), [_u(1, 5, 4, 2), _u(3, 2, 2, 2)]),
+    "conv2d_same": (
+        _sq(lambda x, f: rt.nn.conv2d(x, f, 1, "SAME")),
+        [_u(2, 4, 5, 2), _u(2, 3, 2, 3)],
+    ),
+    "conv2d_valid_strided": (
+        _sq(lambda x, f: rt.nn.conv2d(x, f, [2, 1], "VALID")),
+        [_u(1, 5, 4, 2), _u(3, 2, 2, 2)],
+    ),
     "conv2d_dilated_explicit": (
         _sq(lambda x, f: rt.nn.conv2d(x, f, 1, [[0, 0], [1, 0], [0, 1], [0, 0]], dilations=[2, 1])),
         [_u(1, 5, 4, 2), _u(2, 2, 2, 2)],
     ),
-    "conv2d_grouped": (_sq(lambda x, f: rt.nn.conv2d(x, f, 1, "SAME")), [_u(1, 3, 3, 4), _u(2, 2, 2, 2)]),
+    "conv2d_grouped": (
+        _sq(lambda x, f: rt.nn.conv2d(x, f, 1, "SAME")),
+        [_u(1, 3, 3, 4), _u(2, 2, 2, 2)],
+    ),
     "conv1d": (_sq(lambda x, f: rt.nn.conv1d(x, f, 2, "SAME")), [_u(2, 7, 2), _u(3, 2, 3)]),
     "conv2d_transpose": (
         _sq(lambda x, f: rt.nn.conv2d_transpose(x, f, [1, 5, 4, 2], 2, "SAME")),
@@ -62,11 +74,20 @@ CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
     "max_pool_1d": (_sq(lambda x: rt.nn.max_pool(x, 3, 2, "VALID")), [_distinct(2, 7, 2)]),
     "avg_pool_1d": (_sq(lambda x: rt.nn.avg_pool(x, 2, 2, "SAME")), [_u(2, 5, 2)]),
     "bias_add": (_sq(lambda x, b: rt.nn.bias_add(x, b)), [_u(2, 3, 4), _u(4)]),
-    "bias_add_nchw": (_sq(lambda x, b: rt.nn.bias_add(x, b, data_format="NCHW")), [_u(2, 3, 4), _u(3)]),
+    "bias_add_nchw": (
+        _sq(lambda x, b: rt.nn.bias_add(x, b, data_format="NCHW")),
+        [_u(2, 3, 4), _u(3)],
+    ),
     "embedding_lookup": (_sq(lambda p: rt.nn.embedding_lookup(p, IDS)), [_u(4, 3)]),
-    "embedding_lookup_max_norm": (lambda p: rt.nn.embedding_lookup(p, IDS, max_norm=0.7), [_u(4, 3)]),
+    "embedding_lookup_max_norm": (
+        lambda p: rt.nn.embedding_lookup(p, IDS, max_norm=0.7),
+        [_u(4, 3)],
+    ),
     "dropout": (_sq(_mask), [_u(3, 4)]),
-    "lstm_cell": (lambda z, c: _rustape.lstm_cell(z, c)[0] * _rustape.lstm_cell(z, c)[1], [_u(2, 8), _u(2, 2)]),
+    "lstm_cell": (
+        lambda z, c: _rustape.lstm_cell(z, c)[0] * _rustape.lstm_cell(z, c)[1],
+        [_u(2, 8), _u(2, 2)],
+    ),
     "gru_cell": (lambda x, h, p: _rustape.gru_cell(x, h, p), [_u(2, 6), _u(2, 6), _u(2, 2)]),
 }
 

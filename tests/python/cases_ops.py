@@ -3,6 +3,7 @@ activation, cross-entropy and contraction ops, in the format of test_op_gradient
 (`CASES = {name: (fn, [numpy inputs])}`), checked first and second order against central
 finite differences in float64 by the test below. Forward values and gradients against
 TensorFlow are in test_ops_reference.py."""
+
 from collections.abc import Callable
 from typing import Any
 
@@ -58,28 +59,49 @@ CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
     # reductions and cross-entropies
     "reduce_euclidean_norm": (lambda x: rt.math.reduce_euclidean_norm(x, axis=1), [A34]),
     "softmax_cross_entropy_with_logits": (
-        lambda z, x: rt.nn.softmax_cross_entropy_with_logits(z, x), [PROBS, WIDE]),
+        lambda z, x: rt.nn.softmax_cross_entropy_with_logits(z, x),
+        [PROBS, WIDE],
+    ),
     "sparse_softmax_cross_entropy_with_logits": (
-        lambda x: rt.nn.sparse_softmax_cross_entropy_with_logits(rt.constant([3, 0, 1]), x), [WIDE]),
+        lambda x: rt.nn.sparse_softmax_cross_entropy_with_logits(rt.constant([3, 0, 1]), x),
+        [WIDE],
+    ),
     "sigmoid_cross_entropy_with_logits": (
-        lambda z, x: rt.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x), [PROBS, WIDE]),
+        lambda z, x: rt.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x),
+        [PROBS, WIDE],
+    ),
     # scans and sorting
     "cumsum": (lambda x: rt.cumsum(x, axis=1, exclusive=True), [A34]),
     "cumprod": (lambda x: rt.math.cumprod(x, axis=0, reverse=True), [A34]),
-    "cumprod_zeros": (lambda x: rt.math.cumprod(x, axis=1), [np.array([[0.5, 0.0, 1.3], [0.0, 0.0, 2.0]])]),
+    "cumprod_zeros": (
+        lambda x: rt.math.cumprod(x, axis=1),
+        [np.array([[0.5, 0.0, 1.3], [0.0, 0.0, 2.0]])],
+    ),
     "top_k": (lambda x: rt.math.top_k(x, k=2).values, [_distinct(3, 4)]),
     "sort": (lambda x: rt.sort(x, axis=0, direction="DESCENDING"), [_distinct(3, 4)]),
     # segments
     "unsorted_segment_sum": (lambda x: rt.math.unsorted_segment_sum(x, [1, -1, 1], 2), [A34]),
     "unsorted_segment_mean": (lambda x: rt.math.unsorted_segment_mean(x, [1, 0, 1], 3), [A34]),
-    "unsorted_segment_max": (lambda x: rt.math.unsorted_segment_max(x, [1, 0, 1], 2), [_distinct(3, 4)]),
+    "unsorted_segment_max": (
+        lambda x: rt.math.unsorted_segment_max(x, [1, 0, 1], 2),
+        [_distinct(3, 4)],
+    ),
     "segment_sum": (lambda x: rt.math.segment_sum(x, [0, 0, 2]), [A34]),
     # gathers and scatters
-    "gather_batch_dims": (lambda x: rt.gather(x, [[0, 3], [2, 2], [1, 0]], axis=1, batch_dims=1), [A34]),
+    "gather_batch_dims": (
+        lambda x: rt.gather(x, [[0, 3], [2, 2], [1, 0]], axis=1, batch_dims=1),
+        [A34],
+    ),
     "gather_nd": (lambda x: rt.gather_nd(x, [[0, 1], [2, 3], [0, 1]]), [A34]),
     "scatter_nd": (lambda u: rt.scatter_nd([[1], [3], [1]], u, [4, 2]), [_u(3, 2)]),
-    "tensor_scatter_nd_add": (lambda t, u: rt.tensor_scatter_nd_add(t, [[2], [0]], u), [A34, _u(2, 4)]),
-    "tensor_scatter_nd_update": (lambda t, u: rt.tensor_scatter_nd_update(t, [[2, 1], [0, 3]], u), [A34, _u(2)]),
+    "tensor_scatter_nd_add": (
+        lambda t, u: rt.tensor_scatter_nd_add(t, [[2], [0]], u),
+        [A34, _u(2, 4)],
+    ),
+    "tensor_scatter_nd_update": (
+        lambda t, u: rt.tensor_scatter_nd_update(t, [[2, 1], [0, 3]], u),
+        [A34, _u(2)],
+    ),
     # rearranging
     "split": (lambda x: rt.split(x, [1, -1], axis=1)[1] * 2.0, [A34]),
     "boolean_mask": (lambda x: rt.boolean_mask(x, [True, False, True]), [A34]),

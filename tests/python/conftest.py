@@ -6,6 +6,7 @@ engine's own `gradcheck` being right. Complex inputs are checked in complex128, 
 the imaginary direction: the gradient of `z = x + iy` must be `dR/dx + i dR/dy`, `R` the real
 part of the loss (TensorFlow's convention).
 """
+
 from __future__ import annotations
 
 import os
@@ -62,7 +63,9 @@ def analytic_gradient(f: Callable, xs_np: Sequence[np.ndarray], w: np.ndarray) -
     return [to_numpy(g) for g in grads]
 
 
-def hessian_vector(f: Callable, xs_np: Sequence[np.ndarray], w: np.ndarray, vs: Sequence[np.ndarray]) -> list[np.ndarray]:
+def hessian_vector(
+    f: Callable, xs_np: Sequence[np.ndarray], w: np.ndarray, vs: Sequence[np.ndarray]
+) -> list[np.ndarray]:
     """H @ v of loss = sum(w * f(x)), by nested tapes."""
     ts = [f64(x) for x in xs_np]
     with rt.GradientTape() as outer:
@@ -73,13 +76,22 @@ def hessian_vector(f: Callable, xs_np: Sequence[np.ndarray], w: np.ndarray, vs: 
             loss = _weighted_sum(y, w)
         grads = inner.gradient(loss, ts, unconnected_gradients="zero")
         # <g, v> as real vectors: Re(g * conj(v)), so that its gradient is H v.
-        s = rt.add_n([rt.math.real(rt.reduce_sum(g * rt.math.conj(f64(v)))) for g, v in zip(grads, vs)])
+        s = rt.add_n(
+            [rt.math.real(rt.reduce_sum(g * rt.math.conj(f64(v)))) for g, v in zip(grads, vs)]
+        )
     hv = outer.gradient(s, ts, unconnected_gradients="zero")
     return [to_numpy(h) for h in hv]
 
 
-def check_gradients(f: Callable, inputs: Sequence, second_order: bool = True, eps: float = 1e-6,
-                    atol: float = 1e-6, rtol: float = 1e-5, seed: int = 0) -> None:
+def check_gradients(
+    f: Callable,
+    inputs: Sequence,
+    second_order: bool = True,
+    eps: float = 1e-6,
+    atol: float = 1e-6,
+    rtol: float = 1e-5,
+    seed: int = 0,
+) -> None:
     """Asserts that rustape's first (and second) derivatives of `f` match central differences.
 
     `f` takes float64 Tensors (complex128 for complex inputs, one per input) and returns a
@@ -92,7 +104,9 @@ def check_gradients(f: Callable, inputs: Sequence, second_order: bool = True, ep
     # first order
     grads = analytic_gradient(f, xs, w)
     for k, x in enumerate(xs):
-        assert grads[k].shape == x.shape, f"gradient {k} has shape {grads[k].shape}, input {x.shape}"
+        assert grads[k].shape == x.shape, (
+            f"gradient {k} has shape {grads[k].shape}, input {x.shape}"
+        )
         numeric = np.zeros_like(x)
         steps = [eps, 1j * eps] if np.iscomplexobj(x) else [eps]
         for idx in np.ndindex(*x.shape):
@@ -104,7 +118,10 @@ def check_gradients(f: Callable, inputs: Sequence, second_order: bool = True, ep
                 # d/dx for a real step, i d/dy for an imaginary one.
                 numeric[idx] += (_loss(f, xp, w) - _loss(f, xm, w)) / (2 * eps) * (step / eps)
         np.testing.assert_allclose(
-            grads[k], numeric, atol=atol, rtol=rtol,
+            grads[k],
+            numeric,
+            atol=atol,
+            rtol=rtol,
             err_msg=f"first-order gradient of input {k} differs from finite differences",
         )
 
@@ -113,7 +130,8 @@ def check_gradients(f: Callable, inputs: Sequence, second_order: bool = True, ep
     # second order: H v against finite differences of the analytic gradient along v
     rng = np.random.default_rng(seed + 1)
     vs = [
-        rng.uniform(-1.0, 1.0, size=x.shape) + (1j * rng.uniform(-1.0, 1.0, size=x.shape) if np.iscomplexobj(x) else 0)
+        rng.uniform(-1.0, 1.0, size=x.shape)
+        + (1j * rng.uniform(-1.0, 1.0, size=x.shape) if np.iscomplexobj(x) else 0)
         for x in xs
     ]
     hv = hessian_vector(f, xs, w, vs)
@@ -123,7 +141,10 @@ def check_gradients(f: Callable, inputs: Sequence, second_order: bool = True, ep
     for k, x in enumerate(xs):
         numeric = (gp[k] - gm[k]) / (2 * h)
         np.testing.assert_allclose(
-            hv[k], numeric, atol=max(atol, 1e-5), rtol=max(rtol, 1e-4),
+            hv[k],
+            numeric,
+            atol=max(atol, 1e-5),
+            rtol=max(rtol, 1e-4),
             err_msg=f"second-order (Hessian-vector) derivative of input {k} differs from finite differences",
         )
 

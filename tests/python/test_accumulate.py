@@ -1,5 +1,6 @@
 """Gradient accumulation reuses buffers nothing else holds: the sums must be right and no
 array or tensor the caller holds may change (sizes above the 4 inline elements)."""
+
 import numpy as np
 import rustape as rt
 
@@ -35,5 +36,5 @@ def test_variable_read_several_times():
     g = tape.gradient(loss, w)
     # h_k = 4^k * ones (each matmul with 0.5s multiplies by 8 * 0.5), so
     # d sum(h_5) / dW = sum_k h_{k-1}^T (ones @ (W^T)^{5-k}) = 2 * 5 * 4^4 in every entry.
-    np.testing.assert_allclose(g.numpy(), np.full((8, 8), 2 * 5 * 4.0 ** 4), rtol=1e-12)
+    np.testing.assert_allclose(g.numpy(), np.full((8, 8), 2 * 5 * 4.0**4), rtol=1e-12)
     np.testing.assert_array_equal(w.numpy(), np.full((8, 8), 0.5))

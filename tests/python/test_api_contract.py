@@ -1,4 +1,5 @@
 """The behaviours API.md promises (tensors, variables, the tape), beyond the seed examples."""
+
 import gc
 import re
 import warnings
@@ -54,12 +55,12 @@ def test_dtype_objects():
 @pytest.mark.parametrize("dtype", [rt.float32, rt.float64])
 def test_python_numbers_take_the_tensor_dtype(dtype):
     x = rt.constant([1.0, 2.0], dtype=dtype)
-    for y in (x + 2.0, 2.0 + x, x * 2, 3 * x, x - 1, 1 - x, x / 2, 2 / x, x ** 2, 2.0 ** x):
+    for y in (x + 2.0, 2.0 + x, x * 2, 3 * x, x - 1, 1 - x, x / 2, 2 / x, x**2, 2.0**x):
         assert y.dtype == dtype
     np.testing.assert_allclose((2.0 * x).numpy(), [2.0, 4.0])
     np.testing.assert_allclose((1 - x).numpy(), [0.0, -1.0])
     np.testing.assert_allclose((2 / x).numpy(), [2.0, 1.0])
-    np.testing.assert_allclose((2.0 ** x).numpy(), [2.0, 4.0])
+    np.testing.assert_allclose((2.0**x).numpy(), [2.0, 4.0])
     # lists and NumPy arrays too
     assert (x + [1.0, 1.0]).dtype == dtype
     assert (x + np.array([1.0, 1.0], dtype=np.float64)).dtype == dtype
@@ -449,7 +450,7 @@ def test_third_order_with_three_tapes():
             t2.watch(x)
             with rt.GradientTape() as t1:
                 t1.watch(x)
-                y = x ** 4
+                y = x**4
             d1 = t1.gradient(y, x)
         d2 = t2.gradient(d1, x)
     d3 = t3.gradient(d2, x)
@@ -564,7 +565,7 @@ def test_hessian_without_nested_tapes():
     x = rt.constant([1.0, 2.0], dtype=rt.float64)
     with tape_cls(persistent=True) as tape:
         tape.watch(x)
-        y = rt.reduce_sum(x ** 3) + x[0] * x[1]
+        y = rt.reduce_sum(x**3) + x[0] * x[1]
     h = tape.hessian(y, x)
     np.testing.assert_allclose(h.numpy(), [[6.0, 1.0], [1.0, 12.0]])
 
@@ -587,7 +588,9 @@ def test_output_gradients_for_nested_targets():
     with rt.GradientTape() as tape:
         tape.watch(x)
         targets = {"sq": x * x, "lin": x * 3.0}
-    g = tape.gradient(targets, x, output_gradients={"sq": [1.0, 0.0], "lin": rt.constant([0.0, 2.0])})
+    g = tape.gradient(
+        targets, x, output_gradients={"sq": [1.0, 0.0], "lin": rt.constant([0.0, 2.0])}
+    )
     np.testing.assert_allclose(g.numpy(), [2.0, 6.0])
 
 
@@ -644,6 +647,7 @@ def test_jacobian_and_hessian_through_custom_gradient():
     def square(x):
         def grad(dy):
             return dy * 2.0 * x
+
         return x * x, grad
 
     x = rt.constant([1.0, 3.0], dtype=rt.float64)

@@ -1,5 +1,6 @@
 """Smoke tests of the extension module `rustape._rustape` alone (src/python/): conversion
 rules, the Tensor/Variable protocol, the Tape binding, custom gradients, error mapping."""
+
 import threading
 import time
 
@@ -169,9 +170,19 @@ def test_comparisons():
 def test_getitem():
     x = np.arange(24.0).reshape(2, 3, 4)
     t = r.constant(x)
-    for key in [0, -1, (1, 2), slice(None, None, -1), (slice(None), 1), (Ellipsis, 0),
-                (None, 0), (0, slice(1, None, 2), None), (Ellipsis, slice(None, None, -2)),
-                np.int64(1), (0, -1, -1)]:
+    for key in [
+        0,
+        -1,
+        (1, 2),
+        slice(None, None, -1),
+        (slice(None), 1),
+        (Ellipsis, 0),
+        (None, 0),
+        (0, slice(1, None, 2), None),
+        (Ellipsis, slice(None, None, -2)),
+        np.int64(1),
+        (0, -1, -1),
+    ]:
         np.testing.assert_array_equal(t[key].numpy(), x[key], err_msg=repr(key))
     np.testing.assert_array_equal(t[[1, 0]].numpy(), x[[1, 0]])
     np.testing.assert_array_equal(t[np.array([-1])].numpy(), x[np.array([-1])])
@@ -392,8 +403,11 @@ def test_custom_gradient_errors_propagate():
     def explode(dys):
         raise _Boom("from grad_fn")
 
-    for grad_fn, error in [(explode, _Boom), (lambda dys: [dys[0], dys[0]], ValueError),
-                           (lambda dys: [r.constant([1.0, 2.0])], ValueError)]:
+    for grad_fn, error in [
+        (explode, _Boom),
+        (lambda dys: [dys[0], dys[0]], ValueError),
+        (lambda dys: [r.constant([1.0, 2.0])], ValueError),
+    ]:
         tape = r.Tape()
         tape.push()
         tape.watch(x)

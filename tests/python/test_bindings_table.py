@@ -1,6 +1,7 @@
 """The binding table (src/python/bindings.rs rows, `@export` rows in _ops.py) is the only list of
 the ops: every row is exported where it says, every namespace holds exactly its rows, and nothing
 in the extension or in _ops exists outside it."""
+
 import importlib
 import inspect
 
@@ -10,12 +11,34 @@ from rustape import _export, _ops, _rustape
 
 # What rt holds beyond the table: the Python side of the package (not ops).
 PYTHON_TOP_LEVEL = {
-    "GradientTape", "UnconnectedGradients", "custom_gradient", "Module", "TensorSpec", "function",
-    "math", "nn", "linalg", "random", "layers", "keras", "nest", "test", "saved_model", "contrib",
-    "config", "experimental", "utils",
+    "GradientTape",
+    "UnconnectedGradients",
+    "custom_gradient",
+    "Module",
+    "TensorSpec",
+    "function",
+    "math",
+    "nn",
+    "linalg",
+    "random",
+    "layers",
+    "keras",
+    "nest",
+    "test",
+    "saved_model",
+    "contrib",
+    "config",
+    "experimental",
+    "utils",
     "__version__",
     # Python names around the math (_compat.py) and `newaxis`.
-    "device", "is_tensor", "newaxis", "numpy_function", "print", "py_function", "recompute_grad",
+    "device",
+    "is_tensor",
+    "newaxis",
+    "numpy_function",
+    "print",
+    "py_function",
+    "recompute_grad",
     "vectorized_map",
 }
 
@@ -25,7 +48,9 @@ def _module(namespace):
 
 
 def _extension_rows():
-    return [(name, ns, exported) for name, exports in _rustape._bindings for ns, exported in exports]
+    return [
+        (name, ns, exported) for name, exports in _rustape._bindings for ns, exported in exports
+    ]
 
 
 def _python_rows():
@@ -72,7 +97,8 @@ def test_nothing_in_the_extension_is_outside_the_table():
 def test_every_public_composition_has_a_row():
     declared = set(_export._PYTHON.values())
     functions = [
-        f for name, f in inspect.getmembers(_ops, inspect.isfunction)
+        f
+        for name, f in inspect.getmembers(_ops, inspect.isfunction)
         if f.__module__ == _ops.__name__ and not name.startswith("_")
     ]
     assert functions

@@ -1,6 +1,7 @@
 """TensorFlow names around the math (rt.newaxis, rt.is_tensor, rt.device, rt.print,
 rt.numpy_function, rt.py_function, rt.recompute_grad, rt.vectorized_map), the shape helpers,
 and copying/pickling of tensors and variables."""
+
 from __future__ import annotations
 
 import copy

@@ -1,6 +1,7 @@
 """complex64 and complex128 in Python: creation and NumPy interop, dtypes, repr, conversions
 and casts, the TensorFlow gradient convention (the issue's examples exactly), output_gradients,
 unconnected zeros, Jacobians, nested tapes, custom gradients, and the TypeErrors."""
+
 from __future__ import annotations
 
 import warnings
@@ -36,7 +37,10 @@ def test_dtypes_and_creation() -> None:
 
 def test_repr_str_and_scalars() -> None:
     t = rt.constant([1 + 2j, 3 - 1j], dtype=rt.complex64)
-    assert repr(t) == "<rt.Tensor: shape=(2,), dtype=complex64, numpy=array([1.+2.j, 3.-1.j], dtype=complex64)>"
+    assert (
+        repr(t)
+        == "<rt.Tensor: shape=(2,), dtype=complex64, numpy=array([1.+2.j, 3.-1.j], dtype=complex64)>"
+    )
     assert repr(rt.constant(1 + 2j)) == "<rt.Tensor: shape=(), dtype=complex128, numpy=(1+2j)>"
     assert str(t) == "rt.Tensor([1.+2.j 3.-1.j], shape=(2,), dtype=complex64)"
     assert f"{rt.constant(1 + 2j):.1f}" == "1.0+2.0j"
@@ -51,7 +55,7 @@ def test_python_numbers_and_arrays_take_the_complex_dtype() -> None:
     assert (z * (1 - 1j)).numpy().tolist() == [2 + 0j]
     assert (z * np.array([2.0])).dtype is rt.complex64
     assert rt.multiply(2.0, 1j).dtype is rt.complex128
-    np.testing.assert_allclose((z ** 2).numpy(), [2j], atol=1e-7)
+    np.testing.assert_allclose((z**2).numpy(), [2j], atol=1e-7)
     assert abs(rt.constant([3 + 4j])).numpy().tolist() == [5.0]
     assert (-z).numpy().tolist() == [-1 - 1j]
     assert (z == (1 + 1j)).numpy().tolist() == [True]
@@ -84,7 +88,9 @@ def test_complex_real_imag_conj_abs_angle_adjoint() -> None:
     assert rt.math.imag(x).numpy().tolist() == [0.0, 0.0]
     m = rt.constant([[1 + 1j, 2j], [3 + 0j, 4 - 1j]])
     np.testing.assert_array_equal(rt.linalg.adjoint(m).numpy(), np.conj(m.numpy()).T)
-    np.testing.assert_array_equal(rt.linalg.matrix_transpose(m, conjugate=True).numpy(), np.conj(m.numpy()).T)
+    np.testing.assert_array_equal(
+        rt.linalg.matrix_transpose(m, conjugate=True).numpy(), np.conj(m.numpy()).T
+    )
     np.testing.assert_array_equal(rt.linalg.matrix_transpose(m).numpy(), m.numpy().T)
     with pytest.raises(TypeError, match="complex"):
         rt.complex(rt.constant([1.0]), rt.constant([1.0], dtype=rt.float64))
@@ -164,9 +170,12 @@ def test_jacobians_with_and_without_pfor() -> None:
             y = z * z
             r = rt.abs(z)
         np.testing.assert_allclose(
-            tape.jacobian(y, z, experimental_use_pfor=pfor).numpy(), np.diag(np.conj(2 * z.numpy())))
+            tape.jacobian(y, z, experimental_use_pfor=pfor).numpy(), np.diag(np.conj(2 * z.numpy()))
+        )
         np.testing.assert_allclose(
-            tape.jacobian(r, z, experimental_use_pfor=pfor).numpy(), np.diag(z.numpy() / np.abs(z.numpy())))
+            tape.jacobian(r, z, experimental_use_pfor=pfor).numpy(),
+            np.diag(z.numpy() / np.abs(z.numpy())),
+        )
         b = rt.constant([[1 + 1j, 2 + 0j], [0.5j, -1 + 0j]])
         with rt.GradientTape() as tape:
             tape.watch(b)
@@ -181,6 +190,7 @@ def test_custom_gradient_with_complex_values() -> None:
     def f(z):
         def grad(dy):
             return dy * rt.math.conj(3.0 * z * z)
+
         return z * z * z, grad
 
     z = rt.constant(1 - 1j)

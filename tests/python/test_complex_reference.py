@@ -4,6 +4,7 @@ with a non-trivial `output_gradients`, second-order gradients, Jacobians (with a
 being complex) and complex64 results, stored by tests/reference/gen_complex.py in
 tests/reference/complex.npz. The cases are tests/reference/complex_cases.py, shared with the
 generator; this file never imports TensorFlow."""
+
 from __future__ import annotations
 
 import os
@@ -44,7 +45,9 @@ def run(name: str, xs: list[np.ndarray], c: np.ndarray | None = None) -> tuple[A
     return y, tape.gradient(y, ts, output_gradients=seed)
 
 
-def close(actual: Any, expected: np.ndarray, what: str, rtol: float = 1e-10, atol: float = 1e-12) -> None:
+def close(
+    actual: Any, expected: np.ndarray, what: str, rtol: float = 1e-10, atol: float = 1e-12
+) -> None:
     a = np.asarray(actual.numpy() if hasattr(actual, "numpy") else actual)
     assert a.dtype == expected.dtype, f"{what}: dtype {a.dtype}, TensorFlow's {expected.dtype}"
     np.testing.assert_allclose(a, expected, rtol=rtol, atol=atol, err_msg=what)
@@ -69,7 +72,9 @@ def test_value_and_gradients(name: str) -> None:
                 # Central differences of TensorFlow's forward value; its gradient is off.
                 fd = stored(name, f"{key}_fd{k}")
                 close(g, fd, f"{what}, against differences", rtol=1e-6, atol=1e-7)
-                assert not np.allclose(want, fd, rtol=1e-3), f"{what}: TensorFlow now agrees; drop the deviation"
+                assert not np.allclose(want, fd, rtol=1e-3), (
+                    f"{what}: TensorFlow now agrees; drop the deviation"
+                )
             else:
                 close(g, want, what)
 
@@ -94,7 +99,9 @@ def test_second_order(name: str) -> None:
         close(h, fd, f"{name}: second order, input {k}, against differences", rtol=1e-6, atol=1e-7)
         if f"{name}/second" in TF_DEVIATIONS:
             tf_value = stored(name, f"second{k}")
-            assert not np.allclose(tf_value, fd, rtol=1e-3), f"{name}: TensorFlow now agrees; drop the deviation"
+            assert not np.allclose(tf_value, fd, rtol=1e-3), (
+                f"{name}: TensorFlow now agrees; drop the deviation"
+            )
         else:
             close(h, stored(name, f"second{k}"), f"{name}: second order, input {k}", rtol=1e-9)
 

@@ -1,4 +1,5 @@
 """`rt.custom_gradient`: the TF docs' examples, variables=, nesting, multiple outputs."""
+
 import numpy as np
 import pytest
 import rustape as rt
@@ -15,7 +16,7 @@ def log1pexp(x):
 
 
 def test_log1pexp_is_stable():
-    x = rt.constant(100.)
+    x = rt.constant(100.0)
     with rt.GradientTape() as g:
         g.watch(x)
         y = log1pexp(x)
@@ -29,6 +30,7 @@ def test_custom_gradient_replaces_the_gradient():
     def double_grad_identity(x):
         def grad(dy):
             return 2.0 * dy
+
         return rt.identity(x), grad
 
     x = rt.constant([1.0, 2.0])
@@ -65,6 +67,7 @@ def test_second_order_through_custom_gradient():
     def cube(x):
         def grad(dy):
             return dy * 3.0 * x * x
+
         return x * x * x, grad
 
     x = rt.constant(2.0)
@@ -85,6 +88,7 @@ def test_custom_gradient_inside_gradient_of_gradient_uses_dy():
     def scale_grad(x):
         def grad(dy):
             return dy * 10.0
+
         return x, grad
 
     x = rt.constant(3.0)
@@ -140,6 +144,7 @@ def test_variable_argument_is_an_input_not_a_captured_variable():
     def f(x):
         def grad(dy):
             return dy * 0.5
+
         return x * 1.0, grad
 
     with rt.GradientTape() as tape:
@@ -155,6 +160,7 @@ def test_multiple_outputs_get_zeros_for_unused_outputs():
         def grad(da, db):
             seen.append((da.numpy().tolist(), db.numpy().tolist()))
             return da * 2.0 + db * 3.0
+
         return (x * 1.0, x * 1.0), grad
 
     x = rt.constant([1.0, 1.0])
@@ -171,6 +177,7 @@ def test_nested_outputs_and_several_inputs():
     def f(a, b):
         def grad(dy_sum, dy_prod):
             return dy_sum + dy_prod * b, dy_sum + dy_prod * a
+
         return {"sum": a + b, "prod": a * b}, grad
 
     a = rt.constant(2.0)
@@ -189,6 +196,7 @@ def test_non_tensor_arguments_get_none():
     def scale(x, k):
         def grad(dy):
             return dy * k, None
+
         return x * k, grad
 
     x = rt.constant(2.0)
@@ -220,6 +228,7 @@ def test_method_decorator():
         def f(self, x):
             def grad(dy):
                 return dy * self.k
+
             return x * 1.0, grad
 
     m = Model()
@@ -249,6 +258,7 @@ def test_exception_in_grad_fn_propagates():
     def bad_grad(x):
         def grad(dy):
             raise KeyError("no gradient today")
+
         return x * 1.0, grad
 
     x = rt.constant(2.0)
@@ -272,9 +282,12 @@ def test_custom_gradient_inside_a_custom_gradient():
                 def second_order(ddy):
                     calls.append("second")
                     return ddy * 6.0 * x_
+
                 return 3.0 * x_ * x_, second_order
+
             calls.append("first")
             return dy * three_x_squared(x)
+
         return x * x * x, first_order
 
     x = rt.constant(2.0)
@@ -294,6 +307,7 @@ def test_keyword_arguments_are_passed_through():
     def scaled(x, scale=1.0):
         def grad(dy):
             return dy * scale
+
         return x * scale, grad
 
     x = rt.constant(2.0)
@@ -312,6 +326,7 @@ def test_persistent_tape_calls_grad_fn_each_time():
         def grad(dy):
             calls.append(1)
             return dy * 2.0
+
         return x * 1.0, grad
 
     x = rt.constant(1.0)

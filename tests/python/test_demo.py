@@ -1,5 +1,6 @@
 """`python -m rustape.demo`: its arguments, its table, and the pictures it draws (each PNG is
 opened, sized and checked for content)."""
+
 from __future__ import annotations
 
 import subprocess

@@ -2,6 +2,7 @@
 (the extension's functions included, which pytest's own doctest collection cannot reach) and
 the guide's pages (docs/*.md, docs/guide/*.md), with `rt` and `np` in scope. A name without
 an example fails tools.public_api's coverage check (.ci/run), not this test."""
+
 from __future__ import annotations
 
 import builtins

@@ -5,6 +5,7 @@ replay (`python tests/fuzz/fuzz_ops.py --seed S --case N`). RUSTAPE_FUZZ_SECONDS
 RUSTAPE_FUZZ_SEED (default 0: the same cases every run) and RUSTAPE_FUZZ_CASES (default 30000:
 a faster machine stops there, so CI never runs past the cases known to pass; 0 for no limit)
 change the run."""
+
 from __future__ import annotations
 
 import importlib.util

@@ -4,6 +4,7 @@ code (tests/reference/gen_autodiff_guide.py -> autodiff_guide.json). The guide's
 values are the generator's fixed arrays. Not ported: the "no gradient registered" example
 (`tf.image.adjust_contrast`, which rustape does not have).
 """
+
 from __future__ import annotations
 
 import json
@@ -14,7 +15,9 @@ import numpy as np
 import pytest
 import rustape as rt
 
-REF = json.loads((pathlib.Path(__file__).parents[1] / "reference" / "autodiff_guide.json").read_text())
+REF = json.loads(
+    (pathlib.Path(__file__).parents[1] / "reference" / "autodiff_guide.json").read_text()
+)
 
 W0 = [[0.5, -1.0], [0.25, 2.0], [-0.75, 0.1]]
 KERNEL0 = [[0.3, -0.2], [0.1, 0.4], [-0.5, 0.6]]
@@ -206,4 +209,6 @@ def test_zeros_instead_of_none() -> None:
     y = rt.Variable(3.0)
     with rt.GradientTape() as tape:
         z = y**2
-    same(value(tape.gradient(z, x, unconnected_gradients=rt.UnconnectedGradients.ZERO)), REF["zeros"])
+    same(
+        value(tape.gradient(z, x, unconnected_gradients=rt.UnconnectedGradients.ZERO)), REF["zeros"]
+    )

@@ -4,6 +4,7 @@ with `tf.` replaced by `rt.`, against what TensorFlow 2.21 computed for them
 example of `GradientTape.gradient` (rustape has no ragged tensors) and `recompute_grad`'s
 second example (a `keras.Sequential` with a `Lambda` layer, recomputed as a whole).
 """
+
 from __future__ import annotations
 
 import json
@@ -13,7 +14,9 @@ from typing import Any
 import numpy as np
 import rustape as rt
 
-REF = json.loads((pathlib.Path(__file__).parents[1] / "reference" / "api_docstrings.json").read_text())
+REF = json.loads(
+    (pathlib.Path(__file__).parents[1] / "reference" / "api_docstrings.json").read_text()
+)
 
 
 def value(t: Any) -> Any:

@@ -1,6 +1,7 @@
 """Zero-copy exchange with NumPy (DLPack both ways, the buffer protocol), `rt.config` and the
 progress bars. (PyTorch's side of DLPack is checked by benches/interop_peers.py, run with the
 peers' venv: the suite does not depend on torch.)"""
+
 from __future__ import annotations
 
 import gc
@@ -129,7 +130,9 @@ def test_thread_count() -> None:
     n = rt.config.get_num_threads()
     assert n >= 1
     rt.config.set_num_threads(n)  # the size it has: fine
-    with pytest.raises(ValueError, match="set_num_threads: the number of threads must be at least 1"):
+    with pytest.raises(
+        ValueError, match="set_num_threads: the number of threads must be at least 1"
+    ):
         rt.config.set_num_threads(0)
 
 
@@ -138,7 +141,9 @@ def test_thread_count_honours_the_environment(tmp_path) -> None:
 
     code = "import rustape as rt; print(rt.config.get_num_threads())"
     env = {"RAYON_NUM_THREADS": "3", "PATH": "/usr/bin:/bin"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == "3"
     code = (
         "import rustape as rt; rt.config.set_num_threads(1); print(rt.config.get_num_threads());"

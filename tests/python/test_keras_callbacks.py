@@ -1,5 +1,6 @@
 """`Model.fit(..., callbacks=[...])`: the hooks in Keras's order, the History it returns, and
 `model.stop_training`."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -41,8 +42,15 @@ def test_hooks_run_in_order_and_history_is_returned() -> None:
 
     model = _model()
     x, y = _data()
-    history = model.fit(x, y, batch_size=4, epochs=2, shuffle=False, callbacks=[Recorder()],
-                        validation_data=(x[:4], y[:4]))
+    history = model.fit(
+        x,
+        y,
+        batch_size=4,
+        epochs=2,
+        shuffle=False,
+        callbacks=[Recorder()],
+        validation_data=(x[:4], y[:4]),
+    )
     keys = ["loss", "mean_squared_error", "val_loss", "val_mean_squared_error"]
     assert calls == [
         ("train_begin", 2, 3),
@@ -59,8 +67,9 @@ def test_hooks_run_in_order_and_history_is_returned() -> None:
     assert history.epoch == [0, 1]
     assert sorted(history.history) == keys
     # The metric "mse" over the training batches is the loss "mse" (the same mean).
-    np.testing.assert_allclose(history.history["loss"], history.history["mean_squared_error"],
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        history.history["loss"], history.history["mean_squared_error"], rtol=1e-6
+    )
     assert history.history["val_loss"][1] == model.evaluate(x[:4], y[:4], batch_size=4)[0]
 
 
@@ -72,7 +81,8 @@ def test_stop_training_ends_after_the_epoch() -> None:
         if epoch == 1:
             model.stop_training = True
 
-    history = model.fit(x, y, epochs=5, callbacks=[rt.keras.callbacks.LambdaCallback(
-        on_epoch_end=stop)])
+    history = model.fit(
+        x, y, epochs=5, callbacks=[rt.keras.callbacks.LambdaCallback(on_epoch_end=stop)]
+    )
     assert history.epoch == [0, 1]
     assert len(history.history["loss"]) == 2

@@ -1,5 +1,6 @@
 """rt.keras.initializers: Keras 3's names and arguments, the fan rules, the distributions'
 bounds and moments, and determinism for a seed."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -9,9 +10,21 @@ import rustape as rt
 init = rt.keras.initializers
 
 
-@pytest.mark.parametrize("name", ["glorot_uniform", "GlorotNormal", "he_uniform", "he_normal",
-                                  "lecun_uniform", "lecun_normal", "random_normal",
-                                  "random_uniform", "truncated_normal", "variance_scaling"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "glorot_uniform",
+        "GlorotNormal",
+        "he_uniform",
+        "he_normal",
+        "lecun_uniform",
+        "lecun_normal",
+        "random_normal",
+        "random_uniform",
+        "truncated_normal",
+        "variance_scaling",
+    ],
+)
 def test_names_resolve_and_seeds_repeat(name: str) -> None:
     cls = type(init.get(name))
     a, b = cls(seed=3), cls(seed=3)

@@ -1,6 +1,7 @@
 """rt.keras.losses and rt.keras.metrics against Keras 3 in TensorFlow 2.21 on edge cases
 (tests/reference/gen_losses.py): values, gradients with respect to y_pred, reductions,
 sample weights, ±1e4 logits."""
+
 from __future__ import annotations
 
 import os
@@ -56,8 +57,11 @@ def test_functions_and_second_order() -> None:
     logits = rt.Variable(np.array([[2.0, -1.0, 0.5]], np.float64))
     with rt.GradientTape() as outer:
         with rt.GradientTape() as inner:
-            loss = rt.reduce_sum(rt.keras.losses.categorical_crossentropy(
-                np.array([[0.0, 1.0, 0.0]]), logits, from_logits=True))
+            loss = rt.reduce_sum(
+                rt.keras.losses.categorical_crossentropy(
+                    np.array([[0.0, 1.0, 0.0]]), logits, from_logits=True
+                )
+            )
         g = inner.gradient(loss, logits)
         gsum = rt.reduce_sum(g * g)
     h = outer.gradient(gsum, logits)
@@ -72,7 +76,9 @@ def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="reduction"):
         rt.keras.losses.MeanSquaredError(reduction="avg")
     with pytest.raises(ValueError, match="same shape"):
-        rt.keras.losses.categorical_crossentropy(np.ones((2, 3), np.float32), np.ones((2, 4), np.float32))
+        rt.keras.losses.categorical_crossentropy(
+            np.ones((2, 3), np.float32), np.ones((2, 4), np.float32)
+        )
     with pytest.raises(TypeError):
         rt.keras.losses.Huber(gamma=1.0)
     assert rt.keras.losses.get("mse") is rt.keras.losses.mean_squared_error
@@ -84,8 +90,9 @@ def test_huge_logits_stay_finite() -> None:
     for logits in ([[1e4, -1e4]], [[-1e4, 1e4]]):
         x: Any = rt.Variable(np.array(logits, np.float32))
         with rt.GradientTape() as tape:
-            loss = rt.keras.losses.BinaryCrossentropy(from_logits=True)(y, x) + \
-                rt.keras.losses.CategoricalCrossentropy(from_logits=True)(y, x)
+            loss = rt.keras.losses.BinaryCrossentropy(from_logits=True)(
+                y, x
+            ) + rt.keras.losses.CategoricalCrossentropy(from_logits=True)(y, x)
         assert np.isfinite(float(loss))
         assert np.all(np.isfinite(tape.gradient(loss, x).numpy()))
 

@@ -1,6 +1,7 @@
 """rt.keras.metrics against Keras 3 in TensorFlow 2.21 (tests/reference/metrics.json, written by
 tests/reference/gen_metrics.py): results after each batch, the state's variables, the result
 after a reset, the metric functions' values; and the arguments the metrics refuse."""
+
 from __future__ import annotations
 
 import json
@@ -49,8 +50,9 @@ def test_metric_matches_keras(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
 def test_function_matches_keras(name: str) -> None:
     f = FUNCTIONS[name]
-    got = getattr(rt.keras.metrics, f["function"])(decode(f["y_true"]), decode(f["y_pred"]),
-                                                  **f["kwargs"])
+    got = getattr(rt.keras.metrics, f["function"])(
+        decode(f["y_true"]), decode(f["y_pred"]), **f["kwargs"]
+    )
     want = decode(f["values"])
     assert got.shape == want.shape
     assert got.dtype == np.float32

@@ -1,5 +1,6 @@
 """rt.keras Model / Sequential / Input: the three forms, tracking, summary, weights, and a whole
 training loop whose loss curve equals Keras 3's (tests/reference/gen_training.py)."""
+
 from __future__ import annotations
 
 import io
@@ -21,12 +22,14 @@ keras = rt.keras
 
 
 def mlp() -> Any:
-    return keras.Sequential([
-        keras.Input(shape=(8,)),
-        keras.layers.Dense(16, activation="relu"),
-        keras.layers.Dense(16, activation="tanh"),
-        keras.layers.Dense(3),
-    ])
+    return keras.Sequential(
+        [
+            keras.Input(shape=(8,)),
+            keras.layers.Dense(16, activation="relu"),
+            keras.layers.Dense(16, activation="tanh"),
+            keras.layers.Dense(3),
+        ]
+    )
 
 
 @pytest.mark.parametrize("run", gen.RUNS)
@@ -39,8 +42,9 @@ def test_training_loop_matches_keras(run: str) -> None:
         loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
         y = labels
     elif run == "sgd_momentum_schedule_scce":
-        opt = keras.optimizers.SGD(keras.optimizers.schedules.ExponentialDecay(0.2, 5, 0.7),
-                                   momentum=0.9)
+        opt = keras.optimizers.SGD(
+            keras.optimizers.schedules.ExponentialDecay(0.2, 5, 0.7), momentum=0.9
+        )
         loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
         y = labels
     else:
@@ -165,21 +169,27 @@ def test_compile_fit_evaluate_predict() -> None:
     centres = rng.normal(size=(3, 4)) * 6
     y = rng.integers(0, 3, size=240)
     x = (centres[y] + rng.normal(size=(240, 4))).astype(np.float32)
-    model = keras.Sequential([keras.Input(shape=(4,)), keras.layers.Dense(16, activation="relu"),
-                              keras.layers.Dense(3)])
+    model = keras.Sequential(
+        [keras.Input(shape=(4,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(3)]
+    )
     with pytest.raises(RuntimeError, match="compile"):
         model.fit(x, y)
-    model.compile(optimizer="adam",
-                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-                  metrics=["accuracy"])
-    history = model.fit(x[:200], y[:200], batch_size=20, epochs=15,
-                        validation_data=(x[200:], y[200:]))
+    model.compile(
+        optimizer="adam",
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=["accuracy"],
+    )
+    history = model.fit(
+        x[:200], y[:200], batch_size=20, epochs=15, validation_data=(x[200:], y[200:])
+    )
     losses = history.history["loss"]
     assert len(losses) == 15 and losses[-1] < 0.3 * losses[0]
     assert history.history["accuracy"][-1] > 0.9 and history.history["val_accuracy"][-1] > 0.9
     loss, accuracy = model.evaluate(x[200:], y[200:])
     assert accuracy == history.history["val_accuracy"][-1]
     # evaluate's loss is the batch losses' mean weighted by batch size: the full-batch loss.
-    full = float(keras.losses.SparseCategoricalCrossentropy(from_logits=True)(y[200:], model(x[200:])))
+    full = float(
+        keras.losses.SparseCategoricalCrossentropy(from_logits=True)(y[200:], model(x[200:]))
+    )
     assert abs(loss - full) < 1e-5
     assert model.predict(x, batch_size=64).shape == (240, 3)

@@ -1,5 +1,6 @@
 """rt.keras.optimizers against Keras 3 in TensorFlow 2.21: every optimizer and option over 120
 steps (tests/reference/gen_optimizers.py), the schedules, and the optimizer's bookkeeping."""
+
 from __future__ import annotations
 
 import os
@@ -95,8 +96,14 @@ def test_variables_in_keras_order() -> None:
     opt.build([w, b])
     names = [v.name for v in opt.variables]
     assert names == [
-        "iteration:0", "learning_rate:0", "adam/w_momentum:0", "adam/w_velocity:0",
-        "adam/b_momentum:0", "adam/b_velocity:0", "adam/w_velocity_hat:0", "adam/b_velocity_hat:0",
+        "iteration:0",
+        "learning_rate:0",
+        "adam/w_momentum:0",
+        "adam/w_velocity:0",
+        "adam/b_momentum:0",
+        "adam/b_velocity:0",
+        "adam/w_velocity_hat:0",
+        "adam/b_velocity_hat:0",
     ]
     assert opt.get_slot(w, "momentum").shape == (2, 3)
 

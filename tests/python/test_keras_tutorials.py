@@ -7,6 +7,7 @@ example using FGSM", the GAN training step of "Deep Convolutional GAN" (dense ge
 discriminator: convolutional layers live in rt.keras.layers' own tests), and a
 physics-informed network (second derivatives through nested tapes inside a training step).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -30,12 +31,14 @@ def test_custom_training_walkthrough() -> None:
     # 3 classes), with the tutorial's model, loss, grad() and loop.
     rt.random.set_seed(0)
     features, labels = blobs(120, 3, 4, seed=0)
-    model = keras.Sequential([
-        keras.Input(shape=(4,)),
-        keras.layers.Dense(10, activation=rt.nn.relu),
-        keras.layers.Dense(10, activation=rt.nn.relu),
-        keras.layers.Dense(3),
-    ])
+    model = keras.Sequential(
+        [
+            keras.Input(shape=(4,)),
+            keras.layers.Dense(10, activation=rt.nn.relu),
+            keras.layers.Dense(10, activation=rt.nn.relu),
+            keras.layers.Dense(3),
+        ]
+    )
     loss_object = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 
     def loss(model: Any, x: Any, y: Any, training: bool) -> Any:
@@ -53,7 +56,7 @@ def test_custom_training_walkthrough() -> None:
         epoch_loss_avg = keras.metrics.Mean()
         epoch_accuracy = keras.metrics.SparseCategoricalAccuracy()
         for start in range(0, 120, 32):
-            x, y = features[start:start + 32], labels[start:start + 32]
+            x, y = features[start : start + 32], labels[start : start + 32]
             loss_value, grads = grad(model, x, y)
             optimizer.apply_gradients(zip(grads, model.trainable_variables))
             epoch_loss_avg.update_state(loss_value)
@@ -101,7 +104,7 @@ def test_training_loop_from_scratch() -> None:
     first = last = None
     for epoch in range(3):
         for start in range(0, 384, 64):
-            loss_value = float(train_step(x_train[start:start + 64], y_train[start:start + 64]))
+            loss_value = float(train_step(x_train[start : start + 64], y_train[start : start + 64]))
             first = loss_value if first is None else first
             last = loss_value
         train_acc_metric.reset_state()
@@ -115,8 +118,9 @@ def test_fgsm_adversarial_example() -> None:
     # the loss of a trained classifier.
     rt.random.set_seed(0)
     x, y = blobs(256, 3, 16, seed=2)
-    model = keras.Sequential([keras.Input(shape=(16,)), keras.layers.Dense(32, activation="relu"),
-                              keras.layers.Dense(3)])
+    model = keras.Sequential(
+        [keras.Input(shape=(16,)), keras.layers.Dense(32, activation="relu"), keras.layers.Dense(3)]
+    )
     opt = keras.optimizers.Adam(0.01)
     loss_object = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
     for _ in range(60):
@@ -136,8 +140,9 @@ def test_fgsm_adversarial_example() -> None:
     image = rt.constant(x[:64])
     perturbations = create_adversarial_pattern(image, y[:64])
     clean = float(loss_object(y[:64], model(image)))
-    losses = [float(loss_object(y[:64], model(image + eps * perturbations)))
-              for eps in (0.1, 0.5, 1.0)]
+    losses = [
+        float(loss_object(y[:64], model(image + eps * perturbations))) for eps in (0.1, 0.5, 1.0)
+    ]
     assert clean < losses[0] < losses[1] < losses[2]
 
 
@@ -147,11 +152,12 @@ def test_gan_training_step() -> None:
     rt.random.set_seed(0)
     rng = np.random.default_rng(3)
     real = (rng.normal(size=(256, 2)) * 0.3 + np.array([2.0, -1.0])).astype(np.float32)
-    generator = keras.Sequential([keras.Input(shape=(4,)), keras.layers.Dense(16, activation="relu"),
-                                  keras.layers.Dense(2)])
-    discriminator = keras.Sequential([keras.Input(shape=(2,)),
-                                      keras.layers.Dense(16, activation="relu"),
-                                      keras.layers.Dense(1)])
+    generator = keras.Sequential(
+        [keras.Input(shape=(4,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(2)]
+    )
+    discriminator = keras.Sequential(
+        [keras.Input(shape=(2,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(1)]
+    )
     cross_entropy = keras.losses.BinaryCrossentropy(from_logits=True)
 
     def discriminator_loss(real_output: Any, fake_output: Any) -> Any:
@@ -174,16 +180,21 @@ def test_gan_training_step() -> None:
             gen_loss = generator_loss(fake_output)
             disc_loss = discriminator_loss(real_output, fake_output)
         gradients_of_generator = gen_tape.gradient(gen_loss, generator.trainable_variables)
-        gradients_of_discriminator = disc_tape.gradient(disc_loss, discriminator.trainable_variables)
-        generator_optimizer.apply_gradients(zip(gradients_of_generator, generator.trainable_variables))
+        gradients_of_discriminator = disc_tape.gradient(
+            disc_loss, discriminator.trainable_variables
+        )
+        generator_optimizer.apply_gradients(
+            zip(gradients_of_generator, generator.trainable_variables)
+        )
         discriminator_optimizer.apply_gradients(
-            zip(gradients_of_discriminator, discriminator.trainable_variables))
+            zip(gradients_of_discriminator, discriminator.trainable_variables)
+        )
         return float(gen_loss), float(disc_loss)
 
     start = float(rt.reduce_mean(rt.abs(generator(rt.random.normal([256, 4])) - real.mean(0))))
     for epoch in range(40):
         for b in range(0, 256, 64):
-            g, d = train_step(real[b:b + 64])
+            g, d = train_step(real[b : b + 64])
             assert np.isfinite(g) and np.isfinite(d)
     end = float(rt.reduce_mean(rt.abs(generator(rt.random.normal([256, 4])) - real.mean(0))))
     assert end < 0.75 * start  # the generated points moved towards the data
@@ -193,12 +204,18 @@ def test_physics_informed_network() -> None:
     # A PINN for u'' = -pi^2 sin(pi x), u(0) = u(1) = 0 (solution sin(pi x)): the residual needs
     # second derivatives of the model with respect to its input, inside the training tape.
     rt.random.set_seed(0)
-    model = keras.Sequential([keras.Input(shape=(1,)), keras.layers.Dense(16, activation="tanh"),
-                              keras.layers.Dense(16, activation="tanh"), keras.layers.Dense(1)])
+    model = keras.Sequential(
+        [
+            keras.Input(shape=(1,)),
+            keras.layers.Dense(16, activation="tanh"),
+            keras.layers.Dense(16, activation="tanh"),
+            keras.layers.Dense(1),
+        ]
+    )
     opt = keras.optimizers.Adam(0.01)
     x = rt.constant(np.linspace(0, 1, 32, dtype=np.float32).reshape(-1, 1))
     boundary = rt.constant([[0.0], [1.0]])
-    source = -np.pi ** 2 * rt.sin(np.pi * x)
+    source = -(np.pi**2) * rt.sin(np.pi * x)
     losses = []
     for _ in range(150):
         with rt.GradientTape() as tape:
@@ -209,8 +226,9 @@ def test_physics_informed_network() -> None:
                     u = model(x)
                 u_x = t1.gradient(u, x)
             u_xx = t2.gradient(u_x, x)
-            loss = rt.reduce_mean(rt.square(u_xx - source)) + \
-                10.0 * rt.reduce_mean(rt.square(model(boundary)))
+            loss = rt.reduce_mean(rt.square(u_xx - source)) + 10.0 * rt.reduce_mean(
+                rt.square(model(boundary))
+            )
         grads = tape.gradient(loss, model.trainable_variables)
         opt.apply_gradients(zip(grads, model.trainable_variables))
         losses.append(float(loss))

@@ -1,4 +1,5 @@
 """`rt.layers.Dense` and `rt.layers.BatchNormalization`: lazy build, Keras defaults, numbers."""
+
 import math
 
 import numpy as np
@@ -34,16 +35,19 @@ def test_keras_alias():
     assert rt.keras.layers.BatchNormalization is rt.layers.BatchNormalization
 
 
-@pytest.mark.parametrize("activation, fn", [
-    (None, lambda a: a),
-    ("linear", lambda a: a),
-    ("relu", lambda a: np.maximum(a, 0)),
-    ("tanh", np.tanh),
-    ("sigmoid", lambda a: 1 / (1 + np.exp(-a))),
-    ("elu", lambda a: np.where(a > 0, a, np.expm1(a))),
-    ("softmax", lambda a: np.exp(a) / np.exp(a).sum(-1, keepdims=True)),
-    (rt.nn.relu, lambda a: np.maximum(a, 0)),
-])
+@pytest.mark.parametrize(
+    "activation, fn",
+    [
+        (None, lambda a: a),
+        ("linear", lambda a: a),
+        ("relu", lambda a: np.maximum(a, 0)),
+        ("tanh", np.tanh),
+        ("sigmoid", lambda a: 1 / (1 + np.exp(-a))),
+        ("elu", lambda a: np.where(a > 0, a, np.expm1(a))),
+        ("softmax", lambda a: np.exp(a) / np.exp(a).sum(-1, keepdims=True)),
+        (rt.nn.relu, lambda a: np.maximum(a, 0)),
+    ],
+)
 def test_dense_activations(activation, fn, seeded):
     layer = rt.layers.Dense(5, activation=activation, bias_initializer="ones")
     x = rt.random.normal([4, 3])
@@ -110,7 +114,9 @@ def test_batch_normalization_training_and_inference(seeded):
     assert len(bn.non_trainable_variables) == 2
     xv = x.numpy().astype(np.float64)
     mean, var = xv.mean(0), xv.var(0)
-    np.testing.assert_allclose(y.numpy(), _bn_reference(xv, 1.0, 0.0, mean, var, 1e-3), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        y.numpy(), _bn_reference(xv, 1.0, 0.0, mean, var, 1e-3), rtol=1e-4, atol=1e-5
+    )
     # moving statistics: moving = moving * 0.99 + batch * 0.01
     np.testing.assert_allclose(bn.moving_mean.numpy(), 0.01 * mean, rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(bn.moving_variance.numpy(), 0.99 + 0.01 * var, rtol=1e-4)
@@ -119,7 +125,8 @@ def test_batch_normalization_training_and_inference(seeded):
     np.testing.assert_allclose(
         y_inf.numpy(),
         _bn_reference(xv, 1.0, 0.0, bn.moving_mean.numpy(), bn.moving_variance.numpy(), 1e-3),
-        rtol=1e-4, atol=1e-5,
+        rtol=1e-4,
+        atol=1e-5,
     )
     y_default = bn(x)
     np.testing.assert_array_equal(y_default.numpy(), y_inf.numpy())

@@ -5,6 +5,7 @@ tests/reference/gen_layers.py built each layer in Keras, set its weights to fixe
 stored the numbers; here the same layer is built in rustape, given the same weights (in
 `layer.weights` order, whose names must match Keras'), and run on the same inputs.
 """
+
 from __future__ import annotations
 
 import json
@@ -71,7 +72,11 @@ def test_matches_keras(case: dict) -> None:
         g += 1
     if case["training"]:
         for j, v in enumerate(layer.weights):
-            close(v.numpy(), ARRAYS[f"{name}:after{j}"], f"{name}: {case['weights'][j]} after the call")
+            close(
+                v.numpy(),
+                ARRAYS[f"{name}:after{j}"],
+                f"{name}: {case['weights'][j]} after the call",
+            )
     # compute_output_shape agrees with the outputs (the batch dimension left unknown).
     shapes = [tuple(x.shape) for x in xs]
     spec = [(None, *s[1:]) for s in shapes] if case["several"] else (None, *shapes[0][1:])
@@ -83,10 +88,29 @@ def test_matches_keras(case: dict) -> None:
 def test_every_required_layer_is_covered() -> None:
     covered = {c["layer"] for c in CASES}
     required = {
-        "Dense", "Conv1D", "Conv2D", "Conv2DTranspose", "DepthwiseConv2D", "MaxPooling2D",
-        "AveragePooling2D", "GlobalAveragePooling2D", "GlobalMaxPooling2D", "Flatten", "Reshape",
-        "Dropout", "Embedding", "LayerNormalization", "BatchNormalization", "Activation",
-        "LeakyReLU", "Concatenate", "Add", "ZeroPadding2D", "UpSampling2D", "SimpleRNN", "LSTM",
+        "Dense",
+        "Conv1D",
+        "Conv2D",
+        "Conv2DTranspose",
+        "DepthwiseConv2D",
+        "MaxPooling2D",
+        "AveragePooling2D",
+        "GlobalAveragePooling2D",
+        "GlobalMaxPooling2D",
+        "Flatten",
+        "Reshape",
+        "Dropout",
+        "Embedding",
+        "LayerNormalization",
+        "BatchNormalization",
+        "Activation",
+        "LeakyReLU",
+        "Concatenate",
+        "Add",
+        "ZeroPadding2D",
+        "UpSampling2D",
+        "SimpleRNN",
+        "LSTM",
         "GRU",
     }
     assert required <= covered, sorted(required - covered)

@@ -1,6 +1,7 @@
 """`rt.linalg`'s factorisations on bad input: a ValueError for shapes (naming the op and the
 shapes), a TypeError for dtypes, TensorFlow's values for singular and non-positive-definite
 matrices, and a ValueError for the gradients TensorFlow does not define."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -2,6 +2,7 @@
 tests/reference/gen_linalg.py): forward values and first-order gradients through the Python
 API, float32 and float64. (linalg_reference.rs checks the second order too.) Eigenvectors and
 singular vectors are compared up to the sign of each column and enter the losses squared."""
+
 from __future__ import annotations
 
 import json
@@ -62,10 +63,14 @@ def test_linalg_matches_tensorflow(name: str) -> None:
     with rt.GradientTape() as tape:
         tape.watch(sources)
         ys = _call(case["op"], case["attrs"], xs)
-        loss = rt.add_n([
-            rt.reduce_sum((rt.square(ys[k]) if k in case["squared"] else ys[k]) * w)
-            for k, w in weights.items()
-        ])
+        loss = rt.add_n(
+            [
+                rt.reduce_sum((rt.square(ys[k]) if k in case["squared"] else ys[k]) * w)
+                for k, w in weights.items()
+            ]
+        )
     grads = tape.gradient(loss, sources)
     for i, (g, want) in enumerate(zip(grads, case["grads"])):
-        np.testing.assert_allclose(g.numpy(), _array(want), rtol=tol, atol=tol, err_msg=f"gradient {i}")
+        np.testing.assert_allclose(
+            g.numpy(), _array(want), rtol=tol, atol=tol, err_msg=f"gradient {i}"
+        )

@@ -4,6 +4,7 @@ tests/reference/gen_nn.py ran each case in TensorFlow 2.21 (float64) and stored 
 gradients of `sum(w * y)` and, for some cases, a Hessian-vector product; this file reruns each
 case in rustape and compares (see tests/reference/README.md).
 """
+
 from __future__ import annotations
 
 import json
@@ -34,9 +35,12 @@ def op_of(case: dict[str, Any]) -> Callable[..., Any]:
         return lambda x, f: rt.nn.conv1d(x, f, a["stride"], a["padding"], dilations=a["dilations"])
     if op == "conv2d_transpose":
         return lambda x, f: rt.nn.conv2d_transpose(
-            x, f, a["output_shape"], a["strides"], a["padding"], dilations=a["dilations"])
+            x, f, a["output_shape"], a["strides"], a["padding"], dilations=a["dilations"]
+        )
     if op == "depthwise_conv2d":
-        return lambda x, f: rt.nn.depthwise_conv2d(x, f, a["strides"], a["padding"], dilations=a["dilations"])
+        return lambda x, f: rt.nn.depthwise_conv2d(
+            x, f, a["strides"], a["padding"], dilations=a["dilations"]
+        )
     if op in ("max_pool2d", "avg_pool2d", "max_pool", "avg_pool"):
         fn = getattr(rt.nn, op)
         return lambda x: fn(x, a["ksize"], a["strides"], a["padding"])
@@ -58,7 +62,9 @@ def test_matches_tensorflow(case: dict[str, Any]) -> None:
     name, fn = case["name"], op_of(case)
     xs = [ARRAYS[f"{name}:x{i}"] for i in range(case["inputs"])]
     ts: list[Any] = [rt.constant(x) for x in xs]
-    diff = [i for i in range(len(xs)) if i not in case["integer_inputs"]] if case["gradients"] else []
+    diff = (
+        [i for i in range(len(xs)) if i not in case["integer_inputs"]] if case["gradients"] else []
+    )
     y_want = ARRAYS[f"{name}:y"]
     with rt.GradientTape(persistent=True) as outer:
         outer.watch([ts[i] for i in diff])
@@ -70,7 +76,9 @@ def test_matches_tensorflow(case: dict[str, Any]) -> None:
         if not diff:
             return
         grads = tape.gradient(loss, [ts[i] for i in diff])
-        proj = rt.add_n([rt.reduce_sum(g * weights(xs[i].shape, 1 + i)) for g, i in zip(grads, diff)])
+        proj = rt.add_n(
+            [rt.reduce_sum(g * weights(xs[i].shape, 1 + i)) for g, i in zip(grads, diff)]
+        )
     for g, i in zip(grads, diff):
         close(g, ARRAYS[f"{name}:d{i}"], f"{name}: gradient of input {i}")
     if case["second_order"]:
@@ -81,5 +89,15 @@ def test_matches_tensorflow(case: dict[str, Any]) -> None:
 
 def test_every_op_is_covered() -> None:
     ops = {c["op"] for c in CASES}
-    assert ops == {"conv2d", "conv1d", "conv2d_transpose", "depthwise_conv2d", "max_pool2d", "avg_pool2d",
-                   "max_pool", "avg_pool", "bias_add", "embedding_lookup"}
+    assert ops == {
+        "conv2d",
+        "conv1d",
+        "conv2d_transpose",
+        "depthwise_conv2d",
+        "max_pool2d",
+        "avg_pool2d",
+        "max_pool",
+        "avg_pool",
+        "bias_add",
+        "embedding_lookup",
+    }

@@ -1,6 +1,7 @@
 """Every differentiable op's gradient against central finite differences in float64, first and
 second order (conftest.check_gradients: NumPy differences around rustape's forward pass), and
 the forward values against NumPy."""
+
 import glob as _glob
 import importlib as _importlib
 import os as _os
@@ -58,15 +59,32 @@ CASES = {
     "multiply": (lambda a, b: rt.multiply(a, b), [A23, _u(1, 3)]),
     "divide": (lambda a, b: rt.divide(a, b), [A23, rng.uniform(0.5, 2.0, size=(2, 1))]),
     "pow": (lambda a, b: rt.pow(a, b), [POS23, _u(3)]),
-    "pow_scalar_exponent": (lambda a: a ** 3.0, [A23]),
+    "pow_scalar_exponent": (lambda a: a**3.0, [A23]),
     "maximum": (lambda a, b: rt.maximum(a, b), [A23, A23 + _away_from_zero(2, 3) * 0.5]),
     "minimum": (lambda a, b: rt.minimum(a, b), [A23, A23 + _away_from_zero(2, 3) * 0.5]),
-    "where": (lambda a, b: rt.where(rt.constant([[True, False, True], [False, True, True]]), a * b, a - b), [A23, B23]),
-    "where_broadcast": (lambda a, b: rt.where(rt.constant([True, False, True]), a, b), [A23, _u(1, 3)]),
-    "clip_by_value": (lambda x: rt.clip_by_value(x, -0.5, 0.5) * x, [np.array([[-0.9, -0.2, 0.1], [0.3, 0.7, -0.6]])]),
-    "floormod": (lambda a, b: rt.floormod(a, b), [np.array([[1.3, -2.5, 3.1]]), np.array([[0.7, 0.9, -1.1]])]),
+    "where": (
+        lambda a, b: rt.where(
+            rt.constant([[True, False, True], [False, True, True]]), a * b, a - b
+        ),
+        [A23, B23],
+    ),
+    "where_broadcast": (
+        lambda a, b: rt.where(rt.constant([True, False, True]), a, b),
+        [A23, _u(1, 3)],
+    ),
+    "clip_by_value": (
+        lambda x: rt.clip_by_value(x, -0.5, 0.5) * x,
+        [np.array([[-0.9, -0.2, 0.1], [0.3, 0.7, -0.6]])],
+    ),
+    "floormod": (
+        lambda a, b: rt.floormod(a, b),
+        [np.array([[1.3, -2.5, 3.1]]), np.array([[0.7, 0.9, -1.1]])],
+    ),
     "squared_difference": (lambda a, b: rt.math.squared_difference(a, b), [A23, B23]),
-    "operators": (lambda a, b: (a + b) * (a - b) / (b * b + 1.0) + (-a) ** 2 + 2.0 * a - 1.0 / (a * a + 1.0), [A23, B23]),
+    "operators": (
+        lambda a, b: (a + b) * (a - b) / (b * b + 1.0) + (-a) ** 2 + 2.0 * a - 1.0 / (a * a + 1.0),
+        [A23, B23],
+    ),
     # reductions
     "reduce_sum_all": (lambda x: rt.reduce_sum(x * x), [A23]),
     "reduce_sum_axis": (lambda x: rt.reduce_sum(x * x, axis=1), [A23]),
@@ -94,7 +112,10 @@ CASES = {
         [A23, _u(3), rng.uniform(0.5, 1.5, size=3), _u(3), _u(3)],
     ),
     # shape
-    "reshape": (lambda x: rt.reshape(x, [3, 2]) * rt.constant([[1.0, 2.0]], dtype=rt.float64), [A23]),
+    "reshape": (
+        lambda x: rt.reshape(x, [3, 2]) * rt.constant([[1.0, 2.0]], dtype=rt.float64),
+        [A23],
+    ),
     "reshape_minus_one": (lambda x: rt.reshape(x * x, [-1]), [A23]),
     "transpose": (lambda x: rt.transpose(x) * rt.constant([[1.0, 2.0]], dtype=rt.float64), [A23]),
     "transpose_perm": (lambda x: rt.transpose(x * x, [2, 0, 1]), [_u(2, 3, 2)]),
@@ -106,13 +127,25 @@ CASES = {
     "unstack": (lambda x: rt.unstack(x)[0] * rt.unstack(x)[1], [A23]),
     "pad": (lambda x: rt.pad(x * x, [[1, 0], [0, 2]]), [A23]),
     "tile": (lambda x: rt.tile(x, [2, 1]) * rt.tile(x, [2, 1]), [A23]),
-    "broadcast_to": (lambda x: rt.broadcast_to(x, [2, 2, 3]) * rt.constant(np.arange(12.0).reshape(2, 2, 3), dtype=rt.float64), [_u(1, 3)]),
+    "broadcast_to": (
+        lambda x: (
+            rt.broadcast_to(x, [2, 2, 3])
+            * rt.constant(np.arange(12.0).reshape(2, 2, 3), dtype=rt.float64)
+        ),
+        [_u(1, 3)],
+    ),
     "gather": (lambda x: rt.gather(x, [2, 0, 2]) * rt.gather(x, [1, 1, 0]), [_u(3)]),
     "gather_axis": (lambda x: rt.gather(x, [1, 1], axis=1), [A23]),
-    "getitem": (lambda x: x[1:, ::-1] * x[0, None, :] + x[1:, 0:1] + x[..., -1][None, :], [_u(3, 3)]),
+    "getitem": (
+        lambda x: x[1:, ::-1] * x[0, None, :] + x[1:, 0:1] + x[..., -1][None, :],
+        [_u(3, 3)],
+    ),
     # linear algebra
     "matmul": (lambda a, b: rt.matmul(a, b), [A23, _u(3, 4)]),
-    "matmul_transpose_flags": (lambda a, b: rt.matmul(a, b, transpose_a=True, transpose_b=True), [_u(3, 2), _u(4, 3)]),
+    "matmul_transpose_flags": (
+        lambda a, b: rt.matmul(a, b, transpose_a=True, transpose_b=True),
+        [_u(3, 2), _u(4, 3)],
+    ),
     "matmul_batched_broadcast": (lambda a, b: rt.matmul(a, b), [_u(2, 2, 3), _u(3, 2)]),
     "matmul_operator": (lambda a, b: (a @ b) @ b, [_u(3, 3), _u(3, 3)]),
     "matvec": (lambda a, v: rt.linalg.matvec(a, v), [A23, _u(3)]),
@@ -131,8 +164,16 @@ CASES = {
     "reduce_std": (lambda x: rt.math.reduce_std(x, axis=1), [A23]),
     "l2_normalize": (lambda x: rt.math.l2_normalize(x, axis=1), [A23]),
     "leaky_relu": (lambda x: rt.nn.leaky_relu(x) * x, [_away_from_zero(2, 3)]),
-    "sigmoid_xent": (lambda x: rt.nn.sigmoid_cross_entropy_with_logits(labels=f64(LABELS), logits=x), [A23 * 3]),
-    "softmax_xent": (lambda x: rt.nn.softmax_cross_entropy_with_logits(labels=rt.constant([[0.2, 0.3, 0.5], [1.0, 0.0, 0.0]], dtype=rt.float64), logits=x), [A23]),
+    "sigmoid_xent": (
+        lambda x: rt.nn.sigmoid_cross_entropy_with_logits(labels=f64(LABELS), logits=x),
+        [A23 * 3],
+    ),
+    "softmax_xent": (
+        lambda x: rt.nn.softmax_cross_entropy_with_logits(
+            labels=rt.constant([[0.2, 0.3, 0.5], [1.0, 0.0, 0.0]], dtype=rt.float64), logits=x
+        ),
+        [A23],
+    ),
     "trace": (lambda a: rt.linalg.trace(a * a), [_u(2, 3, 3)]),
     "tensordot": (lambda a, b: rt.linalg.tensordot(a, b, axes=1), [A23, _u(3, 2)]),
 }
@@ -150,7 +191,10 @@ def test_gradient_matches_finite_differences(name):
 
 
 # A subset through the engine's own gradcheck (rt.test.gradcheck), which must agree.
-@pytest.mark.parametrize("name", ["sin", "multiply", "matmul", "softmax", "reduce_max", "solve", "getitem", "einsum_diag"])
+@pytest.mark.parametrize(
+    "name",
+    ["sin", "multiply", "matmul", "softmax", "reduce_max", "solve", "getitem", "einsum_diag"],
+)
 def test_rt_test_gradcheck(name):
     f, inputs = CASES[name]
     assert rt.test.gradcheck(f, inputs) is True
@@ -210,8 +254,16 @@ def test_comparisons_and_argmax_are_not_differentiable():
 # -- forward values against NumPy ----------------------------------------------------------------
 
 UNARY = {
-    "negative": np.negative, "abs": np.abs, "sign": np.sign, "square": np.square, "exp": np.exp,
-    "sin": np.sin, "cos": np.cos, "tan": np.tan, "tanh": np.tanh, "round": np.round,
+    "negative": np.negative,
+    "abs": np.abs,
+    "sign": np.sign,
+    "square": np.square,
+    "exp": np.exp,
+    "sin": np.sin,
+    "cos": np.cos,
+    "tan": np.tan,
+    "tanh": np.tanh,
+    "round": np.round,
     "floor": np.floor,
 }
 
@@ -233,8 +285,12 @@ def test_misc_values():
     np.testing.assert_allclose(rt.nn.elu(t).numpy(), np.where(x > 0, x, np.expm1(x)))
     np.testing.assert_allclose(rt.nn.softplus(t).numpy(), np.log1p(np.exp(x)))
     np.testing.assert_allclose(rt.reduce_logsumexp(t, axis=1).numpy(), np.log(np.exp(x).sum(1)))
-    np.testing.assert_allclose(rt.nn.softmax(t).numpy(), np.exp(x) / np.exp(x).sum(1, keepdims=True))
-    np.testing.assert_allclose(rt.nn.log_softmax(t).numpy(), x - np.log(np.exp(x).sum(1, keepdims=True)))
+    np.testing.assert_allclose(
+        rt.nn.softmax(t).numpy(), np.exp(x) / np.exp(x).sum(1, keepdims=True)
+    )
+    np.testing.assert_allclose(
+        rt.nn.log_softmax(t).numpy(), x - np.log(np.exp(x).sum(1, keepdims=True))
+    )
     np.testing.assert_allclose(rt.norm(t).numpy(), np.linalg.norm(x))
     np.testing.assert_allclose(rt.reduce_prod(t, axis=0).numpy(), x.prod(0))
     np.testing.assert_allclose(rt.floordiv(t, 0.7).numpy(), np.floor_divide(x, 0.7))
@@ -270,7 +326,9 @@ def test_creation_values():
     assert rt.zeros([2]).dtype == rt.float32
     assert rt.ones([2], dtype=rt.int32).dtype == rt.int32
     np.testing.assert_array_equal(rt.fill([2, 2], 7.0).numpy(), np.full((2, 2), 7.0))
-    np.testing.assert_allclose(rt.linspace(-10.0, 10.0, 201).numpy(), np.linspace(-10, 10, 201), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(
+        rt.linspace(-10.0, 10.0, 201).numpy(), np.linspace(-10, 10, 201), rtol=1e-6, atol=1e-6
+    )
     np.testing.assert_array_equal(rt.range(5).numpy(), np.arange(5))
     assert rt.range(5).dtype == rt.int32
     np.testing.assert_allclose(rt.range(1.0, 2.0, 0.25).numpy(), [1.0, 1.25, 1.5, 1.75])
@@ -289,7 +347,9 @@ def test_random_is_seeded():
     b = rt.random.uniform([100], minval=-2.0, maxval=2.0)
     rt.random.set_seed(3)
     np.testing.assert_array_equal(rt.random.normal([100]).numpy(), a.numpy())
-    np.testing.assert_array_equal(rt.random.uniform([100], minval=-2.0, maxval=2.0).numpy(), b.numpy())
+    np.testing.assert_array_equal(
+        rt.random.uniform([100], minval=-2.0, maxval=2.0).numpy(), b.numpy()
+    )
     assert a.dtype == rt.float32 and a.shape == (100,)
     assert abs(float(rt.reduce_mean(a))) < 0.5
     assert 0.5 < float(rt.math.reduce_std(a)) < 1.5
@@ -349,7 +409,9 @@ def _case_tables():
     tables = [("test_op_gradients", CASES, FORWARD)]
     for path in sorted(_glob.glob(_os.path.join(_HERE, "cases_*.py"))):
         module = _importlib.import_module(_os.path.basename(path)[:-3])
-        tables.append((module.__name__, getattr(module, "CASES", {}), getattr(module, "FORWARD", {})))
+        tables.append(
+            (module.__name__, getattr(module, "CASES", {}), getattr(module, "FORWARD", {}))
+        )
     return tables
 
 
@@ -366,7 +428,9 @@ def _ops():
 def _modules():
     mods = {}
     for namespace in _binding_table():
-        mods[namespace] = rt if namespace == "rt" else _importlib.import_module(f"rustape.{namespace}")
+        mods[namespace] = (
+            rt if namespace == "rt" else _importlib.import_module(f"rustape.{namespace}")
+        )
     return mods
 
 
@@ -377,9 +441,11 @@ def _traced(fn, inputs, ops):
     for module in _modules().values():
         for name, obj in list(vars(module).items()):
             if id(obj) in ops:
+
                 def spy(*args, __obj=obj, **kwargs):
                     called.add(id(__obj))
                     return __obj(*args, **kwargs)
+
                 patched.append((module, name, obj))
                 setattr(module, name, spy)
     try:
@@ -402,7 +468,8 @@ def test_every_op_in_the_binding_table_has_an_entry():
         for entry in list(cases.values()) + list(forward.values()):
             covered |= _traced(entry[0], entry[1], ops)
     missing = sorted(
-        min(names) for key, (_, names) in ops.items()
+        min(names)
+        for key, (_, names) in ops.items()
         if key not in covered and not names & set(NOT_OPS)
     )
     assert not missing, (
@@ -445,7 +512,9 @@ def test_forward_matches_numpy(file, name):
     got_np = np.asarray(got.numpy() if hasattr(got, "numpy") else got)
     assert got_np.shape == want.shape, f"{name}: shape {got_np.shape}, NumPy {want.shape}"
     if want.dtype.kind in "biu":
-        assert got_np.dtype.kind == want.dtype.kind, f"{name}: dtype {got_np.dtype}, NumPy {want.dtype}"
+        assert got_np.dtype.kind == want.dtype.kind, (
+            f"{name}: dtype {got_np.dtype}, NumPy {want.dtype}"
+        )
         np.testing.assert_array_equal(got_np, want, err_msg=name)
     else:
         np.testing.assert_allclose(got_np, want, equal_nan=True, err_msg=name, **tolerances)

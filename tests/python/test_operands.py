@@ -1,5 +1,6 @@
 """Python numbers as operands become shared 0-d constants (no allocation per use). They must
 never be confused with a tensor the user made and watches, nor change a number."""
+
 import numpy as np
 import rustape as rt
 
@@ -28,7 +29,9 @@ def test_repeated_operands_give_the_same_numbers_in_a_loop():
     for _ in range(50):
         expect = np.float32(2) * (expect * np.float32(0.99999) + np.float32(1e-6)) - np.float32(1)
     np.testing.assert_array_equal(y.numpy(), expect)  # float32 arithmetic, the same rounding
-    np.testing.assert_allclose(tape.gradient(y, s).numpy(), np.full(4, (2 * 0.99999) ** 50), rtol=1e-4)
+    np.testing.assert_allclose(
+        tape.gradient(y, s).numpy(), np.full(4, (2 * 0.99999) ** 50), rtol=1e-4
+    )
 
 
 def test_number_operands_take_the_tensors_dtype():
@@ -46,8 +49,16 @@ def test_broadcasts_that_repeat_a_block_match_numpy():
     # One operand repeats along the other's leading axes (bias adds, [B,64,1] * [64,1]): a
     # dedicated loop, checked bit for bit against NumPy in both operand orders.
     rng = np.random.default_rng(1)
-    cases = [((3, 4), (4,)), ((2, 3, 1), (3, 1)), ((2, 0, 3), (3,)), ((5, 1), (1,)),
-             ((4,), (1, 4)), ((2, 3), (1, 3)), ((2, 3), (2, 1)), ((256, 512), (512,))]
+    cases = [
+        ((3, 4), (4,)),
+        ((2, 3, 1), (3, 1)),
+        ((2, 0, 3), (3,)),
+        ((5, 1), (1,)),
+        ((4,), (1, 4)),
+        ((2, 3), (1, 3)),
+        ((2, 3), (2, 1)),
+        ((256, 512), (512,)),
+    ]
     for sa, sb in cases:
         a = rng.random(sa).astype(np.float32)
         b = rng.random(sb).astype(np.float32)

@@ -2,6 +2,7 @@
 activation, cross-entropy and contraction ops against TensorFlow 2.21's stored values and
 gradients (tests/reference/ops.json, written by gen_ops.py), called the way TensorFlow code
 calls them; plus their errors."""
+
 import json
 import pathlib
 from collections.abc import Callable
@@ -23,22 +24,43 @@ def _call(op: str, p: dict[str, Any], x: list[Any]) -> Any:
     if op == "gelu_tanh":
         return rt.nn.gelu(x[0], approximate=True)
     calls: dict[str, Callable[..., Any]] = {
-        "asin": rt.asin, "acos": rt.acos, "atan": rt.atan, "sinh": rt.sinh, "cosh": rt.cosh,
-        "asinh": rt.asinh, "acosh": rt.acosh, "atanh": rt.atanh, "expm1": rt.math.expm1,
-        "erf": rt.math.erf, "erfc": rt.math.erfc, "lgamma": rt.math.lgamma,
-        "digamma": rt.math.digamma, "log_sigmoid": rt.math.log_sigmoid,
-        "softsign": rt.nn.softsign, "selu": rt.nn.selu, "gelu": rt.nn.gelu,
-        "is_nan": rt.math.is_nan, "is_inf": rt.math.is_inf, "is_finite": rt.math.is_finite,
-        "atan2": rt.math.atan2, "xlogy": rt.math.xlogy, "xdivy": rt.math.xdivy,
-        "divide_no_nan": rt.math.divide_no_nan, "scalar_mul": rt.math.scalar_mul,
-        "diag_part": rt.linalg.diag_part, "trace": rt.linalg.trace, "where": rt.where,
+        "asin": rt.asin,
+        "acos": rt.acos,
+        "atan": rt.atan,
+        "sinh": rt.sinh,
+        "cosh": rt.cosh,
+        "asinh": rt.asinh,
+        "acosh": rt.acosh,
+        "atanh": rt.atanh,
+        "expm1": rt.math.expm1,
+        "erf": rt.math.erf,
+        "erfc": rt.math.erfc,
+        "lgamma": rt.math.lgamma,
+        "digamma": rt.math.digamma,
+        "log_sigmoid": rt.math.log_sigmoid,
+        "softsign": rt.nn.softsign,
+        "selu": rt.nn.selu,
+        "gelu": rt.nn.gelu,
+        "is_nan": rt.math.is_nan,
+        "is_inf": rt.math.is_inf,
+        "is_finite": rt.math.is_finite,
+        "atan2": rt.math.atan2,
+        "xlogy": rt.math.xlogy,
+        "xdivy": rt.math.xdivy,
+        "divide_no_nan": rt.math.divide_no_nan,
+        "scalar_mul": rt.math.scalar_mul,
+        "diag_part": rt.linalg.diag_part,
+        "trace": rt.linalg.trace,
+        "where": rt.where,
         "segment_sum": rt.math.segment_sum,
         "tensor_scatter_nd_add": rt.tensor_scatter_nd_add,
         "tensor_scatter_nd_update": rt.tensor_scatter_nd_update,
-        "sparse_softmax_cross_entropy_with_logits":
-            lambda z, lg: rt.nn.sparse_softmax_cross_entropy_with_logits(labels=z, logits=lg),
-        "sigmoid_cross_entropy_with_logits":
-            lambda z, lg: rt.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=lg),
+        "sparse_softmax_cross_entropy_with_logits": lambda z, lg: (
+            rt.nn.sparse_softmax_cross_entropy_with_logits(labels=z, logits=lg)
+        ),
+        "sigmoid_cross_entropy_with_logits": lambda z, lg: rt.nn.sigmoid_cross_entropy_with_logits(
+            labels=z, logits=lg
+        ),
     }
     if op in calls:
         return calls[op](*x)
@@ -47,8 +69,12 @@ def _call(op: str, p: dict[str, Any], x: list[Any]) -> Any:
     if op == "softmax_cross_entropy_with_logits":
         return rt.nn.softmax_cross_entropy_with_logits(labels=x[0], logits=x[1], axis=p["axis"])
     if op in ("cumsum", "cumprod"):
-        return getattr(rt.math, op)(x[0], axis=p["axis"], exclusive=p.get("exclusive", False),
-                                    reverse=p.get("reverse", False))
+        return getattr(rt.math, op)(
+            x[0],
+            axis=p["axis"],
+            exclusive=p.get("exclusive", False),
+            reverse=p.get("reverse", False),
+        )
     if op == "top_k":
         return list(rt.math.top_k(x[0], k=p["k"]))
     if op in ("sort", "argsort"):
@@ -103,8 +129,13 @@ def test_matches_tensorflow(n: int) -> None:
         tape.watch(floats)
         out = _call(op, p, inputs)
         outs = list(out) if isinstance(out, (list, tuple)) else [out]
-        terms = [rt.reduce_sum(o * rt.cast(1.0 + 0.1 * np.arange(int(np.prod(o.shape))).reshape(o.shape), o.dtype))
-                 for o in outs if o.dtype in (rt.float32, rt.float64)]
+        terms = [
+            rt.reduce_sum(
+                o * rt.cast(1.0 + 0.1 * np.arange(int(np.prod(o.shape))).reshape(o.shape), o.dtype)
+            )
+            for o in outs
+            if o.dtype in (rt.float32, rt.float64)
+        ]
         loss = rt.add_n(terms) if terms else None
     for k, (o, w) in enumerate(zip(outs, case["outputs"])):
         _close(o.numpy(), _array(w), f"{what} output {k}", op)
@@ -151,4 +182,3 @@ def test_shuffle_is_seeded_and_not_differentiable() -> None:
         tape.watch(x)
         y = rt.reduce_sum(rt.random.shuffle(x, seed=1))
     assert tape.gradient(y, x) is None
-

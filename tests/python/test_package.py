@@ -1,5 +1,6 @@
 """The package surface: names at the top level and in the submodules, as TensorFlow has them,
 plus the TF names the seed examples use (rt.keras, rt.Module, rt.function, rt.saved_model)."""
+
 import subprocess
 import sys
 
@@ -8,18 +9,97 @@ import pytest
 import rustape as rt
 
 TOP_LEVEL = [
-    "constant", "convert_to_tensor", "cast", "stop_gradient", "Tensor", "Variable",
-    "GradientTape", "UnconnectedGradients", "custom_gradient", "float32", "float64", "int32",
-    "int64", "bool", "add", "subtract", "multiply", "divide", "pow", "negative", "abs", "sign",
-    "sqrt", "square", "exp", "sin", "cos", "tan", "tanh", "sigmoid", "maximum", "minimum",
-    "where", "clip_by_value", "round", "floor", "equal", "not_equal", "less", "less_equal",
-    "greater", "greater_equal", "logical_and", "logical_or", "logical_not", "reduce_sum",
-    "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_logsumexp", "argmax",
-    "argmin", "norm", "clip_by_norm", "reshape", "transpose", "expand_dims", "squeeze",
-    "concat", "stack", "unstack", "pad", "tile", "broadcast_to", "gather", "one_hot", "matmul",
-    "einsum", "eye", "zeros", "ones", "zeros_like", "ones_like", "fill", "linspace", "range",
-    "identity", "add_n", "math", "nn", "linalg", "random", "layers", "keras", "test", "nest",
-    "Module", "function", "TensorSpec", "saved_model",
+    "constant",
+    "convert_to_tensor",
+    "cast",
+    "stop_gradient",
+    "Tensor",
+    "Variable",
+    "GradientTape",
+    "UnconnectedGradients",
+    "custom_gradient",
+    "float32",
+    "float64",
+    "int32",
+    "int64",
+    "bool",
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "pow",
+    "negative",
+    "abs",
+    "sign",
+    "sqrt",
+    "square",
+    "exp",
+    "sin",
+    "cos",
+    "tan",
+    "tanh",
+    "sigmoid",
+    "maximum",
+    "minimum",
+    "where",
+    "clip_by_value",
+    "round",
+    "floor",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "reduce_sum",
+    "reduce_mean",
+    "reduce_max",
+    "reduce_min",
+    "reduce_prod",
+    "reduce_logsumexp",
+    "argmax",
+    "argmin",
+    "norm",
+    "clip_by_norm",
+    "reshape",
+    "transpose",
+    "expand_dims",
+    "squeeze",
+    "concat",
+    "stack",
+    "unstack",
+    "pad",
+    "tile",
+    "broadcast_to",
+    "gather",
+    "one_hot",
+    "matmul",
+    "einsum",
+    "eye",
+    "zeros",
+    "ones",
+    "zeros_like",
+    "ones_like",
+    "fill",
+    "linspace",
+    "range",
+    "identity",
+    "add_n",
+    "math",
+    "nn",
+    "linalg",
+    "random",
+    "layers",
+    "keras",
+    "test",
+    "nest",
+    "Module",
+    "function",
+    "TensorSpec",
+    "saved_model",
 ]
 
 SUBMODULES = {
@@ -36,7 +116,9 @@ def test_top_level_name(name):
     assert hasattr(rt, name), f"rt.{name} is missing"
 
 
-@pytest.mark.parametrize("module, name", [(m, n) for m, names in SUBMODULES.items() for n in names.split()])
+@pytest.mark.parametrize(
+    "module, name", [(m, n) for m, names in SUBMODULES.items() for n in names.split()]
+)
 def test_submodule_name(module, name):
     assert hasattr(getattr(rt, module), name), f"rt.{module}.{name} is missing"
 
@@ -97,7 +179,13 @@ def test_tensor_spec():
 
 
 def test_demo_runs():
-    out = subprocess.run([sys.executable, "-m", "rustape.demo"], check=False, capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "rustape.demo"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     assert "MISMATCH" not in out.stdout, out.stdout
     assert "108" in out.stdout

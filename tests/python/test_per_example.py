@@ -1,5 +1,6 @@
 """Per-example gradients: `tape.jacobian(losses, variables)` with one loss per batch row (one
 sweep inside) equals the gradient of each loss taken alone, and rows that mix still work."""
+
 import numpy as np
 import rustape as rt
 

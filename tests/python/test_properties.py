@@ -1,5 +1,6 @@
 """Property tests (hypothesis): gradients of broadcasting arithmetic have the inputs' shapes and
 equal the analytic values (the broadcast reduced back with sums), for any compatible shapes."""
+
 import numpy as np
 import rustape as rt
 from conftest import f64
@@ -24,11 +25,17 @@ OPS = {
     "subtract": (rt.subtract, lambda a, b: np.ones_like(a + b), lambda a, b: -np.ones_like(a + b)),
     "multiply": (rt.multiply, lambda a, b: b + 0 * a, lambda a, b: a + 0 * b),
     "divide": (rt.divide, lambda a, b: 1 / b + 0 * a, lambda a, b: -a / (b * b)),
-    "maximum": (rt.maximum, lambda a, b: (a >= b) + 0.0 * b, lambda a, b: (a < b) + 0.0 * a),  # TF: ties go to a
-    "pow": (rt.pow, lambda a, b: b * a ** (b - 1), lambda a, b: np.log(a) * a ** b),
+    "maximum": (
+        rt.maximum,
+        lambda a, b: (a >= b) + 0.0 * b,
+        lambda a, b: (a < b) + 0.0 * a,
+    ),  # TF: ties go to a
+    "pow": (rt.pow, lambda a, b: b * a ** (b - 1), lambda a, b: np.log(a) * a**b),
 }
 
-shapes = hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, min_side=1, max_side=3)
+shapes = hnp.mutually_broadcastable_shapes(
+    num_shapes=2, min_dims=0, max_dims=3, min_side=1, max_side=3
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -66,12 +73,16 @@ def test_python_operators_match_functions(shapes, data):
     np.testing.assert_allclose((ta - tb).numpy(), a - b, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose((ta * tb).numpy(), a * b, rtol=1e-6)
     np.testing.assert_allclose((ta / tb).numpy(), a / b, rtol=1e-6)
-    np.testing.assert_allclose((ta ** tb).numpy(), a ** b, rtol=1e-5)
+    np.testing.assert_allclose((ta**tb).numpy(), a**b, rtol=1e-5)
 
 
 @settings(max_examples=40, deadline=None)
 @given(
-    x=hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=3, max_side=4), elements=st.floats(-2.0, 2.0)),
+    x=hnp.arrays(
+        np.float64,
+        hnp.array_shapes(min_dims=1, max_dims=3, max_side=4),
+        elements=st.floats(-2.0, 2.0),
+    ),
     data=st.data(),
 )
 def test_reduce_sum_gradient_is_ones_for_any_axes(x, data):
@@ -82,4 +93,6 @@ def test_reduce_sum_gradient_is_ones_for_any_axes(x, data):
         tape.watch(t)
         y = rt.reduce_sum(t * t, axis=axes or None, keepdims=keepdims)
     np.testing.assert_allclose(tape.gradient(y, t).numpy(), 2 * x)
-    np.testing.assert_allclose(y.numpy(), np.sum(x * x, axis=tuple(axes) or None, keepdims=keepdims))
+    np.testing.assert_allclose(
+        y.numpy(), np.sum(x * x, axis=tuple(axes) or None, keepdims=keepdims)
+    )

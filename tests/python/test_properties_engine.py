@@ -2,6 +2,7 @@
 reductions (float32 sums within a pairwise bound), slicing with any index expression, shape
 ops and matmul, forward values and gradients. About 10,000 generated cases, derandomized so
 CI sees the same ones every run; each case is a few small ops."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -16,6 +17,7 @@ from hypothesis.extra import numpy as hnp
 def fast(examples: int) -> Any:
     """`examples` derandomized cases, no deadline (the machine may be busy), no database."""
     return settings(max_examples=examples, deadline=None, derandomize=True, database=None)
+
 
 small_floats = st.floats(-3.0, 3.0, allow_subnormal=False)
 side = {"min_side": 0, "max_side": 4}
@@ -68,7 +70,9 @@ def test_broadcasting_matches_numpy(shapes: Any, op: str, dtype: Any, data: Any)
 
 @fast(1000)
 @given(
-    shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, min_side=1, max_side=3),
+    shapes=hnp.mutually_broadcastable_shapes(
+        num_shapes=2, min_dims=0, max_dims=3, min_side=1, max_side=3
+    ),
     data=st.data(),
 )
 def test_broadcast_gradients_sum_back(shapes: Any, data: Any) -> None:
@@ -123,8 +127,10 @@ def test_reductions_match_numpy(case: Any, op: str, data: Any) -> None:
     empty = a.size == 0 or (axes is not None and any(shape[ax] == 0 for ax in axes))
     if op in ("reduce_max", "reduce_min") and empty:
         # Empty max/min: TensorFlow's identities (-inf / +inf), where NumPy raises.
-        expected = np.full(np.sum(a, axis=np_axes, keepdims=keepdims).shape,
-                           -np.inf if op == "reduce_max" else np.inf)
+        expected = np.full(
+            np.sum(a, axis=np_axes, keepdims=keepdims).shape,
+            -np.inf if op == "reduce_max" else np.inf,
+        )
     elif op == "reduce_mean" and empty:
         expected = np.full(np.sum(a, axis=np_axes, keepdims=keepdims).shape, np.nan)
     else:
@@ -160,6 +166,7 @@ def test_argmax_argmin_match_numpy_without_nan(case: Any, data: Any) -> None:
 
 
 # -- slicing --------------------------------------------------------------------------------
+
 
 def axis_item(draw: Any, size: int) -> Any:
     if size and draw(st.booleans()):
@@ -204,6 +211,7 @@ def test_slicing_matches_numpy_and_its_gradient_scatters(shape: Any, data: Any) 
 
 # -- shapes ---------------------------------------------------------------------------------
 
+
 @fast(1200)
 @given(shape=hnp.array_shapes(min_dims=0, max_dims=4, **side), data=st.data())
 def test_shape_ops_match_numpy(shape: Any, data: Any) -> None:
@@ -218,7 +226,9 @@ def test_shape_ops_match_numpy(shape: Any, data: Any) -> None:
     multiples = data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
     np.testing.assert_array_equal(rt.tile(t, multiples).numpy(), np.tile(a, multiples) if n else a)
     if n:
-        pads = data.draw(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2)), min_size=n, max_size=n))
+        pads = data.draw(
+            st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2)), min_size=n, max_size=n)
+        )
         np.testing.assert_array_equal(rt.pad(t, [list(p) for p in pads]).numpy(), np.pad(a, pads))
         axis = data.draw(st.integers(-n, n - 1))
         np.testing.assert_array_equal(rt.concat([t, t], axis).numpy(), np.concatenate([a, a], axis))
@@ -238,19 +248,30 @@ def test_shape_op_gradients_route_every_element(shape: Any, data: Any) -> None:
     w = values(data.draw, tuple(y.shape))
     g = tape.gradient(y, t, output_gradients=rt.constant(w)).numpy()
     back = np.transpose(w, np.argsort(perm))
-    expected = back.reshape([m for pair in zip(multiples, shape) for m in pair]).sum(axis=tuple(range(0, 2 * n, 2)))
+    expected = back.reshape([m for pair in zip(multiples, shape) for m in pair]).sum(
+        axis=tuple(range(0, 2 * n, 2))
+    )
     np.testing.assert_allclose(g, expected, rtol=1e-12, atol=1e-12)
 
 
 # -- matmul ---------------------------------------------------------------------------------
 
+
 @fast(1500)
 @given(
-    batch=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=2, min_side=1, max_side=3),
-    m=st.integers(0, 4), k=st.integers(0, 4), n=st.integers(0, 4),
-    ta=st.booleans(), tb=st.booleans(), data=st.data(),
+    batch=hnp.mutually_broadcastable_shapes(
+        num_shapes=2, min_dims=0, max_dims=2, min_side=1, max_side=3
+    ),
+    m=st.integers(0, 4),
+    k=st.integers(0, 4),
+    n=st.integers(0, 4),
+    ta=st.booleans(),
+    tb=st.booleans(),
+    data=st.data(),
 )
-def test_matmul_matches_numpy_with_its_gradients(batch: Any, m: int, k: int, n: int, ta: bool, tb: bool, data: Any) -> None:
+def test_matmul_matches_numpy_with_its_gradients(
+    batch: Any, m: int, k: int, n: int, ta: bool, tb: bool, data: Any
+) -> None:
     (ba, bb), out = batch.input_shapes, batch.result_shape
     sa = ba + ((k, m) if ta else (m, k))
     sb = bb + ((n, k) if tb else (k, n))
@@ -265,7 +286,9 @@ def test_matmul_matches_numpy_with_its_gradients(batch: Any, m: int, k: int, n: 
     assert y.shape == want.shape == out + (m, n)
     np.testing.assert_allclose(y.numpy(), want, rtol=1e-12, atol=1e-12)
     w = values(data.draw, want.shape)
-    ga, gb = tape.gradient(y, [xa, xb], output_gradients=rt.constant(w), unconnected_gradients="zero")
+    ga, gb = tape.gradient(
+        y, [xa, xb], output_gradients=rt.constant(w), unconnected_gradients="zero"
+    )
     da = np.matmul(w, np.swapaxes(b2, -1, -2))
     db = np.matmul(np.swapaxes(a2, -1, -2), w)
     da = _sum_batch(np.swapaxes(da, -1, -2) if ta else da, sa)

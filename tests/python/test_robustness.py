@@ -4,6 +4,7 @@ recursive structures and empty axes, deadlocks (custom gradients taking the call
 running their own Jacobian), fork after a parallel pass, Ctrl-C during a long Jacobian,
 reference cycles through a tape, accuracy of float32 sums at 16M elements, and integer
 arguments out of range."""
+
 from __future__ import annotations
 
 import _thread
@@ -151,6 +152,7 @@ def test_a_huge_jacobian_fails_before_its_rows_run_while_recording() -> None:
 
 # -- sizes that overflow and integer arguments out of range --------------------------------
 
+
 @pytest.mark.parametrize(
     "expr",
     [
@@ -202,6 +204,7 @@ def test_huge_slice_bounds_clamp() -> None:
 
 
 # -- hangs ------------------------------------------------------------------------------------
+
 
 def test_structures_that_contain_themselves_are_value_errors() -> None:
     x = rt.constant([1.0])
@@ -287,6 +290,7 @@ def test_a_bias_gradient_over_16m_rows_is_accurate() -> None:
 
 
 # -- callbacks: threads, locks, fork, signals, cycles -------------------------------------------
+
 
 def _scaled(lock: Any = None, inner_jacobian: bool = False) -> Any:
     @rt.custom_gradient
@@ -479,7 +483,9 @@ def test_bindings_take_no_bare_numbers() -> None:
     import re
 
     root = pathlib.Path(__file__).resolve().parents[2] / "src" / "python"
-    function = re.compile(r"#\[pyfunction\][^{]*?\bfn\s+(\w+)\s*(?:<[^>(]*>)?\(([^)]*)\)", re.DOTALL)
+    function = re.compile(
+        r"#\[pyfunction\][^{]*?\bfn\s+(\w+)\s*(?:<[^>(]*>)?\(([^)]*)\)", re.DOTALL
+    )
     numeric = re.compile(r":\s*(Option<)?(usize|isize|u64|i64|u32|i32|u8|f64|f32)>?$")
     bad = [
         f"{path.name}: {match.group(1)}({param.strip()})"

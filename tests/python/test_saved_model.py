@@ -2,6 +2,7 @@
 file chooses (no pickle unless the caller opts in, no imports, no functions or classes beyond
 rustape's and the program's own subclasses of them unless named in custom_objects); save never
 follows a symbolic link planted at its target."""
+
 from __future__ import annotations
 
 import base64
@@ -99,6 +100,7 @@ def test_the_files_hold_data_only(tmp_path: Any) -> None:
 
 # -- what needs the caller's say-so --------------------------------------------------------
 
+
 def my_activation(x: Any) -> Any:
     return rt.nn.relu(x) * 2.0
 
@@ -143,15 +145,23 @@ def test_objects_without_a_safe_form_are_stored_only_as_an_explicit_pickle(tmp_p
     saved_model.save(layer, str(tmp_path / "m"), options=saved_model.SaveOptions(allow_pickle=True))
     with pytest.raises(ValueError, match="allow_pickle"):
         saved_model.load(str(tmp_path / "m"))
-    loaded = saved_model.load(str(tmp_path / "m"), options=saved_model.LoadOptions(allow_pickle=True))
+    loaded = saved_model.load(
+        str(tmp_path / "m"), options=saved_model.LoadOptions(allow_pickle=True)
+    )
     np.testing.assert_array_equal(loaded(rt.ones([1, 2])).numpy(), y.numpy())
 
 
 # -- hostile files ----------------------------------------------------------------------------
 
+
 def _write_manifest(path: Any, objects: list[Any], root: Any = None) -> None:
     os.makedirs(path, exist_ok=True)
-    manifest = {"format": "rustape.saved_model", "version": 1, "root": root or {"ref": 0}, "objects": objects}
+    manifest = {
+        "format": "rustape.saved_model",
+        "version": 1,
+        "root": root or {"ref": 0},
+        "objects": objects,
+    }
     with open(os.path.join(path, "saved_model.json"), "w") as fh:
         json.dump(manifest, fh)
     np.savez(os.path.join(path, "variables.npz"))
@@ -189,7 +199,9 @@ def test_pickles_in_a_file_are_not_loaded_by_default(tmp_path: Any) -> None:
     marker = tmp_path / "ran"
     Marker.path = str(marker)
     payload = pickle.dumps(Marker())
-    _write_manifest(tmp_path / "m", [{"kind": "pickle", "base64": base64.b64encode(payload).decode()}])
+    _write_manifest(
+        tmp_path / "m", [{"kind": "pickle", "base64": base64.b64encode(payload).decode()}]
+    )
     with pytest.raises(ValueError, match="allow_pickle"):
         saved_model.load(str(tmp_path / "m"))
     assert not marker.exists()
@@ -212,7 +224,10 @@ def test_pickles_in_a_file_are_not_loaded_by_default(tmp_path: Any) -> None:
         '{"format": "rustape.saved_model", "version": 1, "root": {"ref": 0}, "objects": [{"kind": "tensor", "array": "missing", "dtype": "float32"}]}',
         '{"format": "rustape.saved_model", "version": 1, "root": {"ref": 0}, "objects": [{"kind": "tensor", "array": "a0", "dtype": "object"}]}',
         '{"format": "rustape.saved_model", "version": 1, "root": {"ref": 0}, "objects": [{"kind": "list"}]}',
-        '{"format": "rustape.saved_model", "version": 1, "root": ' + "[" * 100000 + "]" * 100000 + ', "objects": []}',
+        '{"format": "rustape.saved_model", "version": 1, "root": '
+        + "[" * 100000
+        + "]" * 100000
+        + ', "objects": []}',
     ],
 )
 def test_malformed_manifests_are_value_errors(tmp_path: Any, manifest: str) -> None:
@@ -230,6 +245,7 @@ def test_object_arrays_are_refused(tmp_path: Any) -> None:
 
 
 # -- links ------------------------------------------------------------------------------------
+
 
 def test_save_refuses_a_link_at_its_target(tmp_path: Any) -> None:
     elsewhere = tmp_path / "elsewhere"

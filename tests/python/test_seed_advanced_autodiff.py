@@ -1,6 +1,7 @@
 """The code examples of TensorFlow's "Advanced automatic differentiation" guide (seed 004), with
 `tf.` replaced by `rt.`, checked against the values the guide documents (and, where it only
 shows shapes, against independent computations of the numbers)."""
+
 import numpy as np
 import pytest
 import rustape as rt
@@ -28,13 +29,13 @@ def test_stop_recording():
             y_sq = y * y
         z = x_sq + y_sq
 
-    grad = t.gradient(z, {'x': x, 'y': y})
+    grad = t.gradient(z, {"x": x, "y": y})
 
-    print('dz/dx:', grad['x'])  # 2*x => 4
-    print('dz/dy:', grad['y'])
-    assert grad['x'].numpy() == 4.0
-    assert grad['y'] is None
-    assert set(grad) == {'x', 'y'}
+    print("dz/dx:", grad["x"])  # 2*x => 4
+    print("dz/dy:", grad["y"])
+    assert grad["x"].numpy() == 4.0
+    assert grad["y"] is None
+    assert set(grad) == {"x", "y"}
 
 
 def test_reset():
@@ -49,12 +50,12 @@ def test_reset():
             t.reset()
         z = x * x + y_sq
 
-    grad = t.gradient(z, {'x': x, 'y': y})
+    grad = t.gradient(z, {"x": x, "y": y})
 
-    print('dz/dx:', grad['x'])  # 2*x => 4
-    print('dz/dy:', grad['y'])
-    assert grad['x'].numpy() == 4.0
-    assert grad['y'] is None
+    print("dz/dx:", grad["x"])  # 2*x => 4
+    print("dz/dy:", grad["y"])
+    assert grad["x"].numpy() == 4.0
+    assert grad["y"] is None
 
 
 def test_stop_gradient():
@@ -65,12 +66,12 @@ def test_stop_gradient():
         y_sq = y**2
         z = x**2 + rt.stop_gradient(y_sq)
 
-    grad = t.gradient(z, {'x': x, 'y': y})
+    grad = t.gradient(z, {"x": x, "y": y})
 
-    print('dz/dx:', grad['x'])  # 2*x => 4
-    print('dz/dy:', grad['y'])
-    assert grad['x'].numpy() == 4.0
-    assert grad['y'] is None
+    print("dz/dx:", grad["x"])  # 2*x => 4
+    print("dz/dy:", grad["y"])
+    assert grad["x"].numpy() == 4.0
+    assert grad["y"] is None
 
 
 # -- Custom gradients -----------------------------------------------------------------------------
@@ -81,6 +82,7 @@ def test_stop_gradient():
 def clip_gradients(y):
     def backward(dy):
         return rt.clip_by_norm(dy, 0.5)
+
     return y, backward
 
 
@@ -95,7 +97,6 @@ def test_clip_gradients():
 
 
 class MyModule(rt.Module):
-
     @rt.function(input_signature=[rt.TensorSpec(None)])
     def call_custom_grad(self, x):
         return clip_gradients(x)
@@ -106,13 +107,12 @@ def test_custom_gradients_in_saved_model(tmp_path, monkeypatch):
     model = MyModule()
 
     rt.saved_model.save(
-        model,
-        'saved_model',
-        options=rt.saved_model.SaveOptions(experimental_custom_gradients=True))
+        model, "saved_model", options=rt.saved_model.SaveOptions(experimental_custom_gradients=True)
+    )
 
     # The loaded gradients will be the same as the above example.
     v = rt.Variable(2.0)
-    loaded = rt.saved_model.load('saved_model')
+    loaded = rt.saved_model.load("saved_model")
     with rt.GradientTape() as t:
         output = loaded.call_custom_grad(v * v)
     g = t.gradient(output, v)
@@ -154,8 +154,8 @@ def test_higher_order_gradients():
         dy_dx = t1.gradient(y, x)
     d2y_dx2 = t2.gradient(dy_dx, x)
 
-    print('dy_dx:', dy_dx.numpy())  # 3 * x**2 => 3.0
-    print('d2y_dx2:', d2y_dx2.numpy())  # 6 * x => 6.0
+    print("dy_dx:", dy_dx.numpy())  # 3 * x**2 => 3.0
+    print("d2y_dx2:", d2y_dx2.numpy())  # 6 * x => 6.0
     assert dy_dx.numpy() == 3.0
     assert d2y_dx2.numpy() == 6.0
 
@@ -171,7 +171,7 @@ def test_input_gradient_regularization(seeded):
         with rt.GradientTape(watch_accessed_variables=False) as t1:
             t1.watch(x)
             y = layer(x)
-            out = rt.reduce_sum(layer(x)**2)
+            out = rt.reduce_sum(layer(x) ** 2)
         # 1. Calculate the input gradient.
         g1 = t1.gradient(out, x)
         # 2. Calculate the magnitude of the input gradient.
@@ -191,16 +191,21 @@ def test_input_gradient_regularization(seeded):
     def g1_mag_np(K, b):
         a = xs @ K + b
         g = 2 * ((a > 0) * np.maximum(a, 0)) @ K.T
-        return np.sqrt(np.sum(g ** 2))
+        return np.sqrt(np.sum(g**2))
 
-    np.testing.assert_allclose(g1.numpy(), 2 * ((xs @ K + b > 0) * np.maximum(xs @ K + b, 0)) @ K.T, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        g1.numpy(), 2 * ((xs @ K + b > 0) * np.maximum(xs @ K + b, 0)) @ K.T, rtol=1e-4, atol=1e-5
+    )
     np.testing.assert_allclose(float(g1_mag), g1_mag_np(K, b), rtol=1e-5)
     # d g1_mag / d b by central differences (float64 NumPy; relu kinks are away from 0 here).
     eps = 1e-6
-    num_db = np.array([
-        (g1_mag_np(K, b + eps * np.eye(10)[i]) - g1_mag_np(K, b - eps * np.eye(10)[i])) / (2 * eps)
-        for i in range(10)
-    ])
+    num_db = np.array(
+        [
+            (g1_mag_np(K, b + eps * np.eye(10)[i]) - g1_mag_np(K, b - eps * np.eye(10)[i]))
+            / (2 * eps)
+            for i in range(10)
+        ]
+    )
     np.testing.assert_allclose(dg1_mag[1].numpy(), num_db, rtol=1e-3, atol=1e-4)
     num_dK = np.zeros_like(K)
     for i in range(5):
@@ -215,11 +220,11 @@ def test_input_gradient_regularization(seeded):
 
 
 def test_jacobian_scalar_source():
-    x = rt.linspace(-10.0, 10.0, 200+1)
+    x = rt.linspace(-10.0, 10.0, 200 + 1)
     delta = rt.Variable(0.0)
 
     with rt.GradientTape() as tape:
-        y = rt.nn.sigmoid(x+delta)
+        y = rt.nn.sigmoid(x + delta)
 
     dy_dx = tape.jacobian(y, delta)
 
@@ -235,17 +240,17 @@ def test_jacobian_scalar_source():
 
 def test_jacobian_scalar_source_plot():
     plt = _plt()
-    x = rt.linspace(-10.0, 10.0, 200+1)
+    x = rt.linspace(-10.0, 10.0, 200 + 1)
     delta = rt.Variable(0.0)
     with rt.GradientTape() as tape:
-        y = rt.nn.sigmoid(x+delta)
+        y = rt.nn.sigmoid(x + delta)
     dy_dx = tape.jacobian(y, delta)
 
-    plt.plot(x.numpy(), y, label='y')
-    plt.plot(x.numpy(), dy_dx, label='dy/dx')
+    plt.plot(x.numpy(), y, label="y")
+    plt.plot(x.numpy(), dy_dx, label="dy/dx")
     plt.legend()
-    _ = plt.xlabel('x')
-    plt.close('all')
+    _ = plt.xlabel("x")
+    plt.close("all")
 
 
 def test_jacobian_tensor_source(seeded):
@@ -262,17 +267,19 @@ def test_jacobian_tensor_source(seeded):
     assert j.shape == (7, 10, 5, 10)
 
     g = tape.gradient(y, layer.kernel)
-    print('g.shape:', g.shape)
+    print("g.shape:", g.shape)
     assert g.shape == (5, 10)
 
     j_sum = rt.reduce_sum(j, axis=[0, 1])
     delta = rt.reduce_max(abs(g - j_sum)).numpy()
     assert delta < 1e-3
-    print('delta:', delta)
+    print("delta:", delta)
 
     # The numbers: dy[b, u] / dK[i, v] = relu'(a[b, u]) * x[b, i] * (u == v).
     a = x.numpy() @ layer.kernel.numpy() + layer.bias.numpy()
-    expected = np.einsum('bu,bi,uv->buiv', (a > 0).astype(np.float32), x.numpy(), np.eye(10, dtype=np.float32))
+    expected = np.einsum(
+        "bu,bi,uv->buiv", (a > 0).astype(np.float32), x.numpy(), np.eye(10, dtype=np.float32)
+    )
     np.testing.assert_allclose(j.numpy(), expected, rtol=1e-6, atol=1e-6)
 
 
@@ -296,8 +303,8 @@ def _hessian_example():
 def test_hessian_example(seeded):
     layer1, _, g, h = _hessian_example()
 
-    print(f'layer.kernel.shape: {layer1.kernel.shape}')
-    print(f'h.shape: {h.shape}')
+    print(f"layer.kernel.shape: {layer1.kernel.shape}")
+    print(f"h.shape: {h.shape}")
     assert layer1.kernel.shape == (5, 8)
     assert h.shape == (5, 8, 5, 8)
 
@@ -314,7 +321,7 @@ def test_hessian_example(seeded):
     np.testing.assert_allclose(hm, hm.T, atol=1e-5)
 
     eps = 1e-3
-    eye_eps = rt.eye(h_mat.shape[0])*eps
+    eye_eps = rt.eye(h_mat.shape[0]) * eps
 
     # X(k+1) = X(k) - (∇²f(X(k)))^-1 @ ∇f(X(k))
     # h_mat = ∇²f(X(k))
@@ -328,9 +335,13 @@ def test_hessian_example(seeded):
     assert update.shape == (40, 1)
     np.testing.assert_allclose(
         (hm.astype(np.float64) + eps * np.eye(40)) @ update.numpy().astype(np.float64),
-        g_vec.numpy(), rtol=1e-3, atol=1e-4,
+        g_vec.numpy(),
+        rtol=1e-3,
+        atol=1e-4,
     )
-    np.testing.assert_allclose(layer1.kernel.numpy(), before - update.numpy().reshape(5, 8), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(
+        layer1.kernel.numpy(), before - update.numpy().reshape(5, 8), rtol=1e-6, atol=1e-7
+    )
 
 
 def test_hessian_example_values_against_finite_differences(seeded):
@@ -371,11 +382,11 @@ def test_hessian_example_plot(seeded):
 
     def imshow_zero_center(image, **kwargs):
         lim = rt.reduce_max(abs(image))
-        plt.imshow(image, vmin=-lim, vmax=lim, cmap='seismic', **kwargs)
+        plt.imshow(image, vmin=-lim, vmax=lim, cmap="seismic", **kwargs)
         plt.colorbar()
 
     imshow_zero_center(h_mat)
-    plt.close('all')
+    plt.close("all")
 
 
 def _batch_jacobian_setup():
@@ -405,7 +416,7 @@ def test_batch_jacobian_guide(seeded):
 
     j_sum = rt.reduce_sum(j, axis=2)
     print(j_sum.shape)
-    j_select = rt.einsum('bxby->bxy', j)
+    j_select = rt.einsum("bxby->bxy", j)
     print(j_select.shape)
     assert j_sum.shape == (7, 6, 5)
     assert j_select.shape == (7, 6, 5)
@@ -429,28 +440,27 @@ def test_batch_jacobian_guide_plots(seeded):
 
     def imshow_zero_center(image, **kwargs):
         lim = rt.reduce_max(abs(image))
-        plt.imshow(image, vmin=-lim, vmax=lim, cmap='seismic', **kwargs)
+        plt.imshow(image, vmin=-lim, vmax=lim, cmap="seismic", **kwargs)
         plt.colorbar()
 
     imshow_zero_center(j[:, 0, :, 0])
-    _ = plt.title('A (batch, batch) slice')
+    _ = plt.title("A (batch, batch) slice")
 
     def plot_as_patches(j):
         # Reorder axes so the diagonals will each form a contiguous patch.
         j = rt.transpose(j, [1, 0, 3, 2])
         # Pad in between each patch.
         lim = rt.reduce_max(abs(j))
-        j = rt.pad(j, [[0, 0], [1, 1], [0, 0], [1, 1]],
-                   constant_values=-lim)
+        j = rt.pad(j, [[0, 0], [1, 1], [0, 0], [1, 1]], constant_values=-lim)
         # Reshape to form a single image.
         s = j.shape
-        j = rt.reshape(j, [s[0]*s[1], s[2]*s[3]])
-        imshow_zero_center(j, extent=[-0.5, s[2]-0.5, s[0]-0.5, -0.5])
+        j = rt.reshape(j, [s[0] * s[1], s[2] * s[3]])
+        imshow_zero_center(j, extent=[-0.5, s[2] - 0.5, s[0] - 0.5, -0.5])
         return j
 
     patches = plot_as_patches(j)
-    _ = plt.title('All (batch, batch) slices are diagonal')
-    plt.close('all')
+    _ = plt.title("All (batch, batch) slices are diagonal")
+    plt.close("all")
 
     # The patch image: (6 * 9, 5 * 9) with -lim on the padding.
     assert patches.shape == (6 * 9, 5 * 9)
@@ -472,7 +482,7 @@ def test_batch_jacobian_with_batch_norm(seeded):
         y = layer2(y)
 
     j = tape.jacobian(y, x)
-    print(f'j.shape: {j.shape}')
+    print(f"j.shape: {j.shape}")
     assert j.shape == (7, 6, 7, 5)
     # These slices are not diagonal: batch norm mixes the rows.
     s = j[:, 0, :, 0].numpy()

@@ -1,5 +1,6 @@
 """The code examples of the `tf.GradientTape` API page (seeds 000, 002 and 003: the r2.0 page
 in its three renderings), with `tf.` replaced by `rt.`, and the values the page documents."""
+
 import numpy as np
 import pytest
 import rustape as rt
@@ -47,8 +48,8 @@ def test_watch_accessed_variables_false():
     variable_b = rt.Variable(5.0)
     with rt.GradientTape(watch_accessed_variables=False) as tape:
         tape.watch(variable_a)
-        y = variable_a ** 2  # Gradients will be available for `variable_a`.
-        z = variable_b ** 3  # No gradients will be available since `variable_b` is
+        y = variable_a**2  # Gradients will be available for `variable_a`.
+        z = variable_b**3  # No gradients will be available since `variable_b` is
         # not being watched.
     da, db = tape.gradient([y, z], [variable_a, variable_b])
     assert da.numpy() == 6.0
@@ -76,14 +77,12 @@ def test_unbuilt_layers_watch_nothing():
 
 def test_batch_jacobian_example():
     with rt.GradientTape() as g:
-        x = rt.constant([[1., 2.], [3., 4.]], dtype=rt.float32)
+        x = rt.constant([[1.0, 2.0], [3.0, 4.0]], dtype=rt.float32)
         g.watch(x)
         y = x * x
     batch_jacobian = g.batch_jacobian(y, x)
     # batch_jacobian is [[[2,  0], [0,  4]], [[6,  0], [0,  8]]]
-    np.testing.assert_array_equal(
-        batch_jacobian.numpy(), [[[2, 0], [0, 4]], [[6, 0], [0, 8]]]
-    )
+    np.testing.assert_array_equal(batch_jacobian.numpy(), [[[2, 0], [0, 4]], [[6, 0], [0, 8]]])
     assert batch_jacobian.dtype == rt.float32
 
 
@@ -94,7 +93,7 @@ def test_jacobian_example():
         y = x * x
     jacobian = g.jacobian(y, x)
     # jacobian value is [[2., 0.], [0., 4.]]
-    np.testing.assert_array_equal(jacobian.numpy(), [[2., 0.], [0., 4.]])
+    np.testing.assert_array_equal(jacobian.numpy(), [[2.0, 0.0], [0.0, 4.0]])
 
 
 def _loss_fn(w):

@@ -1,5 +1,6 @@
 """The code examples of `tf.contrib.eager.GradientTape` (TensorFlow r1.6, seed 001), with
 `tf.` replaced by `rt.` and `tfe` as `rustape.contrib.eager`."""
+
 import rustape as rt
 import rustape.contrib.eager as tfe
 
@@ -35,7 +36,7 @@ def test_persistent():
         y = x * x
         z = y * y
     dz_dx = g.gradient(z, [x])[0]
-    assert dz_dx.numpy() == 108.0   # 4*x^3 at x = 3
+    assert dz_dx.numpy() == 108.0  # 4*x^3 at x = 3
     dy_dx = g.gradient(y, [x])[0]
     assert dy_dx.numpy() == 6.0
     del g  # Drop the reference to the tape

@@ -1,4 +1,5 @@
 """`rt.nest` (the package's `_structure`): flatten / pack_sequence_as as tf.nest does them."""
+
 import collections
 
 import pytest
@@ -29,7 +30,12 @@ def test_pack_round_trip_keeps_types_and_key_order():
     s = {"b": [1, (2, None)], "a": Point(3, {"z": 4, "y": 5}), "c": od, "d": ()}
     flat = nest.flatten(s)
     packed = nest.pack_sequence_as(s, [None if v is None else v * 10 for v in flat])
-    assert packed == {"b": [10, (20, None)], "a": Point(30, {"z": 40, "y": 50}), "c": collections.OrderedDict([("q", 10), ("p", 20)]), "d": ()}
+    assert packed == {
+        "b": [10, (20, None)],
+        "a": Point(30, {"z": 40, "y": 50}),
+        "c": collections.OrderedDict([("q", 10), ("p", 20)]),
+        "d": (),
+    }
     assert isinstance(packed["a"], Point)
     assert list(packed["c"]) == ["q", "p"]
     assert isinstance(packed["b"][1], tuple)
@@ -60,7 +66,11 @@ def test_deep_nesting_has_no_recursion_limit():
 
 
 def test_flatten_up_to():
-    assert nest.flatten_up_to({"b": 0, "a": [0, 0]}, {"a": [[1, 2], 3], "b": [4]}) == [[1, 2], 3, [4]]
+    assert nest.flatten_up_to({"b": 0, "a": [0, 0]}, {"a": [[1, 2], 3], "b": [4]}) == [
+        [1, 2],
+        3,
+        [4],
+    ]
     assert nest.flatten_up_to(0, [1, 2]) == [[1, 2]]
     with pytest.raises(ValueError):
         nest.flatten_up_to([0, 0], [1])

@@ -1,5 +1,6 @@
 """The committed type stubs (python/rustape/*.pyi) are what `python -m tools.gen_stubs` writes
 from the extension as built now: an op added or changed without regenerating them fails here."""
+
 import sys
 from pathlib import Path
 
@@ -11,7 +12,9 @@ sys.path.insert(0, str(ROOT))
 from tools import gen_stubs
 
 
-@pytest.mark.parametrize("path, text", sorted(gen_stubs.stubs().items()), ids=lambda v: getattr(v, "name", ""))
+@pytest.mark.parametrize(
+    "path, text", sorted(gen_stubs.stubs().items()), ids=lambda v: getattr(v, "name", "")
+)
 def test_stub_is_up_to_date(path, text):
     assert path.exists(), f"{path.name} is missing: run python -m tools.gen_stubs"
     assert path.read_text() == text, f"{path.name} is out of date: run python -m tools.gen_stubs"
@@ -19,14 +22,23 @@ def test_stub_is_up_to_date(path, text):
 
 def test_every_namespace_has_a_stub():
     names = {p.name for p in gen_stubs.stubs()}
-    assert {"_rustape.pyi", "__init__.pyi", "math.pyi", "nn.pyi", "linalg.pyi", "random.pyi"} <= names
+    assert {
+        "_rustape.pyi",
+        "__init__.pyi",
+        "math.pyi",
+        "nn.pyi",
+        "linalg.pyi",
+        "random.pyi",
+    } <= names
 
 
 def test_a_parameter_of_unknown_type_stops_the_generator():
     def frobnicate(x, wobble=None):
         pass
 
-    with pytest.raises(gen_stubs.UnknownParameter, match="'wobble' of 'frobnicate'.*PARAMETER_TYPES"):
+    with pytest.raises(
+        gen_stubs.UnknownParameter, match="'wobble' of 'frobnicate'.*PARAMETER_TYPES"
+    ):
         gen_stubs.function_stub("frobnicate", frobnicate)
 
 

@@ -4,6 +4,7 @@ targets, watched_variables after a gradient and after reset, identity-like ops m
 tensors, pruning of what no source reaches, batch_jacobian's rank checks, Keras-style
 containers, and the messages. Where rustape deliberately differs, the test says so.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,7 +16,9 @@ import numpy as np
 import pytest
 import rustape as rt
 
-REF = json.loads((pathlib.Path(__file__).parents[1] / "reference" / "tape_semantics.json").read_text())
+REF = json.loads(
+    (pathlib.Path(__file__).parents[1] / "reference" / "tape_semantics.json").read_text()
+)
 
 
 def as_json(x: Any) -> Any:
@@ -307,7 +310,13 @@ def test_a_layer_reports_the_weights_of_the_layers_it_holds() -> None:
     block = Block()
     out = block(rt.ones([2, 5]), training=True)
     assert list(out.shape) == REF["container_output_shape"]
-    for attr in ("weights", "trainable_weights", "non_trainable_weights", "variables", "trainable_variables"):
+    for attr in (
+        "weights",
+        "trainable_weights",
+        "non_trainable_weights",
+        "variables",
+        "trainable_variables",
+    ):
         assert [list(w.shape) for w in getattr(block, attr)] == REF[f"container_{attr}"], attr
     # Training it trains every held layer: each trainable weight gets a gradient.
     with rt.GradientTape() as tape:

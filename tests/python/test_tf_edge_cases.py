@@ -1,5 +1,6 @@
 """Gradients at the points where TensorFlow's registered gradients make a choice (ties, kinks,
 zeros, large values): rustape must give TensorFlow's numbers there too."""
+
 import numpy as np
 import pytest
 import rustape as rt
@@ -18,9 +19,12 @@ def grad(f, *xs, mode="none"):
 def test_reduce_max_ties_share_the_gradient():
     # TF: grad * (x == max) / count(x == max)
     np.testing.assert_allclose(grad(rt.reduce_max, [1.0, 3.0, 3.0])[0], [0.0, 0.5, 0.5])
-    np.testing.assert_allclose(grad(rt.reduce_min, [2.0, 2.0, 3.0, 2.0])[0], [1 / 3, 1 / 3, 0.0, 1 / 3])
     np.testing.assert_allclose(
-        grad(lambda x: rt.reduce_max(x, axis=1), [[1.0, 1.0], [0.0, 2.0]])[0], [[0.5, 0.5], [0.0, 1.0]]
+        grad(rt.reduce_min, [2.0, 2.0, 3.0, 2.0])[0], [1 / 3, 1 / 3, 0.0, 1 / 3]
+    )
+    np.testing.assert_allclose(
+        grad(lambda x: rt.reduce_max(x, axis=1), [[1.0, 1.0], [0.0, 2.0]])[0],
+        [[0.5, 0.5], [0.0, 1.0]],
     )
 
 
@@ -63,7 +67,9 @@ def test_large_values_are_stable():
     x = f64([1000.0, 1000.0])
     assert float(rt.reduce_logsumexp(x)) == pytest.approx(1000.0 + np.log(2.0))
     # d sum(log_softmax(x)) / dx = 1 - n * softmax(x)
-    np.testing.assert_allclose(grad(lambda x: rt.nn.log_softmax(x), [1000.0, 0.0])[0], [-1.0, 1.0], atol=1e-12)
+    np.testing.assert_allclose(
+        grad(lambda x: rt.nn.log_softmax(x), [1000.0, 0.0])[0], [-1.0, 1.0], atol=1e-12
+    )
     np.testing.assert_allclose(grad(rt.nn.softplus, [1000.0, -1000.0])[0], [1.0, 0.0])
     np.testing.assert_allclose(grad(rt.sigmoid, [1000.0, -1000.0])[0], [0.0, 0.0])
     assert np.all(np.isfinite(rt.nn.softmax(f64([1000.0, 0.0])).numpy()))
@@ -87,4 +93,4 @@ def test_clip_by_norm_gradient_when_clipped():
     x = np.array([3.0, 4.0])
     g = grad(lambda t: rt.clip_by_norm(t, 1.0), x)[0]
     n = np.linalg.norm(x)
-    np.testing.assert_allclose(g, (1.0 / n) * (np.ones(2) - x * x.sum() / n ** 2), rtol=1e-12)
+    np.testing.assert_allclose(g, (1.0 / n) * (np.ones(2) - x * x.sum() / n**2), rtol=1e-12)

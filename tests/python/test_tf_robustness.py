@@ -2,6 +2,7 @@
 infinity, NaN in argmax/argmin, infinite logits, negative clip norms, duplicate reduction axes
 and bad arguments. Values and error classes come from tests/reference/gen_robustness.py
 (robustness.json); TensorFlow's InvalidArgumentError is rustape's ValueError."""
+
 from __future__ import annotations
 
 import json
@@ -29,15 +30,25 @@ def grad_of(fn: Callable[[Any], Any], x: Any, dtype: Any = rt.float32, seed: Any
 
 CASES: dict[str, Callable[[], Any]] = {
     "where_sqrt_grad": lambda: grad_of(lambda v: rt.where(v > 0, rt.sqrt(v), 0.0), X),
-    "where_sqrt_grad_f64": lambda: grad_of(lambda v: rt.where(v > 0, rt.sqrt(v), rt.zeros_like(v)), X, rt.float64),
+    "where_sqrt_grad_f64": lambda: grad_of(
+        lambda v: rt.where(v > 0, rt.sqrt(v), rt.zeros_like(v)), X, rt.float64
+    ),
     "where_log_grad": lambda: grad_of(lambda v: rt.where(v > 0, rt.math.log(v), 0.0), X),
     "where_div_grad": lambda: grad_of(lambda v: rt.where(v > 0, 1.0 / v, 0.0), X),
-    "where_safe_log_grad": lambda: grad_of(lambda v: rt.where(v > 0, rt.math.log(rt.where(v > 0, v, 1.0)), 0.0), X),
-    "argmax_rows_nan": lambda: rt.argmax(rt.constant([[np.nan, 1.0], [2.0, np.nan], [1.0, 5.0]]), axis=1),
-    "softmax_inf_one_grad": lambda: grad_of(rt.nn.softmax, [np.inf, 1.0], seed=lambda y: rt.constant([1.0, 2.0])),
+    "where_safe_log_grad": lambda: grad_of(
+        lambda v: rt.where(v > 0, rt.math.log(rt.where(v > 0, v, 1.0)), 0.0), X
+    ),
+    "argmax_rows_nan": lambda: rt.argmax(
+        rt.constant([[np.nan, 1.0], [2.0, np.nan], [1.0, 5.0]]), axis=1
+    ),
+    "softmax_inf_one_grad": lambda: grad_of(
+        rt.nn.softmax, [np.inf, 1.0], seed=lambda y: rt.constant([1.0, 2.0])
+    ),
     "clip_by_norm_negative": lambda: rt.clip_by_norm(rt.constant([3.0, 4.0]), -1.0),
     "clip_by_norm_zero": lambda: rt.clip_by_norm(rt.constant([3.0, 4.0]), 0.0),
-    "clip_by_norm_negative_axes": lambda: rt.clip_by_norm(rt.constant([[3.0, 4.0], [1.0, 0.0]]), -2.0, axes=[1]),
+    "clip_by_norm_negative_axes": lambda: rt.clip_by_norm(
+        rt.constant([[3.0, 4.0], [1.0, 0.0]]), -2.0, axes=[1]
+    ),
     "clip_by_norm_negative_grad": lambda: grad_of(lambda v: rt.clip_by_norm(v, -1.0), [3.0, 4.0]),
     "clip_by_norm_zero_vector": lambda: rt.clip_by_norm(rt.constant([0.0, 0.0]), 1.0),
     "clip_by_value_inverted_bounds": lambda: rt.clip_by_value(rt.constant([0.0, 5.0]), 3.0, 1.0),
@@ -47,7 +58,9 @@ CASES: dict[str, Callable[[], Any]] = {
     "reduce_mean_empty": lambda: rt.reduce_mean(rt.zeros([0])),
     "reduce_max_empty": lambda: rt.reduce_max(rt.zeros([0])),
     "reduce_max_nan": lambda: rt.reduce_max(rt.constant([1.0, np.nan, 3.0])),
-    "tensordot_mismatched_contraction": lambda: rt.tensordot(rt.ones([2, 3]), rt.ones([4, 2]), axes=1),
+    "tensordot_mismatched_contraction": lambda: rt.tensordot(
+        rt.ones([2, 3]), rt.ones([4, 2]), axes=1
+    ),
     "sparse_xent_label_out_of_range": lambda: rt.nn.sparse_softmax_cross_entropy_with_logits(
         labels=rt.constant([3]), logits=rt.ones([1, 3])
     ),

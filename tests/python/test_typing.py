@@ -1,6 +1,7 @@
 """tests/typing/api_usage.py at runtime: the calls `mypy --strict` accepts work, and each call
 it must reject (its `# type: ignore[...]` lines) fails here too, so the stubs and the
 extension agree on what is wrong."""
+
 import importlib.util
 from pathlib import Path
 

@@ -1,4 +1,5 @@
 """unconnected_gradients='raise': no silent None, a ValueError that says why."""
+
 import pytest
 import rustape as rt
 
@@ -23,7 +24,13 @@ def test_each_reason_is_named():
         tape.watch([x, blocked])
         with pytest.warns(UserWarning):
             tape.watch(n)
-        y = rt.sin(x) * (lonely * lonely) * rt.stop_gradient(blocked) * rt.cast(n, rt.float32) * outside
+        y = (
+            rt.sin(x)
+            * (lonely * lonely)
+            * rt.stop_gradient(blocked)
+            * rt.cast(n, rt.float32)
+            * outside
+        )
     # The connected source is unaffected.
     assert tape.gradient(y, x, unconnected_gradients=rt.UnconnectedGradients.RAISE) is not None
     _raises(tape, y, lonely, "never watched", "tape.watch()")

@@ -6,6 +6,7 @@ agree) and one tensor per input. Inputs are fixed NumPy arrays (a seeded generat
 order), stored by the generator beside TensorFlow's results so the tests read them back rather
 than regenerate them. Imports neither TensorFlow nor rustape.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -52,7 +53,7 @@ CASES: dict[str, Case] = {
     "pow_real_exponent": (lambda m, a: m.pow(a, m.constant(3.0 + 0.0j, a.dtype)), [Z23]),
     "negative": (lambda m, a: m.negative(a), [Z23]),
     "reciprocal": (lambda m, a: m.math.reciprocal(a), [_away(2, 3)]),
-    "operators": (lambda m, a, b: (a + b) * (a - b) / (b * b + 1.0) - 2.0 * a + a ** 2, [Z23, W23]),
+    "operators": (lambda m, a, b: (a + b) * (a - b) / (b * b + 1.0) - 2.0 * a + a**2, [Z23, W23]),
     # unary math
     "square": (lambda m, a: m.square(a), [Z23]),
     "sqrt": (lambda m, a: m.sqrt(a), [_away(2, 3)]),
@@ -74,9 +75,14 @@ CASES: dict[str, Case] = {
     "complex": (lambda m, x, y: m.complex(x, y), [_r(2, 3), _r(3)]),
     "cast_real_to_complex": (lambda m, x: m.cast(x, m.complex128) * (1.5 - 0.5j), [_r(2, 3)]),
     "cast_complex_to_real": (lambda m, a: m.cast(a * a, m.float64), [Z23]),
-    "real_loss": (lambda m, a: m.math.real(a * m.math.conj(a)) + m.abs(a) * m.math.imag(a), [_away(2, 3)]),
+    "real_loss": (
+        lambda m, a: m.math.real(a * m.math.conj(a)) + m.abs(a) * m.math.imag(a),
+        [_away(2, 3)],
+    ),
     "real_source_through_complex": (
-        lambda m, x, y: m.abs(m.exp(m.complex(x, y)) * (0.5 + 1.0j)) + m.math.real(m.complex(x, y) ** 2),
+        lambda m, x, y: (
+            m.abs(m.exp(m.complex(x, y)) * (0.5 + 1.0j)) + m.math.real(m.complex(x, y) ** 2)
+        ),
         [_r(2, 3), _r(2, 3)],
     ),
     # reductions
@@ -91,27 +97,41 @@ CASES: dict[str, Case] = {
     "slice": (lambda m, a: a[:, 1:] * a[::-1, ::2][:, :2], [Z23]),
     "concat": (lambda m, a, b: m.concat([a, b * a], axis=0), [Z23, W23]),
     "stack": (lambda m, a, b: m.stack([a, b, a * b], axis=1), [Z23, W23]),
-    "unstack": (lambda m, a: m.stack(m.unstack(a, axis=1)[::-1], axis=0) * m.unstack(a, axis=1)[0], [Z23]),
+    "unstack": (
+        lambda m, a: m.stack(m.unstack(a, axis=1)[::-1], axis=0) * m.unstack(a, axis=1)[0],
+        [Z23],
+    ),
     "expand_squeeze": (lambda m, a: m.squeeze(m.expand_dims(a, 0) * 2.0, axis=0), [Z23]),
     "tile": (lambda m, a: m.tile(a, [2, 1]), [Z23]),
     "broadcast_to": (lambda m, a: m.broadcast_to(a, [2, 2, 3]) * 1.5, [Z23]),
     "gather": (lambda m, a: m.gather(a, [2, 0, 2], axis=1), [Z23]),
     "pad": (lambda m, a: m.pad(a, [[1, 0], [0, 2]]), [Z23]),
     "where": (
-        lambda m, a, b: m.where(m.constant([[True, False, True], [False, True, True]]), a * b, a - b),
+        lambda m, a, b: m.where(
+            m.constant([[True, False, True], [False, True, True]]), a * b, a - b
+        ),
         [Z23, W23],
     ),
     # linear algebra
     "matmul": (lambda m, a, b: m.matmul(a, b), [_c(2, 3), _c(3, 4)]),
     "matmul_batched": (lambda m, a, b: m.matmul(a, b), [_c(2, 2, 3), _c(3, 2)]),
-    "matmul_transpose": (lambda m, a, b: m.matmul(a, b, transpose_a=True, transpose_b=True), [_c(3, 2), _c(4, 3)]),
-    "matmul_adjoint": (lambda m, a, b: m.matmul(a, b, adjoint_a=True, adjoint_b=True), [_c(3, 2), _c(4, 3)]),
+    "matmul_transpose": (
+        lambda m, a, b: m.matmul(a, b, transpose_a=True, transpose_b=True),
+        [_c(3, 2), _c(4, 3)],
+    ),
+    "matmul_adjoint": (
+        lambda m, a, b: m.matmul(a, b, adjoint_a=True, adjoint_b=True),
+        [_c(3, 2), _c(4, 3)],
+    ),
     "einsum": (lambda m, a, b: m.einsum("bij,bkj->bik", a, b), [_c(2, 2, 3), _c(2, 4, 3)]),
     "einsum_trace": (lambda m, a: m.einsum("ii->", a * a), [_c(3, 3)]),
     "tensordot": (lambda m, a, b: m.tensordot(a, b, axes=[[1], [0]]), [_c(2, 3), _c(3, 2)]),
     "adjoint": (lambda m, a: m.linalg.adjoint(a) * 2.0, [_c(2, 3, 2)]),
     "solve": (lambda m, a, b: m.linalg.solve(a, b), [_well_conditioned(3), _c(3, 2)]),
-    "solve_batched": (lambda m, a, b: m.linalg.solve(a, b), [_well_conditioned(3, (2,)), _c(2, 3, 1)]),
+    "solve_batched": (
+        lambda m, a, b: m.linalg.solve(a, b),
+        [_well_conditioned(3, (2,)), _c(2, 3, 1)],
+    ),
     "inv": (lambda m, a: m.linalg.inv(a), [_well_conditioned(3)]),
     "det": (lambda m, a: m.linalg.det(a), [_well_conditioned(3)]),
     "det_batched": (lambda m, a: m.linalg.det(a), [_well_conditioned(3, (2,))]),
@@ -131,12 +151,38 @@ TF_DEVIATIONS = {
 
 # Cases also checked at second order (the gradient of a projection of the gradient).
 SECOND_ORDER = [
-    "multiply", "divide", "pow", "square", "sqrt", "exp", "log", "sin", "tanh", "abs", "angle",
-    "real_loss", "holomorphic_chain", "reduce_prod", "matmul", "solve", "inv",
+    "multiply",
+    "divide",
+    "pow",
+    "square",
+    "sqrt",
+    "exp",
+    "log",
+    "sin",
+    "tanh",
+    "abs",
+    "angle",
+    "real_loss",
+    "holomorphic_chain",
+    "reduce_prod",
+    "matmul",
+    "solve",
+    "inv",
 ]
 
 # Cases whose Jacobian (and, rank permitting, batch Jacobian) is stored too.
 JACOBIAN = ["multiply", "exp", "abs", "complex", "matmul", "reduce_prod", "cast_real_to_complex"]
 
 # Cases rerun in complex64 (inputs cast down) for the forward value and first-order gradient.
-COMPLEX64 = ["multiply", "divide", "exp", "log", "sin", "tanh", "abs", "matmul", "reduce_sum", "solve"]
+COMPLEX64 = [
+    "multiply",
+    "divide",
+    "exp",
+    "log",
+    "sin",
+    "tanh",
+    "abs",
+    "matmul",
+    "reduce_sum",
+    "solve",
+]

@@ -6,6 +6,7 @@ Run with TensorFlow's own venv: `python tests/reference/gen_api_docstrings.py`; 
 `api_docstrings.json` beside itself. The docstrings' `tf.print("running")` is counted with a
 Python counter (how many times the function body ran), which is what the printed lines show.
 """
+
 from __future__ import annotations
 
 import json
@@ -91,7 +92,11 @@ def recompute_grad() -> None:
             r = my_function_recompute(r)
     forward = runs["n"]
     grad = tape.gradient(r, [y])
-    OUT["recompute_grad"] = {"forward_runs": forward, "backward_runs": runs["n"] - forward, "grad": value(grad)}
+    OUT["recompute_grad"] = {
+        "forward_runs": forward,
+        "backward_runs": runs["n"] - forward,
+        "grad": value(grad),
+    }
 
     runs["n"] = 0
     with tf.GradientTape() as tape:
@@ -100,7 +105,11 @@ def recompute_grad() -> None:
             r = my_function(r)
     forward = runs["n"]
     grad = tape.gradient(r, [y])
-    OUT["plain_function"] = {"forward_runs": forward, "backward_runs": runs["n"] - forward, "grad": value(grad)}
+    OUT["plain_function"] = {
+        "forward_runs": forward,
+        "backward_runs": runs["n"] - forward,
+        "grad": value(grad),
+    }
 
 
 def stop_recording() -> None:

@@ -6,6 +6,7 @@ Run with TensorFlow's own venv: `python tests/reference/gen_autodiff_guide.py`; 
 `autodiff_guide.json` beside itself. Random initial values of the guide are replaced by the
 fixed arrays below (the same in the test) so that values, not only shapes, compare.
 """
+
 from __future__ import annotations
 
 import json
@@ -146,7 +147,11 @@ def control_flow() -> None:
         else:
             result = v1**2
     dv0, dv1 = tape.gradient(result, [v0, v1])
-    OUT["control_flow"] = {"dv0": value(dv0), "dv1": value(dv1), "dx": value(tape.gradient(result, x))}
+    OUT["control_flow"] = {
+        "dv0": value(dv0),
+        "dv1": value(dv1),
+        "dx": value(tape.gradient(result, x)),
+    }
 
 
 def none_gradients() -> None:

@@ -9,6 +9,7 @@ by central differences of the first-order gradient, to catch where TensorFlow's 
 Jacobians (`experimental_use_pfor` True and False, where TensorFlow computes them) and the
 complex64 value and gradient. Keys are `<case>/<what>`.
 """
+
 from __future__ import annotations
 
 import os
@@ -55,13 +56,17 @@ def second_order(fn: Any, xs: list[np.ndarray], c: np.ndarray, vs: list[np.ndarr
     return outer.gradient(s, ts)
 
 
-def second_order_by_differences(fn: Any, xs: list[np.ndarray], c: np.ndarray, vs: list[np.ndarray],
-                                 h: float = 1e-6) -> list[np.ndarray]:
+def second_order_by_differences(
+    fn: Any, xs: list[np.ndarray], c: np.ndarray, vs: list[np.ndarray], h: float = 1e-6
+) -> list[np.ndarray]:
     """Central differences of Re sum_k sum(g_k * v_k), g the first-order gradient: what
     second_order computes, from TensorFlow's first-order gradient alone."""
+
     def projected(at: list[np.ndarray]) -> float:
         _, grads = gradients(fn, at, tf.constant(c))
-        return float(sum(np.real(np.sum(g.numpy() * v)) for g, v in zip(grads, vs) if g is not None))
+        return float(
+            sum(np.real(np.sum(g.numpy() * v)) for g, v in zip(grads, vs) if g is not None)
+        )
 
     out = []
     for k, x in enumerate(xs):
@@ -78,10 +83,12 @@ def second_order_by_differences(fn: Any, xs: list[np.ndarray], c: np.ndarray, vs
     return out
 
 
-def first_order_by_differences(fn: Any, xs: list[np.ndarray], c: np.ndarray,
-                               h: float = 1e-6) -> list[np.ndarray]:
+def first_order_by_differences(
+    fn: Any, xs: list[np.ndarray], c: np.ndarray, h: float = 1e-6
+) -> list[np.ndarray]:
     """Central differences of Re sum(conj(c) * y) in the real and imaginary direction of each
     element: the convention's gradient, from TensorFlow's forward values alone."""
+
     def projected(at: list[np.ndarray]) -> float:
         y = fn(tf, *[tf.constant(a) for a in at]).numpy()
         return float(np.real(np.sum(np.conj(c) * y)))
@@ -144,7 +151,9 @@ def main() -> None:
                 try:
                     js = jacobians(fn, xs, pfor)
                 except Exception as e:  # noqa: BLE001 - TF fails some of these; say which
-                    notes.append(f"{name}: jacobian(experimental_use_pfor={pfor}) fails in TF: {e!r:.300}")
+                    notes.append(
+                        f"{name}: jacobian(experimental_use_pfor={pfor}) fails in TF: {e!r:.300}"
+                    )
                     continue
                 for k, j in enumerate(js):
                     if j is not None:

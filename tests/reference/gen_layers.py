@@ -7,6 +7,7 @@ the outputs `y<k>`, the gradients `dx<i>` and `dw<j>` (trainable weights) of
 `sum_k sum(y_k * weights(y_k.shape, k))`, and after a training call the weights as they are left
 `after<j>` (BatchNormalization's moving statistics)). Inputs are seeded NumPy arrays, float32.
 """
+
 from __future__ import annotations
 
 import json
@@ -79,12 +80,21 @@ def case(name, layer, kwargs, shapes, training=None, int_inputs=None, distinct=F
     if training:
         for j, w in enumerate(obj.weights):
             ARRAYS[f"{name}:after{j}"] = w.numpy()
-    CASES.append({
-        "name": name, "layer": layer, "kwargs": kwargs, "inputs": len(xs), "several": several,
-        "outputs": len(outs), "training": training, "int_inputs": int_inputs is not None,
-        "weights": [w.path.split("/")[-1] for w in obj.weights], "trainable": trainable_index,
-        "output_shapes": [list(y.shape) for y in outs],
-    })
+    CASES.append(
+        {
+            "name": name,
+            "layer": layer,
+            "kwargs": kwargs,
+            "inputs": len(xs),
+            "several": several,
+            "outputs": len(outs),
+            "training": training,
+            "int_inputs": int_inputs is not None,
+            "weights": [w.path.split("/")[-1] for w in obj.weights],
+            "trainable": trainable_index,
+            "output_shapes": [list(y.shape) for y in outs],
+        }
+    )
 
 
 # -- core ------------------------------------------------------------------------------------
@@ -98,29 +108,96 @@ case("leaky_relu_default", "LeakyReLU", {}, [3, 4])
 
 # -- convolution -----------------------------------------------------------------------------
 case("conv1d_valid", "Conv1D", {"filters": 4, "kernel_size": 3}, [2, 9, 3])
-case("conv1d_same_strided", "Conv1D", {"filters": 4, "kernel_size": 3, "strides": 2, "padding": "same"}, [2, 9, 3])
-case("conv1d_causal_dilated", "Conv1D", {"filters": 2, "kernel_size": 3, "padding": "causal", "dilation_rate": 2}, [2, 9, 3])
-case("conv2d_valid_relu", "Conv2D", {"filters": 3, "kernel_size": 3, "activation": "relu"}, [2, 7, 6, 2])
-case("conv2d_same_strided", "Conv2D", {"filters": 4, "kernel_size": [3, 2], "strides": [2, 1], "padding": "same"}, [2, 7, 6, 2])
-case("conv2d_dilated", "Conv2D", {"filters": 2, "kernel_size": 2, "dilation_rate": 2, "padding": "same"}, [1, 6, 6, 3])
+case(
+    "conv1d_same_strided",
+    "Conv1D",
+    {"filters": 4, "kernel_size": 3, "strides": 2, "padding": "same"},
+    [2, 9, 3],
+)
+case(
+    "conv1d_causal_dilated",
+    "Conv1D",
+    {"filters": 2, "kernel_size": 3, "padding": "causal", "dilation_rate": 2},
+    [2, 9, 3],
+)
+case(
+    "conv2d_valid_relu",
+    "Conv2D",
+    {"filters": 3, "kernel_size": 3, "activation": "relu"},
+    [2, 7, 6, 2],
+)
+case(
+    "conv2d_same_strided",
+    "Conv2D",
+    {"filters": 4, "kernel_size": [3, 2], "strides": [2, 1], "padding": "same"},
+    [2, 7, 6, 2],
+)
+case(
+    "conv2d_dilated",
+    "Conv2D",
+    {"filters": 2, "kernel_size": 2, "dilation_rate": 2, "padding": "same"},
+    [1, 6, 6, 3],
+)
 # Output width 5, not 3: Keras 3.15 on TensorFlow's CPU adds a channels-first Conv2D's bias along
 # the width when the output width equals `filters` (a wrong broadcast rustape does not copy).
-case("conv2d_channels_first", "Conv2D", {"filters": 3, "kernel_size": 3, "data_format": "channels_first"}, [2, 2, 6, 7])
-case("conv2d_transpose_same", "Conv2DTranspose", {"filters": 3, "kernel_size": 3, "strides": 2, "padding": "same"}, [2, 4, 3, 2])
-case("conv2d_transpose_valid", "Conv2DTranspose", {"filters": 2, "kernel_size": [3, 2], "strides": [2, 3]}, [1, 3, 4, 3])
-case("conv2d_transpose_output_padding", "Conv2DTranspose", {"filters": 2, "kernel_size": 3, "strides": 2, "padding": "same", "output_padding": 1}, [1, 3, 3, 2])
-case("depthwise_same", "DepthwiseConv2D", {"kernel_size": 3, "depth_multiplier": 2, "padding": "same"}, [2, 5, 4, 3])
+case(
+    "conv2d_channels_first",
+    "Conv2D",
+    {"filters": 3, "kernel_size": 3, "data_format": "channels_first"},
+    [2, 2, 6, 7],
+)
+case(
+    "conv2d_transpose_same",
+    "Conv2DTranspose",
+    {"filters": 3, "kernel_size": 3, "strides": 2, "padding": "same"},
+    [2, 4, 3, 2],
+)
+case(
+    "conv2d_transpose_valid",
+    "Conv2DTranspose",
+    {"filters": 2, "kernel_size": [3, 2], "strides": [2, 3]},
+    [1, 3, 4, 3],
+)
+case(
+    "conv2d_transpose_output_padding",
+    "Conv2DTranspose",
+    {"filters": 2, "kernel_size": 3, "strides": 2, "padding": "same", "output_padding": 1},
+    [1, 3, 3, 2],
+)
+case(
+    "depthwise_same",
+    "DepthwiseConv2D",
+    {"kernel_size": 3, "depth_multiplier": 2, "padding": "same"},
+    [2, 5, 4, 3],
+)
 case("depthwise_strided", "DepthwiseConv2D", {"kernel_size": 2, "strides": 2}, [1, 6, 6, 2])
 
 # -- pooling (inputs without ties for the maxima) ----------------------------------------------
 case("max_pooling2d", "MaxPooling2D", {}, [2, 6, 6, 3], distinct=True)
-case("max_pooling2d_same", "MaxPooling2D", {"pool_size": 3, "strides": 2, "padding": "same"}, [2, 7, 6, 2], distinct=True)
-case("average_pooling2d_same", "AveragePooling2D", {"pool_size": [3, 2], "strides": 1, "padding": "same"}, [2, 5, 4, 2])
+case(
+    "max_pooling2d_same",
+    "MaxPooling2D",
+    {"pool_size": 3, "strides": 2, "padding": "same"},
+    [2, 7, 6, 2],
+    distinct=True,
+)
+case(
+    "average_pooling2d_same",
+    "AveragePooling2D",
+    {"pool_size": [3, 2], "strides": 1, "padding": "same"},
+    [2, 5, 4, 2],
+)
 case("average_pooling2d", "AveragePooling2D", {"pool_size": 2}, [2, 6, 5, 2])
 case("max_pooling1d", "MaxPooling1D", {"pool_size": 3}, [2, 9, 2], distinct=True)
 case("average_pooling1d", "AveragePooling1D", {"pool_size": 2, "padding": "same"}, [2, 7, 2])
 case("global_average_pooling2d", "GlobalAveragePooling2D", {}, [2, 4, 5, 3])
-case("global_max_pooling2d_keepdims", "GlobalMaxPooling2D", {"keepdims": True}, [2, 4, 5, 3], distinct=True)
+case(
+    "global_max_pooling2d_keepdims",
+    "GlobalMaxPooling2D",
+    {"keepdims": True},
+    [2, 4, 5, 3],
+    distinct=True,
+)
 case("global_average_pooling1d", "GlobalAveragePooling1D", {}, [2, 6, 3])
 case("global_max_pooling1d", "GlobalMaxPooling1D", {}, [2, 6, 3], distinct=True)
 
@@ -149,18 +226,51 @@ case("batch_norm_axis1", "BatchNormalization", {"axis": 1}, [4, 3, 2], training=
 
 # -- recurrent -------------------------------------------------------------------------------
 case("simple_rnn", "SimpleRNN", {"units": 4}, [2, 5, 3])
-case("simple_rnn_sequences", "SimpleRNN", {"units": 3, "return_sequences": True, "activation": "relu"}, [2, 4, 3])
+case(
+    "simple_rnn_sequences",
+    "SimpleRNN",
+    {"units": 3, "return_sequences": True, "activation": "relu"},
+    [2, 4, 3],
+)
 case("lstm", "LSTM", {"units": 4}, [2, 5, 3])
-case("lstm_sequences_state", "LSTM", {"units": 3, "return_sequences": True, "return_state": True}, [2, 6, 4])
-case("lstm_backwards", "LSTM", {"units": 3, "go_backwards": True, "return_sequences": True}, [2, 4, 3])
+case(
+    "lstm_sequences_state",
+    "LSTM",
+    {"units": 3, "return_sequences": True, "return_state": True},
+    [2, 6, 4],
+)
+case(
+    "lstm_backwards",
+    "LSTM",
+    {"units": 3, "go_backwards": True, "return_sequences": True},
+    [2, 4, 3],
+)
 case("lstm_hard_sigmoid", "LSTM", {"units": 3, "recurrent_activation": "hard_sigmoid"}, [2, 4, 3])
 case("gru", "GRU", {"units": 4}, [2, 5, 3])
-case("gru_sequences_state", "GRU", {"units": 3, "return_sequences": True, "return_state": True}, [2, 6, 4])
-case("gru_reset_before", "GRU", {"units": 3, "reset_after": False, "return_sequences": True}, [2, 4, 3])
+case(
+    "gru_sequences_state",
+    "GRU",
+    {"units": 3, "return_sequences": True, "return_state": True},
+    [2, 6, 4],
+)
+case(
+    "gru_reset_before",
+    "GRU",
+    {"units": 3, "reset_after": False, "return_sequences": True},
+    [2, 4, 3],
+)
 
 if __name__ == "__main__":
     with open(os.path.join(HERE, "layers.json"), "w") as fh:
-        json.dump({"generator": "gen_layers.py", "tensorflow": tf.__version__, "keras": keras.__version__,
-                   "cases": CASES}, fh, indent=1)
+        json.dump(
+            {
+                "generator": "gen_layers.py",
+                "tensorflow": tf.__version__,
+                "keras": keras.__version__,
+                "cases": CASES,
+            },
+            fh,
+            indent=1,
+        )
     np.savez_compressed(os.path.join(HERE, "layers.npz"), **ARRAYS)
     print(f"{len(CASES)} cases, {len(ARRAYS)} arrays")

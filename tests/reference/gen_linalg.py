@@ -12,6 +12,7 @@ TensorFlow leaves to its solver (`squared` lists them: eigenvectors and singular
 `grads` is d loss / d inputs[i] for each input in `wrt`; `grads2` is the gradient of
 `sum_i sum(grads[i] * directions[i])` (nested tapes), when TensorFlow gives one.
 """
+
 from __future__ import annotations
 
 import json
@@ -170,10 +171,18 @@ def main() -> None:
     for lo in (True, False):
         for adj in (False, True):
             a = lower(3, 3) if lo else upper(3, 3)
-            case(f"triangular_solve_{'lower' if lo else 'upper'}_{'adjoint' if adj else 'plain'}",
-                 "triangular_solve", [a, rand(3, 2)], {"lower": lo, "adjoint": adj})
-    case("triangular_solve_broadcast", "triangular_solve", [lower(2, 3, 3), rand(3, 2)],
-         {"lower": True, "adjoint": False})
+            case(
+                f"triangular_solve_{'lower' if lo else 'upper'}_{'adjoint' if adj else 'plain'}",
+                "triangular_solve",
+                [a, rand(3, 2)],
+                {"lower": lo, "adjoint": adj},
+            )
+    case(
+        "triangular_solve_broadcast",
+        "triangular_solve",
+        [lower(2, 3, 3), rand(3, 2)],
+        {"lower": True, "adjoint": False},
+    )
     case("cholesky_solve", "cholesky_solve", [np.linalg.cholesky(spd(3, 3)), rand(3, 2)])
     case("logdet", "logdet", [spd(2, 3, 3)])
     case("det", "det", [well_conditioned(3, 3)])
@@ -205,9 +214,13 @@ def main() -> None:
     case("lstsq_l2", "lstsq", [rand(5, 3), rand(5, 2)], {"l2_regularizer": 0.5})
     case("lstsq_batch", "lstsq", [rand(2, 4, 3), rand(2, 4, 1)])
     case("lstsq_slow", "lstsq", [rand(5, 3), rand(5, 2)], {"fast": False}, first_order=False)
-    case("lstsq_slow_rank_deficient", "lstsq",
-         [np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 1.0, 1.0]]), rand(3, 1)],
-         {"fast": False}, first_order=False)
+    case(
+        "lstsq_slow_rank_deficient",
+        "lstsq",
+        [np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 1.0, 1.0]]), rand(3, 1)],
+        {"fast": False},
+        first_order=False,
+    )
     case("pinv", "pinv", [rand(4, 3)])
     case("pinv_wide_batch", "pinv", [rand(2, 2, 3)])
     case("expm_small", "expm", [0.01 * rand(3, 3)])
@@ -217,14 +230,17 @@ def main() -> None:
     case("band_part", "band_part", [rand(2, 3, 4)], {"num_lower": 1, "num_upper": 0})
     case("band_part_upper", "band_part", [rand(4, 3)], {"num_lower": 0, "num_upper": -1})
     case("diag", "diag", [rand(2, 3)])
-    case("diag_k", "diag", [rand(2)], {"k": -1, "num_rows": 3, "num_cols": 4,
-                                       "padding_value": 9.0})
+    case("diag_k", "diag", [rand(2)], {"k": -1, "num_rows": 3, "num_cols": 4, "padding_value": 9.0})
     case("diag_part_k", "diag_part", [rand(2, 3, 4)], {"k": 1})
     case("set_diag_k", "set_diag", [rand(2, 3, 4), rand(2, 3)], {"k": 1})
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "linalg.json")
     with open(path, "w") as f:
-        json.dump({"tensorflow": tf.__version__, "cases": cases}, f, separators=(",", ":"),
-                  allow_nan=False)
+        json.dump(
+            {"tensorflow": tf.__version__, "cases": cases},
+            f,
+            separators=(",", ":"),
+            allow_nan=False,
+        )
         f.write("\n")
     print(f"wrote {len(cases)} cases to {path}")
 

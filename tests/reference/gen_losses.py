@@ -3,6 +3,7 @@
 Run with TensorFlow's venv (see README.md); writes losses.npz beside this file. `LOSS_CASES` and
 `METRIC_CASES` are imported by the tests, which rebuild the same inputs.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,11 +19,20 @@ probs /= probs.sum(-1, keepdims=True)
 onehot = np.eye(5, dtype=F)[[0, 3, 1, 4]]
 labels = np.array([0, 3, 1, 4], np.int32)
 logits = rng.normal(size=(4, 5)).astype(F) * 3
-huge_logits = np.array([[1e4, -1e4, 0.0, 5.0, -3.0], [-1e4, 1e4, 1e4, 0.0, 2.0],
-                        [0.0, 0.0, 0.0, 0.0, 0.0], [-1e4, -1e4, -1e4, -1e4, 1e4]], F)
+huge_logits = np.array(
+    [
+        [1e4, -1e4, 0.0, 5.0, -3.0],
+        [-1e4, 1e4, 1e4, 0.0, 2.0],
+        [0.0, 0.0, 0.0, 0.0, 0.0],
+        [-1e4, -1e4, -1e4, -1e4, 1e4],
+    ],
+    F,
+)
 binary_true = np.array([[1, 0, 1], [0, 0, 1], [1, 1, 0], [0, 1, 0]], F)
 binary_prob = np.array([[0.9, 0.1, 0.6], [0.0, 0.3, 1.0], [1.0, 0.7, 0.2], [0.4, 0.5, 1e-9]], F)
-binary_logits = np.array([[1e4, -1e4, 2.0], [-3.0, 0.0, 1e4], [-1e4, 0.5, 7.0], [0.1, -0.1, -1e4]], F)
+binary_logits = np.array(
+    [[1e4, -1e4, 2.0], [-3.0, 0.0, 1e4], [-1e4, 0.5, 7.0], [0.1, -0.1, -1e4]], F
+)
 reg_true = rng.normal(size=(4, 3)).astype(F)
 reg_pred = rng.normal(size=(4, 3)).astype(F)
 reg_true_zero = reg_true.copy()
@@ -42,7 +52,12 @@ LOSS_CASES: dict[str, tuple[str, dict[str, Any], np.ndarray, np.ndarray, Any]] =
     "mse_sum": ("MeanSquaredError", {"reduction": "sum"}, reg_true, reg_pred, weights),
     "mse_none": ("MeanSquaredError", {"reduction": None}, reg_true, reg_pred, None),
     "mse_mean_with_sample_weight": (
-        "MeanSquaredError", {"reduction": "mean_with_sample_weight"}, reg_true, reg_pred, weights),
+        "MeanSquaredError",
+        {"reduction": "mean_with_sample_weight"},
+        reg_true,
+        reg_pred,
+        weights,
+    ),
     "mse_rank1": ("MeanSquaredError", {}, reg_true[:, 0], reg_pred[:, :1], None),
     "mae": ("MeanAbsoluteError", {}, reg_true, reg_pred, None),
     "mae_weighted": ("MeanAbsoluteError", {}, reg_true, reg_pred, weights),
@@ -51,31 +66,82 @@ LOSS_CASES: dict[str, tuple[str, dict[str, Any], np.ndarray, np.ndarray, Any]] =
     "huber_delta": ("Huber", {"delta": 0.3}, reg_true, reg_pred, weights),
     "log_cosh": ("LogCosh", {}, reg_true, reg_pred * 40, None),
     "bce": ("BinaryCrossentropy", {}, binary_true, binary_prob, None),
-    "bce_smoothing": ("BinaryCrossentropy", {"label_smoothing": 0.2}, binary_true, binary_prob, weights),
+    "bce_smoothing": (
+        "BinaryCrossentropy",
+        {"label_smoothing": 0.2},
+        binary_true,
+        binary_prob,
+        weights,
+    ),
     "bce_logits": ("BinaryCrossentropy", {"from_logits": True}, binary_true, binary_logits, None),
     "bce_logits_smoothing": (
-        "BinaryCrossentropy", {"from_logits": True, "label_smoothing": 0.1}, binary_true,
-        binary_logits, None),
+        "BinaryCrossentropy",
+        {"from_logits": True, "label_smoothing": 0.1},
+        binary_true,
+        binary_logits,
+        None,
+    ),
     "cce": ("CategoricalCrossentropy", {}, onehot, probs, None),
     "cce_unnormalised": ("CategoricalCrossentropy", {}, onehot, probs * 3, weights),
     "cce_smoothing": ("CategoricalCrossentropy", {"label_smoothing": 0.1}, onehot, probs, None),
     "cce_logits": ("CategoricalCrossentropy", {"from_logits": True}, onehot, logits, None),
-    "cce_huge_logits": ("CategoricalCrossentropy", {"from_logits": True}, onehot, huge_logits, None),
+    "cce_huge_logits": (
+        "CategoricalCrossentropy",
+        {"from_logits": True},
+        onehot,
+        huge_logits,
+        None,
+    ),
     "cce_huge_logits_smoothing": (
-        "CategoricalCrossentropy", {"from_logits": True, "label_smoothing": 0.2}, onehot,
-        huge_logits, None),
-    "cce_axis0": ("CategoricalCrossentropy", {"from_logits": True, "axis": 0}, onehot.T.copy(),
-                  logits.T.copy(), None),
+        "CategoricalCrossentropy",
+        {"from_logits": True, "label_smoothing": 0.2},
+        onehot,
+        huge_logits,
+        None,
+    ),
+    "cce_axis0": (
+        "CategoricalCrossentropy",
+        {"from_logits": True, "axis": 0},
+        onehot.T.copy(),
+        logits.T.copy(),
+        None,
+    ),
     "scce": ("SparseCategoricalCrossentropy", {}, labels, probs, None),
-    "scce_logits": ("SparseCategoricalCrossentropy", {"from_logits": True}, labels, logits, weights),
-    "scce_huge_logits": ("SparseCategoricalCrossentropy", {"from_logits": True}, labels, huge_logits,
-                         None),
-    "scce_column_labels": ("SparseCategoricalCrossentropy", {"from_logits": True},
-                           labels.reshape(4, 1), logits, None),
-    "scce_sequence": ("SparseCategoricalCrossentropy", {"from_logits": True}, seq_labels, seq_logits,
-                      None),
-    "scce_ignore_class": ("SparseCategoricalCrossentropy", {"from_logits": True, "ignore_class": 4},
-                          labels, logits, None),
+    "scce_logits": (
+        "SparseCategoricalCrossentropy",
+        {"from_logits": True},
+        labels,
+        logits,
+        weights,
+    ),
+    "scce_huge_logits": (
+        "SparseCategoricalCrossentropy",
+        {"from_logits": True},
+        labels,
+        huge_logits,
+        None,
+    ),
+    "scce_column_labels": (
+        "SparseCategoricalCrossentropy",
+        {"from_logits": True},
+        labels.reshape(4, 1),
+        logits,
+        None,
+    ),
+    "scce_sequence": (
+        "SparseCategoricalCrossentropy",
+        {"from_logits": True},
+        seq_labels,
+        seq_logits,
+        None,
+    ),
+    "scce_ignore_class": (
+        "SparseCategoricalCrossentropy",
+        {"from_logits": True, "ignore_class": 4},
+        labels,
+        logits,
+        None,
+    ),
     "kld": ("KLDivergence", {}, probs[::-1].copy(), probs, None),
     "poisson": ("Poisson", {}, counts, positive_pred, weights),
     "cosine": ("CosineSimilarity", {}, reg_true, reg_pred, None),
@@ -89,23 +155,53 @@ metric_score = np.array([0.9, 0.2, 0.4, 0.6, 0.7, 0.1, 0.5, 0.5], F)
 metric_weights = np.array([1, 2, 0.5, 1, 1, 0, 3, 1], F)
 # name -> (class, kwargs, list of update_state argument tuples)
 METRIC_CASES: dict[str, tuple[str, dict[str, Any], list[tuple[Any, ...]]]] = {
-    "mean": ("Mean", {}, [(np.array([1.0, 2.0, 4.0], F),), (np.array([10.0], F), np.array([0.5], F))]),
+    "mean": (
+        "Mean",
+        {},
+        [(np.array([1.0, 2.0, 4.0], F),), (np.array([10.0], F), np.array([0.5], F))],
+    ),
     "sum": ("Sum", {}, [(np.array([1.0, 2.0, 4.0], F),), (reg_pred, weights_2d)]),
-    "accuracy": ("Accuracy", {}, [(labels, np.array([0, 3, 2, 4], np.int32)),
-                                  (labels, labels, weights)]),
-    "binary_accuracy": ("BinaryAccuracy", {}, [(metric_true_bin, metric_score),
-                                              (metric_true_bin, metric_score, metric_weights)]),
-    "binary_accuracy_threshold": ("BinaryAccuracy", {"threshold": 0.65},
-                                  [(metric_true_bin.reshape(4, 2), metric_score.reshape(4, 2))]),
-    "categorical_accuracy": ("CategoricalAccuracy", {}, [(onehot, probs), (onehot, logits, weights)]),
-    "sparse_categorical_accuracy": ("SparseCategoricalAccuracy", {},
-                                    [(labels, probs), (labels.reshape(4, 1), logits, weights)]),
+    "accuracy": (
+        "Accuracy",
+        {},
+        [(labels, np.array([0, 3, 2, 4], np.int32)), (labels, labels, weights)],
+    ),
+    "binary_accuracy": (
+        "BinaryAccuracy",
+        {},
+        [(metric_true_bin, metric_score), (metric_true_bin, metric_score, metric_weights)],
+    ),
+    "binary_accuracy_threshold": (
+        "BinaryAccuracy",
+        {"threshold": 0.65},
+        [(metric_true_bin.reshape(4, 2), metric_score.reshape(4, 2))],
+    ),
+    "categorical_accuracy": (
+        "CategoricalAccuracy",
+        {},
+        [(onehot, probs), (onehot, logits, weights)],
+    ),
+    "sparse_categorical_accuracy": (
+        "SparseCategoricalAccuracy",
+        {},
+        [(labels, probs), (labels.reshape(4, 1), logits, weights)],
+    ),
     "top_k": ("TopKCategoricalAccuracy", {"k": 2}, [(onehot, probs), (onehot, logits, weights)]),
     "top_k_3": ("TopKCategoricalAccuracy", {"k": 3}, [(onehot, logits)]),
-    "mse_metric": ("MeanSquaredError", {}, [(reg_true, reg_pred), (reg_true, reg_pred * 2, weights)]),
+    "mse_metric": (
+        "MeanSquaredError",
+        {},
+        [(reg_true, reg_pred), (reg_true, reg_pred * 2, weights)],
+    ),
     "auc": ("AUC", {}, [(metric_true_bin, metric_score)]),
-    "auc_weighted": ("AUC", {}, [(metric_true_bin, metric_score, metric_weights),
-                                 (metric_true_bin[::-1].copy(), metric_score)]),
+    "auc_weighted": (
+        "AUC",
+        {},
+        [
+            (metric_true_bin, metric_score, metric_weights),
+            (metric_true_bin[::-1].copy(), metric_score),
+        ],
+    ),
     "auc_pr": ("AUC", {"curve": "PR"}, [(metric_true_bin, metric_score)]),
     "auc_thresholds": ("AUC", {"num_thresholds": 7}, [(metric_true_bin, metric_score)]),
     "auc_minoring": ("AUC", {"summation_method": "minoring"}, [(metric_true_bin, metric_score)]),
@@ -125,7 +221,9 @@ def main() -> None:
         # The gradient with respect to y_pred.
         x = tf.Variable(y_pred)
         with tf.GradientTape() as tape:
-            total = tf.reduce_sum(loss(args[0], x, sample_weight=None if weight is None else tf.constant(weight)))
+            total = tf.reduce_sum(
+                loss(args[0], x, sample_weight=None if weight is None else tf.constant(weight))
+            )
         out[f"grad/{name}"] = np.asarray(tape.gradient(total, x))
     for name, (cls, kwargs, updates) in METRIC_CASES.items():
         metric = getattr(keras.metrics, cls)(**kwargs)
@@ -141,7 +239,9 @@ def main() -> None:
         out[f"metric_reset/{name}"] = np.array(float(metric.result()), F)
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "losses.npz")
     np.savez_compressed(path, **out)
-    print(f"wrote {path}: {len(out)} arrays, tensorflow {tf.__version__}, keras {keras.__version__}")
+    print(
+        f"wrote {path}: {len(out)} arrays, tensorflow {tf.__version__}, keras {keras.__version__}"
+    )
 
 
 if __name__ == "__main__":

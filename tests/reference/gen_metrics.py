@@ -6,6 +6,7 @@ inputs (every `update_state` call), the result after each call, the result after
 total and count); and the metric functions' per-sample values. The tests (Rust and Python)
 read the inputs from the file, so they never import this script or TensorFlow.
 """
+
 from __future__ import annotations
 
 import json
@@ -51,56 +52,140 @@ weights5 = np.array([1.0, 0.0, 2.0, 0.5, 1.0], F)
 # name -> (class, constructor kwargs, list of update_state argument tuples; a third element,
 # when present, is the sample weight).
 CASES: dict[str, tuple[str, dict[str, Any], list[tuple[Any, ...]]]] = {
-    "mean_scalar_and_weights": ("Mean", {}, [
-        (np.array(3.0, F),),
-        (np.array([1.0, 2.0, 4.0], F), np.array([0.0, 1.0, 2.0], F)),
-        (reg_pred, weights4),
-        (reg_pred, weights4.reshape(4, 1)),
-    ]),
+    "mean_scalar_and_weights": (
+        "Mean",
+        {},
+        [
+            (np.array(3.0, F),),
+            (np.array([1.0, 2.0, 4.0], F), np.array([0.0, 1.0, 2.0], F)),
+            (reg_pred, weights4),
+            (reg_pred, weights4.reshape(4, 1)),
+        ],
+    ),
     "mean_zero_weights": ("Mean", {}, [(np.array([5.0, 7.0], F), np.array([0.0, 0.0], F))]),
     "mean_3d_2d_weights": ("Mean", {}, [(seq_scores, rng.uniform(0, 2, size=(2, 3)).astype(F))]),
     "sum_3d": ("Sum", {}, [(seq_scores,), (seq_scores, np.array([2.0, 0.0], F))]),
-    "accuracy_int_float": ("Accuracy", {}, [
-        (sparse, np.array([0, 1, 1, 3, 0], I)),
-        (sparse.astype(F).reshape(5, 1), np.array([0.0, 1.0, 2.0, 3.0, 2.5], F), weights5),
-    ]),
-    "binary_accuracy_ties": ("BinaryAccuracy", {}, [
-        (bin_true, bin_score), (bin_true, bin_score, bin_weight)]),
-    "binary_accuracy_threshold": ("BinaryAccuracy", {"threshold": 0.3}, [
-        (bin_true.reshape(5, 2), bin_score.reshape(5, 2)),
-        (bin_true.reshape(5, 2), bin_score.reshape(5, 2), weights5),
-    ]),
-    "categorical_accuracy_ties": ("CategoricalAccuracy", {}, [
-        (onehot, probs), (onehot, probs, weights5)]),
-    "sparse_categorical_accuracy_ties": ("SparseCategoricalAccuracy", {}, [
-        (sparse, probs), (sparse.reshape(5, 1).astype(F), probs, weights5)]),
-    "sparse_categorical_accuracy_sequence": ("SparseCategoricalAccuracy", {}, [
-        (seq_labels, seq_scores), (seq_labels, seq_scores, np.array([1.0, 3.0], F))]),
-    "top_k_ties": ("TopKCategoricalAccuracy", {"k": 1}, [(onehot, probs), (onehot, probs, weights5)]),
+    "accuracy_int_float": (
+        "Accuracy",
+        {},
+        [
+            (sparse, np.array([0, 1, 1, 3, 0], I)),
+            (sparse.astype(F).reshape(5, 1), np.array([0.0, 1.0, 2.0, 3.0, 2.5], F), weights5),
+        ],
+    ),
+    "binary_accuracy_ties": (
+        "BinaryAccuracy",
+        {},
+        [(bin_true, bin_score), (bin_true, bin_score, bin_weight)],
+    ),
+    "binary_accuracy_threshold": (
+        "BinaryAccuracy",
+        {"threshold": 0.3},
+        [
+            (bin_true.reshape(5, 2), bin_score.reshape(5, 2)),
+            (bin_true.reshape(5, 2), bin_score.reshape(5, 2), weights5),
+        ],
+    ),
+    "categorical_accuracy_ties": (
+        "CategoricalAccuracy",
+        {},
+        [(onehot, probs), (onehot, probs, weights5)],
+    ),
+    "sparse_categorical_accuracy_ties": (
+        "SparseCategoricalAccuracy",
+        {},
+        [(sparse, probs), (sparse.reshape(5, 1).astype(F), probs, weights5)],
+    ),
+    "sparse_categorical_accuracy_sequence": (
+        "SparseCategoricalAccuracy",
+        {},
+        [(seq_labels, seq_scores), (seq_labels, seq_scores, np.array([1.0, 3.0], F))],
+    ),
+    "top_k_ties": (
+        "TopKCategoricalAccuracy",
+        {"k": 1},
+        [(onehot, probs), (onehot, probs, weights5)],
+    ),
     "top_k_2": ("TopKCategoricalAccuracy", {"k": 2}, [(onehot, probs)]),
     "top_k_beyond_classes": ("TopKCategoricalAccuracy", {"k": 7}, [(onehot, probs)]),
-    "mse_weighted": ("MeanSquaredError", {}, [(reg_true, reg_pred), (reg_true, reg_pred * 2, weights4)]),
+    "mse_weighted": (
+        "MeanSquaredError",
+        {},
+        [(reg_true, reg_pred), (reg_true, reg_pred * 2, weights4)],
+    ),
     "auc_ties": ("AUC", {}, [(bin_true, bin_score)]),
-    "auc_weights_with_zeros": ("AUC", {}, [(bin_true, bin_score, bin_weight), (bin_true[::-1].copy(), bin_score)]),
+    "auc_weights_with_zeros": (
+        "AUC",
+        {},
+        [(bin_true, bin_score, bin_weight), (bin_true[::-1].copy(), bin_score)],
+    ),
     "auc_three_thresholds": ("AUC", {"num_thresholds": 3}, [(bin_true, bin_score, bin_weight)]),
     "auc_on_grid": ("AUC", {}, [(grid_true, on_grid)]),
     "auc_outside_01": ("AUC", {}, [(outside_true, outside)]),
-    "auc_thresholds_list": ("AUC", {"thresholds": [0.8, 0.3, 0.5]}, [(bin_true, bin_score), (outside_true, outside)]),
-    "auc_thresholds_even_list": ("AUC", {"thresholds": [0.25, 0.5, 0.75]}, [(bin_true, bin_score, bin_weight)]),
+    "auc_thresholds_list": (
+        "AUC",
+        {"thresholds": [0.8, 0.3, 0.5]},
+        [(bin_true, bin_score), (outside_true, outside)],
+    ),
+    "auc_thresholds_even_list": (
+        "AUC",
+        {"thresholds": [0.25, 0.5, 0.75]},
+        [(bin_true, bin_score, bin_weight)],
+    ),
     "auc_all_positive": ("AUC", {}, [(np.ones(6, F), bin_score[:6])]),
     "auc_all_negative": ("AUC", {"curve": "PR"}, [(np.zeros(6, F), bin_score[:6])]),
     "auc_pr": ("AUC", {"curve": "PR"}, [(bin_true, bin_score), (bin_true, bin_score, bin_weight)]),
-    "auc_pr_thresholds_list": ("AUC", {"curve": "PR", "thresholds": [0.1, 0.45, 0.55, 0.7]}, [(bin_true, bin_score)]),
-    "auc_pr_minoring": ("AUC", {"curve": "PR", "summation_method": "minoring"}, [(bin_true, bin_score)]),
-    "auc_pr_majoring": ("AUC", {"curve": "PR", "summation_method": "majoring"}, [(bin_true, bin_score, bin_weight)]),
-    "auc_roc_majoring": ("AUC", {"summation_method": "majoring", "num_thresholds": 11}, [(bin_true, bin_score)]),
-    "auc_roc_minoring": ("AUC", {"summation_method": "minoring", "num_thresholds": 11}, [(bin_true, bin_score)]),
+    "auc_pr_thresholds_list": (
+        "AUC",
+        {"curve": "PR", "thresholds": [0.1, 0.45, 0.55, 0.7]},
+        [(bin_true, bin_score)],
+    ),
+    "auc_pr_minoring": (
+        "AUC",
+        {"curve": "PR", "summation_method": "minoring"},
+        [(bin_true, bin_score)],
+    ),
+    "auc_pr_majoring": (
+        "AUC",
+        {"curve": "PR", "summation_method": "majoring"},
+        [(bin_true, bin_score, bin_weight)],
+    ),
+    "auc_roc_majoring": (
+        "AUC",
+        {"summation_method": "majoring", "num_thresholds": 11},
+        [(bin_true, bin_score)],
+    ),
+    "auc_roc_minoring": (
+        "AUC",
+        {"summation_method": "minoring", "num_thresholds": 11},
+        [(bin_true, bin_score)],
+    ),
     "auc_from_logits": ("AUC", {"from_logits": True}, [(logit_true, logits)]),
-    "auc_flattened_label_weights": ("AUC", {"label_weights": [1.0, 0.5, 2.0]}, [(ml_true, ml_score), (ml_true, ml_score, ml_weight)]),
-    "auc_multi_label": ("AUC", {"multi_label": True}, [(ml_true, ml_score), (ml_true, ml_score, ml_weight)]),
-    "auc_multi_label_weights": ("AUC", {"multi_label": True, "num_labels": 3, "label_weights": [1.0, 0.0, 3.0]}, [(ml_true, ml_score, ml_weight)]),
-    "auc_multi_label_pr": ("AUC", {"multi_label": True, "curve": "PR", "label_weights": [0.5, 1.0, 1.0]}, [(ml_true, ml_score)]),
-    "auc_multi_label_2d_weights": ("AUC", {"multi_label": True, "num_thresholds": 5}, [(ml_true, ml_score, rng.uniform(0, 1, size=(6, 3)).astype(F))]),
+    "auc_flattened_label_weights": (
+        "AUC",
+        {"label_weights": [1.0, 0.5, 2.0]},
+        [(ml_true, ml_score), (ml_true, ml_score, ml_weight)],
+    ),
+    "auc_multi_label": (
+        "AUC",
+        {"multi_label": True},
+        [(ml_true, ml_score), (ml_true, ml_score, ml_weight)],
+    ),
+    "auc_multi_label_weights": (
+        "AUC",
+        {"multi_label": True, "num_labels": 3, "label_weights": [1.0, 0.0, 3.0]},
+        [(ml_true, ml_score, ml_weight)],
+    ),
+    "auc_multi_label_pr": (
+        "AUC",
+        {"multi_label": True, "curve": "PR", "label_weights": [0.5, 1.0, 1.0]},
+        [(ml_true, ml_score)],
+    ),
+    "auc_multi_label_2d_weights": (
+        "AUC",
+        {"multi_label": True, "num_thresholds": 5},
+        [(ml_true, ml_score, rng.uniform(0, 1, size=(6, 3)).astype(F))],
+    ),
 }
 
 # name -> (function, kwargs, y_true, y_pred)
@@ -140,24 +225,44 @@ def main() -> None:
             results.append(float(metric.result()))
         variables = {v.path.split("/")[-1]: encode(np.asarray(v)) for v in metric.variables}
         metric.reset_state()
-        cases.append({
-            "name": name, "metric": cls, "kwargs": kwargs,
-            "updates": [[encode(a) for a in args] for args in updates],
-            "results": results, "variables": variables, "reset": float(metric.result()),
-        })
+        cases.append(
+            {
+                "name": name,
+                "metric": cls,
+                "kwargs": kwargs,
+                "updates": [[encode(a) for a in args] for args in updates],
+                "results": results,
+                "variables": variables,
+                "reset": float(metric.result()),
+            }
+        )
     functions = []
     for name, (fn, kwargs, y_true, y_pred) in FUNCTIONS.items():
         values = getattr(accuracy_metrics, fn)(tf.constant(y_true), tf.constant(y_pred), **kwargs)
-        functions.append({"name": name, "function": fn, "kwargs": kwargs, "y_true": encode(y_true),
-                          "y_pred": encode(y_pred), "values": encode(np.asarray(values))})
-    out = {"tensorflow": tf.__version__, "keras": keras.__version__, "cases": cases,
-           "functions": functions}
+        functions.append(
+            {
+                "name": name,
+                "function": fn,
+                "kwargs": kwargs,
+                "y_true": encode(y_true),
+                "y_pred": encode(y_pred),
+                "values": encode(np.asarray(values)),
+            }
+        )
+    out = {
+        "tensorflow": tf.__version__,
+        "keras": keras.__version__,
+        "cases": cases,
+        "functions": functions,
+    }
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "metrics.json")
     with open(path, "w") as f:
         json.dump(out, f, separators=(",", ":"))
         f.write("\n")
-    print(f"wrote {path}: {len(cases)} cases, {len(functions)} functions, "
-          f"tensorflow {tf.__version__}, keras {keras.__version__}")
+    print(
+        f"wrote {path}: {len(cases)} cases, {len(functions)} functions, "
+        f"tensorflow {tf.__version__}, keras {keras.__version__}"
+    )
 
 
 if __name__ == "__main__":

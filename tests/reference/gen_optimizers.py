@@ -10,6 +10,7 @@ stored after the steps in `SAVED` (1-based: every one of the first ten, then eve
 the optimizer's `iterations` and its learning rate at the end.
 `problem()` is imported by the test, so both sides build the same arrays.
 """
+
 from __future__ import annotations
 
 import os
@@ -22,7 +23,9 @@ SAVED = list(range(1, 11)) + list(range(20, STEPS + 1, 10))
 SHAPES = [(7, 5), (5,), (3, 2)]
 
 
-def problem(dtype: Any = np.float32) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], np.ndarray]:
+def problem(
+    dtype: Any = np.float32,
+) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], np.ndarray]:
     """Initial values, scales `a`, centres `c`, and per-step noise (flattened per variable)."""
     rng = np.random.default_rng(1234)
     inits = [rng.normal(size=s).astype(dtype) for s in SHAPES]
@@ -61,55 +64,157 @@ CONFIGS: dict[str, tuple[str, dict[str, Any], str]] = {
     "adam_amsgrad": ("Adam", {"learning_rate": 0.02, "amsgrad": True}, "float32"),
     "adam_clipnorm": ("Adam", {"learning_rate": 0.01, "clipnorm": 0.5}, "float32"),
     "adam_global_clipnorm": ("Adam", {"learning_rate": 0.01, "global_clipnorm": 1.0}, "float32"),
-    "adam_betas": ("Adam", {"learning_rate": 0.005, "beta_1": 0.8, "beta_2": 0.95, "epsilon": 1e-5}, "float32"),
+    "adam_betas": (
+        "Adam",
+        {"learning_rate": 0.005, "beta_1": 0.8, "beta_2": 0.95, "epsilon": 1e-5},
+        "float32",
+    ),
     "adam_float64": ("Adam", {"learning_rate": 0.01}, "float64"),
     "adamw": ("AdamW", {"learning_rate": 0.01}, "float32"),
-    "adamw_amsgrad": ("AdamW", {"learning_rate": 0.01, "weight_decay": 0.1, "amsgrad": True}, "float32"),
+    "adamw_amsgrad": (
+        "AdamW",
+        {"learning_rate": 0.01, "weight_decay": 0.1, "amsgrad": True},
+        "float32",
+    ),
     "rmsprop": ("RMSprop", {"learning_rate": 0.01}, "float32"),
     "rmsprop_momentum": ("RMSprop", {"learning_rate": 0.005, "momentum": 0.5}, "float32"),
     "rmsprop_centered": ("RMSprop", {"learning_rate": 0.005, "centered": True}, "float32"),
     "rmsprop_centered_momentum": (
-        "RMSprop", {"learning_rate": 0.005, "rho": 0.8, "momentum": 0.3, "centered": True}, "float32"),
+        "RMSprop",
+        {"learning_rate": 0.005, "rho": 0.8, "momentum": 0.3, "centered": True},
+        "float32",
+    ),
     "rmsprop_weight_decay": ("RMSprop", {"learning_rate": 0.01, "weight_decay": 0.2}, "float32"),
     "adagrad": ("Adagrad", {"learning_rate": 0.1}, "float32"),
-    "adagrad_initial": ("Adagrad", {"learning_rate": 0.05, "initial_accumulator_value": 0.5}, "float32"),
+    "adagrad_initial": (
+        "Adagrad",
+        {"learning_rate": 0.05, "initial_accumulator_value": 0.5},
+        "float32",
+    ),
     "adadelta": ("Adadelta", {"learning_rate": 1.0}, "float32"),
     "adadelta_rho": ("Adadelta", {"learning_rate": 0.5, "rho": 0.9, "epsilon": 1e-6}, "float32"),
     "nadam": ("Nadam", {"learning_rate": 0.01}, "float32"),
     "nadam_float64": ("Nadam", {"learning_rate": 0.01}, "float64"),
     "adamax": ("Adamax", {"learning_rate": 0.02}, "float32"),
     "lion": ("Lion", {"learning_rate": 0.003}, "float32"),
-    "lion_betas": ("Lion", {"learning_rate": 0.002, "beta_1": 0.8, "beta_2": 0.9, "weight_decay": 0.1}, "float32"),
+    "lion_betas": (
+        "Lion",
+        {"learning_rate": 0.002, "beta_1": 0.8, "beta_2": 0.9, "weight_decay": 0.1},
+        "float32",
+    ),
     "sgd_exponential_decay": (
-        "SGD", {"learning_rate": {"schedule": "ExponentialDecay", "initial_learning_rate": 0.1,
-                                  "decay_steps": 10, "decay_rate": 0.8}}, "float32"),
+        "SGD",
+        {
+            "learning_rate": {
+                "schedule": "ExponentialDecay",
+                "initial_learning_rate": 0.1,
+                "decay_steps": 10,
+                "decay_rate": 0.8,
+            }
+        },
+        "float32",
+    ),
     "sgd_exponential_staircase": (
-        "SGD", {"learning_rate": {"schedule": "ExponentialDecay", "initial_learning_rate": 0.1,
-                                  "decay_steps": 7, "decay_rate": 0.5, "staircase": True},
-                "momentum": 0.5}, "float32"),
+        "SGD",
+        {
+            "learning_rate": {
+                "schedule": "ExponentialDecay",
+                "initial_learning_rate": 0.1,
+                "decay_steps": 7,
+                "decay_rate": 0.5,
+                "staircase": True,
+            },
+            "momentum": 0.5,
+        },
+        "float32",
+    ),
     "sgd_piecewise": (
-        "SGD", {"learning_rate": {"schedule": "PiecewiseConstantDecay", "boundaries": [10, 50],
-                                  "values": [0.1, 0.05, 0.01]}}, "float32"),
+        "SGD",
+        {
+            "learning_rate": {
+                "schedule": "PiecewiseConstantDecay",
+                "boundaries": [10, 50],
+                "values": [0.1, 0.05, 0.01],
+            }
+        },
+        "float32",
+    ),
     "adam_cosine": (
-        "Adam", {"learning_rate": {"schedule": "CosineDecay", "initial_learning_rate": 0.02,
-                                   "decay_steps": 80, "alpha": 0.1}}, "float32"),
+        "Adam",
+        {
+            "learning_rate": {
+                "schedule": "CosineDecay",
+                "initial_learning_rate": 0.02,
+                "decay_steps": 80,
+                "alpha": 0.1,
+            }
+        },
+        "float32",
+    ),
     "adam_cosine_warmup": (
-        "Adam", {"learning_rate": {"schedule": "CosineDecay", "initial_learning_rate": 0.0,
-                                   "decay_steps": 60, "warmup_target": 0.03, "warmup_steps": 20}},
-        "float32"),
+        "Adam",
+        {
+            "learning_rate": {
+                "schedule": "CosineDecay",
+                "initial_learning_rate": 0.0,
+                "decay_steps": 60,
+                "warmup_target": 0.03,
+                "warmup_steps": 20,
+            }
+        },
+        "float32",
+    ),
     "sgd_inverse_time": (
-        "SGD", {"learning_rate": {"schedule": "InverseTimeDecay", "initial_learning_rate": 0.1,
-                                  "decay_steps": 5, "decay_rate": 0.5}}, "float32"),
+        "SGD",
+        {
+            "learning_rate": {
+                "schedule": "InverseTimeDecay",
+                "initial_learning_rate": 0.1,
+                "decay_steps": 5,
+                "decay_rate": 0.5,
+            }
+        },
+        "float32",
+    ),
     "sgd_inverse_time_staircase": (
-        "SGD", {"learning_rate": {"schedule": "InverseTimeDecay", "initial_learning_rate": 0.1,
-                                  "decay_steps": 5, "decay_rate": 0.5, "staircase": True}}, "float32"),
+        "SGD",
+        {
+            "learning_rate": {
+                "schedule": "InverseTimeDecay",
+                "initial_learning_rate": 0.1,
+                "decay_steps": 5,
+                "decay_rate": 0.5,
+                "staircase": True,
+            }
+        },
+        "float32",
+    ),
     "sgd_polynomial": (
-        "SGD", {"learning_rate": {"schedule": "PolynomialDecay", "initial_learning_rate": 0.1,
-                                  "decay_steps": 90, "end_learning_rate": 0.01, "power": 2.0}},
-        "float32"),
+        "SGD",
+        {
+            "learning_rate": {
+                "schedule": "PolynomialDecay",
+                "initial_learning_rate": 0.1,
+                "decay_steps": 90,
+                "end_learning_rate": 0.01,
+                "power": 2.0,
+            }
+        },
+        "float32",
+    ),
     "sgd_polynomial_cycle": (
-        "SGD", {"learning_rate": {"schedule": "PolynomialDecay", "initial_learning_rate": 0.1,
-                                  "decay_steps": 25, "power": 0.5, "cycle": True}}, "float32"),
+        "SGD",
+        {
+            "learning_rate": {
+                "schedule": "PolynomialDecay",
+                "initial_learning_rate": 0.1,
+                "decay_steps": 25,
+                "power": 0.5,
+                "cycle": True,
+            }
+        },
+        "float32",
+    ),
 }
 
 
@@ -140,27 +245,68 @@ def run(tf: Any, keras: Any, name: str) -> dict[str, np.ndarray]:
 
 
 SCHEDULES: dict[str, dict[str, Any]] = {
-    "exponential": {"schedule": "ExponentialDecay", "initial_learning_rate": 0.3, "decay_steps": 9,
-                    "decay_rate": 0.7},
-    "exponential_staircase": {"schedule": "ExponentialDecay", "initial_learning_rate": 0.3,
-                              "decay_steps": 9, "decay_rate": 0.7, "staircase": True},
-    "piecewise": {"schedule": "PiecewiseConstantDecay", "boundaries": [3, 10, 40],
-                  "values": [1.0, 0.5, 0.25, 0.125]},
+    "exponential": {
+        "schedule": "ExponentialDecay",
+        "initial_learning_rate": 0.3,
+        "decay_steps": 9,
+        "decay_rate": 0.7,
+    },
+    "exponential_staircase": {
+        "schedule": "ExponentialDecay",
+        "initial_learning_rate": 0.3,
+        "decay_steps": 9,
+        "decay_rate": 0.7,
+        "staircase": True,
+    },
+    "piecewise": {
+        "schedule": "PiecewiseConstantDecay",
+        "boundaries": [3, 10, 40],
+        "values": [1.0, 0.5, 0.25, 0.125],
+    },
     "cosine": {"schedule": "CosineDecay", "initial_learning_rate": 0.1, "decay_steps": 70},
-    "cosine_alpha": {"schedule": "CosineDecay", "initial_learning_rate": 0.1, "decay_steps": 70,
-                     "alpha": 0.25},
-    "cosine_warmup": {"schedule": "CosineDecay", "initial_learning_rate": 0.01, "decay_steps": 50,
-                      "alpha": 0.1, "warmup_target": 0.2, "warmup_steps": 30},
-    "inverse_time": {"schedule": "InverseTimeDecay", "initial_learning_rate": 0.2,
-                     "decay_steps": 3, "decay_rate": 0.3},
-    "inverse_time_staircase": {"schedule": "InverseTimeDecay", "initial_learning_rate": 0.2,
-                               "decay_steps": 3, "decay_rate": 0.3, "staircase": True},
+    "cosine_alpha": {
+        "schedule": "CosineDecay",
+        "initial_learning_rate": 0.1,
+        "decay_steps": 70,
+        "alpha": 0.25,
+    },
+    "cosine_warmup": {
+        "schedule": "CosineDecay",
+        "initial_learning_rate": 0.01,
+        "decay_steps": 50,
+        "alpha": 0.1,
+        "warmup_target": 0.2,
+        "warmup_steps": 30,
+    },
+    "inverse_time": {
+        "schedule": "InverseTimeDecay",
+        "initial_learning_rate": 0.2,
+        "decay_steps": 3,
+        "decay_rate": 0.3,
+    },
+    "inverse_time_staircase": {
+        "schedule": "InverseTimeDecay",
+        "initial_learning_rate": 0.2,
+        "decay_steps": 3,
+        "decay_rate": 0.3,
+        "staircase": True,
+    },
     "polynomial": {"schedule": "PolynomialDecay", "initial_learning_rate": 0.2, "decay_steps": 60},
-    "polynomial_power": {"schedule": "PolynomialDecay", "initial_learning_rate": 0.2,
-                         "decay_steps": 60, "end_learning_rate": 0.02, "power": 3.0},
-    "polynomial_cycle": {"schedule": "PolynomialDecay", "initial_learning_rate": 0.2,
-                         "decay_steps": 17, "end_learning_rate": 0.001, "power": 1.5,
-                         "cycle": True},
+    "polynomial_power": {
+        "schedule": "PolynomialDecay",
+        "initial_learning_rate": 0.2,
+        "decay_steps": 60,
+        "end_learning_rate": 0.02,
+        "power": 3.0,
+    },
+    "polynomial_cycle": {
+        "schedule": "PolynomialDecay",
+        "initial_learning_rate": 0.2,
+        "decay_steps": 17,
+        "end_learning_rate": 0.001,
+        "power": 1.5,
+        "cycle": True,
+    },
 }
 SCHEDULE_STEPS = 150
 
@@ -180,7 +326,9 @@ def main() -> None:
         )
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "optimizers.npz")
     np.savez_compressed(path, **out)
-    print(f"wrote {path}: {len(out)} arrays, tensorflow {tf.__version__}, keras {keras.__version__}")
+    print(
+        f"wrote {path}: {len(out)} arrays, tensorflow {tf.__version__}, keras {keras.__version__}"
+    )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ NaN for the whole lane, the only defensible value. So oneDNN is switched off her
 
 Run: /work/venv-tf/bin/python tests/reference/gen_robustness.py
 """
+
 from __future__ import annotations
 
 import json
@@ -35,7 +36,9 @@ def case(name: str) -> Callable[[Callable[[], Any]], Callable[[], Any]]:
 X = [-1.0, 0.0, 4.0]
 
 
-def grad_of(fn: Callable[[tf.Tensor], tf.Tensor], x: Any, dtype: Any = tf.float32, seed: Any = None) -> Any:
+def grad_of(
+    fn: Callable[[tf.Tensor], tf.Tensor], x: Any, dtype: Any = tf.float32, seed: Any = None
+) -> Any:
     v = tf.constant(x, dtype)
     with tf.GradientTape() as tape:
         tape.watch(v)
@@ -80,9 +83,7 @@ for _name, _fn in {
     "tanh": tf.tanh,
     "sigmoid": tf.sigmoid,
 }.items():
-    CASES[f"zero_seed_grad_{_name}"] = (
-        lambda fn=_fn: grad_of(fn, X, seed=tf.zeros_like)
-    )
+    CASES[f"zero_seed_grad_{_name}"] = lambda fn=_fn: grad_of(fn, X, seed=tf.zeros_like)
 
 
 # -- NaN and infinities in selections and softmax ---------------------------------------------
@@ -193,12 +194,16 @@ def _() -> Any:
 
 @case("sparse_xent_label_out_of_range")
 def _() -> Any:
-    return tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.constant([3]), logits=tf.ones([1, 3]))
+    return tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=tf.constant([3]), logits=tf.ones([1, 3])
+    )
 
 
 @case("sparse_xent_label_negative")
 def _() -> Any:
-    return tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.constant([-1]), logits=tf.ones([1, 3]))
+    return tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=tf.constant([-1]), logits=tf.ones([1, 3])
+    )
 
 
 @case("eye_negative")

@@ -7,6 +7,7 @@ Run with TensorFlow's own venv: `python tests/reference/gen_tape_semantics.py`; 
 `tape_semantics.json` beside itself. Each case records values (nested lists, None where TF
 returns None), exception type names, or message texts.
 """
+
 from __future__ import annotations
 
 import json
@@ -208,7 +209,9 @@ def batch_jacobian_checks() -> None:
         of_v = v * v
     unrelated = tf.constant([1.0, 2.0, 3.0])
     OUT["batch_jacobian_rank1_target"] = outcome(lambda: tape.batch_jacobian(rank1, x))
-    OUT["batch_jacobian_rank1_unconnected_target"] = outcome(lambda: tape.batch_jacobian(unrelated, x))
+    OUT["batch_jacobian_rank1_unconnected_target"] = outcome(
+        lambda: tape.batch_jacobian(unrelated, x)
+    )
     OUT["batch_jacobian_rank1_source"] = outcome(lambda: tape.batch_jacobian(rows, v))
     OUT["batch_jacobian_rank1_both"] = outcome(lambda: tape.batch_jacobian(of_v, v))
     OUT["batch_jacobian_first_dims_differ"] = outcome(
@@ -247,7 +250,13 @@ def containers() -> None:
     x = tf.constant(np.ones((2, 5), np.float32))
     out = block(x, training=True)
     OUT["container_output_shape"] = list(out.shape)
-    for attr in ("weights", "trainable_weights", "non_trainable_weights", "variables", "trainable_variables"):
+    for attr in (
+        "weights",
+        "trainable_weights",
+        "non_trainable_weights",
+        "variables",
+        "trainable_variables",
+    ):
         OUT[f"container_{attr}"] = [list(w.shape) for w in getattr(block, attr)]
 
     class Holder(tf.Module):
@@ -259,7 +268,9 @@ def containers() -> None:
     holder.layers[0](x)
     holder.layers[1]["x"](x)
     OUT["module_of_layers_variables"] = sorted(list(v.shape) for v in holder.variables)
-    OUT["module_of_layers_trainable_variables"] = sorted(list(v.shape) for v in holder.trainable_variables)
+    OUT["module_of_layers_trainable_variables"] = sorted(
+        list(v.shape) for v in holder.trainable_variables
+    )
 
     dense = layers.Dense(4, input_shape=(3,))
     OUT["dense_input_shape_built"] = bool(dense.built)

@@ -5,6 +5,7 @@ logits, Adam(0.01), 20 steps of GradientTape + apply_gradients; then the same wi
 and a schedule, and a regression with MSE and RMSprop. Run with TensorFlow's venv (see
 README.md); writes training.npz beside this file. `setup()` is imported by the test.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,8 +22,9 @@ def setup() -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]:
     labels = rng.integers(0, 3, size=(32,)).astype(np.int32)
     targets = rng.normal(size=(32, 3)).astype(np.float32)
     shapes = [(8, 16), (16,), (16, 16), (16,), (16, 3), (3,)]
-    weights = [(rng.normal(size=s) * (0.5 if len(s) == 2 else 0.1)).astype(np.float32)
-               for s in shapes]
+    weights = [
+        (rng.normal(size=s) * (0.5 if len(s) == 2 else 0.1)).astype(np.float32) for s in shapes
+    ]
     return x, labels, targets, weights
 
 
@@ -36,12 +38,14 @@ def main() -> None:
     x, labels, targets, weights = setup()
     out: dict[str, np.ndarray] = {}
     for run in RUNS:
-        model = keras.Sequential([
-            keras.Input(shape=(8,)),
-            keras.layers.Dense(16, activation="relu"),
-            keras.layers.Dense(16, activation="tanh"),
-            keras.layers.Dense(3),
-        ])
+        model = keras.Sequential(
+            [
+                keras.Input(shape=(8,)),
+                keras.layers.Dense(16, activation="relu"),
+                keras.layers.Dense(16, activation="tanh"),
+                keras.layers.Dense(3),
+            ]
+        )
         model.set_weights(weights)
         if run == "adam_scce":
             opt = keras.optimizers.Adam(0.01)
@@ -49,7 +53,8 @@ def main() -> None:
             y = labels
         elif run == "sgd_momentum_schedule_scce":
             opt = keras.optimizers.SGD(
-                keras.optimizers.schedules.ExponentialDecay(0.2, 5, 0.7), momentum=0.9)
+                keras.optimizers.schedules.ExponentialDecay(0.2, 5, 0.7), momentum=0.9
+            )
             loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
             y = labels
         else:
@@ -68,7 +73,9 @@ def main() -> None:
             out[f"{run}/w{k}"] = w
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "training.npz")
     np.savez_compressed(path, **out)
-    print(f"wrote {path}: {len(out)} arrays, tensorflow {tf.__version__}, keras {keras.__version__}")
+    print(
+        f"wrote {path}: {len(out)} arrays, tensorflow {tf.__version__}, keras {keras.__version__}"
+    )
 
 
 if __name__ == "__main__":

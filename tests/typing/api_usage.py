@@ -6,6 +6,7 @@ argument of a wrong type and carries `# type: ignore[<code>]`, which `--strict`
 runs both lists: the right calls work and every wrong one raises at runtime too, so the stubs
 and the extension agree on what is wrong.
 """
+
 from __future__ import annotations
 
 from typing import Callable

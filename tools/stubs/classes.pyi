@@ -146,13 +146,28 @@ class Variable:
     @property
     def _id(self) -> int: ...
     def assign(
-        self, /, value: TensorLike, use_locking: Any = None, name: str | None = None, read_value: bool = True
+        self,
+        /,
+        value: TensorLike,
+        use_locking: Any = None,
+        name: str | None = None,
+        read_value: bool = True,
     ) -> Variable: ...
     def assign_add(
-        self, /, delta: TensorLike, use_locking: Any = None, name: str | None = None, read_value: bool = True
+        self,
+        /,
+        delta: TensorLike,
+        use_locking: Any = None,
+        name: str | None = None,
+        read_value: bool = True,
     ) -> Variable: ...
     def assign_sub(
-        self, /, delta: TensorLike, use_locking: Any = None, name: str | None = None, read_value: bool = True
+        self,
+        /,
+        delta: TensorLike,
+        use_locking: Any = None,
+        name: str | None = None,
+        read_value: bool = True,
     ) -> Variable: ...
     def value(self, /) -> Tensor: ...
     def read_value(self, /) -> Tensor: ...

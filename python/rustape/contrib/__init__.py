@@ -1,4 +1,5 @@
 """`rt.contrib`: TensorFlow 1.x's `tf.contrib.eager` names, for old examples."""
+
 from . import eager
 
 __all__ = ["eager"]

@@ -1,4 +1,5 @@
 """`rt.experimental`: TensorFlow's `tf.experimental` names rustape has (`dlpack`)."""
+
 from __future__ import annotations
 
 from . import dlpack

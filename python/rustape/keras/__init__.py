@@ -3,6 +3,7 @@
 Submodules: `layers`, `activations`, `callbacks`, `initializers`, `optimizers`, `losses`, `metrics`, `models`;
 `Model`, `Sequential` and `Input` at the top, as in Keras.
 """
+
 from __future__ import annotations
 
 from . import (

@@ -1,4 +1,5 @@
 """Names and dtypes shared by the Keras-style modules."""
+
 from __future__ import annotations
 
 import re

@@ -1,4 +1,5 @@
 """`rt.keras.activations`: activation functions by Keras name."""
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -6,6 +7,7 @@ from typing import Any, Callable
 from .. import _rustape as _rt
 
 __all__ = ["get"]
+
 
 # -- activations ----------------------------------------------------------------------------
 def _linear(x: Any) -> Any:

@@ -14,6 +14,7 @@ callback that sets `model.stop_training = True` ends training after the current 
 >>> seen, history.epoch, sorted(history.history)
 ([0, 1, 2], [0, 1, 2], ['loss'])
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -99,17 +100,24 @@ class LambdaCallback(Callback):
     2 {'loss': 1.0}
     """
 
-    def __init__(self, on_epoch_begin: Callable[..., Any] | None = None,
-                 on_epoch_end: Callable[..., Any] | None = None,
-                 on_train_begin: Callable[..., Any] | None = None,
-                 on_train_end: Callable[..., Any] | None = None,
-                 on_train_batch_begin: Callable[..., Any] | None = None,
-                 on_train_batch_end: Callable[..., Any] | None = None) -> None:
+    def __init__(
+        self,
+        on_epoch_begin: Callable[..., Any] | None = None,
+        on_epoch_end: Callable[..., Any] | None = None,
+        on_train_begin: Callable[..., Any] | None = None,
+        on_train_end: Callable[..., Any] | None = None,
+        on_train_batch_begin: Callable[..., Any] | None = None,
+        on_train_batch_end: Callable[..., Any] | None = None,
+    ) -> None:
         super().__init__()
-        hooks = {"on_epoch_begin": on_epoch_begin, "on_epoch_end": on_epoch_end,
-                 "on_train_begin": on_train_begin, "on_train_end": on_train_end,
-                 "on_train_batch_begin": on_train_batch_begin,
-                 "on_train_batch_end": on_train_batch_end}
+        hooks = {
+            "on_epoch_begin": on_epoch_begin,
+            "on_epoch_end": on_epoch_end,
+            "on_train_begin": on_train_begin,
+            "on_train_end": on_train_end,
+            "on_train_batch_begin": on_train_batch_begin,
+            "on_train_batch_end": on_train_batch_end,
+        }
         for name, fn in hooks.items():
             if fn is not None:
                 setattr(self, name, fn)

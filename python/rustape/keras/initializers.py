@@ -9,6 +9,7 @@ same values (as Keras's seeded initializers do); without, values come from `rt.r
 >>> bool((init((3, 2)).numpy() == init((3, 2)).numpy()).all())
 True
 """
+
 from __future__ import annotations
 
 import math
@@ -182,7 +183,9 @@ class RandomUniform(_Random):
     True
     """
 
-    def __init__(self, minval: float = -0.05, maxval: float = 0.05, seed: int | None = None) -> None:
+    def __init__(
+        self, minval: float = -0.05, maxval: float = 0.05, seed: int | None = None
+    ) -> None:
         super().__init__(seed)
         self.minval, self.maxval = minval, maxval
 
@@ -220,8 +223,13 @@ class VarianceScaling(_Random):
     True
     """
 
-    def __init__(self, scale: float = 1.0, mode: str = "fan_in",
-                 distribution: str = "truncated_normal", seed: int | None = None) -> None:
+    def __init__(
+        self,
+        scale: float = 1.0,
+        mode: str = "fan_in",
+        distribution: str = "truncated_normal",
+        seed: int | None = None,
+    ) -> None:
         super().__init__(seed)
         if scale <= 0.0:
             raise ValueError(f"Argument `scale` must be positive float. Received: scale={scale}")
@@ -255,8 +263,12 @@ class VarianceScaling(_Random):
         return self._draw(shape, dtype, "uniform", -limit, limit)
 
     def get_config(self) -> dict[str, Any]:
-        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
-                "seed": self.seed}
+        return {
+            "scale": self.scale,
+            "mode": self.mode,
+            "distribution": self.distribution,
+            "seed": self.seed,
+        }
 
 
 def _scaling(name: str, scale: float, mode: str, distribution: str, doc: str) -> type:
@@ -267,47 +279,84 @@ def _scaling(name: str, scale: float, mode: str, distribution: str, doc: str) ->
         """The constructor arguments (only `seed`: the scaling is fixed by the class)."""
         return {"seed": self.seed}
 
-    cls = type(name, (VarianceScaling,), {"__init__": __init__, "get_config": get_config,
-                                          "__doc__": doc})
+    cls = type(
+        name, (VarianceScaling,), {"__init__": __init__, "get_config": get_config, "__doc__": doc}
+    )
     cls.__qualname__ = name
     return cls
 
 
-GlorotUniform = _scaling("GlorotUniform", 1.0, "fan_avg", "uniform", """Uniform within
+GlorotUniform = _scaling(
+    "GlorotUniform",
+    1.0,
+    "fan_avg",
+    "uniform",
+    """Uniform within
     `sqrt(6 / (fan_in + fan_out))`.
 
     >>> float(abs(GlorotUniform(seed=0)((4, 2)).numpy()).max()) <= 1.0
     True
-    """)
-GlorotNormal = _scaling("GlorotNormal", 1.0, "fan_avg", "truncated_normal", """Truncated normal,
+    """,
+)
+GlorotNormal = _scaling(
+    "GlorotNormal",
+    1.0,
+    "fan_avg",
+    "truncated_normal",
+    """Truncated normal,
     stddev `sqrt(2 / (fan_in + fan_out))`.
 
     >>> GlorotNormal(seed=0)((4, 2)).shape
     (4, 2)
-    """)
-HeUniform = _scaling("HeUniform", 2.0, "fan_in", "uniform", """Uniform within `sqrt(6 / fan_in)`.
+    """,
+)
+HeUniform = _scaling(
+    "HeUniform",
+    2.0,
+    "fan_in",
+    "uniform",
+    """Uniform within `sqrt(6 / fan_in)`.
 
     >>> float(abs(HeUniform(seed=0)((6, 2)).numpy()).max()) <= 1.0
     True
-    """)
-HeNormal = _scaling("HeNormal", 2.0, "fan_in", "truncated_normal", """Truncated normal, stddev
+    """,
+)
+HeNormal = _scaling(
+    "HeNormal",
+    2.0,
+    "fan_in",
+    "truncated_normal",
+    """Truncated normal, stddev
     `sqrt(2 / fan_in)`.
 
     >>> HeNormal(seed=0)((6, 2)).shape
     (6, 2)
-    """)
-LecunUniform = _scaling("LecunUniform", 1.0, "fan_in", "uniform", """Uniform within
+    """,
+)
+LecunUniform = _scaling(
+    "LecunUniform",
+    1.0,
+    "fan_in",
+    "uniform",
+    """Uniform within
     `sqrt(3 / fan_in)`.
 
     >>> float(abs(LecunUniform(seed=0)((3, 2)).numpy()).max()) <= 1.0
     True
-    """)
-LecunNormal = _scaling("LecunNormal", 1.0, "fan_in", "truncated_normal", """Truncated normal,
+    """,
+)
+LecunNormal = _scaling(
+    "LecunNormal",
+    1.0,
+    "fan_in",
+    "truncated_normal",
+    """Truncated normal,
     stddev `sqrt(1 / fan_in)`.
 
     >>> LecunNormal(seed=0)((3, 2)).shape
     (3, 2)
-    """)
+    """,
+)
 
 
 class Identity(Initializer):
@@ -336,13 +385,23 @@ class Identity(Initializer):
 
 
 _BY_NAME: dict[str, type] = {
-    "zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": RandomNormal,
-    "random_uniform": RandomUniform, "truncated_normal": TruncatedNormal,
-    "variance_scaling": VarianceScaling, "glorot_uniform": GlorotUniform,
-    "glorot_normal": GlorotNormal, "he_uniform": HeUniform, "he_normal": HeNormal,
-    "lecun_uniform": LecunUniform, "lecun_normal": LecunNormal, "identity": Identity,
+    "zeros": Zeros,
+    "ones": Ones,
+    "constant": Constant,
+    "random_normal": RandomNormal,
+    "random_uniform": RandomUniform,
+    "truncated_normal": TruncatedNormal,
+    "variance_scaling": VarianceScaling,
+    "glorot_uniform": GlorotUniform,
+    "glorot_normal": GlorotNormal,
+    "he_uniform": HeUniform,
+    "he_normal": HeNormal,
+    "lecun_uniform": LecunUniform,
+    "lecun_normal": LecunNormal,
+    "identity": Identity,
     # Keras's short aliases.
-    "uniform": RandomUniform, "normal": RandomNormal,
+    "uniform": RandomUniform,
+    "normal": RandomNormal,
 }
 
 

@@ -9,6 +9,7 @@ Cross-entropies from logits go through `rt.nn`'s stable forms (log-sum-exp insid
 >>> float(mse([[0.0, 1.0]], [[1.0, 1.0]]))
 0.5
 """
+
 from __future__ import annotations
 
 import math
@@ -177,9 +178,7 @@ def poisson(y_true: Any, y_pred: Any) -> Any:
     1.0
     """
     y_true, y_pred = _pair(y_true, y_pred)
-    return _mean_last(
-        _rt.subtract(y_pred, _rt.multiply(y_true, _rt.log(_rt.add(y_pred, EPSILON))))
-    )
+    return _mean_last(_rt.subtract(y_pred, _rt.multiply(y_true, _rt.log(_rt.add(y_pred, EPSILON)))))
 
 
 def cosine_similarity(y_true: Any, y_pred: Any, axis: int = -1) -> Any:
@@ -208,7 +207,11 @@ def hinge(y_true: Any, y_pred: Any) -> Any:
 
 
 def binary_crossentropy(
-    y_true: Any, y_pred: Any, from_logits: bool = False, label_smoothing: float = 0.0, axis: int = -1
+    y_true: Any,
+    y_pred: Any,
+    from_logits: bool = False,
+    label_smoothing: float = 0.0,
+    axis: int = -1,
 ) -> Any:
     """Binary cross-entropy per element, averaged over `axis`.
 
@@ -237,7 +240,11 @@ def binary_crossentropy(
 
 
 def categorical_crossentropy(
-    y_true: Any, y_pred: Any, from_logits: bool = False, label_smoothing: float = 0.0, axis: int = -1
+    y_true: Any,
+    y_pred: Any,
+    from_logits: bool = False,
+    label_smoothing: float = 0.0,
+    axis: int = -1,
 ) -> Any:
     """Cross-entropy between one-hot (or soft) labels and probabilities (or logits) along `axis`.
 
@@ -275,8 +282,12 @@ def categorical_crossentropy(
 
 
 def sparse_categorical_crossentropy(
-    y_true: Any, y_pred: Any, from_logits: bool = False, ignore_class: int | None = None,
-    axis: int = -1, _return_mask: bool = False,
+    y_true: Any,
+    y_pred: Any,
+    from_logits: bool = False,
+    ignore_class: int | None = None,
+    axis: int = -1,
+    _return_mask: bool = False,
 ) -> Any:
     """Cross-entropy between integer class labels and probabilities (or logits).
 
@@ -330,8 +341,9 @@ class Loss:
     3.0
     """
 
-    def __init__(self, name: str | None = None, reduction: Any = "sum_over_batch_size",
-                 dtype: Any = None) -> None:
+    def __init__(
+        self, name: str | None = None, reduction: Any = "sum_over_batch_size", dtype: Any = None
+    ) -> None:
         if reduction not in _REDUCTIONS:
             raise ValueError(
                 f"Invalid value for argument `reduction`. Expected one of {_REDUCTIONS}. "
@@ -381,10 +393,14 @@ def _mask_weights(mask: Any, sample_weight: Any, reduction: Any, dtype: Any) -> 
             total *= int(d)
         valid = _rt.reduce_sum(float_mask)
         safe = _rt.where(_rt.equal(valid, 0.0), _rt.ones_like(valid), valid)
-        weight = _rt.where(_rt.equal(valid, 0.0), _rt.zeros_like(valid),
-                           _rt.divide(_rt.constant(float(total), dtype=dtype), safe))
-        float_mask = _rt.where(mask, _rt.multiply(_rt.ones_like(float_mask), weight),
-                               _rt.zeros_like(float_mask))
+        weight = _rt.where(
+            _rt.equal(valid, 0.0),
+            _rt.zeros_like(valid),
+            _rt.divide(_rt.constant(float(total), dtype=dtype), safe),
+        )
+        float_mask = _rt.where(
+            mask, _rt.multiply(_rt.ones_like(float_mask), weight), _rt.zeros_like(float_mask)
+        )
     if sample_weight is not None:
         weight = _tensor(sample_weight, dtype)
         float_mask, weight = squeeze_or_expand_to_same_rank(float_mask, weight)
@@ -422,15 +438,24 @@ class LossFunctionWrapper(Loss):
     0.5
     """
 
-    def __init__(self, fn: Callable, reduction: Any = "sum_over_batch_size",
-                 name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        fn: Callable,
+        reduction: Any = "sum_over_batch_size",
+        name: str | None = None,
+        dtype: Any = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(name=name, reduction=reduction, dtype=dtype)
         self.fn = fn
         self._fn_kwargs = kwargs
 
     def call(self, y_true: Any, y_pred: Any) -> Any:
         y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
-        if self.fn is sparse_categorical_crossentropy and self._fn_kwargs.get("ignore_class") is not None:
+        if (
+            self.fn is sparse_categorical_crossentropy
+            and self._fn_kwargs.get("ignore_class") is not None
+        ):
             return self.fn(y_true, y_pred, _return_mask=True, **self._fn_kwargs)
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 
@@ -441,8 +466,14 @@ class LossFunctionWrapper(Loss):
 
 
 def _wrapper(fn: Callable, default_name: str, doc: str, **defaults: Any) -> type:
-    def __init__(self: Any, *args: Any, reduction: Any = "sum_over_batch_size",
-                 name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self: Any,
+        *args: Any,
+        reduction: Any = "sum_over_batch_size",
+        name: str | None = None,
+        dtype: Any = None,
+        **kwargs: Any,
+    ) -> None:
         options = dict(defaults)
         names = list(defaults)
         if len(args) > len(names):
@@ -453,94 +484,151 @@ def _wrapper(fn: Callable, default_name: str, doc: str, **defaults: Any) -> type
                 raise TypeError(f"{default_name} got an unexpected keyword argument {key!r}")
             options[key] = value
         LossFunctionWrapper.__init__(
-            self, fn, reduction=reduction, name=name if name is not None else default_name,
-            dtype=dtype, **options
+            self,
+            fn,
+            reduction=reduction,
+            name=name if name is not None else default_name,
+            dtype=dtype,
+            **options,
         )
 
     return type(default_name, (LossFunctionWrapper,), {"__init__": __init__, "__doc__": doc})
 
 
-MeanSquaredError = _wrapper(mean_squared_error, "mean_squared_error", """Mean of squared errors.
+MeanSquaredError = _wrapper(
+    mean_squared_error,
+    "mean_squared_error",
+    """Mean of squared errors.
 
     >>> float(MeanSquaredError()([[0.0, 1.0]], [[1.0, 1.0]]))
     0.5
-    """)
+    """,
+)
 MeanSquaredError.__name__ = MeanSquaredError.__qualname__ = "MeanSquaredError"
-MeanAbsoluteError = _wrapper(mean_absolute_error, "mean_absolute_error", """Mean of absolute errors.
+MeanAbsoluteError = _wrapper(
+    mean_absolute_error,
+    "mean_absolute_error",
+    """Mean of absolute errors.
 
     >>> float(MeanAbsoluteError()([[0.0, 1.0]], [[1.0, 1.0]]))
     0.5
-    """)
+    """,
+)
 MeanAbsoluteError.__name__ = MeanAbsoluteError.__qualname__ = "MeanAbsoluteError"
 MeanAbsolutePercentageError = _wrapper(
-    mean_absolute_percentage_error, "mean_absolute_percentage_error",
+    mean_absolute_percentage_error,
+    "mean_absolute_percentage_error",
     """Mean absolute percentage error.
 
     >>> float(MeanAbsolutePercentageError()([[2.0, 4.0]], [[1.0, 4.0]]))
     25.0
-    """)
+    """,
+)
 MeanAbsolutePercentageError.__name__ = MeanAbsolutePercentageError.__qualname__ = (
-    "MeanAbsolutePercentageError")
-Huber = _wrapper(huber, "huber_loss", """Huber loss (`delta=1.0`).
+    "MeanAbsolutePercentageError"
+)
+Huber = _wrapper(
+    huber,
+    "huber_loss",
+    """Huber loss (`delta=1.0`).
 
     >>> float(Huber()([[0.0, 0.0]], [[0.5, 3.0]]))
     1.3125
-    """, delta=1.0)
+    """,
+    delta=1.0,
+)
 Huber.__name__ = Huber.__qualname__ = "Huber"
-LogCosh = _wrapper(log_cosh, "log_cosh", """Mean of `log(cosh(error))`.
+LogCosh = _wrapper(
+    log_cosh,
+    "log_cosh",
+    """Mean of `log(cosh(error))`.
 
     >>> round(float(LogCosh()([[0.0]], [[1.0]])), 6)
     0.433781
-    """)
+    """,
+)
 LogCosh.__name__ = LogCosh.__qualname__ = "LogCosh"
 BinaryCrossentropy = _wrapper(
-    binary_crossentropy, "binary_crossentropy",
+    binary_crossentropy,
+    "binary_crossentropy",
     """Binary cross-entropy (`from_logits`, `label_smoothing`, `axis`).
 
     >>> round(float(BinaryCrossentropy(from_logits=True)([[1.0]], [[10000.0]])), 6)
     0.0
-    """, from_logits=False, label_smoothing=0.0, axis=-1)
+    """,
+    from_logits=False,
+    label_smoothing=0.0,
+    axis=-1,
+)
 BinaryCrossentropy.__name__ = BinaryCrossentropy.__qualname__ = "BinaryCrossentropy"
 CategoricalCrossentropy = _wrapper(
-    categorical_crossentropy, "categorical_crossentropy",
+    categorical_crossentropy,
+    "categorical_crossentropy",
     """Categorical cross-entropy (`from_logits`, `label_smoothing`, `axis`).
 
     >>> round(float(CategoricalCrossentropy()([[0.0, 1.0]], [[0.4, 0.6]])), 6)
     0.510826
-    """, from_logits=False, label_smoothing=0.0, axis=-1)
+    """,
+    from_logits=False,
+    label_smoothing=0.0,
+    axis=-1,
+)
 CategoricalCrossentropy.__name__ = CategoricalCrossentropy.__qualname__ = "CategoricalCrossentropy"
 SparseCategoricalCrossentropy = _wrapper(
-    sparse_categorical_crossentropy, "sparse_categorical_crossentropy",
+    sparse_categorical_crossentropy,
+    "sparse_categorical_crossentropy",
     """Cross-entropy for integer labels (`from_logits`, `ignore_class`, `axis`).
 
     >>> round(float(SparseCategoricalCrossentropy()([1], [[0.4, 0.6]])), 6)
     0.510826
-    """, from_logits=False, ignore_class=None, axis=-1)
+    """,
+    from_logits=False,
+    ignore_class=None,
+    axis=-1,
+)
 SparseCategoricalCrossentropy.__name__ = SparseCategoricalCrossentropy.__qualname__ = (
-    "SparseCategoricalCrossentropy")
-KLDivergence = _wrapper(kl_divergence, "kl_divergence", """Kullback-Leibler divergence.
+    "SparseCategoricalCrossentropy"
+)
+KLDivergence = _wrapper(
+    kl_divergence,
+    "kl_divergence",
+    """Kullback-Leibler divergence.
 
     >>> round(float(KLDivergence()([[0.5, 0.5]], [[0.25, 0.75]])), 6)
     0.143841
-    """)
+    """,
+)
 KLDivergence.__name__ = KLDivergence.__qualname__ = "KLDivergence"
-Poisson = _wrapper(poisson, "poisson", """Poisson loss.
+Poisson = _wrapper(
+    poisson,
+    "poisson",
+    """Poisson loss.
 
     >>> round(float(Poisson()([[1.0]], [[1.0]])), 6)
     1.0
-    """)
+    """,
+)
 Poisson.__name__ = Poisson.__qualname__ = "Poisson"
-CosineSimilarity = _wrapper(cosine_similarity, "cosine_similarity", """Minus the cosine similarity.
+CosineSimilarity = _wrapper(
+    cosine_similarity,
+    "cosine_similarity",
+    """Minus the cosine similarity.
 
     >>> round(float(CosineSimilarity()([[1.0, 0.0]], [[1.0, 1.0]])), 6)
     -0.707107
-    """, axis=-1)
+    """,
+    axis=-1,
+)
 CosineSimilarity.__name__ = CosineSimilarity.__qualname__ = "CosineSimilarity"
-Hinge = _wrapper(hinge, "hinge", """Hinge loss.
+Hinge = _wrapper(
+    hinge,
+    "hinge",
+    """Hinge loss.
 
     >>> float(Hinge()([[1.0, 0.0]], [[0.5, 0.5]]))
     1.0
-    """)
+    """,
+)
 Hinge.__name__ = Hinge.__qualname__ = "Hinge"
 
 mse = MSE = mean_squared_error
@@ -550,7 +638,8 @@ kld = KLD = kl_divergence
 logcosh = log_cosh
 
 _BY_NAME: dict[str, Any] = {
-    name: obj for name, obj in globals().items()
+    name: obj
+    for name, obj in globals().items()
     if name in __all__ and name not in ("get", "Loss") and callable(obj)
 }
 

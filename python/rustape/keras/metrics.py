@@ -9,6 +9,7 @@ recorded on a tape).
 >>> float(m.result())
 3.0
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -179,10 +180,12 @@ class MeanMetricWrapper(Mean):
     0.5
     """
 
-    def __init__(self, fn: Callable, name: str | None = None, dtype: Any = None,
-                 **kwargs: Any) -> None:
-        super().__init__(name=name if name is not None else getattr(fn, "__name__", "mean"),
-                         dtype=dtype)
+    def __init__(
+        self, fn: Callable, name: str | None = None, dtype: Any = None, **kwargs: Any
+    ) -> None:
+        super().__init__(
+            name=name if name is not None else getattr(fn, "__name__", "mean"), dtype=dtype
+        )
         self._fn = fn
         self._fn_kwargs = kwargs
         engine_name = _ENGINE_FUNCTIONS.get(fn)
@@ -254,16 +257,19 @@ def _mse(y_true: Any, y_pred: Any) -> np.ndarray:
     return _values("mean_squared_error", y_true, y_pred)
 
 
-_ENGINE_FUNCTIONS.update({
-    accuracy: "accuracy", binary_accuracy: "binary_accuracy",
-    categorical_accuracy: "categorical_accuracy",
-    sparse_categorical_accuracy: "sparse_categorical_accuracy",
-    top_k_categorical_accuracy: "top_k_categorical_accuracy", _mse: "mean_squared_error",
-})
+_ENGINE_FUNCTIONS.update(
+    {
+        accuracy: "accuracy",
+        binary_accuracy: "binary_accuracy",
+        categorical_accuracy: "categorical_accuracy",
+        sparse_categorical_accuracy: "sparse_categorical_accuracy",
+        top_k_categorical_accuracy: "top_k_categorical_accuracy",
+        _mse: "mean_squared_error",
+    }
+)
 
 
-def _wrapped(fn: Callable, class_name: str, default_name: str, doc: str,
-             **defaults: Any) -> type:
+def _wrapped(fn: Callable, class_name: str, default_name: str, doc: str, **defaults: Any) -> type:
     def __init__(self: Any, name: str = default_name, dtype: Any = None, **kwargs: Any) -> None:
         options = dict(defaults)
         for key, value in kwargs.items():
@@ -279,43 +285,68 @@ def _wrapped(fn: Callable, class_name: str, default_name: str, doc: str,
     return cls
 
 
-Accuracy = _wrapped(accuracy, "Accuracy", "accuracy", """How often predictions equal labels.
+Accuracy = _wrapped(
+    accuracy,
+    "Accuracy",
+    "accuracy",
+    """How often predictions equal labels.
 
     >>> m = Accuracy(); m.update_state([1, 2, 3], [1, 2, 0]); round(float(m.result()), 4)
     0.6667
-    """)
-BinaryAccuracy = _wrapped(binary_accuracy, "BinaryAccuracy", "binary_accuracy",
-                          """How often `y_pred > threshold` matches the binary labels.
+    """,
+)
+BinaryAccuracy = _wrapped(
+    binary_accuracy,
+    "BinaryAccuracy",
+    "binary_accuracy",
+    """How often `y_pred > threshold` matches the binary labels.
 
     >>> m = BinaryAccuracy(); m.update_state([1, 0], [0.8, 0.6]); float(m.result())
     0.5
-    """, threshold=0.5)
-CategoricalAccuracy = _wrapped(categorical_accuracy, "CategoricalAccuracy", "categorical_accuracy",
-                               """How often the argmax matches the one-hot label.
+    """,
+    threshold=0.5,
+)
+CategoricalAccuracy = _wrapped(
+    categorical_accuracy,
+    "CategoricalAccuracy",
+    "categorical_accuracy",
+    """How often the argmax matches the one-hot label.
 
     >>> m = CategoricalAccuracy(); m.update_state([[0, 1]], [[0.1, 0.9]]); float(m.result())
     1.0
-    """)
+    """,
+)
 SparseCategoricalAccuracy = _wrapped(
-    sparse_categorical_accuracy, "SparseCategoricalAccuracy", "sparse_categorical_accuracy",
+    sparse_categorical_accuracy,
+    "SparseCategoricalAccuracy",
+    "sparse_categorical_accuracy",
     """How often the argmax matches the integer label.
 
     >>> m = SparseCategoricalAccuracy(); m.update_state([1], [[0.1, 0.9]]); float(m.result())
     1.0
-    """)
+    """,
+)
 TopKCategoricalAccuracy = _wrapped(
-    top_k_categorical_accuracy, "TopKCategoricalAccuracy", "top_k_categorical_accuracy",
+    top_k_categorical_accuracy,
+    "TopKCategoricalAccuracy",
+    "top_k_categorical_accuracy",
     """How often the true class is among the `k` (5) highest scores.
 
     >>> m = TopKCategoricalAccuracy(k=1); m.update_state([[0, 1]], [[0.1, 0.9]]); float(m.result())
     1.0
-    """, k=5)
-MeanSquaredError = _wrapped(_mse, "MeanSquaredError", "mean_squared_error",
-                            """The mean of squared errors over every sample seen.
+    """,
+    k=5,
+)
+MeanSquaredError = _wrapped(
+    _mse,
+    "MeanSquaredError",
+    "mean_squared_error",
+    """The mean of squared errors over every sample seen.
 
     >>> m = MeanSquaredError(); m.update_state([[0.0, 1.0]], [[1.0, 1.0]]); float(m.result())
     0.5
-    """)
+    """,
+)
 
 
 class AUC(_StateMetric):
@@ -334,24 +365,39 @@ class AUC(_StateMetric):
     1.0
     """
 
-    def __init__(self, num_thresholds: int = 200, curve: str = "ROC",
-                 summation_method: str = "interpolation", name: str | None = None,
-                 dtype: Any = None, thresholds: list[float] | None = None,
-                 multi_label: bool = False, num_labels: int | None = None,
-                 label_weights: Any = None, from_logits: bool = False) -> None:
+    def __init__(
+        self,
+        num_thresholds: int = 200,
+        curve: str = "ROC",
+        summation_method: str = "interpolation",
+        name: str | None = None,
+        dtype: Any = None,
+        thresholds: list[float] | None = None,
+        multi_label: bool = False,
+        num_labels: int | None = None,
+        label_weights: Any = None,
+        from_logits: bool = False,
+    ) -> None:
         super().__init__(name=name if name is not None else "auc", dtype=dtype)
         self._state = _rt.MetricState.auc(
-            num_thresholds, curve, summation_method,
+            num_thresholds,
+            curve,
+            summation_method,
             None if thresholds is None else [float(t) for t in thresholds],
-            bool(multi_label), num_labels, label_weights, bool(from_logits))
+            bool(multi_label),
+            num_labels,
+            label_weights,
+            bool(from_logits),
+        )
         self._init_from_thresholds = thresholds is not None
         self.num_thresholds = len(self._state.thresholds())
         self.curve = curve.upper()
         self.summation_method = summation_method.lower()
         self.multi_label = bool(multi_label)
         self.num_labels = num_labels
-        self.label_weights = (None if label_weights is None
-                              else np.asarray(_array(label_weights), np.float32))
+        self.label_weights = (
+            None if label_weights is None else np.asarray(_array(label_weights), np.float32)
+        )
         self._from_logits = bool(from_logits)
 
     @property
@@ -406,8 +452,11 @@ class AUC(_StateMetric):
     def get_config(self) -> dict[str, Any]:
         """The constructor arguments (Keras's)."""
         config: dict[str, Any] = {
-            "name": self.name, "num_thresholds": self.num_thresholds, "curve": self.curve,
-            "summation_method": self.summation_method, "multi_label": self.multi_label,
+            "name": self.name,
+            "num_thresholds": self.num_thresholds,
+            "curve": self.curve,
+            "summation_method": self.summation_method,
+            "multi_label": self.multi_label,
             "num_labels": self.num_labels,
             "label_weights": None if self.label_weights is None else self.label_weights.tolist(),
             "from_logits": self._from_logits,
@@ -418,11 +467,17 @@ class AUC(_StateMetric):
 
 
 _BY_NAME: dict[str, Any] = {
-    "accuracy": Accuracy, "acc": Accuracy, "binary_accuracy": BinaryAccuracy,
+    "accuracy": Accuracy,
+    "acc": Accuracy,
+    "binary_accuracy": BinaryAccuracy,
     "categorical_accuracy": CategoricalAccuracy,
     "sparse_categorical_accuracy": SparseCategoricalAccuracy,
-    "top_k_categorical_accuracy": TopKCategoricalAccuracy, "mse": MeanSquaredError,
-    "mean_squared_error": MeanSquaredError, "auc": AUC, "mean": Mean, "sum": Sum,
+    "top_k_categorical_accuracy": TopKCategoricalAccuracy,
+    "mse": MeanSquaredError,
+    "mean_squared_error": MeanSquaredError,
+    "auc": AUC,
+    "mean": Mean,
+    "sum": Sum,
 }
 
 

@@ -15,6 +15,7 @@ code.
 >>> sum(int(w.size) for w in model.get_weights())
 8
 """
+
 from __future__ import annotations
 
 import inspect
@@ -42,8 +43,9 @@ class KerasTensor:
 
     _keras_symbolic = True
 
-    def __init__(self, shape: tuple[Any, ...], dtype: Any, node: _Node | None = None,
-                 name: str | None = None) -> None:
+    def __init__(
+        self, shape: tuple[Any, ...], dtype: Any, node: _Node | None = None, name: str | None = None
+    ) -> None:
         self.shape = tuple(shape)
         self.dtype = dtype
         self.node = node
@@ -61,7 +63,9 @@ class KerasTensor:
 class _Node:
     """One layer call in a functional graph: the layer, its (symbolic) inputs and arguments."""
 
-    def __init__(self, layer: Any, inputs: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    def __init__(
+        self, layer: Any, inputs: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> None:
         self.layer = layer
         self.inputs = inputs
         self.args = args
@@ -112,6 +116,7 @@ def _accepts(fn: Any, name: str) -> bool:
 def symbolic_call(layer: Any, inputs: Any, *args: Any, **kwargs: Any) -> Any:
     """Calls `layer` on symbolic inputs: builds it by running it once on a batch of zeros, and
     returns symbolic outputs of the shapes it produced (the batch axis unknown)."""
+
     def probe(x: Any) -> Any:
         if not getattr(x, "_keras_symbolic", False):
             return x
@@ -143,8 +148,14 @@ class InputLayer:
     (None, 3)
     """
 
-    def __init__(self, input_shape: Sequence[Any] | None = None, batch_size: int | None = None,
-                 dtype: Any = None, name: str | None = None, shape: Sequence[Any] | None = None) -> None:
+    def __init__(
+        self,
+        input_shape: Sequence[Any] | None = None,
+        batch_size: int | None = None,
+        dtype: Any = None,
+        name: str | None = None,
+        shape: Sequence[Any] | None = None,
+    ) -> None:
         shape = shape if shape is not None else input_shape
         if shape is None:
             raise ValueError("InputLayer: give `shape` (the shape of one sample)")
@@ -153,8 +164,13 @@ class InputLayer:
         self.output._input_layer = self  # type: ignore[attr-defined]
 
 
-def Input(shape: Sequence[Any] | None = None, batch_size: int | None = None,
-          dtype: Any = None, name: str | None = None, batch_shape: Sequence[Any] | None = None) -> KerasTensor:
+def Input(
+    shape: Sequence[Any] | None = None,
+    batch_size: int | None = None,
+    dtype: Any = None,
+    name: str | None = None,
+    batch_shape: Sequence[Any] | None = None,
+) -> KerasTensor:
     """A symbolic input of `shape` per sample (the batch axis is `batch_size`, None by default).
 
     >>> Input(shape=(3,), batch_size=8).shape
@@ -201,8 +217,11 @@ class Model(Layer):
         dtype = kwargs.pop("dtype", None)
         if kwargs:
             raise TypeError(f"Model got unexpected keyword arguments: {sorted(kwargs)}")
-        super().__init__(name=name if name is not None else _unique_name(_snake(type(self).__name__)),
-                         dtype=dtype, trainable=trainable)
+        super().__init__(
+            name=name if name is not None else _unique_name(_snake(type(self).__name__)),
+            dtype=dtype,
+            trainable=trainable,
+        )
         self._functional: tuple[Any, Any, list[_Node]] | None = None
         if inputs is not None or outputs is not None:
             if inputs is None or outputs is None:
@@ -217,7 +236,9 @@ class Model(Layer):
         input_ids = {id(x) for x in _flatten(inputs)}
         for x in _flatten(inputs):
             if not getattr(x, "_keras_symbolic", False):
-                raise TypeError(f"Model inputs must come from rt.keras.Input, got {type(x).__name__}")
+                raise TypeError(
+                    f"Model inputs must come from rt.keras.Input, got {type(x).__name__}"
+                )
         order: list[_Node] = []
         state: dict[int, int] = {}
         stack: list[tuple[_Node, bool]] = []
@@ -270,7 +291,9 @@ class Model(Layer):
         for s, r in zip(sym_flat, real_flat):
             values[id(s)] = r
         for node in nodes:
-            args = _map(node.inputs, lambda x: values[id(x)] if getattr(x, "_keras_symbolic", False) else x)
+            args = _map(
+                node.inputs, lambda x: values[id(x)] if getattr(x, "_keras_symbolic", False) else x
+            )
             kwargs = dict(node.kwargs)
             if training is not None and _accepts(node.layer.call, "training"):
                 kwargs["training"] = training
@@ -388,8 +411,7 @@ class Model(Layer):
         """Writes every variable to `filepath` in NumPy's `.npz` format (no pickled objects)."""
         if not overwrite and os.path.exists(filepath):
             raise FileExistsError(f"save_weights: {filepath} exists and overwrite=False")
-        arrays = {f"{i:05d}:{v.name}": np.asarray(v.numpy())
-                  for i, v in enumerate(self.variables)}
+        arrays = {f"{i:05d}:{v.name}": np.asarray(v.numpy()) for i, v in enumerate(self.variables)}
         with open(filepath, "wb") as f:
             np.savez(f, **arrays)  # type: ignore[arg-type]
 
@@ -433,7 +455,7 @@ class Model(Layer):
 
     def _batches(self, n: int, batch_size: int, shuffle: bool, seed: int) -> list[np.ndarray]:
         order = np.random.default_rng(seed).permutation(n) if shuffle else np.arange(n)
-        return [order[i:i + batch_size] for i in range(0, n, batch_size)]
+        return [order[i : i + batch_size] for i in range(0, n, batch_size)]
 
     def train_step(self, x: Any, y: Any) -> Any:
         """One optimizer step on a batch; returns the batch's loss and predictions."""
@@ -444,8 +466,17 @@ class Model(Layer):
         self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
         return loss, y_pred
 
-    def fit(self, x: Any, y: Any, batch_size: int = 32, epochs: int = 1, verbose: int = 0,
-            callbacks: Any = None, shuffle: bool = True, validation_data: Any = None) -> Any:
+    def fit(
+        self,
+        x: Any,
+        y: Any,
+        batch_size: int = 32,
+        epochs: int = 1,
+        verbose: int = 0,
+        callbacks: Any = None,
+        shuffle: bool = True,
+        validation_data: Any = None,
+    ) -> Any:
         """Trains for `epochs` passes over `(x, y)` (NumPy arrays) in batches; returns a History
         whose `history` maps "loss", each metric and their "val_" forms to per-epoch values.
         `callbacks` (`rt.keras.callbacks.Callback`s) are called around epochs and batches.
@@ -505,16 +536,19 @@ class Model(Layer):
             for cb in hooks:
                 cb.on_epoch_end(epoch, logs)
             if verbose:
-                print(f"Epoch {epoch + 1}/{epochs} - " +
-                      " - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
+                print(
+                    f"Epoch {epoch + 1}/{epochs} - "
+                    + " - ".join(f"{k}: {v:.4f}" for k, v in logs.items())
+                )
             if self.stop_training:
                 break
         for cb in hooks:
             cb.on_train_end(logs)
         return history
 
-    def evaluate(self, x: Any, y: Any, batch_size: int = 32, verbose: int = 0,
-                 return_dict: bool = False) -> Any:
+    def evaluate(
+        self, x: Any, y: Any, batch_size: int = 32, verbose: int = 0, return_dict: bool = False
+    ) -> Any:
         """The loss (and metrics) over `(x, y)`, batch by batch, without training."""
         from . import metrics as _metrics
 
@@ -537,8 +571,10 @@ class Model(Layer):
     def predict(self, x: Any, batch_size: int = 32, verbose: int = 0) -> np.ndarray:
         """The model's outputs for `x`, batch by batch, as one NumPy array."""
         x = np.asarray(x)
-        parts = [np.asarray(self(x[i:i + batch_size], training=False).numpy())
-                 for i in range(0, len(x), batch_size)]
+        parts = [
+            np.asarray(self(x[i : i + batch_size], training=False).numpy())
+            for i in range(0, len(x), batch_size)
+        ]
         return np.concatenate(parts, axis=0)
 
     # -- summary -----------------------------------------------------------------------------
@@ -549,11 +585,16 @@ class Model(Layer):
             for node in self._functional[2]:
                 outs = node.outputs
                 if outs:
-                    shapes[id(node.layer)] = outs[0].shape if len(outs) == 1 else [o.shape for o in outs]
+                    shapes[id(node.layer)] = (
+                        outs[0].shape if len(outs) == 1 else [o.shape for o in outs]
+                    )
         shapes.update(getattr(self, "_output_shapes", {}))
         for layer in self.layers:
-            params = _count(layer.variables) if isinstance(layer, Model) else _count(
-                [v for v, _ in _layer_vars(layer)])
+            params = (
+                _count(layer.variables)
+                if isinstance(layer, Model)
+                else _count([v for v, _ in _layer_vars(layer)])
+            )
             shape = shapes.get(id(layer), "?")
             rows.append((f"{layer.name} ({type(layer).__name__})", str(shape), params))
         return rows
@@ -573,9 +614,12 @@ class Model(Layer):
         def rule(left: str, mid: str, right: str, fill: str) -> str:
             return left + mid.join(fill * w for w in widths) + right
 
-        lines = [f'Model: "{self.name}"', rule("┏", "┳", "┓", "━"),
-                 row(["Layer (type)", "Output Shape", "Param #"], "┃", "┃", "┃"),
-                 rule("┡", "╇", "┩", "━")]
+        lines = [
+            f'Model: "{self.name}"',
+            rule("┏", "┳", "┓", "━"),
+            row(["Layer (type)", "Output Shape", "Param #"], "┃", "┃", "┃"),
+            rule("┡", "╇", "┩", "━"),
+        ]
         rows = self._layer_rows()
         for i, (name, shape, params) in enumerate(rows):
             lines.append(row([name, shape, f"{params:,}"], "│", "│", "│"))
@@ -587,12 +631,20 @@ class Model(Layer):
 
         def size(n: int) -> str:
             b = 4 * n
-            return f"{b:,} B" if b < 1024 else f"{b / 1024:.2f} KB" if b < 1024 ** 2 else f"{b / 1024 ** 2:.2f} MB"
+            return (
+                f"{b:,} B"
+                if b < 1024
+                else f"{b / 1024:.2f} KB"
+                if b < 1024**2
+                else f"{b / 1024**2:.2f} MB"
+            )
 
         total = trainable + non_trainable
-        lines += [f" Total params: {total:,} ({size(total)})",
-                  f" Trainable params: {trainable:,} ({size(trainable)})",
-                  f" Non-trainable params: {non_trainable:,} ({size(non_trainable)})"]
+        lines += [
+            f" Total params: {total:,} ({size(total)})",
+            f" Trainable params: {trainable:,} ({size(trainable)})",
+            f" Non-trainable params: {non_trainable:,} ({size(non_trainable)})",
+        ]
         for line in lines:
             emit(line)
 
@@ -620,7 +672,8 @@ def _walk(roots: list[tuple[Any, bool]], seen: set) -> Iterator[tuple[Any, bool]
                 children = [x for x, _ in item._direct()]
             else:
                 children = list(item._variables) + [
-                    v for k, v in item.__dict__.items() if k != "_variables"]
+                    v for k, v in item.__dict__.items() if k != "_variables"
+                ]
             stack.extend((c, inner) for c in reversed(children))
         elif isinstance(item, dict):
             stack.extend((v, trainable) for v in reversed(list(item.values())))
@@ -643,10 +696,12 @@ class Sequential(Model):
     (2, 1)
     """
 
-    def __init__(self, layers: Sequence[Any] | None = None, name: str | None = None,
-                 trainable: bool = True) -> None:
-        super().__init__(name=name if name is not None else _unique_name("sequential"),
-                         trainable=trainable)
+    def __init__(
+        self, layers: Sequence[Any] | None = None, name: str | None = None, trainable: bool = True
+    ) -> None:
+        super().__init__(
+            name=name if name is not None else _unique_name("sequential"), trainable=trainable
+        )
         self._layers: list[Any] = []
         self._input: KerasTensor | None = None
         self._symbolic: KerasTensor | None = None

@@ -5,6 +5,7 @@ Layers are built lazily from the shape of their first input, with Keras's defaul
 trainable ones as they are read. Each layer's `compute_output_shape(input_shape)` gives its
 output shape without running it (None for unknown dimensions).
 """
+
 from __future__ import annotations
 
 from ..activations import get_activation

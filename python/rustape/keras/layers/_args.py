@@ -1,5 +1,6 @@
 """Keras 3's argument forms for the layers: tuples of ints, padding and data-format names,
 output lengths, and the options rustape accepts only at their defaults."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -16,15 +17,18 @@ def normalize_tuple(value: Any, n: int, name: str, allow_zero: bool = False) -> 
         try:
             values = tuple(int(v) for v in value)
         except TypeError:
-            raise ValueError(f"The `{name}` argument must be an int or a tuple of {n} ints, "
-                             f"got {value!r}") from None
+            raise ValueError(
+                f"The `{name}` argument must be an int or a tuple of {n} ints, got {value!r}"
+            ) from None
         if len(values) != n:
-            raise ValueError(f"The `{name}` argument must be a tuple of {n} integers. "
-                             f"Received {name}={value!r}")
+            raise ValueError(
+                f"The `{name}` argument must be a tuple of {n} integers. Received {name}={value!r}"
+            )
     low = 0 if allow_zero else 1
     if any(v < low for v in values):
-        raise ValueError(f"The `{name}` argument must be a tuple of integers >= {low}. "
-                         f"Received {name}={value!r}")
+        raise ValueError(
+            f"The `{name}` argument must be a tuple of integers >= {low}. Received {name}={value!r}"
+        )
     return values
 
 
@@ -41,8 +45,10 @@ def normalize_data_format(value: Any) -> str:
     """'channels_last' (the default) or 'channels_first'."""
     fmt = "channels_last" if value is None else str(value).lower()
     if fmt not in ("channels_last", "channels_first"):
-        raise ValueError("The `data_format` argument must be one of 'channels_first', "
-                         f"'channels_last'. Received: {value!r}")
+        raise ValueError(
+            "The `data_format` argument must be one of 'channels_first', "
+            f"'channels_last'. Received: {value!r}"
+        )
     return fmt
 
 
@@ -53,17 +59,30 @@ def reject_options(layer: str, kwargs: dict, none_ok: Sequence[str] = ()) -> Non
         if key in none_ok and kwargs[key] is None:
             del kwargs[key]
     if kwargs:
-        raise TypeError(f"{layer} got unexpected or unsupported keyword arguments: {sorted(kwargs)}")
+        raise TypeError(
+            f"{layer} got unexpected or unsupported keyword arguments: {sorted(kwargs)}"
+        )
 
 
 #: Options of the weighted layers rustape accepts only at None.
-WEIGHT_OPTIONS = ("kernel_regularizer", "bias_regularizer", "activity_regularizer",
-                  "kernel_constraint", "bias_constraint", "lora_rank", "lora_alpha",
-                  "input_shape", "input_dim", "batch_input_shape", "batch_size")
+WEIGHT_OPTIONS = (
+    "kernel_regularizer",
+    "bias_regularizer",
+    "activity_regularizer",
+    "kernel_constraint",
+    "bias_constraint",
+    "lora_rank",
+    "lora_alpha",
+    "input_shape",
+    "input_dim",
+    "batch_input_shape",
+    "batch_size",
+)
 
 
-def conv_output_length(length: int | None, kernel: int, padding: str, stride: int,
-                       dilation: int = 1) -> int | None:
+def conv_output_length(
+    length: int | None, kernel: int, padding: str, stride: int, dilation: int = 1
+) -> int | None:
     """The output length of a convolution or pooling window along one axis (None if unknown)."""
     if length is None:
         return None
@@ -75,8 +94,14 @@ def conv_output_length(length: int | None, kernel: int, padding: str, stride: in
     return (length - effective) // stride + 1
 
 
-def deconv_output_length(length: int | None, kernel: int, padding: str,
-                         output_padding: int | None, stride: int, dilation: int = 1) -> int | None:
+def deconv_output_length(
+    length: int | None,
+    kernel: int,
+    padding: str,
+    output_padding: int | None,
+    stride: int,
+    dilation: int = 1,
+) -> int | None:
     """The output length of a transposed convolution (Keras 3's rule)."""
     if length is None:
         return None

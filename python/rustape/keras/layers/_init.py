@@ -1,5 +1,6 @@
 """Initializers the layers need beyond `rt.keras.initializers` (Keras 3's names): `'uniform'`
 and `'normal'` (aliases of the random ones) and `'orthogonal'` (RNN recurrent kernels)."""
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -48,7 +49,11 @@ def initializer(value: Any) -> Callable:
                 return get_initializer(value)
             except ValueError:
                 return _EXTRA[value]
-        value = _ALIASES.get(value, value) if _known(_ALIASES.get(value, "")) and not _known(value) else value
+        value = (
+            _ALIASES.get(value, value)
+            if _known(_ALIASES.get(value, "")) and not _known(value)
+            else value
+        )
     return get_initializer(value)
 
 

@@ -1,4 +1,5 @@
 """Activation layers (Keras 3): `Activation`, `LeakyReLU`."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -19,8 +20,9 @@ class Activation(Layer):
     [0.0, 2.0]
     """
 
-    def __init__(self, activation: Any, name: str | None = None, dtype: Any = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, activation: Any, name: str | None = None, dtype: Any = None, **kwargs: Any
+    ) -> None:
         reject_options("Activation", kwargs, ("input_shape", "batch_size"))
         super().__init__(name=name, dtype=dtype)
         self.activation = get_activation(activation)
@@ -41,19 +43,23 @@ class LeakyReLU(Layer):
     [-0.3, 2.0]
     """
 
-    def __init__(self, negative_slope: float = 0.3, name: str | None = None, dtype: Any = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, negative_slope: float = 0.3, name: str | None = None, dtype: Any = None, **kwargs: Any
+    ) -> None:
         if "alpha" in kwargs:  # Keras 2's name, which Keras 3 still accepts
             negative_slope = kwargs.pop("alpha")
         reject_options("LeakyReLU", kwargs, ("input_shape", "batch_size"))
         super().__init__(name=name, dtype=dtype)
         if negative_slope is None or negative_slope < 0:
-            raise ValueError("LeakyReLU: the negative_slope value must be a float >= 0, got "
-                             f"{negative_slope!r}")
+            raise ValueError(
+                f"LeakyReLU: the negative_slope value must be a float >= 0, got {negative_slope!r}"
+            )
         self.negative_slope = float(negative_slope)
 
     def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
-        return _rt.where(_rt.greater(inputs, 0.0), inputs, _rt.multiply(inputs, self.negative_slope))
+        return _rt.where(
+            _rt.greater(inputs, 0.0), inputs, _rt.multiply(inputs, self.negative_slope)
+        )
 
     def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
         """The input shape."""

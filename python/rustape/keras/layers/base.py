@@ -13,6 +13,7 @@ The interface other layers build on (Keras 3's):
   every layer it holds in attributes, lists, tuples and dicts (nested to any depth), in the
   order they were assigned. `losses`: the losses of the last call, its layers' included.
 """
+
 from __future__ import annotations
 
 import functools
@@ -83,8 +84,10 @@ def _takes_keywords(call: Any) -> bool:
 
 def _is_tensor_list(x: Any) -> bool:
     """A list or tuple of tensors or variables: the inputs of a layer that takes several."""
-    return isinstance(x, (list, tuple)) and len(x) > 0 and all(
-        isinstance(v, (_rt.Tensor, _rt.Variable)) for v in x
+    return (
+        isinstance(x, (list, tuple))
+        and len(x) > 0
+        and all(isinstance(v, (_rt.Tensor, _rt.Variable)) for v in x)
     )
 
 
@@ -153,7 +156,9 @@ class Layer:
     ) -> None:
         shape = _take_input_shape(kwargs, frozenset())
         if kwargs:
-            raise TypeError(f"{type(self).__name__} got unexpected keyword arguments: {sorted(kwargs)}")
+            raise TypeError(
+                f"{type(self).__name__} got unexpected keyword arguments: {sorted(kwargs)}"
+            )
         self.name = name if name is not None else _unique_name(_snake(type(self).__name__))
         self.dtype = _as_dtype(dtype)
         self.trainable = trainable

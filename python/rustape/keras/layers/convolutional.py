@@ -1,5 +1,6 @@
 """`Conv1D`, `Conv2D`, `Conv2DTranspose`, `DepthwiseConv2D`: Keras 3's arguments, defaults,
 weight shapes and numbers, over `rt.nn`'s convolutions."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -63,32 +64,44 @@ class _Conv(Layer):
         self.kernel_initializer = get_initializer(kernel_initializer)
         self.bias_initializer = get_initializer(bias_initializer)
         if self.filters <= 0:
-            raise ValueError(f"{cls}: invalid value for argument `filters`: expected a strictly "
-                             f"positive value, got filters={filters}")
+            raise ValueError(
+                f"{cls}: invalid value for argument `filters`: expected a strictly "
+                f"positive value, got filters={filters}"
+            )
         if self.groups <= 0 or self.filters % self.groups != 0:
-            raise ValueError(f"{cls}: the number of filters ({self.filters}) must be evenly "
-                             f"divisible by a positive number of groups (groups={groups})")
+            raise ValueError(
+                f"{cls}: the number of filters ({self.filters}) must be evenly "
+                f"divisible by a positive number of groups (groups={groups})"
+            )
         if max(self.strides) > 1 and max(self.dilation_rate) > 1:
-            raise ValueError(f"{cls}: `strides > 1` not supported in conjunction with "
-                             f"`dilation_rate > 1`. Received: strides={self.strides} and "
-                             f"dilation_rate={self.dilation_rate}")
+            raise ValueError(
+                f"{cls}: `strides > 1` not supported in conjunction with "
+                f"`dilation_rate > 1`. Received: strides={self.strides} and "
+                f"dilation_rate={self.dilation_rate}"
+            )
         self.kernel: Any = None
         self.bias: Any = None
 
     def _channels(self, input_shape: tuple[Any, ...]) -> int:
         if len(input_shape) != self._rank + 2:
-            raise ValueError(f"{type(self).__name__} {self.name}: expected inputs of rank "
-                             f"{self._rank + 2}, got shape {list(input_shape)}")
+            raise ValueError(
+                f"{type(self).__name__} {self.name}: expected inputs of rank "
+                f"{self._rank + 2}, got shape {list(input_shape)}"
+            )
         c = input_shape[-1] if self.data_format == "channels_last" else input_shape[1]
         if c is None:
-            raise ValueError(f"{type(self).__name__} {self.name}: the channel dimension of the "
-                             f"inputs must be known, got shape {list(input_shape)}")
+            raise ValueError(
+                f"{type(self).__name__} {self.name}: the channel dimension of the "
+                f"inputs must be known, got shape {list(input_shape)}"
+            )
         return int(c)
 
     def _kernel_shape(self, channels: int) -> tuple[int, ...]:
         if channels % self.groups != 0:
-            raise ValueError(f"{type(self).__name__} {self.name}: the number of input channels "
-                             f"({channels}) must be divisible by groups={self.groups}")
+            raise ValueError(
+                f"{type(self).__name__} {self.name}: the number of input channels "
+                f"({channels}) must be divisible by groups={self.groups}"
+            )
         return self.kernel_size + (channels // self.groups, self.filters)
 
     def build(self, input_shape: tuple[Any, ...]) -> None:
@@ -145,7 +158,9 @@ class Conv1D(_Conv):
             left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
             x = _rt.pad(x, [[0, 0], [left, 0], [0, 0]])
             padding = "valid"
-        return _rt.conv1d(x, self.kernel, self.strides[0], padding.upper(), dilations=self.dilation_rate[0])
+        return _rt.conv1d(
+            x, self.kernel, self.strides[0], padding.upper(), dilations=self.dilation_rate[0]
+        )
 
 
 class Conv2D(_Conv):
@@ -162,8 +177,13 @@ class Conv2D(_Conv):
     _rank = 2
 
     def _convolve(self, x: Any) -> Any:
-        return _rt.conv2d(x, self.kernel, list(self.strides), self.padding.upper(),
-                      dilations=list(self.dilation_rate))
+        return _rt.conv2d(
+            x,
+            self.kernel,
+            list(self.strides),
+            self.padding.upper(),
+            dilations=list(self.dilation_rate),
+        )
 
 
 class Conv2DTranspose(_Conv):
@@ -178,24 +198,51 @@ class Conv2DTranspose(_Conv):
     (3, 3, 3, 8)
     """
 
-    def __init__(self, filters: int, kernel_size: Any, strides: Any = 1, padding: str = "valid",
-                 output_padding: Any = None, data_format: str | None = None,
-                 dilation_rate: Any = 1, activation: Any = None, use_bias: bool = True,
-                 kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
-                 name: str | None = None, dtype: Any = None, trainable: bool = True,
-                 **kwargs: Any) -> None:
-        super().__init__(filters, kernel_size, strides=strides, padding=padding,
-                         data_format=data_format, dilation_rate=dilation_rate,
-                         activation=activation, use_bias=use_bias,
-                         kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
-                         name=name, dtype=dtype, trainable=trainable, **kwargs)
+    def __init__(
+        self,
+        filters: int,
+        kernel_size: Any,
+        strides: Any = 1,
+        padding: str = "valid",
+        output_padding: Any = None,
+        data_format: str | None = None,
+        dilation_rate: Any = 1,
+        activation: Any = None,
+        use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform",
+        bias_initializer: Any = "zeros",
+        name: str | None = None,
+        dtype: Any = None,
+        trainable: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            filters,
+            kernel_size,
+            strides=strides,
+            padding=padding,
+            data_format=data_format,
+            dilation_rate=dilation_rate,
+            activation=activation,
+            use_bias=use_bias,
+            kernel_initializer=kernel_initializer,
+            bias_initializer=bias_initializer,
+            name=name,
+            dtype=dtype,
+            trainable=trainable,
+            **kwargs,
+        )
         self.output_padding: tuple[int, ...] | None = None
         if output_padding is not None:
-            self.output_padding = normalize_tuple(output_padding, 2, "output_padding", allow_zero=True)
+            self.output_padding = normalize_tuple(
+                output_padding, 2, "output_padding", allow_zero=True
+            )
             for p, s in zip(self.output_padding, self.strides):
                 if p >= s:
-                    raise ValueError(f"Conv2DTranspose: strides {self.strides} must be greater "
-                                     f"than output padding {self.output_padding}")
+                    raise ValueError(
+                        f"Conv2DTranspose: strides {self.strides} must be greater "
+                        f"than output padding {self.output_padding}"
+                    )
 
     def _kernel_shape(self, channels: int) -> tuple[int, ...]:
         return self.kernel_size + (self.filters, channels)
@@ -204,14 +251,22 @@ class Conv2DTranspose(_Conv):
         pads = self.output_padding or (None, None)
         return tuple(
             deconv_output_length(n, k, self.padding, p, s, d)
-            for n, k, p, s, d in zip(spatial, self.kernel_size, pads, self.strides, self.dilation_rate)
+            for n, k, p, s, d in zip(
+                spatial, self.kernel_size, pads, self.strides, self.dilation_rate
+            )
         )
 
     def _convolve(self, x: Any) -> Any:
         n, h, w, _ = x.shape
         oh, ow = self._spatial_output((h, w))
-        return _rt.conv2d_transpose(x, self.kernel, [n, oh, ow, self.filters], list(self.strides),
-                                self.padding.upper(), dilations=list(self.dilation_rate))
+        return _rt.conv2d_transpose(
+            x,
+            self.kernel,
+            [n, oh, ow, self.filters],
+            list(self.strides),
+            self.padding.upper(),
+            dilations=list(self.dilation_rate),
+        )
 
 
 class DepthwiseConv2D(_Conv):
@@ -226,29 +281,54 @@ class DepthwiseConv2D(_Conv):
     ((3, 3, 3, 2), (6,))
     """
 
-    def __init__(self, kernel_size: Any, strides: Any = 1, padding: str = "valid",
-                 depth_multiplier: int = 1, data_format: str | None = None,
-                 dilation_rate: Any = 1, activation: Any = None, use_bias: bool = True,
-                 depthwise_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
-                 name: str | None = None, dtype: Any = None, trainable: bool = True,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        kernel_size: Any,
+        strides: Any = 1,
+        padding: str = "valid",
+        depth_multiplier: int = 1,
+        data_format: str | None = None,
+        dilation_rate: Any = 1,
+        activation: Any = None,
+        use_bias: bool = True,
+        depthwise_initializer: Any = "glorot_uniform",
+        bias_initializer: Any = "zeros",
+        name: str | None = None,
+        dtype: Any = None,
+        trainable: bool = True,
+        **kwargs: Any,
+    ) -> None:
         for key in ("depthwise_regularizer", "depthwise_constraint"):
             if kwargs.get(key, 0) is None:
                 del kwargs[key]
         self.depth_multiplier = int(depth_multiplier)
         if self.depth_multiplier <= 0:
-            raise ValueError(f"DepthwiseConv2D: depth_multiplier must be positive, got {depth_multiplier}")
-        super().__init__(self.depth_multiplier, kernel_size, strides=strides, padding=padding,
-                         data_format=data_format, dilation_rate=dilation_rate,
-                         activation=activation, use_bias=use_bias,
-                         kernel_initializer=depthwise_initializer, bias_initializer=bias_initializer,
-                         name=name, dtype=dtype, trainable=trainable, **kwargs)
+            raise ValueError(
+                f"DepthwiseConv2D: depth_multiplier must be positive, got {depth_multiplier}"
+            )
+        super().__init__(
+            self.depth_multiplier,
+            kernel_size,
+            strides=strides,
+            padding=padding,
+            data_format=data_format,
+            dilation_rate=dilation_rate,
+            activation=activation,
+            use_bias=use_bias,
+            kernel_initializer=depthwise_initializer,
+            bias_initializer=bias_initializer,
+            name=name,
+            dtype=dtype,
+            trainable=trainable,
+            **kwargs,
+        )
 
     def build(self, input_shape: tuple[Any, ...]) -> None:
         channels = self._channels(input_shape)
         self.filters = channels * self.depth_multiplier
-        self.kernel = self.add_weight("kernel", self.kernel_size + (channels, self.depth_multiplier),
-                                      self.kernel_initializer)
+        self.kernel = self.add_weight(
+            "kernel", self.kernel_size + (channels, self.depth_multiplier), self.kernel_initializer
+        )
         if self.use_bias:
             self.bias = self.add_weight("bias", (self.filters,), self.bias_initializer)
         self.built = True
@@ -260,8 +340,13 @@ class DepthwiseConv2D(_Conv):
 
     def _convolve(self, x: Any) -> Any:
         s = self.strides
-        return _rt.depthwise_conv2d(x, self.kernel, [1, s[0], s[1], 1], self.padding.upper(),
-                                dilations=list(self.dilation_rate))
+        return _rt.depthwise_conv2d(
+            x,
+            self.kernel,
+            [1, s[0], s[1], 1],
+            self.padding.upper(),
+            dilations=list(self.dilation_rate),
+        )
 
     def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
         """The output shape for inputs of `input_shape` (None for unknown dimensions)."""

@@ -1,4 +1,5 @@
 """Core layers (Keras 3): `Dense`, `Dropout`, `Embedding`, `Lambda`."""
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -94,13 +95,22 @@ class Dropout(Layer):
     [0.0, 2.0]
     """
 
-    def __init__(self, rate: float, noise_shape: Any = None, seed: int | None = None,
-                 name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        rate: float,
+        noise_shape: Any = None,
+        seed: int | None = None,
+        name: str | None = None,
+        dtype: Any = None,
+        **kwargs: Any,
+    ) -> None:
         reject_options("Dropout", kwargs, ("input_shape", "batch_size"))
         super().__init__(name=name, dtype=dtype)
         if not 0 <= rate <= 1:
-            raise ValueError(f"Dropout: invalid value received for argument `rate`: expected a "
-                             f"float between 0 and 1, got {rate!r}")
+            raise ValueError(
+                f"Dropout: invalid value received for argument `rate`: expected a "
+                f"float between 0 and 1, got {rate!r}"
+            )
         self.rate = float(rate)
         self.noise_shape = None if noise_shape is None else tuple(noise_shape)
         self.seed = seed
@@ -114,7 +124,9 @@ class Dropout(Layer):
             return _rt.zeros_like(inputs)
         noise = None
         if self.noise_shape is not None:
-            noise = [inputs.shape[i] if d is None else int(d) for i, d in enumerate(self.noise_shape)]
+            noise = [
+                inputs.shape[i] if d is None else int(d) for i, d in enumerate(self.noise_shape)
+            ]
         return _rt.dropout(inputs, self.rate, noise_shape=noise, seed=self.seed)
 
     def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -134,25 +146,47 @@ class Embedding(Layer):
     (10, 4)
     """
 
-    def __init__(self, input_dim: int, output_dim: int, embeddings_initializer: Any = "uniform",
-                 mask_zero: bool = False, name: str | None = None, dtype: Any = None,
-                 trainable: bool = True, **kwargs: Any) -> None:
-        reject_options("Embedding", kwargs, ("embeddings_regularizer", "embeddings_constraint",
-                                             "activity_regularizer", "lora_rank", "input_length",
-                                             "input_shape", "batch_size", "weights"))
+    def __init__(
+        self,
+        input_dim: int,
+        output_dim: int,
+        embeddings_initializer: Any = "uniform",
+        mask_zero: bool = False,
+        name: str | None = None,
+        dtype: Any = None,
+        trainable: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        reject_options(
+            "Embedding",
+            kwargs,
+            (
+                "embeddings_regularizer",
+                "embeddings_constraint",
+                "activity_regularizer",
+                "lora_rank",
+                "input_length",
+                "input_shape",
+                "batch_size",
+                "weights",
+            ),
+        )
         super().__init__(name=name, dtype=dtype, trainable=trainable)
         self.input_dim = int(input_dim)
         self.output_dim = int(output_dim)
         if self.input_dim <= 0 or self.output_dim <= 0:
-            raise ValueError(f"Embedding: input_dim and output_dim must be positive, got "
-                             f"{input_dim} and {output_dim}")
+            raise ValueError(
+                f"Embedding: input_dim and output_dim must be positive, got "
+                f"{input_dim} and {output_dim}"
+            )
         self.embeddings_initializer = initializer(embeddings_initializer)
         self.mask_zero = bool(mask_zero)
         self.embeddings: Any = None
 
     def build(self, input_shape: tuple[Any, ...]) -> None:
-        self.embeddings = self.add_weight("embeddings", (self.input_dim, self.output_dim),
-                                          self.embeddings_initializer)
+        self.embeddings = self.add_weight(
+            "embeddings", (self.input_dim, self.output_dim), self.embeddings_initializer
+        )
         self.built = True
 
     def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
@@ -179,9 +213,16 @@ class Lambda(Layer):
     [2.0, 2.0]
     """
 
-    def __init__(self, function: Callable[..., Any], output_shape: Any = None, mask: Any = None,
-                 arguments: dict | None = None, name: str | None = None, dtype: Any = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        function: Callable[..., Any],
+        output_shape: Any = None,
+        mask: Any = None,
+        arguments: dict | None = None,
+        name: str | None = None,
+        dtype: Any = None,
+        **kwargs: Any,
+    ) -> None:
         reject_options("Lambda", kwargs, ("input_shape", "batch_size"))
         super().__init__(name=name, dtype=dtype)
         if not callable(function):

@@ -1,5 +1,6 @@
 """Merging layers (Keras 3): a list of inputs to one output. `Concatenate`, `Add`, `Subtract`,
 `Multiply`, `Average`, `Maximum`, `Minimum`."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -33,8 +34,10 @@ class _Merge(Layer):
 
     def _check(self, inputs: Any) -> list[Any]:
         if not isinstance(inputs, (list, tuple)) or len(inputs) < self._min_inputs:
-            raise ValueError(f"{type(self).__name__} {self.name}: expects a list of at least "
-                             f"{self._min_inputs} inputs, got {inputs!r}")
+            raise ValueError(
+                f"{type(self).__name__} {self.name}: expects a list of at least "
+                f"{self._min_inputs} inputs, got {inputs!r}"
+            )
         return list(inputs)
 
     def _combine(self, a: Any, b: Any) -> Any:
@@ -57,8 +60,10 @@ class _Merge(Layer):
             try:
                 out = [_broadcast_dim(a, b) for a, b in zip(out, padded)]
             except ValueError as e:
-                raise ValueError(f"{type(self).__name__} {self.name}: inputs of shapes {shapes} "
-                                 f"do not broadcast ({e})") from None
+                raise ValueError(
+                    f"{type(self).__name__} {self.name}: inputs of shapes {shapes} "
+                    f"do not broadcast ({e})"
+                ) from None
         return tuple(out)
 
 
@@ -154,8 +159,9 @@ class Concatenate(_Merge):
 
     _min_inputs = 1
 
-    def __init__(self, axis: int = -1, name: str | None = None, dtype: Any = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, axis: int = -1, name: str | None = None, dtype: Any = None, **kwargs: Any
+    ) -> None:
         super().__init__(name=name, dtype=dtype, **kwargs)
         self.axis = int(axis)
 
@@ -169,9 +175,12 @@ class Concatenate(_Merge):
         axis = self.axis % rank
         out = list(shapes[0])
         for s in shapes[1:]:
-            if len(s) != rank or any(a != b and None not in (a, b)
-                                     for i, (a, b) in enumerate(zip(out, s)) if i != axis):
-                raise ValueError(f"Concatenate {self.name}: inputs of shapes {shapes} do not "
-                                 f"match except along axis {self.axis}")
+            if len(s) != rank or any(
+                a != b and None not in (a, b) for i, (a, b) in enumerate(zip(out, s)) if i != axis
+            ):
+                raise ValueError(
+                    f"Concatenate {self.name}: inputs of shapes {shapes} do not "
+                    f"match except along axis {self.axis}"
+                )
             out[axis] = None if out[axis] is None or s[axis] is None else out[axis] + s[axis]
         return tuple(out)

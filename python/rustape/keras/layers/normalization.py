@@ -1,4 +1,5 @@
 """Normalisation layers (Keras 3): `BatchNormalization`, `LayerNormalization`."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -44,7 +45,9 @@ class BatchNormalization(Layer):
         **kwargs: Any,
     ) -> None:
         if kwargs:
-            raise TypeError(f"BatchNormalization got unexpected keyword arguments: {sorted(kwargs)}")
+            raise TypeError(
+                f"BatchNormalization got unexpected keyword arguments: {sorted(kwargs)}"
+            )
         super().__init__(name=name, dtype=dtype, trainable=trainable)
         self.axis = list(axis) if isinstance(axis, (list, tuple)) else [axis]
         self.momentum = float(momentum)
@@ -124,8 +127,12 @@ class BatchNormalization(Layer):
 
     def _move(self, moving: Any, batch_value: Any) -> None:
         value = _rt.reshape(_rt.stop_gradient(batch_value), list(self._param_shape))
-        moving.assign(_rt.add(_rt.multiply(moving.value(), self.momentum),
-                              _rt.multiply(value, 1.0 - self.momentum)))
+        moving.assign(
+            _rt.add(
+                _rt.multiply(moving.value(), self.momentum),
+                _rt.multiply(value, 1.0 - self.momentum),
+            )
+        )
 
     def compute_output_shape(self, input_shape: tuple) -> tuple:
         """The input shape."""
@@ -158,12 +165,20 @@ class LayerNormalization(Layer):
         trainable: bool = True,
         **kwargs: Any,
     ) -> None:
-        for key in ("beta_regularizer", "gamma_regularizer", "beta_constraint",
-                    "gamma_constraint", "input_shape", "batch_size"):
+        for key in (
+            "beta_regularizer",
+            "gamma_regularizer",
+            "beta_constraint",
+            "gamma_constraint",
+            "input_shape",
+            "batch_size",
+        ):
             if key in kwargs and kwargs[key] is None:
                 del kwargs[key]
         if kwargs:
-            raise TypeError(f"LayerNormalization got unexpected keyword arguments: {sorted(kwargs)}")
+            raise TypeError(
+                f"LayerNormalization got unexpected keyword arguments: {sorted(kwargs)}"
+            )
         super().__init__(name=name, dtype=dtype, trainable=trainable)
         self.axis = list(axis) if isinstance(axis, (list, tuple)) else [axis]
         self.epsilon = float(epsilon)
@@ -180,8 +195,10 @@ class LayerNormalization(Layer):
         for a in self.axis:
             a = int(a)
             if not -ndim <= a < ndim:
-                raise ValueError(f"LayerNormalization {self.name}: axis {a} is out of bounds for "
-                                 f"inputs of rank {ndim}")
+                raise ValueError(
+                    f"LayerNormalization {self.name}: axis {a} is out of bounds for "
+                    f"inputs of rank {ndim}"
+                )
             axes.append(a % ndim)
         return sorted(set(axes))
 
@@ -207,7 +224,9 @@ class LayerNormalization(Layer):
         gamma = broadcast(self.gamma.value()) if self.scale else None
         if self.rms_scaling:
             mean = _rt.reduce_mean(inputs, axis=axes, keepdims=True)
-            variance = _rt.reduce_mean(_rt.square(_rt.subtract(inputs, mean)), axis=axes, keepdims=True)
+            variance = _rt.reduce_mean(
+                _rt.square(_rt.subtract(inputs, mean)), axis=axes, keepdims=True
+            )
             out = _rt.multiply(inputs, _ops.rsqrt(_rt.add(variance, self.epsilon)))
             return out if gamma is None else _rt.multiply(out, gamma)
         beta = broadcast(self.beta.value()) if self.center else None

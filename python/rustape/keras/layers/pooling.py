@@ -1,5 +1,6 @@
 """Pooling layers (Keras 3): `MaxPooling1D/2D`, `AveragePooling1D/2D` over windows, and the
 global poolings over every spatial position."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -35,20 +36,31 @@ class _Pooling(Layer):
     #: The extension function that pools (by name).
     _op = "max_pool2d"
 
-    def __init__(self, pool_size: Any = 2, strides: Any = None, padding: str = "valid",
-                 data_format: str | None = None, name: str | None = None, dtype: Any = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        pool_size: Any = 2,
+        strides: Any = None,
+        padding: str = "valid",
+        data_format: str | None = None,
+        name: str | None = None,
+        dtype: Any = None,
+        **kwargs: Any,
+    ) -> None:
         reject_options(type(self).__name__, kwargs, ("input_shape", "batch_size"))
         super().__init__(name=name, dtype=dtype)
         self.pool_size = normalize_tuple(pool_size, self._rank, "pool_size")
-        self.strides = self.pool_size if strides is None else normalize_tuple(strides, self._rank, "strides")
+        self.strides = (
+            self.pool_size if strides is None else normalize_tuple(strides, self._rank, "strides")
+        )
         self.padding = normalize_padding(padding)
         self.data_format = normalize_data_format(data_format)
 
     def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         if len(inputs.shape) != self._rank + 2:
-            raise ValueError(f"{type(self).__name__} {self.name}: expected inputs of rank "
-                             f"{self._rank + 2}, got shape {list(inputs.shape)}")
+            raise ValueError(
+                f"{type(self).__name__} {self.name}: expected inputs of rank "
+                f"{self._rank + 2}, got shape {list(inputs.shape)}"
+            )
         x = inputs if self.data_format == "channels_last" else to_channels_last(inputs)
         window = self.pool_size if self._rank == 2 else self.pool_size[0]
         strides = self.strides if self._rank == 2 else self.strides[0]
@@ -59,8 +71,10 @@ class _Pooling(Layer):
         """The output shape for inputs of `input_shape` (None for unknown dimensions)."""
         s = tuple(input_shape)
         spatial = s[1:-1] if self.data_format == "channels_last" else s[2:]
-        out = tuple(conv_output_length(n, k, self.padding, st)
-                    for n, k, st in zip(spatial, self.pool_size, self.strides))
+        out = tuple(
+            conv_output_length(n, k, self.padding, st)
+            for n, k, st in zip(spatial, self.pool_size, self.strides)
+        )
         if self.data_format == "channels_last":
             return (s[0], *out, s[-1])
         return (s[0], s[1], *out)
@@ -88,9 +102,16 @@ class AveragePooling2D(_Pooling):
 
     _op = "avg_pool2d"
 
-    def __init__(self, pool_size: Any, strides: Any = None, padding: str = "valid",
-                 data_format: str | None = None, name: str | None = None, dtype: Any = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        pool_size: Any,
+        strides: Any = None,
+        padding: str = "valid",
+        data_format: str | None = None,
+        name: str | None = None,
+        dtype: Any = None,
+        **kwargs: Any,
+    ) -> None:
         # Keras 3 gives average pooling no default window.
         super().__init__(pool_size, strides, padding, data_format, name, dtype, **kwargs)
 
@@ -118,9 +139,16 @@ class AveragePooling1D(_Pooling):
     _rank = 1
     _op = "avg_pool1d"
 
-    def __init__(self, pool_size: Any, strides: Any = None, padding: str = "valid",
-                 data_format: str | None = None, name: str | None = None, dtype: Any = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        pool_size: Any,
+        strides: Any = None,
+        padding: str = "valid",
+        data_format: str | None = None,
+        name: str | None = None,
+        dtype: Any = None,
+        **kwargs: Any,
+    ) -> None:
         # Keras 3 gives average pooling no default window.
         super().__init__(pool_size, strides, padding, data_format, name, dtype, **kwargs)
 
@@ -130,8 +158,14 @@ class _GlobalPooling(Layer):
     #: The extension reduction (by name).
     _op = "reduce_mean"
 
-    def __init__(self, data_format: str | None = None, keepdims: bool = False,
-                 name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        data_format: str | None = None,
+        keepdims: bool = False,
+        name: str | None = None,
+        dtype: Any = None,
+        **kwargs: Any,
+    ) -> None:
         reject_options(type(self).__name__, kwargs, ("input_shape", "batch_size"))
         super().__init__(name=name, dtype=dtype)
         self.data_format = normalize_data_format(data_format)
@@ -143,8 +177,10 @@ class _GlobalPooling(Layer):
 
     def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         if len(inputs.shape) != self._rank + 2:
-            raise ValueError(f"{type(self).__name__} {self.name}: expected inputs of rank "
-                             f"{self._rank + 2}, got shape {list(inputs.shape)}")
+            raise ValueError(
+                f"{type(self).__name__} {self.name}: expected inputs of rank "
+                f"{self._rank + 2}, got shape {list(inputs.shape)}"
+            )
         return getattr(_rt, self._op)(inputs, axis=self._axes(), keepdims=self.keepdims)
 
     def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:

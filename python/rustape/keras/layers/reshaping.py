@@ -1,4 +1,5 @@
 """Reshaping layers (Keras 3): `Flatten`, `Reshape`, `ZeroPadding2D`, `UpSampling2D`."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -33,8 +34,13 @@ class Flatten(Layer):
     (2, 1600)
     """
 
-    def __init__(self, data_format: str | None = None, name: str | None = None,
-                 dtype: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        data_format: str | None = None,
+        name: str | None = None,
+        dtype: Any = None,
+        **kwargs: Any,
+    ) -> None:
         reject_options("Flatten", kwargs, ("input_shape", "batch_size"))
         super().__init__(name=name, dtype=dtype)
         self.data_format = normalize_data_format(data_format)
@@ -59,28 +65,37 @@ class Reshape(Layer):
     (2, 3, 4)
     """
 
-    def __init__(self, target_shape: Any, name: str | None = None, dtype: Any = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, target_shape: Any, name: str | None = None, dtype: Any = None, **kwargs: Any
+    ) -> None:
         reject_options("Reshape", kwargs, ("input_shape", "batch_size"))
         super().__init__(name=name, dtype=dtype)
         self.target_shape = tuple(int(d) for d in target_shape)
-        if sum(1 for d in self.target_shape if d == -1) > 1 or any(d < -1 for d in self.target_shape):
-            raise ValueError(f"Reshape: target_shape may hold one -1 and otherwise sizes >= 0, "
-                             f"got {target_shape!r}")
+        if sum(1 for d in self.target_shape if d == -1) > 1 or any(
+            d < -1 for d in self.target_shape
+        ):
+            raise ValueError(
+                f"Reshape: target_shape may hold one -1 and otherwise sizes >= 0, "
+                f"got {target_shape!r}"
+            )
 
     def _resolved(self, sample_shape: tuple[Any, ...]) -> tuple[Any, ...]:
         total = _product(sample_shape)
         known = _product([d for d in self.target_shape if d != -1])
         if -1 not in self.target_shape:
             if total is not None and total != known:
-                raise ValueError(f"Reshape {self.name}: cannot reshape a sample of shape "
-                                 f"{list(sample_shape)} ({total} elements) to {list(self.target_shape)}")
+                raise ValueError(
+                    f"Reshape {self.name}: cannot reshape a sample of shape "
+                    f"{list(sample_shape)} ({total} elements) to {list(self.target_shape)}"
+                )
             return self.target_shape
         if total is None or known is None:
             return tuple(None if d == -1 else d for d in self.target_shape)
         if known == 0 or total % known != 0:
-            raise ValueError(f"Reshape {self.name}: cannot reshape a sample of shape "
-                             f"{list(sample_shape)} ({total} elements) to {list(self.target_shape)}")
+            raise ValueError(
+                f"Reshape {self.name}: cannot reshape a sample of shape "
+                f"{list(sample_shape)} ({total} elements) to {list(self.target_shape)}"
+            )
         return tuple(total // known if d == -1 else d for d in self.target_shape)
 
     def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
@@ -102,8 +117,14 @@ class ZeroPadding2D(Layer):
     (1, 4, 6, 2)
     """
 
-    def __init__(self, padding: Any = (1, 1), data_format: str | None = None,
-                 name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        padding: Any = (1, 1),
+        data_format: str | None = None,
+        name: str | None = None,
+        dtype: Any = None,
+        **kwargs: Any,
+    ) -> None:
         reject_options("ZeroPadding2D", kwargs, ("input_shape", "batch_size"))
         super().__init__(name=name, dtype=dtype)
         pads: tuple[tuple[int, ...], tuple[int, ...]]
@@ -112,11 +133,15 @@ class ZeroPadding2D(Layer):
         elif len(padding) == 2 and all(isinstance(p, int) for p in padding):
             pads = ((padding[0], padding[0]), (padding[1], padding[1]))
         elif len(padding) == 2:
-            pads = (normalize_tuple(padding[0], 2, "padding", allow_zero=True),
-                    normalize_tuple(padding[1], 2, "padding", allow_zero=True))
+            pads = (
+                normalize_tuple(padding[0], 2, "padding", allow_zero=True),
+                normalize_tuple(padding[1], 2, "padding", allow_zero=True),
+            )
         else:
-            raise ValueError(f"ZeroPadding2D: `padding` should be an int, a tuple of 2 ints or "
-                             f"a tuple of 2 tuples of 2 ints, got {padding!r}")
+            raise ValueError(
+                f"ZeroPadding2D: `padding` should be an int, a tuple of 2 ints or "
+                f"a tuple of 2 tuples of 2 ints, got {padding!r}"
+            )
         if any(p < 0 for pair in pads for p in pair):
             raise ValueError(f"ZeroPadding2D: padding must be >= 0, got {padding!r}")
         self.padding = (tuple(pads[0]), tuple(pads[1]))
@@ -147,16 +172,23 @@ class UpSampling2D(Layer):
     (1, 4, 6, 1)
     """
 
-    def __init__(self, size: Any = (2, 2), data_format: str | None = None,
-                 interpolation: str = "nearest", name: str | None = None, dtype: Any = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        size: Any = (2, 2),
+        data_format: str | None = None,
+        interpolation: str = "nearest",
+        name: str | None = None,
+        dtype: Any = None,
+        **kwargs: Any,
+    ) -> None:
         reject_options("UpSampling2D", kwargs, ("input_shape", "batch_size"))
         super().__init__(name=name, dtype=dtype)
         self.size = normalize_tuple(size, 2, "size")
         self.data_format = normalize_data_format(data_format)
         if interpolation != "nearest":
-            raise ValueError(f"UpSampling2D: interpolation {interpolation!r} is not supported "
-                             "(only 'nearest')")
+            raise ValueError(
+                f"UpSampling2D: interpolation {interpolation!r} is not supported (only 'nearest')"
+            )
         self.interpolation = interpolation
 
     def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses

@@ -5,6 +5,7 @@ each step then adds the recurrent projection and runs the cell. LSTM and GRU (`r
 steps are single fused ops (`lstm_cell`, `gru_cell`), forward and backward. Gate order and
 formulas are Keras 3's: LSTM `i, f, c, o`; GRU `z, r, h`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -18,8 +19,14 @@ from .base import Layer
 
 __all__ = ["GRU", "LSTM", "SimpleRNN"]
 
-_RNN_OPTIONS = WEIGHT_OPTIONS + ("recurrent_regularizer", "recurrent_constraint", "time_major",
-                                 "use_cudnn", "zero_output_for_mask", "implementation")
+_RNN_OPTIONS = WEIGHT_OPTIONS + (
+    "recurrent_regularizer",
+    "recurrent_constraint",
+    "time_major",
+    "use_cudnn",
+    "zero_output_for_mask",
+    "implementation",
+)
 
 
 class _RNN(Layer):
@@ -29,21 +36,36 @@ class _RNN(Layer):
     _gates = 1
     _states = 1
 
-    def __init__(self, units: int, activation: Any = "tanh", use_bias: bool = True,
-                 kernel_initializer: Any = "glorot_uniform",
-                 recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
-                 dropout: float = 0.0, recurrent_dropout: float = 0.0, seed: int | None = None,
-                 return_sequences: bool = False, return_state: bool = False,
-                 go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
-                 name: str | None = None, dtype: Any = None, trainable: bool = True,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        units: int,
+        activation: Any = "tanh",
+        use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform",
+        recurrent_initializer: Any = "orthogonal",
+        bias_initializer: Any = "zeros",
+        dropout: float = 0.0,
+        recurrent_dropout: float = 0.0,
+        seed: int | None = None,
+        return_sequences: bool = False,
+        return_state: bool = False,
+        go_backwards: bool = False,
+        stateful: bool = False,
+        unroll: bool = False,
+        name: str | None = None,
+        dtype: Any = None,
+        trainable: bool = True,
+        **kwargs: Any,
+    ) -> None:
         cls = type(self).__name__
         reject_options(cls, kwargs, _RNN_OPTIONS)
         super().__init__(name=name, dtype=dtype, trainable=trainable)
         self.units = int(units)
         if self.units <= 0:
-            raise ValueError(f"{cls}: received an invalid value for argument `units`, expected a "
-                             f"positive integer, got {units!r}")
+            raise ValueError(
+                f"{cls}: received an invalid value for argument `units`, expected a "
+                f"positive integer, got {units!r}"
+            )
         if stateful:
             raise ValueError(f"{cls}: stateful=True is not supported")
         self.activation = get_activation(activation)
@@ -77,13 +99,18 @@ class _RNN(Layer):
 
     def build(self, input_shape: tuple[Any, ...]) -> None:
         if len(input_shape) != 3 or input_shape[-1] is None:
-            raise ValueError(f"{type(self).__name__} {self.name}: expected inputs "
-                             f"[batch, timesteps, features] with known features, got shape "
-                             f"{list(input_shape)}")
+            raise ValueError(
+                f"{type(self).__name__} {self.name}: expected inputs "
+                f"[batch, timesteps, features] with known features, got shape "
+                f"{list(input_shape)}"
+            )
         width = self._gates * self.units
-        self.kernel = self.add_weight("kernel", (int(input_shape[-1]), width), self.kernel_initializer)
-        self.recurrent_kernel = self.add_weight("recurrent_kernel", (self.units, width),
-                                                self.recurrent_initializer)
+        self.kernel = self.add_weight(
+            "kernel", (int(input_shape[-1]), width), self.kernel_initializer
+        )
+        self.recurrent_kernel = self.add_weight(
+            "recurrent_kernel", (self.units, width), self.recurrent_initializer
+        )
         if self.use_bias:
             self.bias = self.add_weight("bias", self._bias_shape(), self._bias_initializer())
         self.built = True
@@ -92,46 +119,61 @@ class _RNN(Layer):
     def _input_bias(self) -> Any:
         return self.bias
 
-    def _step(self, x_t: Any, states: list[Any], recurrent_kernel: Any,
-              recurrent_mask: Any) -> tuple[Any, list[Any]]:
+    def _step(
+        self, x_t: Any, states: list[Any], recurrent_kernel: Any, recurrent_mask: Any
+    ) -> tuple[Any, list[Any]]:
         raise NotImplementedError
 
     def _initial_states(self, batch: int, initial_state: Any) -> list[Any]:
         if initial_state is None:
             return [_rt.zeros([batch, self.units], dtype=self.dtype) for _ in range(self._states)]
-        states = list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
+        states = (
+            list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
+        )
         if len(states) != self._states:
-            raise ValueError(f"{type(self).__name__} {self.name}: expected {self._states} initial "
-                             f"state(s), got {len(states)}")
+            raise ValueError(
+                f"{type(self).__name__} {self.name}: expected {self._states} initial "
+                f"state(s), got {len(states)}"
+            )
         out = []
         for s in states:
             s = self._convert_input(s)
             if tuple(s.shape) != (batch, self.units):
-                raise ValueError(f"{type(self).__name__} {self.name}: an initial state must have "
-                                 f"shape {[batch, self.units]}, got {list(s.shape)}")
+                raise ValueError(
+                    f"{type(self).__name__} {self.name}: an initial state must have "
+                    f"shape {[batch, self.units]}, got {list(s.shape)}"
+                )
             out.append(s)
         return out
 
     def _mask(self, shape: list[int], rate: float) -> Any:
         return _rt.dropout(_rt.ones(shape, dtype=self.dtype), rate, seed=self.seed)
 
-    def call(self, sequences: Any, initial_state: Any = None, mask: Any = None,  # type: ignore[override]  # Keras: call takes what it uses
-             training: Any = None) -> Any:
+    def call(  # type: ignore[override]  # Keras: call takes what it uses
+        self,
+        sequences: Any,
+        initial_state: Any = None,
+        mask: Any = None,
+        training: Any = None,
+    ) -> Any:
         if mask is not None:
             raise ValueError(f"{type(self).__name__} {self.name}: masking is not supported")
         if isinstance(training, _rt.Tensor):
             training = bool(training.numpy())
         shape = tuple(sequences.shape)
         if len(shape) != 3:
-            raise ValueError(f"{type(self).__name__} {self.name}: expected inputs of rank 3 "
-                             f"[batch, timesteps, features], got shape {list(shape)}")
+            raise ValueError(
+                f"{type(self).__name__} {self.name}: expected inputs of rank 3 "
+                f"[batch, timesteps, features], got shape {list(shape)}"
+            )
         batch, steps, features = shape
         states = self._initial_states(batch, initial_state)
         x = sequences
         if training and 0.0 < self.dropout < 1.0:
             # One mask for every step (Keras' get_dropout_mask).
-            x = _rt.multiply(x, _rt.reshape(self._mask([batch, features], self.dropout),
-                                            [batch, 1, features]))
+            x = _rt.multiply(
+                x, _rt.reshape(self._mask([batch, features], self.dropout), [batch, 1, features])
+            )
         recurrent_mask = None
         if training and 0.0 < self.recurrent_dropout < 1.0:
             recurrent_mask = self._mask([batch, self.units], self.recurrent_dropout)
@@ -151,7 +193,11 @@ class _RNN(Layer):
             out, states = self._step(x_t, states, recurrent_kernel, recurrent_mask)
             outputs.append(out)
         if self.return_sequences:
-            output = _rt.stack(outputs, axis=1) if outputs else _rt.zeros([batch, 0, self.units], dtype=self.dtype)
+            output = (
+                _rt.stack(outputs, axis=1)
+                if outputs
+                else _rt.zeros([batch, 0, self.units], dtype=self.dtype)
+            )
         else:
             output = outputs[-1] if outputs else states[0]
         if self.return_state:
@@ -178,8 +224,9 @@ class SimpleRNN(_RNN):
     (2, 5, 4)
     """
 
-    def _step(self, x_t: Any, states: list[Any], recurrent_kernel: Any,
-              recurrent_mask: Any) -> tuple[Any, list[Any]]:
+    def _step(
+        self, x_t: Any, states: list[Any], recurrent_kernel: Any, recurrent_mask: Any
+    ) -> tuple[Any, list[Any]]:
         h = states[0]
         if recurrent_mask is not None:
             h = _rt.multiply(h, recurrent_mask)
@@ -204,17 +251,33 @@ class LSTM(_RNN):
     _gates = 4
     _states = 2
 
-    def __init__(self, units: int, activation: Any = "tanh", recurrent_activation: Any = "sigmoid",
-                 use_bias: bool = True, kernel_initializer: Any = "glorot_uniform",
-                 recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
-                 unit_forget_bias: bool = True, **kwargs: Any) -> None:
-        super().__init__(units, activation=activation, use_bias=use_bias,
-                         kernel_initializer=kernel_initializer,
-                         recurrent_initializer=recurrent_initializer,
-                         bias_initializer=bias_initializer, **kwargs)
+    def __init__(
+        self,
+        units: int,
+        activation: Any = "tanh",
+        recurrent_activation: Any = "sigmoid",
+        use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform",
+        recurrent_initializer: Any = "orthogonal",
+        bias_initializer: Any = "zeros",
+        unit_forget_bias: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            units,
+            activation=activation,
+            use_bias=use_bias,
+            kernel_initializer=kernel_initializer,
+            recurrent_initializer=recurrent_initializer,
+            bias_initializer=bias_initializer,
+            **kwargs,
+        )
         self.recurrent_activation = get_activation(recurrent_activation)
         self.unit_forget_bias = bool(unit_forget_bias)
-        self._fused = activation in ("tanh", _rt.tanh) and recurrent_activation in ("sigmoid", _rt.sigmoid)
+        self._fused = activation in ("tanh", _rt.tanh) and recurrent_activation in (
+            "sigmoid",
+            _rt.sigmoid,
+        )
 
     def _bias_initializer(self) -> Any:
         if not self.unit_forget_bias:
@@ -222,11 +285,15 @@ class LSTM(_RNN):
         base, u = self.bias_initializer, self.units
 
         def init(shape: tuple[int, ...], dtype: Any = None) -> Any:
-            return _rt.concat([base((u,), dtype), _rt.ones([u], dtype=dtype), base((2 * u,), dtype)], 0)
+            return _rt.concat(
+                [base((u,), dtype), _rt.ones([u], dtype=dtype), base((2 * u,), dtype)], 0
+            )
+
         return init
 
-    def _step(self, x_t: Any, states: list[Any], recurrent_kernel: Any,
-              recurrent_mask: Any) -> tuple[Any, list[Any]]:
+    def _step(
+        self, x_t: Any, states: list[Any], recurrent_kernel: Any, recurrent_mask: Any
+    ) -> tuple[Any, list[Any]]:
         h, c = states
         if recurrent_mask is not None:
             h = _rt.multiply(h, recurrent_mask)
@@ -236,9 +303,9 @@ class LSTM(_RNN):
             return h, [h, c]
         u = self.units
         i = self.recurrent_activation(z[:, :u])
-        f = self.recurrent_activation(z[:, u:2 * u])
-        c = _rt.add(_rt.multiply(f, c), _rt.multiply(i, self.activation(z[:, 2 * u:3 * u])))
-        o = self.recurrent_activation(z[:, 3 * u:])
+        f = self.recurrent_activation(z[:, u : 2 * u])
+        c = _rt.add(_rt.multiply(f, c), _rt.multiply(i, self.activation(z[:, 2 * u : 3 * u])))
+        o = self.recurrent_activation(z[:, 3 * u :])
         h = _rt.multiply(o, self.activation(c))
         return h, [h, c]
 
@@ -258,18 +325,34 @@ class GRU(_RNN):
 
     _gates = 3
 
-    def __init__(self, units: int, activation: Any = "tanh", recurrent_activation: Any = "sigmoid",
-                 use_bias: bool = True, kernel_initializer: Any = "glorot_uniform",
-                 recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
-                 reset_after: bool = True, **kwargs: Any) -> None:
-        super().__init__(units, activation=activation, use_bias=use_bias,
-                         kernel_initializer=kernel_initializer,
-                         recurrent_initializer=recurrent_initializer,
-                         bias_initializer=bias_initializer, **kwargs)
+    def __init__(
+        self,
+        units: int,
+        activation: Any = "tanh",
+        recurrent_activation: Any = "sigmoid",
+        use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform",
+        recurrent_initializer: Any = "orthogonal",
+        bias_initializer: Any = "zeros",
+        reset_after: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            units,
+            activation=activation,
+            use_bias=use_bias,
+            kernel_initializer=kernel_initializer,
+            recurrent_initializer=recurrent_initializer,
+            bias_initializer=bias_initializer,
+            **kwargs,
+        )
         self.recurrent_activation = get_activation(recurrent_activation)
         self.reset_after = bool(reset_after)
-        self._fused = (self.reset_after and activation in ("tanh", _rt.tanh)
-                       and recurrent_activation in ("sigmoid", _rt.sigmoid))
+        self._fused = (
+            self.reset_after
+            and activation in ("tanh", _rt.tanh)
+            and recurrent_activation in ("sigmoid", _rt.sigmoid)
+        )
 
     def _bias_shape(self) -> tuple[int, ...]:
         return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
@@ -279,14 +362,20 @@ class GRU(_RNN):
             return self.bias[0]
         return self.bias
 
-    def call(self, sequences: Any, initial_state: Any = None, mask: Any = None,  # type: ignore[override]  # Keras: call takes what it uses
-             training: Any = None) -> Any:
+    def call(  # type: ignore[override]  # Keras: call takes what it uses
+        self,
+        sequences: Any,
+        initial_state: Any = None,
+        mask: Any = None,
+        training: Any = None,
+    ) -> Any:
         # The recurrent bias, read once per call (a variable read per step would cost more).
         self._recurrent_bias = self.bias[1] if self.use_bias and self.reset_after else None
         return super().call(sequences, initial_state=initial_state, mask=mask, training=training)
 
-    def _step(self, x_t: Any, states: list[Any], recurrent_kernel: Any,
-              recurrent_mask: Any) -> tuple[Any, list[Any]]:
+    def _step(
+        self, x_t: Any, states: list[Any], recurrent_kernel: Any, recurrent_mask: Any
+    ) -> tuple[Any, list[Any]]:
         h_prev = states[0]
         h_in = h_prev if recurrent_mask is None else _rt.multiply(h_prev, recurrent_mask)
         u = self.units
@@ -298,13 +387,16 @@ class GRU(_RNN):
                 h = _rt.gru_cell(x_t, inner, h_prev)
                 return h, [h]
             z = self.recurrent_activation(_rt.add(x_t[:, :u], inner[:, :u]))
-            r = self.recurrent_activation(_rt.add(x_t[:, u:2 * u], inner[:, u:2 * u]))
-            hh = self.activation(_rt.add(x_t[:, 2 * u:], _rt.multiply(r, inner[:, 2 * u:])))
+            r = self.recurrent_activation(_rt.add(x_t[:, u : 2 * u], inner[:, u : 2 * u]))
+            hh = self.activation(_rt.add(x_t[:, 2 * u :], _rt.multiply(r, inner[:, 2 * u :])))
         else:
-            inner = _rt.matmul(h_in, recurrent_kernel[:, :2 * u])
+            inner = _rt.matmul(h_in, recurrent_kernel[:, : 2 * u])
             z = self.recurrent_activation(_rt.add(x_t[:, :u], inner[:, :u]))
-            r = self.recurrent_activation(_rt.add(x_t[:, u:2 * u], inner[:, u:]))
-            hh = self.activation(_rt.add(x_t[:, 2 * u:],
-                                         _rt.matmul(_rt.multiply(r, h_in), recurrent_kernel[:, 2 * u:])))
+            r = self.recurrent_activation(_rt.add(x_t[:, u : 2 * u], inner[:, u:]))
+            hh = self.activation(
+                _rt.add(
+                    x_t[:, 2 * u :], _rt.matmul(_rt.multiply(r, h_in), recurrent_kernel[:, 2 * u :])
+                )
+            )
         h = _rt.add(_rt.multiply(z, h_prev), _rt.multiply(_rt.subtract(1.0, z), hh))
         return h, [h]

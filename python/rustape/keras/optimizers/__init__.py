@@ -13,6 +13,7 @@ in TensorFlow 2.21 step for step in float32.
 >>> w.numpy().tolist(), int(opt.iterations.numpy())
 ([0.0, 0.0], 1)
 """
+
 from __future__ import annotations
 
 import re
@@ -71,7 +72,9 @@ class Optimizer:
         **kwargs: Any,
     ) -> None:
         if kwargs:
-            raise TypeError(f"{type(self).__name__} got unexpected keyword arguments: {sorted(kwargs)}")
+            raise TypeError(
+                f"{type(self).__name__} got unexpected keyword arguments: {sorted(kwargs)}"
+            )
         if use_ema:
             raise ValueError(f"{type(self).__name__}: use_ema=True is not supported")
         if loss_scale_factor is not None or gradient_accumulation_steps is not None:
@@ -184,9 +187,12 @@ class Optimizer:
         if self._core.built:
             return
         if self._exclude_vars or self._exclude_names:
-            pattern = re.compile("|".join(set(self._exclude_names))) if self._exclude_names else None
+            pattern = (
+                re.compile("|".join(set(self._exclude_names))) if self._exclude_names else None
+            )
             excluded = [
-                v for v in var_list
+                v
+                for v in var_list
                 if any(v is e for e in self._exclude_vars)
                 or (pattern is not None and pattern.search(v.name) is not None)
             ]
@@ -316,12 +322,18 @@ class SGD(Optimizer):
 
     _algorithm = "SGD"
 
-    def __init__(self, learning_rate: Any = 0.01, momentum: float = 0.0, nesterov: bool = False,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        learning_rate: Any = 0.01,
+        momentum: float = 0.0,
+        nesterov: bool = False,
+        **kwargs: Any,
+    ) -> None:
         if not isinstance(momentum, (int, float)) or not 0 <= momentum <= 1:
             raise ValueError("`momentum` must be a float between [0, 1].")
-        super().__init__(learning_rate, {"momentum": float(momentum), "nesterov": bool(nesterov)},
-                         **kwargs)
+        super().__init__(
+            learning_rate, {"momentum": float(momentum), "nesterov": bool(nesterov)}, **kwargs
+        )
 
 
 class Adam(Optimizer):
@@ -336,10 +348,20 @@ class Adam(Optimizer):
 
     _algorithm = "Adam"
 
-    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
-                 epsilon: float = 1e-7, amsgrad: bool = False, **kwargs: Any) -> None:
-        super().__init__(learning_rate, {"beta_1": beta_1, "beta_2": beta_2, "epsilon": epsilon,
-                                         "amsgrad": bool(amsgrad)}, **kwargs)
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        beta_1: float = 0.9,
+        beta_2: float = 0.999,
+        epsilon: float = 1e-7,
+        amsgrad: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            learning_rate,
+            {"beta_1": beta_1, "beta_2": beta_2, "epsilon": epsilon, "amsgrad": bool(amsgrad)},
+            **kwargs,
+        )
 
 
 class AdamW(Optimizer):
@@ -354,16 +376,24 @@ class AdamW(Optimizer):
 
     _algorithm = "AdamW"
 
-    def __init__(self, learning_rate: Any = 0.001, weight_decay: float = 0.004,
-                 beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7,
-                 amsgrad: bool = False, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        weight_decay: float = 0.004,
+        beta_1: float = 0.9,
+        beta_2: float = 0.999,
+        epsilon: float = 1e-7,
+        amsgrad: bool = False,
+        **kwargs: Any,
+    ) -> None:
         if weight_decay is None:
-            raise ValueError(
-                "Argument `weight_decay` must be a float. Received: weight_decay=None"
-            )
-        super().__init__(learning_rate, {"beta_1": beta_1, "beta_2": beta_2, "epsilon": epsilon,
-                                         "amsgrad": bool(amsgrad)},
-                         weight_decay=weight_decay, **kwargs)
+            raise ValueError("Argument `weight_decay` must be a float. Received: weight_decay=None")
+        super().__init__(
+            learning_rate,
+            {"beta_1": beta_1, "beta_2": beta_2, "epsilon": epsilon, "amsgrad": bool(amsgrad)},
+            weight_decay=weight_decay,
+            **kwargs,
+        )
 
 
 class RMSprop(Optimizer):
@@ -378,10 +408,20 @@ class RMSprop(Optimizer):
 
     _algorithm = "RMSprop"
 
-    def __init__(self, learning_rate: Any = 0.001, rho: float = 0.9, momentum: float = 0.0,
-                 epsilon: float = 1e-7, centered: bool = False, **kwargs: Any) -> None:
-        super().__init__(learning_rate, {"rho": rho, "momentum": momentum, "epsilon": epsilon,
-                                         "centered": bool(centered)}, **kwargs)
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        rho: float = 0.9,
+        momentum: float = 0.0,
+        epsilon: float = 1e-7,
+        centered: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            learning_rate,
+            {"rho": rho, "momentum": momentum, "epsilon": epsilon, "centered": bool(centered)},
+            **kwargs,
+        )
 
 
 class Adagrad(Optimizer):
@@ -396,10 +436,18 @@ class Adagrad(Optimizer):
 
     _algorithm = "Adagrad"
 
-    def __init__(self, learning_rate: Any = 0.001, initial_accumulator_value: float = 0.1,
-                 epsilon: float = 1e-7, **kwargs: Any) -> None:
-        super().__init__(learning_rate, {"initial_accumulator_value": initial_accumulator_value,
-                                         "epsilon": epsilon}, **kwargs)
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        initial_accumulator_value: float = 0.1,
+        epsilon: float = 1e-7,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            learning_rate,
+            {"initial_accumulator_value": initial_accumulator_value, "epsilon": epsilon},
+            **kwargs,
+        )
 
 
 class Adadelta(Optimizer):
@@ -414,8 +462,9 @@ class Adadelta(Optimizer):
 
     _algorithm = "Adadelta"
 
-    def __init__(self, learning_rate: Any = 0.001, rho: float = 0.95, epsilon: float = 1e-7,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, learning_rate: Any = 0.001, rho: float = 0.95, epsilon: float = 1e-7, **kwargs: Any
+    ) -> None:
         super().__init__(learning_rate, {"rho": rho, "epsilon": epsilon}, **kwargs)
 
 
@@ -431,10 +480,17 @@ class Nadam(Optimizer):
 
     _algorithm = "Nadam"
 
-    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
-                 epsilon: float = 1e-7, **kwargs: Any) -> None:
-        super().__init__(learning_rate, {"beta_1": beta_1, "beta_2": beta_2, "epsilon": epsilon},
-                         **kwargs)
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        beta_1: float = 0.9,
+        beta_2: float = 0.999,
+        epsilon: float = 1e-7,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            learning_rate, {"beta_1": beta_1, "beta_2": beta_2, "epsilon": epsilon}, **kwargs
+        )
 
 
 class Adamax(Optimizer):
@@ -449,10 +505,17 @@ class Adamax(Optimizer):
 
     _algorithm = "Adamax"
 
-    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
-                 epsilon: float = 1e-7, **kwargs: Any) -> None:
-        super().__init__(learning_rate, {"beta_1": beta_1, "beta_2": beta_2, "epsilon": epsilon},
-                         **kwargs)
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        beta_1: float = 0.9,
+        beta_2: float = 0.999,
+        epsilon: float = 1e-7,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            learning_rate, {"beta_1": beta_1, "beta_2": beta_2, "epsilon": epsilon}, **kwargs
+        )
 
 
 class Lion(Optimizer):
@@ -467,13 +530,16 @@ class Lion(Optimizer):
 
     _algorithm = "Lion"
 
-    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.99,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.99, **kwargs: Any
+    ) -> None:
         super().__init__(learning_rate, {"beta_1": beta_1, "beta_2": beta_2}, **kwargs)
 
 
-_BY_NAME = {cls.__name__.lower(): cls for cls in
-            (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Nadam, Adamax, Lion)}
+_BY_NAME = {
+    cls.__name__.lower(): cls
+    for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Nadam, Adamax, Lion)
+}
 
 
 def get(identifier: Any) -> Optimizer:

@@ -4,6 +4,7 @@ A schedule is called with the optimizer's step and returns the rate as a float32
 pass one as an optimizer's `learning_rate`. Subclass `LearningRateSchedule` (define
 `__call__(step)`) for a schedule of your own.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -77,8 +78,13 @@ class ExponentialDecay(LearningRateSchedule):
         staircase: bool = False,
         name: str = "ExponentialDecay",
     ) -> None:
-        self._config = {"initial_learning_rate": initial_learning_rate, "decay_steps": decay_steps,
-                            "decay_rate": decay_rate, "staircase": staircase, "name": name}
+        self._config = {
+            "initial_learning_rate": initial_learning_rate,
+            "decay_steps": decay_steps,
+            "decay_rate": decay_rate,
+            "staircase": staircase,
+            "name": name,
+        }
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
         self.decay_rate = decay_rate
@@ -124,8 +130,13 @@ class InverseTimeDecay(LearningRateSchedule):
         staircase: bool = False,
         name: str = "InverseTimeDecay",
     ) -> None:
-        self._config = {"initial_learning_rate": initial_learning_rate, "decay_steps": decay_steps,
-                            "decay_rate": decay_rate, "staircase": staircase, "name": name}
+        self._config = {
+            "initial_learning_rate": initial_learning_rate,
+            "decay_steps": decay_steps,
+            "decay_rate": decay_rate,
+            "staircase": staircase,
+            "name": name,
+        }
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
         self.decay_rate = decay_rate
@@ -152,9 +163,14 @@ class PolynomialDecay(LearningRateSchedule):
         cycle: bool = False,
         name: str = "PolynomialDecay",
     ) -> None:
-        self._config = {"initial_learning_rate": initial_learning_rate, "decay_steps": decay_steps,
-                            "end_learning_rate": end_learning_rate, "power": power, "cycle": cycle,
-                            "name": name}
+        self._config = {
+            "initial_learning_rate": initial_learning_rate,
+            "decay_steps": decay_steps,
+            "end_learning_rate": end_learning_rate,
+            "power": power,
+            "cycle": cycle,
+            "name": name,
+        }
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
         self.end_learning_rate = end_learning_rate
@@ -162,8 +178,11 @@ class PolynomialDecay(LearningRateSchedule):
         self.cycle = cycle
         self.name = name
         self._engine = _rt.Schedule.polynomial(
-            float(initial_learning_rate), float(decay_steps), float(end_learning_rate),
-            float(power), bool(cycle)
+            float(initial_learning_rate),
+            float(decay_steps),
+            float(end_learning_rate),
+            float(power),
+            bool(cycle),
         )
 
 
@@ -183,9 +202,14 @@ class CosineDecay(LearningRateSchedule):
         warmup_target: float | None = None,
         warmup_steps: float = 0,
     ) -> None:
-        self._config = {"initial_learning_rate": initial_learning_rate, "decay_steps": decay_steps,
-                            "alpha": alpha, "name": name, "warmup_target": warmup_target,
-                            "warmup_steps": warmup_steps}
+        self._config = {
+            "initial_learning_rate": initial_learning_rate,
+            "decay_steps": decay_steps,
+            "alpha": alpha,
+            "name": name,
+            "warmup_target": warmup_target,
+            "warmup_steps": warmup_steps,
+        }
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
         self.alpha = alpha
@@ -193,6 +217,9 @@ class CosineDecay(LearningRateSchedule):
         self.warmup_target = warmup_target
         self.warmup_steps = warmup_steps
         self._engine = _rt.Schedule.cosine(
-            float(initial_learning_rate), float(decay_steps), float(alpha),
-            None if warmup_target is None else float(warmup_target), float(warmup_steps)
+            float(initial_learning_rate),
+            float(decay_steps),
+            float(alpha),
+            None if warmup_target is None else float(warmup_target),
+            float(warmup_steps),
         )
