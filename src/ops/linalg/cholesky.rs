@@ -54,7 +54,9 @@ fn cholesky_kernel(a: &[f64], n: usize) -> Vec<f64> {
 pub fn cholesky(x: &Tensor) -> Result<Tensor> {
     let op = "cholesky";
     let n = check_square_float(op, x)?;
-    let factors = map_matrices(x, n * n * n / 3, |_, a| Ok(cholesky_kernel(a, n)))?;
+    let factors = map_matrices("cholesky", x, n * n * n / 3, |_, a| {
+        Ok(cholesky_kernel(a, n))
+    })?;
     let y = tensor_of(factors.concat(), x.shape(), x.dtype())?;
     let rows = per_matrix_rows(0, x.ndim());
     record_batched(op, &[x], &y, &[&y], rows, true, move |s, dy, _batch| {

@@ -116,7 +116,7 @@ pub fn det(x: &Tensor) -> Result<Tensor> {
         complex_determinants(x, n)?
     } else {
         let n = check_square_float(op, x)?;
-        let values = map_matrices(x, n * n * n, |_, a| Ok(determinant(a, n)))?;
+        let values = map_matrices("det", x, n * n * n, |_, a| Ok(determinant(a, n)))?;
         tensor_of(values, &x.shape()[..x.ndim() - 2], x.dtype())?
     };
     let rows = per_matrix_rows(0, x.ndim());
@@ -138,7 +138,7 @@ pub fn det(x: &Tensor) -> Result<Tensor> {
 pub fn slogdet(x: &Tensor) -> Result<(Tensor, Tensor)> {
     let op = "slogdet";
     let n = check_square_float(op, x)?;
-    let pairs = map_matrices(x, n * n * n, |_, a| Ok(sign_and_log_abs(a, n)))?;
+    let pairs = map_matrices("slogdet", x, n * n * n, |_, a| Ok(sign_and_log_abs(a, n)))?;
     let batch = &x.shape()[..x.ndim() - 2];
     let (signs, logs): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
     let sign = tensor_of(signs, batch, x.dtype())?;

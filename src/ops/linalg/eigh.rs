@@ -239,7 +239,7 @@ pub(super) fn column_sign(v: &[f64], rows: usize, cols: usize, col: usize) -> f6
 pub fn eigh(x: &Tensor) -> Result<(Tensor, Tensor)> {
     let op = "eigh";
     let n = check_square_float(op, x)?;
-    let pairs = map_matrices(x, 10 * n * n * n, |i, a| {
+    let pairs = map_matrices("eigh", x, 10 * n * n * n, |i, a| {
         if a.iter().any(|v| !v.is_finite()) {
             return Err(Error::value(
                 op,

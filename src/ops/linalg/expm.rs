@@ -179,7 +179,7 @@ fn expm_kernel(a: &[f64], n: usize) -> Vec<f64> {
 pub fn expm(x: &Tensor) -> Result<Tensor> {
     let op = "expm";
     let n = check_square_float(op, x)?;
-    let values = map_matrices(x, 20 * n * n * n, |_, a| Ok(expm_kernel(a, n)))?;
+    let values = map_matrices("expm", x, 20 * n * n * n, |_, a| Ok(expm_kernel(a, n)))?;
     let y = tensor_of(values.concat(), x.shape(), x.dtype())?;
     let rows = per_matrix_rows(0, x.ndim());
     record_batched(op, &[x], &y, &[x], rows, true, move |s, dy, _batch| {

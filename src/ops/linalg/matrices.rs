@@ -71,6 +71,7 @@ pub(crate) fn tensor_of(values: Vec<f64>, shape: &[usize], dtype: DType) -> Resu
 /// Runs `kernel` on each `rows x cols` matrix of `x` (row-major float64), in batch order; on
 /// rayon's threads when the batch is large enough to pay for it. The first error wins.
 pub(crate) fn map_matrices<R: Send>(
+    op: &str,
     x: &Tensor,
     work_per_matrix: usize,
     kernel: impl Fn(usize, &[f64]) -> Result<R> + Sync,
@@ -78,15 +79,24 @@ pub(crate) fn map_matrices<R: Send>(
     let s = x.shape();
     let per = s[s.len() - 2] * s[s.len() - 1];
     let count: usize = s[..s.len() - 2].iter().product();
+    // One result per matrix, reserved fallibly: a batch of 2^31 empty matrices holds no
+    // elements, yet its results would not fit (a MemoryError, never an abort).
+    let mut out: Vec<R> = crate::memory::try_vec(op, count)?;
     let values = x.to_f64_vec();
     let one = |i: usize| kernel(i, &values[i * per..(i + 1) * per]);
     // Above this many flops a batch goes to rayon's threads.
     let parallel_work = 1 << 18;
     if count > 1 && count.saturating_mul(work_per_matrix) >= parallel_work && may_split() {
-        (0..count).into_par_iter().map(one).collect()
+        let results: Vec<Result<R>> = (0..count).into_par_iter().map(one).collect();
+        for r in results {
+            out.push(r?);
+        }
     } else {
-        (0..count).map(one).collect()
+        for i in 0..count {
+            out.push(one(i)?);
+        }
     }
+    Ok(out)
 }
 
 /// `x` with its last two axes swapped (a recorded op, for VJPs).

@@ -102,7 +102,7 @@ pub fn qr(x: &Tensor, full_matrices: bool) -> Result<(Tensor, Tensor)> {
     let op = "qr";
     let (m, n) = check_matrix(op, x)?;
     let q_cols = if full_matrices { m } else { m.min(n) };
-    let pairs = map_matrices(x, 2 * m * n * n, |_, a| {
+    let pairs = map_matrices("qr", x, 2 * m * n * n, |_, a| {
         Ok(qr_kernel(a, m, n, full_matrices))
     })?;
     let batch = &x.shape()[..x.ndim() - 2];

@@ -194,7 +194,7 @@ fn decompose(op: &str, x: &Tensor, full: bool) -> Result<(Tensor, Tensor, Tensor
     let (m, n) = check_matrix(op, x)?;
     let k = m.min(n);
     let (u_cols, v_cols) = if full { (m, n) } else { (k, k) };
-    let parts = map_matrices(x, 10 * m * n * k, |_, a| Ok(svd_kernel(a, m, n, full)))?;
+    let parts = map_matrices(op, x, 10 * m * n * k, |_, a| Ok(svd_kernel(a, m, n, full)))?;
     let batch = &x.shape()[..x.ndim() - 2];
     let (mut s, mut u, mut v) = (Vec::new(), Vec::new(), Vec::new());
     for p in parts {
