@@ -469,105 +469,87 @@ fn import(imported: Imported, copy: Option<bool>) -> PyResult<Tensor> {
              or bool)",
         ));
     }
-    fn build<T: Element>(
+    /// What an imported buffer becomes a tensor from.
+    struct Import<'a> {
         imported: Imported,
-        shape: &[usize],
+        shape: &'a [usize],
         len: usize,
         start: usize,
-        strides: Option<&[i64]>,
+        strides: Option<&'a [i64]>,
         zero_copy: bool,
-        map: impl Fn(*const u8) -> T,
-    ) -> Tensor {
-        if zero_copy {
-            // SAFETY: aligned and C-contiguous (checked), `len` elements valid while the
-            // producer's tensor lives, which `imported` keeps until the values are dropped.
-            let values =
-                unsafe { Values::from_foreign(shape, start as *const T, len, Box::new(imported)) };
-            return Tensor::new(T::into_data(values));
-        }
-        let item = std::mem::size_of::<T>() as i64;
-        let strides = strides.map_or_else(|| row_major(shape), <[i64]>::to_vec);
-        let mut out = Vec::with_capacity(len);
-        let mut index = vec![0usize; shape.len()];
-        for _ in 0..len {
-            let offset: i64 = index
-                .iter()
-                .zip(&strides)
-                .map(|(&i, &s)| i as i64 * s)
-                .sum();
-            out.push(map((start as i64 + offset * item) as *const u8));
-            for k in (0..shape.len()).rev() {
-                index[k] += 1;
-                if index[k] < shape[k] {
-                    break;
-                }
-                index[k] = 0;
-            }
-        }
-        drop(imported);
-        Tensor::new(T::into_data(Values::from_vec(shape, out)))
     }
+    impl Import<'_> {
+        /// The tensor: the producer's memory itself when `zero_copy`, else the elements read
+        /// one by one with `map` (through the strides).
+        fn build<T: Element>(self, map: impl Fn(*const u8) -> T) -> Tensor {
+            let Import {
+                imported,
+                shape,
+                len,
+                start,
+                strides,
+                zero_copy,
+            } = self;
+            if zero_copy {
+                // SAFETY: aligned and C-contiguous (checked), `len` elements valid while the
+                // producer's tensor lives, which `imported` keeps until the values are dropped.
+                let values = unsafe {
+                    Values::from_foreign(shape, start as *const T, len, Box::new(imported))
+                };
+                return Tensor::new(T::into_data(values));
+            }
+            let item = std::mem::size_of::<T>() as i64;
+            let strides = strides.map_or_else(|| row_major(shape), <[i64]>::to_vec);
+            let mut out = Vec::with_capacity(len);
+            let mut index = vec![0usize; shape.len()];
+            for _ in 0..len {
+                let offset: i64 = index
+                    .iter()
+                    .zip(&strides)
+                    .map(|(&i, &s)| i as i64 * s)
+                    .sum();
+                out.push(map((start as i64 + offset * item) as *const u8));
+                for k in (0..shape.len()).rev() {
+                    index[k] += 1;
+                    if index[k] < shape[k] {
+                        break;
+                    }
+                    index[k] = 0;
+                }
+            }
+            drop(imported);
+            Tensor::new(T::into_data(Values::from_vec(shape, out)))
+        }
+    }
+    /// One element at `p`, unaligned.
+    ///
+    /// # Safety
+    /// `p` points at a readable `T` of the producer's tensor.
+    unsafe fn read<T>(p: *const u8) -> T {
+        unsafe { p.cast::<T>().read_unaligned() }
+    }
+    let from = Import {
+        imported,
+        shape: &shape,
+        len,
+        start,
+        strides: strides.as_deref(),
+        zero_copy,
+    };
     // SAFETY (the reads below): each address is an element of the producer's tensor (its
-    // shape and strides), read unaligned; bools are read as bytes and compared with zero.
-    let strides = strides.as_deref();
+    // shape and strides); bools are read as bytes and compared with zero.
     Ok(match dtype {
-        DType::F32 => build(
-            imported,
-            &shape,
-            len,
-            start,
-            strides,
-            zero_copy,
-            |p| unsafe { p.cast::<f32>().read_unaligned() },
-        ),
-        DType::F64 => build(
-            imported,
-            &shape,
-            len,
-            start,
-            strides,
-            zero_copy,
-            |p| unsafe { p.cast::<f64>().read_unaligned() },
-        ),
-        DType::I32 => build(
-            imported,
-            &shape,
-            len,
-            start,
-            strides,
-            zero_copy,
-            |p| unsafe { p.cast::<i32>().read_unaligned() },
-        ),
-        DType::I64 => build(
-            imported,
-            &shape,
-            len,
-            start,
-            strides,
-            zero_copy,
-            |p| unsafe { p.cast::<i64>().read_unaligned() },
-        ),
-        DType::Bool => build(imported, &shape, len, start, strides, false, |p| unsafe {
-            p.read() != 0
-        }),
-        DType::Complex64 => build(
-            imported,
-            &shape,
-            len,
-            start,
-            strides,
-            zero_copy,
-            |p| unsafe { p.cast::<Complex<f32>>().read_unaligned() },
-        ),
-        DType::Complex128 => build(
-            imported,
-            &shape,
-            len,
-            start,
-            strides,
-            zero_copy,
-            |p| unsafe { p.cast::<Complex<f64>>().read_unaligned() },
-        ),
+        DType::F32 => from.build(|p| unsafe { read::<f32>(p) }),
+        DType::F64 => from.build(|p| unsafe { read::<f64>(p) }),
+        DType::I32 => from.build(|p| unsafe { read::<i32>(p) }),
+        DType::I64 => from.build(|p| unsafe { read::<i64>(p) }),
+        DType::Complex64 => from.build(|p| unsafe { read::<Complex<f32>>(p) }),
+        DType::Complex128 => from.build(|p| unsafe { read::<Complex<f64>>(p) }),
+        DType::Bool => Import {
+            zero_copy: false,
+            ..from
+        }
+        .build(|p| unsafe { p.read() != 0 }),
     })
 }
 
