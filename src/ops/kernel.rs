@@ -35,6 +35,26 @@ pub(crate) fn may_split() -> bool {
     rayon::current_thread_index().is_none() && parallel_threads() > 1 && !super::parallel::in_task()
 }
 
+/// How much larger than its threshold a kernel must be to wake a parked helper thread.
+///
+/// The thresholds assume a helper that is awake (it spins briefly after each job): handing it
+/// half the work then costs about a microsecond. A parked helper takes a futex wake on the
+/// caller's side and tens of microseconds to get a (virtual) core back, during which the caller
+/// has often done the whole of a small kernel alone, so the wake-up is pure overhead (process
+/// CPU grows, the time does not fall). Between the short kernels of an eager program (a
+/// nested-tape PINN: thousands of 10-30 µs kernels separated by Python) the helper is parked,
+/// so only kernels this many times over the threshold wake it.
+const COLD_FACTOR: usize = 4;
+
+/// Whether a kernel of `work` units (elements, multiply-adds) that pays to split from
+/// `threshold` units should split now: [`may_split`], and large enough for the helper threads'
+/// state (awake: the threshold; parked: [`COLD_FACTOR`] times it).
+pub(crate) fn worth_splitting(work: usize, threshold: usize) -> bool {
+    work >= threshold
+        && may_split()
+        && (work >= threshold.saturating_mul(COLD_FACTOR) || super::parallel::helpers_awake())
+}
+
 /// How many threads parallel work may use from here: rayon's pool size, or 1 in a process
 /// forked after the pool started (its worker threads did not survive the fork: a job sent to
 /// them would wait forever, so the child runs serially).
@@ -102,7 +122,7 @@ pub(crate) fn fill<U: Send>(
 ) -> Result<Vec<U>> {
     let mut out = try_vec(op, n)?;
     let dst = &mut out.spare_capacity_mut()[..n];
-    if n >= min_par && may_split() {
+    if worth_splitting(n, min_par) {
         let chunks = Chunks::new(dst);
         for_each_task(n.div_ceil(CHUNK), &|i| {
             // SAFETY: task `i` alone takes chunk `i`.
@@ -171,7 +191,7 @@ pub(crate) fn zip_assign<T: Copy + Send + Sync>(
     f: impl Fn(T, T) -> T + Sync,
 ) {
     let run = |d: &mut [T], s: &[T]| d.iter_mut().zip(s).for_each(|(d, &s)| *d = f(*d, s));
-    if dst.len() >= min_par && may_split() {
+    if worth_splitting(dst.len(), min_par) {
         let n = dst.len();
         let chunks = Chunks::new(dst);
         for_each_task(n.div_ceil(CHUNK), &|i| {

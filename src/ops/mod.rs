@@ -23,7 +23,7 @@ pub(crate) mod kernel;
 mod linalg;
 mod nn;
 mod nn_layer;
-mod parallel;
+pub(crate) mod parallel;
 mod pool;
 mod random;
 mod reduce;

@@ -12,7 +12,9 @@
 //!
 //! Helpers: rayon's thread count less one (the caller is the other), so `RAYON_NUM_THREADS`
 //! sets both. One fork-join at a time: a second thread calling meanwhile runs its tasks alone.
+use std::any::Any;
 use std::cell::Cell;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::{Mutex, OnceLock};
 use std::thread::Thread;
@@ -39,6 +41,9 @@ struct Pool {
     open: AtomicBool,
     /// Helpers inside the current job.
     active: AtomicUsize,
+    /// The first panic of a task of the current job, re-raised on the caller once every
+    /// thread has left the job (the task function lives on the caller's stack).
+    panic: Mutex<Option<Box<dyn Any + Send>>>,
     helpers: Vec<Helper>,
 }
 
@@ -57,8 +62,14 @@ thread_local! {
 const MAX_SPIN: Duration = Duration::from_micros(50);
 const SPIN_SHARE: u32 = 8;
 
+static POOL: OnceLock<Pool> = OnceLock::new();
+
+/// The pool if it has started.
+fn static_pool() -> Option<&'static Pool> {
+    POOL.get()
+}
+
 fn pool() -> &'static Pool {
-    static POOL: OnceLock<Pool> = OnceLock::new();
     POOL.get_or_init(|| {
         let count = rayon::current_num_threads().saturating_sub(1);
         let mut helpers = Vec::with_capacity(count);
@@ -84,6 +95,7 @@ fn pool() -> &'static Pool {
             next: AtomicUsize::new(0),
             open: AtomicBool::new(false),
             active: AtomicUsize::new(0),
+            panic: Mutex::new(None),
             helpers,
         }
     })
@@ -137,8 +149,20 @@ fn run_tasks(pool: &Pool, f: &(dyn Fn(usize) + Sync), tasks: usize) {
         if i >= tasks {
             break;
         }
-        f(i);
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| f(i))) {
+            // No further tasks start; the caller re-raises the first panic after the join.
+            pool.next.store(tasks, SeqCst);
+            let mut first = pool.panic.lock().unwrap_or_else(|e| e.into_inner());
+            first.get_or_insert(payload);
+            break;
+        }
     }
+}
+
+/// Whether a helper thread is awake (running a job, or spinning for the next one), so that a
+/// job published now starts on it within about a microsecond; false before the pool exists.
+pub(crate) fn helpers_awake() -> bool {
+    static_pool().is_some_and(|p| p.helpers.iter().any(|h| !h.sleeping.load(Relaxed)))
 }
 
 /// Whether this thread runs a task of a job (kernels inside a task do not split again).
@@ -190,4 +214,64 @@ pub(crate) fn for_each_task(tasks: usize, f: &(dyn Fn(usize) + Sync)) {
         std::hint::spin_loop();
     }
     pool.job.store(std::ptr::null_mut(), SeqCst);
+    let panicked = pool.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if let Some(payload) = panicked {
+        resume_unwind(payload);
+    }
+}
+
+/// `f(0) .. f(count - 1)` as [`for_each_task`] runs them, their results in order.
+pub(crate) fn map_tasks<R: Send>(count: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
+    let slots: Vec<Mutex<Option<R>>> = (0..count).map(|_| Mutex::new(None)).collect();
+    for_each_task(count, &|i| {
+        let r = f(i);
+        *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+    });
+    slots
+        .into_iter()
+        .map(|s| {
+            let r = s.into_inner().unwrap_or_else(|e| e.into_inner());
+            r.expect("for_each_task runs every task once")
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    #[test]
+    fn every_task_runs_once_and_results_keep_their_order() {
+        let runs: Vec<AtomicUsize> = (0..100).map(|_| AtomicUsize::new(0)).collect();
+        for_each_task(runs.len(), &|i| {
+            runs[i].fetch_add(1, SeqCst);
+        });
+        assert!(runs.iter().all(|r| r.load(SeqCst) == 1));
+        assert_eq!(
+            map_tasks(50, |i| i * i),
+            (0..50).map(|i| i * i).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_panicking_task_reaches_the_caller_and_the_pool_still_works() {
+        for _ in 0..20 {
+            let caught = catch_unwind(|| {
+                for_each_task(64, &|i| {
+                    if i == 37 {
+                        panic!("task {i} failed");
+                    }
+                })
+            });
+            let payload = caught.expect_err("the task's panic is re-raised on the caller");
+            let message = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .unwrap_or_default();
+            assert_eq!(message, "task 37 failed");
+        }
+        // The pool is neither wedged nor left with a stale panic.
+        assert_eq!(map_tasks(8, |i| i + 1), vec![1, 2, 3, 4, 5, 6, 7, 8]);
+    }
 }

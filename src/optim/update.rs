@@ -1,20 +1,20 @@
 //! The fused pass over one variable: gradient clipping, weight decay and the algorithm's update
 //! for each element in a single sweep (blocks of [`BLOCK`] elements stay in L1 between the three),
-//! in place on the variable's and slots' buffers, split across rayon for large variables.
+//! in place on the variable's and slots' buffers, split across threads for large variables.
 use std::any::Any;
-use std::sync::RwLockWriteGuard;
+use std::sync::{Mutex, RwLockWriteGuard};
 
-use rayon::prelude::*;
 use smallvec::SmallVec;
 
 use super::rules::Prepared;
 use crate::dtype::Float;
-use crate::ops::kernel::{may_split, PAR_MATH};
+use crate::ops::kernel::{worth_splitting, PAR_MATH};
+use crate::ops::parallel::for_each_task;
 use crate::tensor::{Data, Element, Tensor, Values};
 
 /// Elements per block: the clipped gradient of a block lives on the stack.
 const BLOCK: usize = 256;
-/// Elements per rayon task (a multiple of [`BLOCK`]).
+/// Elements per task (a multiple of [`BLOCK`]).
 const CHUNK: usize = 1 << 15;
 
 /// What happens to each gradient element before the update (Keras's `_clip_gradients`).
@@ -118,22 +118,26 @@ pub(crate) fn update<T: Float>(
     slots: &mut [&mut [T]],
 ) {
     let n = w.len();
-    if n < PAR_MATH || !may_split() {
+    if !worth_splitting(n, PAR_MATH) {
         run_chunk(rule, prep, decay, w, g, slots);
         return;
     }
     let mut slot_chunks: SmallVec<[std::slice::ChunksMut<'_, T>; 3]> =
         slots.iter_mut().map(|s| s.chunks_mut(CHUNK)).collect();
     let mut jobs = Vec::with_capacity(n.div_ceil(CHUNK));
+    // Chunks on the calling thread and the kernel helpers (no thread sleeps waiting for them).
     for (wc, gc) in w.chunks_mut(CHUNK).zip(g.chunks(CHUNK)) {
         let sc: SmallVec<[&mut [T]; 3]> = slot_chunks
             .iter_mut()
             .filter_map(|chunks| chunks.next())
             .collect();
-        jobs.push((wc, gc, sc));
+        jobs.push(Mutex::new((wc, gc, sc)));
     }
-    jobs.into_par_iter()
-        .for_each(|(wc, gc, mut sc)| run_chunk(rule, prep, decay, wc, gc, &mut sc));
+    for_each_task(jobs.len(), &|i| {
+        let mut job = jobs[i].lock().unwrap_or_else(|e| e.into_inner());
+        let (wc, gc, sc) = &mut *job;
+        run_chunk(rule, prep, decay, wc, gc, sc)
+    });
 }
 
 /// The typed elements of `data`, if it holds `T`.

@@ -5,8 +5,9 @@
 //!   op on the path must take batched cotangents: `Step::batchable`);
 //! - row by row: one sweep per row;
 //!
-//! and the blocks run on rayon's threads, or one after another on this thread (sequential, or
-//! when a tape records on this thread: rows on other threads would not be recorded).
+//! and the blocks run on the calling thread and the kernel helper threads
+//! (`ops::parallel::for_each_task`), or one after another on this thread (sequential, or when
+//! a tape records on this thread: rows on other threads would not be recorded).
 //!
 //! Each block writes its rows straight into the result, already in its final layout (the row
 //! axis after the batch axis for `batch_jacobian`): no stacking, no transposition, and only the
@@ -24,7 +25,6 @@ use std::time::Instant;
 
 use ndarray::{ArrayD, ArrayViewMutD, Axis, IxDyn};
 use num_complex::Complex;
-use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
 use super::backward::{sweep, Plan};
@@ -40,13 +40,13 @@ use crate::tensor::{Data, Tensor, TensorId};
 /// How the rows of a Jacobian are run. The numbers are the same whichever runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JacobianStrategy {
-    /// Vectorised blocks on rayon's threads when every op on the path supports it, else rows on
-    /// rayon's threads.
+    /// Vectorised blocks on the worker threads when every op on the path supports it, else rows
+    /// on the worker threads (the calling thread is one of them).
     Auto,
     /// Vectorised only: a ValueError naming the op when one on the path cannot take batched
     /// cotangents (to find what keeps `Auto` off the fast path).
     Vectorized,
-    /// Independent row sweeps on rayon's threads.
+    /// Independent row sweeps on the worker threads.
     ParallelRows,
     /// One row after another on this thread.
     Sequential,
@@ -60,7 +60,7 @@ pub enum JacobianStrategy {
 #[derive(Clone, Copy, Debug)]
 pub struct JacobianOptions {
     /// At most this many rows at once (TensorFlow's meaning: it bounds memory): the rows of all
-    /// the vectorised blocks, or the single rows, in flight on rayon's threads. `None`: blocks
+    /// the vectorised blocks, or the single rows, in flight on the worker threads. `None`: blocks
     /// sized to stay in cache, one in flight per thread.
     pub parallel_iterations: Option<usize>,
     /// Vectorised, parallel or sequential rows (the numbers are the same).
@@ -270,6 +270,9 @@ impl Sink<'_> {
     }
 }
 
+/// A block of a Jacobian: its first row and its slice of each source's result.
+type Job<'a> = (usize, Vec<Option<Sink<'a>>>);
+
 /// The blocks run at most `in_flight` at a time (bounding memory), each writing its rows into
 /// its own slice of the results.
 #[allow(clippy::too_many_arguments)] // the blocks' whole context, read-only
@@ -309,7 +312,7 @@ fn written_in_place(
         })
         .collect::<Result<_>>()?;
     // One job per block: its first row and its slice of each source's result.
-    let mut jobs: Vec<(usize, Vec<Option<Sink>>)> = (0..rows)
+    let mut jobs: Vec<Job<'_>> = (0..rows)
         .step_by(blocks.size)
         .map(|start| (start, Vec::new()))
         .collect();
@@ -327,7 +330,7 @@ fn written_in_place(
     }
     // Per source, whether the block reached it.
     let source_shapes: Vec<Vec<usize>> = sources.iter().map(Source::shape).collect();
-    let run = |(start, sinks): &mut (usize, Vec<Option<Sink>>)| -> Result<Vec<bool>> {
+    let run = |(start, sinks): &mut Job<'_>| -> Result<Vec<bool>> {
         let end = (*start + blocks.size).min(rows);
         let rows = *start..end;
         let grads = sweep_block(plan, target, sources, &keep, rows, hot, blocks.vectorised)?;
@@ -364,7 +367,16 @@ fn written_in_place(
         let wave = &mut jobs[next..(next + wave_len.max(1)).min(total)];
         let started = Instant::now();
         let done: Vec<Vec<bool>> = if threads > 1 && wave.len() > 1 {
-            wave.par_iter_mut().map(run).collect::<Result<_>>()?
+            // The calling thread runs blocks too (rather than sleeping while rayon's workers do),
+            // so no thread waits to be woken between waves, and kernels see `in_task`.
+            let cells: Vec<std::sync::Mutex<&mut Job<'_>>> =
+                wave.iter_mut().map(std::sync::Mutex::new).collect();
+            crate::ops::parallel::map_tasks(cells.len(), |i| {
+                let mut job = cells[i].lock().unwrap_or_else(|e| e.into_inner());
+                run(&mut job)
+            })
+            .into_iter()
+            .collect::<Result<_>>()?
         } else {
             // On this thread (never a pool thread: see `Node::caller_thread`).
             wave.iter_mut().map(run).collect::<Result<_>>()?

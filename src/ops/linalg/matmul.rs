@@ -5,7 +5,7 @@
 //! Integer matmul (as TensorFlow allows) uses a plain loop with wrapping arithmetic.
 use gemm::Parallelism;
 
-use crate::ops::kernel::may_split;
+use crate::ops::kernel::worth_splitting;
 use crate::ops::parallel::for_each_task;
 use ndarray::{ArrayD, IxDyn};
 
@@ -22,10 +22,11 @@ use crate::tensor::{Element, Tensor};
 /// below it the threads cost more than they save).
 const PARALLEL_GEMM_WORK: usize = 96 * 96 * 96;
 
-/// Multiply-adds per task of a split GEMM (~0.1 ms on one core): enough tasks that a helper
-/// thread arriving late still takes its share, few enough that repacking the shared operand
-/// per task stays a small cost.
-const GEMM_TASK_WORK: usize = 1 << 22;
+/// Multiply-adds per task of a split GEMM (~0.2-0.3 ms on one core): enough tasks that a
+/// helper thread arriving late still takes its share, few enough that repacking the shared
+/// operand (each task packs all of it) stays a small cost. At `1 << 22` the MLP step's
+/// 256x784x512 GEMMs ran as 16 tasks, each repacking the whole 256x784 operand.
+const GEMM_TASK_WORK: usize = 1 << 24;
 
 /// A shared operand against a batch that cannot be read as one matrix: at most this many GEMMs
 /// over the whole batch (one per output column, through strided writes), else one GEMM per
@@ -424,7 +425,8 @@ impl<T: MatElem> Product<'_, T> {
         lhs: (*const T, isize, isize),
         rhs: (*const T, isize, isize),
     ) {
-        unsafe { split_gemm(rows, cols, self.k, dst, lhs, rhs, may_split()) }
+        let split = worth_splitting(rows * cols * self.k, PARALLEL_GEMM_WORK);
+        unsafe { split_gemm(rows, cols, self.k, dst, lhs, rhs, split) }
     }
 
     /// A right operand shared by the whole batch (a dense layer on `[batch, rows, features]`,
@@ -502,7 +504,7 @@ impl<T: MatElem> Product<'_, T> {
         let work = m * n * k;
         let (lhs, rhs) = (self.lhs, self.rhs);
         let dst = SendPtr(self.dst as *const T);
-        let split = may_split();
+        let split = worth_splitting(work, PARALLEL_GEMM_WORK);
         let run = |b: usize, split_one: bool| {
             // SAFETY: offsets and strides come from the arrays' own layouts over validated
             // sizes; each batch writes its own `m * n` elements of the output buffer.
@@ -519,7 +521,7 @@ impl<T: MatElem> Product<'_, T> {
                 )
             }
         };
-        if split && work < PARALLEL_GEMM_WORK && count * work >= PARALLEL_GEMM_WORK {
+        if work < PARALLEL_GEMM_WORK && worth_splitting(count * work, PARALLEL_GEMM_WORK) {
             for_each_task(count, &|b| run(b, false));
         } else {
             (0..count).for_each(|b| run(b, split));
@@ -555,7 +557,12 @@ unsafe fn split_gemm<T: MatElem>(
     // Blocks along the longer side, in multiples of 16 (whole register tiles).
     let by_rows = rows >= cols;
     let len = if by_rows { rows } else { cols };
-    let tasks = (work / GEMM_TASK_WORK).clamp(2, 8 * rayon::current_num_threads());
+    // A multiple of the thread count, so that equal blocks end together.
+    let threads = crate::ops::parallel_threads().max(2);
+    let tasks = (work / GEMM_TASK_WORK)
+        .max(1)
+        .next_multiple_of(threads)
+        .min(8 * threads);
     let block = len.div_ceil(tasks).next_multiple_of(16).min(len);
     let (dst_p, lhs_p, rhs_p) = (SendPtr(dst.0 as *const T), SendPtr(lhs.0), SendPtr(rhs.0));
     for_each_task(len.div_ceil(block), &|i| {
