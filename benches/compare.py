@@ -717,8 +717,9 @@ def child_threads(quick, peers):
     return res
 
 
-# The workloads run at 1 and 2 threads (W4 and W7 also for CPU per call: goal <= 1.15x).
-THREADED = ("W4", "W7", "tanh4M", "mul4M", "matmul")
+# The workloads run at 1 and 2 threads (W4 and W7 also for CPU per call: goal <= 1.15x; W2,
+# the MLP's forward and backward GEMMs, shows what the second core gives a training step).
+THREADED = ("W2", "W4", "W7", "tanh4M", "mul4M", "matmul")
 
 
 def torch_into(torch, name):
@@ -862,7 +863,7 @@ def main():
             print(f"{w}: " + " | ".join(cells))
         print("\n## 2-thread / 1-thread process CPU per call, per pair, median pair first "
               "(goal: rustape's W4 and W7 <= 1.15x)")
-        for w in ("W4", "W7"):
+        for w in ("W2", "W4", "W7"):
             cells = []
             for c in pairs[0][0]["cpu"].get(w, {}):
                 rs = sorted((p[1]["cpu"][w][c][0] / p[0]["cpu"][w][c][0], p[0]["cpu"][w][c][0],

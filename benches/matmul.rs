@@ -214,5 +214,67 @@ fn bench_matmul(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_matmul);
+/// The GEMMs of an MLP training step (W2's sizes: 256x784 -> 512 -> 512 -> 10): the forward
+/// product, the weight gradient `x^T @ dy` and the input gradient `dy @ W^T`, called
+/// back to back ("warm": the helper threads spin between them) and after a 300 µs pause
+/// ("cold": the helpers have parked, as between the kernels of an eager program). With
+/// `RAYON_NUM_THREADS=1` and `=2` these show what the second core gains at each size.
+fn bench_mlp_step_gemms(c: &mut Criterion) {
+    let mut group = c.benchmark_group("matmul_mlp_step");
+    group.sample_size(20);
+    let t = |rows: usize, cols: usize, seed: u32| {
+        let v = values(rows.max(cols), seed);
+        Tensor::from_vec(v[..rows * cols].to_vec(), &[rows, cols]).unwrap()
+    };
+    let cases = [
+        (
+            "256x784 @ 784x512",
+            t(256, 784, 1),
+            t(784, 512, 2),
+            false,
+            false,
+        ),
+        (
+            "(256x784)^T @ 256x512",
+            t(256, 784, 3),
+            t(256, 512, 4),
+            true,
+            false,
+        ),
+        (
+            "256x512 @ (512x512)^T",
+            t(256, 512, 5),
+            t(512, 512, 6),
+            false,
+            true,
+        ),
+        (
+            "1024x64 @ 64x64",
+            t(1024, 64, 7),
+            t(64, 64, 8),
+            false,
+            false,
+        ),
+    ];
+    for (name, a, b, ta, tb) in &cases {
+        group.bench_function(format!("warm {name}"), |bench| {
+            bench.iter(|| rustape::ops::matmul(black_box(a), black_box(b), *ta, *tb).unwrap())
+        });
+        group.bench_function(format!("cold {name}"), |bench| {
+            bench.iter_custom(|iters| {
+                let mut total = std::time::Duration::ZERO;
+                for _ in 0..iters {
+                    std::thread::sleep(std::time::Duration::from_micros(300));
+                    let started = std::time::Instant::now();
+                    black_box(rustape::ops::matmul(a, b, *ta, *tb).unwrap());
+                    total += started.elapsed();
+                }
+                total
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_matmul, bench_mlp_step_gemms);
 criterion_main!(benches);
