@@ -44,6 +44,10 @@ struct Pool {
     /// The first panic of a task of the current job, re-raised on the caller once every
     /// thread has left the job (the task function lives on the caller's stack).
     panic: Mutex<Option<Box<dyn Any + Send>>>,
+    /// Set by a caller that parks while helpers finish long tasks; the last helper to leave
+    /// the job unparks `caller_thread`.
+    caller_parked: AtomicBool,
+    caller_thread: Mutex<Option<Thread>>,
     helpers: Vec<Helper>,
 }
 
@@ -96,6 +100,8 @@ fn pool() -> &'static Pool {
             open: AtomicBool::new(false),
             active: AtomicUsize::new(0),
             panic: Mutex::new(None),
+            caller_parked: AtomicBool::new(false),
+            caller_thread: Mutex::new(None),
             helpers,
         }
     })
@@ -123,7 +129,7 @@ fn helper_loop(pool: &'static Pool, i: usize) {
         pool.active.fetch_add(1, SeqCst);
         if !pool.open.load(SeqCst) || pool.epoch.load(SeqCst) != seen {
             // Too late for that job (or a newer one is being published): wait again.
-            pool.active.fetch_sub(1, SeqCst);
+            leave(pool);
             spin = Duration::ZERO;
             continue;
         }
@@ -139,7 +145,39 @@ fn helper_loop(pool: &'static Pool, i: usize) {
             IN_TASK.with(|t| t.set(false));
         }
         spin = (worked.elapsed() / SPIN_SHARE).min(MAX_SPIN);
-        pool.active.fetch_sub(1, Release);
+        leave(pool);
+    }
+}
+
+/// A helper leaves the job; the last one out wakes a caller that parked waiting for it.
+fn leave(pool: &Pool) {
+    if pool.active.fetch_sub(1, SeqCst) == 1 && pool.caller_parked.swap(false, SeqCst) {
+        if let Some(caller) = &*pool.caller_thread.lock().unwrap_or_else(|e| e.into_inner()) {
+            caller.unpark();
+        }
+    }
+}
+
+/// Spins this long for helpers still in their last tasks before parking until they leave.
+const JOIN_SPIN: Duration = Duration::from_micros(20);
+
+/// Waits until no helper is inside the closed job: spins briefly (tasks are short), then parks
+/// (a long task, or a helper preempted mid-task, would otherwise cost a core of spinning).
+fn join(pool: &Pool) {
+    let started = Instant::now();
+    while pool.active.load(SeqCst) != 0 {
+        if started.elapsed() < JOIN_SPIN {
+            std::hint::spin_loop();
+            continue;
+        }
+        *pool.caller_thread.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(std::thread::current());
+        pool.caller_parked.store(true, SeqCst);
+        while pool.active.load(SeqCst) != 0 {
+            // A timeout as well: a wake-up meant for an earlier job may have been consumed.
+            std::thread::park_timeout(Duration::from_micros(200));
+        }
+        pool.caller_parked.store(false, SeqCst);
     }
 }
 
@@ -204,15 +242,7 @@ pub(crate) fn for_each_task(tasks: usize, f: &(dyn Fn(usize) + Sync)) {
     IN_TASK.with(|t| t.set(false));
     pool.open.store(false, SeqCst);
     // The helpers still inside finish the tasks they took.
-    let mut waited = 0u32;
-    while pool.active.load(SeqCst) != 0 {
-        waited += 1;
-        if waited % 1024 == 0 {
-            // A helper preempted mid-task: let it run.
-            std::thread::yield_now();
-        }
-        std::hint::spin_loop();
-    }
+    join(pool);
     pool.job.store(std::ptr::null_mut(), SeqCst);
     let panicked = pool.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
     if let Some(payload) = panicked {
