@@ -41,11 +41,10 @@ def _tolerance(dtype: Any) -> float:
     return 0.0  # integers and booleans compare exactly
 
 
-def _same_values(a: Any, b: Any) -> bool:
-    """Whether two tensors of one shape and dtype hold the same numbers (up to rounding: the
+def _same_values(x: np.ndarray, y: np.ndarray, dtype: Any) -> bool:
+    """Whether two arrays of one shape hold the same numbers of `dtype` (up to rounding: the
     batched ops may sum in another order than the single ones)."""
-    x, y = np.asarray(a.numpy()), np.asarray(b.numpy())
-    rtol = _tolerance(a.dtype)
+    rtol = _tolerance(dtype)
     if rtol == 0.0:
         return bool(np.array_equal(x, y))
     with np.errstate(invalid="ignore", over="ignore"):
@@ -180,9 +179,12 @@ def vectorized(fn: Callable[..., Any], elems: Any, flat: list, n: int) -> tuple[
         elif kind != "apart":
             return None, f"output {j} of fn: {why}"
     for j in to_check + tiled:
+        # NumPy reads, not ops: nothing here is recorded on the caller's tapes.
+        values = np.asarray(result[j].numpy())
         for k, i in enumerate(rows_at):
-            got = result[j][i] if j in to_check else result[j]
-            if not _same_values(got, _as_tensor(per_row[k][j])):
+            got = values[i] if j in to_check else values
+            single = np.asarray(_as_tensor(per_row[k][j]).numpy())
+            if not _same_values(got, single, result[j].dtype):
                 return None, (
                     f"row {i} of output {j} of fn differs between the whole batch and that row "
                     "alone (a random op, or rows mixed through values the tape does not record)"
