@@ -98,8 +98,28 @@ def _empty(fn: Callable[..., Any], elems: Any, flat: list, batched: Any) -> Any:
         if b is not None and _shape(_as_tensor(b)) == (0, *_shape(s)):
             result.append(_as_tensor(b))
         else:
-            result.append(_rt.zeros((0, *_shape(s)), s.dtype))
+            result.append(_empty_from(flat, (0, *_shape(s)), s.dtype))
     return nest.pack_sequence_as(single, result)
+
+
+def _floating(dtype: Any) -> bool:
+    return bool(dtype.is_floating or dtype.is_complex)
+
+
+def _empty_from(flat: list, shape: tuple[int, ...], dtype: Any) -> Any:
+    """An empty tensor of `shape` built from the (empty) elems, so that a gradient through it
+    is zeros of each elem's shape, as TensorFlow's, rather than None."""
+    parts = [
+        _rt.reshape(x if x.dtype == dtype else _rt.cast(x, dtype), list(shape))
+        for x in flat
+        if _floating(dtype) and (x.dtype == dtype or (x.dtype.is_floating and dtype.is_floating))
+    ]
+    if not parts:
+        return _rt.zeros(shape, dtype)
+    out = parts[0]
+    for p in parts[1:]:
+        out = out + p
+    return out
 
 
 def vectorized(fn: Callable[..., Any], elems: Any, flat: list, n: int) -> tuple[Any, str | None]:

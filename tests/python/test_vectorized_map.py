@@ -289,6 +289,7 @@ def _reference_fns() -> dict[str, tuple[Callable, str]]:
         # A reduction over every axis also sums over the batch: the loop runs.
         "pair": (lambda t: t[0] * rt.reduce_sum(t[1]), "loop"),
         "constant": (lambda r: rt.constant([1.0, 2.0], rt.float64), "vectorized"),
+        "empty": (lambda r: rt.reduce_sum(r), "vectorized"),
     }
 
 

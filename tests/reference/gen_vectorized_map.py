@@ -43,6 +43,7 @@ CASES = {
     "shared_weight_gradient": (shared_weight_gradient, [x]),
     "pair": (lambda t: t[0] * tf.reduce_sum(t[1]), [x, x[:, ::-1].copy()]),
     "constant": (lambda r: tf.constant([1.0, 2.0], tf.float64), [x]),
+    "empty": (lambda r: tf.reduce_sum(r), [np.zeros((0, 3))]),
 }
 
 
