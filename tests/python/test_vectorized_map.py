@@ -202,6 +202,21 @@ FALLBACKS: dict[str, tuple[Callable, Callable[[], Any], str]] = {
         "random op",
     ),
     "shared_weight_gradient": (_shared_weight_gradient, lambda: rt.constant(X), "shape"),
+    "structure_by_rank": (
+        lambda r: [r, r] if len(r.shape) == 2 else [r],
+        lambda: rt.constant(X),
+        "different structure",
+    ),
+    "none_on_the_batch_only": (
+        lambda r: r if len(r.shape) == 1 else None,
+        lambda: rt.constant(X),
+        "None for the whole batch or for one row only",
+    ),
+    "dtype_by_rank": (
+        lambda r: rt.cast(r, rt.float32) if len(r.shape) == 2 else r,
+        lambda: rt.constant(X),
+        "has dtype rt.float32 for the whole batch but rt.float64 for one row",
+    ),
     "rank_dependent": (
         lambda a: rt.matmul(a, rt.transpose(a)),
         lambda: rt.constant(MATS),
@@ -230,6 +245,15 @@ def test_every_fallback_reason_loops_warns_or_raises(name: str) -> None:
     with pytest.raises(ValueError, match=f"fallback_to_while_loop is False.*|.*{reason}") as err:
         rt.vectorized_map(fn, make(), fallback_to_while_loop=False)
     assert reason in str(err.value) and "vectorized_map" in str(err.value)
+
+
+def test_variable_elems_are_read_like_the_loop_reads_them() -> None:
+    v = rt.Variable(X)
+    with rt.GradientTape() as tape:
+        y, path = _path_of(lambda: rt.vectorized_map(lambda r: rt.sin(r) * r, v))
+        loss = rt.reduce_sum(y)
+    assert path == "vectorized"
+    np.testing.assert_allclose(tape.gradient(loss, v).numpy(), np.cos(X) * X + np.sin(X))
 
 
 def test_the_shared_weight_gradient_is_per_row_as_in_tensorflow() -> None:
