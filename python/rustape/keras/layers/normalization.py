@@ -6,10 +6,17 @@ from typing import Any
 
 from ... import _ops
 from ... import _rustape as _rt
+from .._util import check_number
 from ..initializers import get_initializer
 from .base import Layer
 
 __all__ = ["BatchNormalization", "LayerNormalization"]
+
+
+def _axes(owner: str, axis: Any) -> list[int]:
+    """`axis` (an int or a sequence of ints) as a list of ints (ranges are checked at build)."""
+    axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    return [check_number(owner, "axis", a, integer=True) for a in axes]
 
 
 class BatchNormalization(Layer):
@@ -49,9 +56,10 @@ class BatchNormalization(Layer):
                 f"BatchNormalization got unexpected keyword arguments: {sorted(kwargs)}"
             )
         super().__init__(name=name, dtype=dtype, trainable=trainable)
-        self.axis = list(axis) if isinstance(axis, (list, tuple)) else [axis]
-        self.momentum = float(momentum)
-        self.epsilon = float(epsilon)
+        owner = "BatchNormalization"
+        self.axis = _axes(owner, axis)
+        self.momentum = check_number(owner, "momentum", momentum)
+        self.epsilon = check_number(owner, "epsilon", epsilon, low=0.0)
         self.center = bool(center)
         self.scale = bool(scale)
         self.beta_initializer = get_initializer(beta_initializer)
@@ -180,8 +188,8 @@ class LayerNormalization(Layer):
                 f"LayerNormalization got unexpected keyword arguments: {sorted(kwargs)}"
             )
         super().__init__(name=name, dtype=dtype, trainable=trainable)
-        self.axis = list(axis) if isinstance(axis, (list, tuple)) else [axis]
-        self.epsilon = float(epsilon)
+        self.axis = _axes("LayerNormalization", axis)
+        self.epsilon = check_number("LayerNormalization", "epsilon", epsilon, low=0.0)
         self.rms_scaling = bool(rms_scaling)
         self.center = bool(center) and not self.rms_scaling
         self.scale = bool(scale)
