@@ -348,6 +348,77 @@ class ModelProgram:
                 self.log.append("load_weights into another model")
                 other.load_weights(path)
 
+    def shapes(self, model: Any, x: Any) -> None:
+        """Each layer's `compute_output_shape` against the shape it returns."""
+        rt = self.rt
+        if not isinstance(model, rt.keras.Sequential):
+            return
+        self.log.append("compute_output_shape layer by layer")
+        y = rt.convert_to_tensor(x)
+        for layer in model.layers:
+            out = layer(y)
+            if hasattr(layer, "compute_output_shape"):
+                predicted = tuple(layer.compute_output_shape(tuple(y.shape)))
+                actual = tuple(out.shape)
+                check(
+                    len(predicted) == len(actual)
+                    and all(p is None or p == a for p, a in zip(predicted, actual)),
+                    f"{type(layer).__name__}.compute_output_shape({tuple(y.shape)}) is "
+                    f"{predicted}, its output {actual}",
+                )
+            y = out
+
+    def saved_model(self, model: Any, x: Any) -> None:
+        """A round trip through rt.saved_model computes what the model did."""
+        np, rt = self.np, self.rt
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "model")
+            self.log.append("saved_model.save / load")
+            rt.saved_model.save(model, path)
+            loaded = rt.saved_model.load(path)
+            before = np.asarray(model(x, training=False).numpy())
+            after = np.asarray(loaded(x, training=False).numpy())
+            check(
+                before.shape == after.shape
+                and bool(np.allclose(before, after, rtol=1e-6, atol=1e-6, equal_nan=True)),
+                "a model loaded by rt.saved_model computes something else",
+            )
+
+    def hostile_weights(self, model: Any) -> None:
+        """set_weights and load_weights with wrong counts, shapes, dtypes and files."""
+        np, rng = self.np, self.rng
+        weights = model.get_weights()
+        kind = rng.choice(["drop", "extra", "shape", "dtype", "nan", "objects", "file"])
+        self.log.append(f"hostile weights: {kind}")
+        if kind == "drop":
+            model.set_weights(weights[:-1])
+        elif kind == "extra":
+            model.set_weights([*weights, np.zeros(3)])
+        elif kind == "shape" and weights:
+            i = rng.randrange(len(weights))
+            model.set_weights([*weights[:i], np.zeros((*weights[i].shape, 2)), *weights[i + 1 :]])
+        elif kind == "dtype" and weights:
+            model.set_weights(
+                [w.astype(rng.choice(["int64", "bool", "complex64"])) for w in weights]
+            )
+        elif kind == "nan" and weights:
+            model.set_weights([np.full_like(w, np.nan) for w in weights])
+        elif kind == "objects":
+            model.set_weights(
+                [np.array([object()] * max(w.size, 1), dtype=object) for w in weights]
+            )
+        elif kind == "file":
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "weights.npz")
+                arrays = {f"{i:05d}:w": w for i, w in enumerate(weights)}
+                if arrays and rng.random() < 0.5:
+                    arrays[min(arrays)] = np.array([object()], dtype=object)
+                else:
+                    arrays["99999:extra"] = np.zeros(2)
+                with open(path, "wb") as f:
+                    np.savez(f, **arrays)
+                model.load_weights(path)
+
     def another_model(self) -> Any:
         """Half the time a second built model (to load weights that are not its own), else
         None."""
@@ -379,7 +450,7 @@ class ModelProgram:
             output_shape.append(tuple(int(d) for d in y.shape[1:]))
 
         attempt(first_call)
-        actions = ["tape", "train", "predict", "save"]
+        actions = ["tape", "train", "predict", "save", "shapes", "saved_model", "hostile"]
         for action in rng.sample(actions, rng.randrange(1, len(actions) + 1)):
             if action == "tape":
                 attempt(lambda: self.call_under_tape(model, x))
@@ -387,6 +458,12 @@ class ModelProgram:
                 attempt(lambda: self.train(model, x, output_shape[0]))
             elif action == "predict":
                 attempt(lambda: self.predict(model, x))
+            elif action == "shapes":
+                attempt(lambda: self.shapes(model, x))
+            elif action == "saved_model" and model.built:
+                attempt(lambda: self.saved_model(model, x))
+            elif action == "hostile" and model.built:
+                attempt(lambda: self.hostile_weights(model))
             elif action == "save" and model.built:
                 attempt(lambda: self.save_and_load(model, self.another_model()))
 

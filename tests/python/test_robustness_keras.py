@@ -402,3 +402,13 @@ def test_empty_numpy_arrays_with_any_strides_convert() -> None:
         t = rt.convert_to_tensor(array)
         assert t.shape == array.shape and t.dtype.name == array.dtype.name
     assert L.Embedding(5, 2)(np.array([], dtype="int32").reshape(0, 4)).shape == (0, 4, 2)
+
+
+@pytest.mark.parametrize("make", [L.BatchNormalization, L.LayerNormalization])
+def test_normalization_refuses_inputs_of_another_size_than_it_was_built_for(make: Any) -> None:
+    # A size of 1 broadcast against parameters of size 3 returned 3 columns, silently.
+    layer = make()
+    layer(np.ones([2, 3], "float32"))
+    with pytest.raises(ValueError, match=r"built for size \(3,\)"):
+        layer(np.ones([2, 1], "float32"))
+    assert layer(np.ones([5, 3], "float32")).shape == (5, 3)

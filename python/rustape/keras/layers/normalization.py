@@ -115,6 +115,13 @@ class BatchNormalization(Layer):
                 f"BatchNormalization {self.name}: built for inputs of rank {self._ndim}, got shape "
                 f"{list(shape)}"
             )
+        sizes = tuple(int(shape[a]) for a in self.axis)
+        if sizes != self._param_shape:
+            # Broadcasting would pass (a size 1 against the parameters' size) and be wrong.
+            raise ValueError(
+                f"BatchNormalization {self.name}: built for size {self._param_shape} along axis "
+                f"{self.axis}, got inputs of shape {list(shape)}"
+            )
         reduction_axes = [i for i in range(self._ndim) if i not in self.axis]
         # gamma is read before beta, as tf.nn.batch_normalization does (watch order).
         gamma = self._broadcastable(self.gamma.value(), shape) if self.scale else None
@@ -213,6 +220,7 @@ class LayerNormalization(Layer):
     def build(self, input_shape: tuple) -> None:
         self.axis = self._axes(len(input_shape))
         shape = tuple(int(input_shape[a]) for a in self.axis)
+        self._param_shape = shape
         if self.scale:
             self.gamma = self.add_weight("gamma", shape, self.gamma_initializer)
         if self.center:
@@ -223,6 +231,13 @@ class LayerNormalization(Layer):
         shape = tuple(inputs.shape)
         ndim = len(shape)
         axes = self._axes(ndim)
+        sizes = tuple(int(shape[a]) for a in axes)
+        if (self.scale or self.center) and sizes != self._param_shape:
+            # Broadcasting would pass (a size 1 against the parameters' size) and be wrong.
+            raise ValueError(
+                f"LayerNormalization {self.name}: built for size {self._param_shape} along axis "
+                f"{axes}, got inputs of shape {list(shape)}"
+            )
 
         def broadcast(v: Any) -> Any:
             if v is None or axes == [ndim - 1]:
