@@ -412,3 +412,35 @@ def test_normalization_refuses_inputs_of_another_size_than_it_was_built_for(make
     with pytest.raises(ValueError, match=r"built for size \(3,\)"):
         layer(np.ones([2, 1], "float32"))
     assert layer(np.ones([5, 3], "float32")).shape == (5, 3)
+
+
+@pytest.mark.parametrize(
+    ("make", "argument"),
+    [
+        (lambda: rt.keras.losses.Huber(delta=10**400), "delta"),
+        (lambda: rt.keras.losses.Huber(delta=float("nan")), "delta"),
+        (lambda: rt.keras.losses.huber([0.0], [1.0], delta=10**400), "delta"),
+        (lambda: rt.keras.losses.CategoricalCrossentropy(label_smoothing=1.5), "label_smoothing"),
+        (
+            lambda: rt.keras.losses.BinaryCrossentropy(label_smoothing=float("nan")),
+            "label_smoothing",
+        ),
+        (
+            lambda: rt.keras.losses.binary_crossentropy([1.0], [0.5], label_smoothing=10**400),
+            "label_smoothing",
+        ),
+        (lambda: rt.keras.losses.BinaryCrossentropy(axis=2**70), "axis"),
+        (lambda: rt.keras.losses.SparseCategoricalCrossentropy(ignore_class=1.5), "ignore_class"),
+        (lambda: rt.keras.metrics.AUC(num_thresholds=2**40), "num_thresholds"),
+        (lambda: rt.keras.metrics.AUC(num_thresholds=1), "num_thresholds"),
+        (lambda: rt.keras.metrics.AUC(thresholds=[0.5, float("nan")]), "thresholds"),
+        (lambda: rt.keras.metrics.AUC(multi_label=True, num_labels=2**70), "num_labels"),
+        (lambda: rt.keras.metrics.TopKCategoricalAccuracy(k=2**70), "k"),
+        (lambda: rt.keras.metrics.TopKCategoricalAccuracy(k=0), "k"),
+        (lambda: rt.keras.metrics.BinaryAccuracy(threshold=10**400), "threshold"),
+    ],
+)
+def test_loss_and_metric_arguments_are_checked(make: Any, argument: str) -> None:
+    with pytest.raises((ValueError, TypeError)) as info:
+        make()
+    assert argument in str(info.value), str(info.value)
