@@ -321,12 +321,26 @@ g = tape.gradient(
     [rt.reduce_sum(v) for v in outs["svd"]], x, unconnected_gradients=rt.UnconnectedGradients.ZERO
 )
 print("svd_gradient", tuple(g.shape))
-for name in ("det", "slogdet"):
+for name in ("det", "slogdet", "logdet"):
     try:
         getattr(rt.linalg, name)(x)
         print(name, "value")
     except MemoryError as e:
-        print(name, "MemoryError", "det" in str(e) or "slogdet" in str(e))
+        print(name, "MemoryError")
+n = 2**31
+more = {
+    "diag_part": rt.linalg.diag_part(x),
+    "matrix_diag": rt.linalg.diag(rt.zeros([n, 0])),
+    "solve_k0": rt.linalg.solve(rt.eye(2, batch_shape=[1]), rt.zeros([n, 2, 0])),
+    "triangular_k0": rt.linalg.triangular_solve(rt.eye(2, batch_shape=[1]), rt.zeros([n, 2, 0])),
+}
+for name, value in more.items():
+    print(name, [tuple(value.shape)])
+try:
+    # Operands of 4 MiB broadcasting to a 4 TiB result: refused before any allocation.
+    rt.linalg.triangular_solve(rt.ones([2**20, 1, 1]), rt.ones([1, 1, 2**20]))
+except MemoryError as e:
+    print("triangular_broadcast", "MemoryError", "triangular_solve" in str(e))
 print("cpu", time.process_time() - start)
 """
 
@@ -336,7 +350,9 @@ def test_linalg_of_a_huge_batch_of_empty_matrices_asks_for_no_memory() -> None:
     # 2^31 empty matrices hold nothing: the factorisations return empty results at once, with
     # no memory per matrix (under a 3 GiB cap, which a result per matrix would exceed 5-fold;
     # without the cap the kernel would grant it and kill the process for touching it). det
-    # and slogdet have one value per matrix (8 GiB): a MemoryError naming the op.
+    # and slogdet have one value per matrix (8 GiB): a MemoryError naming the op. The same
+    # for the diagonal ops and the solvers (no loop or index per empty matrix), and a
+    # broadcast triangular solve whose result is far larger than its operands (an abort).
     cap = 3 << 30
 
     def limit() -> None:
@@ -362,8 +378,13 @@ def test_linalg_of_a_huge_batch_of_empty_matrices_asks_for_no_memory() -> None:
     assert lines["cholesky"] == str([(n, 0, 0)])
     assert lines["expm"] == str([(n, 0, 0)])
     assert lines["svd_gradient"] == str((n, 0, 0))
-    assert lines["det"] == "MemoryError True"
-    assert lines["slogdet"] == "MemoryError True"
+    for name in ("det", "slogdet", "logdet"):
+        assert lines[name] == "MemoryError"
+    assert lines["diag_part"] == str([(n, 0)])
+    assert lines["matrix_diag"] == str([(n, 0, 0)])
+    assert lines["solve_k0"] == str([(n, 2, 0)])
+    assert lines["triangular_k0"] == str([(n, 2, 0)])
+    assert lines["triangular_broadcast"] == "MemoryError True"
     assert float(lines["cpu"]) < 5.0
 
 

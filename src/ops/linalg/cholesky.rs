@@ -186,6 +186,10 @@ pub fn triangular_solve(
             ),
         )
     })?;
+    // The broadcast output may be far larger than either operand: checked before it is made
+    // (a MemoryError, never an aborted allocation).
+    let out_shape = [&batch[..], &sb[sb.len() - 2..]].concat();
+    crate::memory::ensure_shape(op, &out_shape, rhs.dtype())?;
     let y = Tensor::new(dispatch2!(float matrix.data(), rhs.data(), op, |a, b| {
         triangular_batch(&a.view(), &b.view(), lower, adjoint, &batch)
     }));
