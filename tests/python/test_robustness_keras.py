@@ -465,3 +465,12 @@ def test_loss_and_metric_arguments_are_checked(make: Any, argument: str) -> None
     with pytest.raises((ValueError, TypeError)) as info:
         make()
     assert argument in str(info.value), str(info.value)
+
+
+def test_exclude_from_weight_decay_names_must_be_regular_expressions() -> None:
+    opt = O.AdamW(0.1)
+    with pytest.raises(ValueError, match="regular expression"):
+        opt.exclude_from_weight_decay(var_names=["("])
+    with pytest.raises(TypeError, match="var_names"):
+        opt.exclude_from_weight_decay(var_names=[3])
+    opt.exclude_from_weight_decay(var_names=["bias"])

@@ -225,8 +225,22 @@ class Optimizer:
             raise ValueError(
                 "`exclude_from_weight_decay()` can only be configured before the optimizer is built."
             )
+        names = list(var_names or [])
+        for name in names:
+            if not isinstance(name, str):
+                raise TypeError(
+                    f"{type(self).__name__}.exclude_from_weight_decay: `var_names` must be "
+                    f"strings (regular expressions), got {name!r}"
+                )
+            try:
+                re.compile(name)
+            except re.error as e:
+                raise ValueError(
+                    f"{type(self).__name__}.exclude_from_weight_decay: {name!r} is not a "
+                    f"regular expression ({e})"
+                ) from None
         self._exclude_vars = list(var_list or [])
-        self._exclude_names = list(var_names or [])
+        self._exclude_names = names
 
     def get_slot(self, variable: Any, name: str) -> Any:
         """Slot `name` ("momentum", "velocity", ...) of `variable`, or None."""
