@@ -57,8 +57,18 @@ pub struct Options {
 }
 
 impl Options {
-    /// ValueError when more than one clipping is set.
+    /// ValueError when more than one clipping is set, or an option is NaN or infinite.
     pub fn validate(&self) -> Result<()> {
+        for (name, value) in [
+            ("weight_decay", self.weight_decay),
+            ("clipnorm", self.clipnorm),
+            ("clipvalue", self.clipvalue),
+            ("global_clipnorm", self.global_clipnorm),
+        ] {
+            if let Some(value) = value {
+                rules::finite("Optimizer", name, value)?;
+            }
+        }
         let set = [self.clipnorm, self.clipvalue, self.global_clipnorm]
             .iter()
             .filter(|c| c.is_some())
@@ -131,6 +141,18 @@ from_schedule!(
     CosineDecay
 );
 
+/// ValueError for a learning-rate variable holding one value that is NaN or infinite as float32
+/// (Keras takes it and trains every weight to NaN).
+fn check_learning_rate(learning_rate: &LearningRate) -> Result<()> {
+    if let LearningRate::Variable(v) = learning_rate {
+        let value = v.peek();
+        if value.dtype().is_float() && value.size() == 1 {
+            rules::finite("Optimizer", "learning_rate", value.item()?)?;
+        }
+    }
+    Ok(())
+}
+
 /// An optimizer: an algorithm, its options, learning rate, step count and slots.
 #[derive(Debug)]
 pub struct Optimizer {
@@ -159,6 +181,8 @@ impl Optimizer {
     ) -> Result<Optimizer> {
         let algorithm = algorithm.into();
         algorithm.validate()?;
+        let learning_rate = learning_rate.into();
+        check_learning_rate(&learning_rate)?;
         let options = Options {
             weight_decay: match &algorithm {
                 Algorithm::AdamW(a) => Some(a.weight_decay),
@@ -170,7 +194,7 @@ impl Optimizer {
             iterations: Variable::new(Tensor::scalar(0i64), false, Some("iteration")),
             algorithm,
             options,
-            learning_rate: learning_rate.into(),
+            learning_rate,
             built: false,
             index: FxHashMap::default(),
             tracked: Vec::new(),
@@ -203,9 +227,12 @@ impl Optimizer {
         &self.learning_rate
     }
 
-    /// Replaces where the learning rate comes from.
-    pub fn set_learning_rate(&mut self, learning_rate: impl Into<LearningRate>) {
-        self.learning_rate = learning_rate.into();
+    /// Replaces where the learning rate comes from (ValueError for a NaN or infinite rate).
+    pub fn set_learning_rate(&mut self, learning_rate: impl Into<LearningRate>) -> Result<()> {
+        let learning_rate = learning_rate.into();
+        check_learning_rate(&learning_rate)?;
+        self.learning_rate = learning_rate;
+        Ok(())
     }
 
     /// The learning rate the next update uses.
@@ -371,6 +398,9 @@ impl Optimizer {
         vars: &[Variable],
         learning_rate: f64,
     ) -> Result<()> {
+        // A rate computed by the caller (a schedule of its own): NaN or infinity would turn
+        // every weight into NaN.
+        rules::finite("Optimizer.apply", "learning_rate", learning_rate)?;
         // Keras's learning rate is a float32 value.
         self.apply(grads, vars, learning_rate as f32 as f64)
     }
@@ -436,8 +466,16 @@ impl Optimizer {
         if pairs.is_empty() {
             return Err(Error::value(op, "No gradients provided for any variable."));
         }
-        let preps = self.clipping(&pairs);
         let step = self.iterations();
+        // The count after this update, checked before any variable changes: an `iterations`
+        // assigned int64's maximum is a ValueError, not a wrapped (or panicking) count.
+        let next_step = step.checked_add(1).ok_or_else(|| {
+            Error::value(
+                op,
+                format!("`iterations` is {step}: one more update would overflow int64"),
+            )
+        })?;
+        let preps = self.clipping(&pairs);
         let u_product = match &self.u_product {
             Some(u) => {
                 let next = next_u_product(&self.algorithm, &u.peek(), step)?;
@@ -453,7 +491,7 @@ impl Optimizer {
                 _ => self.update_one::<f64>(g, *i, prep, rate, step, u_product)?,
             }
         }
-        self.iterations.assign(&Tensor::scalar(step + 1))
+        self.iterations.assign(&Tensor::scalar(next_step))
     }
 
     /// Each gradient's clipping (`Prep` with float64 fields holding the exact values of the

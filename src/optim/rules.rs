@@ -237,6 +237,22 @@ macro_rules! from_rule {
 }
 from_rule!(Sgd, Adam, AdamW, RmsProp, Adagrad, Adadelta, Nadam, Adamax, Lion);
 
+/// ValueError unless `value` is finite as float32 (the precision of every update): Keras takes
+/// NaN and infinities and trains to NaN; rustape refuses them where they are given.
+pub(crate) fn finite(op: &str, name: &str, value: f64) -> Result<()> {
+    if value.is_finite() && (value as f32).is_finite() {
+        Ok(())
+    } else {
+        Err(Error::value(
+            op,
+            format!(
+                "Argument `{name}` must be a finite number (within float32's range). \
+                 Received: {name}={value}"
+            ),
+        ))
+    }
+}
+
 fn in_unit(op: &str, name: &str, value: f64) -> Result<()> {
     if (0.0..=1.0).contains(&value) {
         Ok(())
@@ -249,6 +265,62 @@ fn in_unit(op: &str, name: &str, value: f64) -> Result<()> {
 }
 
 impl Algorithm {
+    /// The Keras class of the optimizer, for messages.
+    fn class_name(&self) -> &'static str {
+        match self {
+            Algorithm::Sgd(_) => "SGD",
+            Algorithm::Adam(_) => "Adam",
+            Algorithm::AdamW(_) => "AdamW",
+            Algorithm::RmsProp(_) => "RMSprop",
+            Algorithm::Adagrad(_) => "Adagrad",
+            Algorithm::Adadelta(_) => "Adadelta",
+            Algorithm::Nadam(_) => "Nadam",
+            Algorithm::Adamax(_) => "Adamax",
+            Algorithm::Lion(_) => "Lion",
+        }
+    }
+
+    /// Every numeric hyperparameter, by Keras's argument name.
+    fn hyperparameters(&self) -> Vec<(&'static str, f64)> {
+        let adam = |a: &Adam| {
+            vec![
+                ("beta_1", a.beta_1),
+                ("beta_2", a.beta_2),
+                ("epsilon", a.epsilon),
+            ]
+        };
+        match self {
+            Algorithm::Sgd(s) => vec![("momentum", s.momentum)],
+            Algorithm::Adam(a) => adam(a),
+            Algorithm::AdamW(a) => {
+                let mut h = adam(&a.adam);
+                h.push(("weight_decay", a.weight_decay));
+                h
+            }
+            Algorithm::RmsProp(r) => vec![
+                ("rho", r.rho),
+                ("momentum", r.momentum),
+                ("epsilon", r.epsilon),
+            ],
+            Algorithm::Adagrad(a) => vec![
+                ("initial_accumulator_value", a.initial_accumulator_value),
+                ("epsilon", a.epsilon),
+            ],
+            Algorithm::Adadelta(a) => vec![("rho", a.rho), ("epsilon", a.epsilon)],
+            Algorithm::Nadam(a) => vec![
+                ("beta_1", a.beta_1),
+                ("beta_2", a.beta_2),
+                ("epsilon", a.epsilon),
+            ],
+            Algorithm::Adamax(a) => vec![
+                ("beta_1", a.beta_1),
+                ("beta_2", a.beta_2),
+                ("epsilon", a.epsilon),
+            ],
+            Algorithm::Lion(l) => vec![("beta_1", l.beta_1), ("beta_2", l.beta_2)],
+        }
+    }
+
     /// Keras's name of the optimizer (`"adam"`, `"SGD"`, ...), the prefix of its variables.
     pub fn name(&self) -> &'static str {
         match self {
@@ -274,6 +346,10 @@ impl Algorithm {
 
     /// ValueError for hyperparameters Keras refuses.
     pub fn validate(&self) -> Result<()> {
+        let op = self.class_name();
+        for (name, value) in self.hyperparameters() {
+            finite(op, name, value)?;
+        }
         match self {
             Algorithm::Sgd(s) => in_unit("SGD", "momentum", s.momentum),
             Algorithm::Lion(l) => {

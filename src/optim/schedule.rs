@@ -1,6 +1,7 @@
 //! Learning-rate schedules: Keras 3's, computed in float32 in Keras's order of operations.
 use std::fmt::Debug;
 
+use super::rules::finite;
 use crate::error::{Error, Result};
 
 /// A learning rate that depends on the optimizer's step.
@@ -10,6 +11,7 @@ pub trait Schedule: Send + Sync + Debug {
 }
 
 fn positive_steps(schedule: &str, decay_steps: f64) -> Result<()> {
+    finite(schedule, "decay_steps", decay_steps)?;
     if decay_steps > 0.0 {
         Ok(())
     } else {
@@ -39,6 +41,12 @@ impl ExponentialDecay {
         staircase: bool,
     ) -> Result<ExponentialDecay> {
         positive_steps("ExponentialDecay", decay_steps)?;
+        finite(
+            "ExponentialDecay",
+            "initial_learning_rate",
+            initial_learning_rate,
+        )?;
+        finite("ExponentialDecay", "decay_rate", decay_rate)?;
         Ok(ExponentialDecay {
             initial_learning_rate,
             decay_steps,
@@ -80,6 +88,9 @@ impl PiecewiseConstantDecay {
                 ),
             ));
         }
+        for &value in &values {
+            finite("PiecewiseConstantDecay", "values", value)?;
+        }
         Ok(PiecewiseConstantDecay { boundaries, values })
     }
 }
@@ -110,6 +121,12 @@ impl InverseTimeDecay {
         staircase: bool,
     ) -> Result<InverseTimeDecay> {
         positive_steps("InverseTimeDecay", decay_steps)?;
+        finite(
+            "InverseTimeDecay",
+            "initial_learning_rate",
+            initial_learning_rate,
+        )?;
+        finite("InverseTimeDecay", "decay_rate", decay_rate)?;
         Ok(InverseTimeDecay {
             initial_learning_rate,
             decay_steps,
@@ -150,6 +167,13 @@ impl PolynomialDecay {
         cycle: bool,
     ) -> Result<PolynomialDecay> {
         positive_steps("PolynomialDecay", decay_steps)?;
+        finite(
+            "PolynomialDecay",
+            "initial_learning_rate",
+            initial_learning_rate,
+        )?;
+        finite("PolynomialDecay", "end_learning_rate", end_learning_rate)?;
+        finite("PolynomialDecay", "power", power)?;
         Ok(PolynomialDecay {
             initial_learning_rate,
             decay_steps,
@@ -204,6 +228,24 @@ impl CosineDecay {
         warmup_steps: f64,
     ) -> Result<CosineDecay> {
         positive_steps("CosineDecay", decay_steps)?;
+        finite(
+            "CosineDecay",
+            "initial_learning_rate",
+            initial_learning_rate,
+        )?;
+        finite("CosineDecay", "alpha", alpha)?;
+        if let Some(target) = warmup_target {
+            finite("CosineDecay", "warmup_target", target)?;
+        }
+        finite("CosineDecay", "warmup_steps", warmup_steps)?;
+        if warmup_steps < 0.0 {
+            return Err(Error::value(
+                "CosineDecay",
+                format!(
+                    "Argument `warmup_steps` must be >= 0. Received: warmup_steps={warmup_steps}"
+                ),
+            ));
+        }
         Ok(CosineDecay {
             initial_learning_rate,
             decay_steps,

@@ -377,6 +377,13 @@ fn array_to_tensor(array: &Bound<'_, PyUntypedArray>, hint: Option<DType>) -> Py
 /// A copy of the array's elements as `T` (after a NumPy `astype` when its dtype is another
 /// one, or not in native byte order), in row-major layout whatever the array's strides.
 fn extract<T: NpElement + Element>(array: &Bound<'_, PyUntypedArray>) -> PyResult<Values<T>> {
+    if array.is_empty() {
+        // No elements to read: NumPy gives empty arrays strides that ndarray's views refuse
+        // (`np.array([]).reshape(0, 4)` has strides (16, 4)), so no view is made at all.
+        let empty = ArrayD::from_shape_vec(ndarray::IxDyn(array.shape()), Vec::new())
+            .map_err(|e| value_error(OP, e.to_string()))?;
+        return Ok(Values::from_array(empty));
+    }
     let typed = match array.cast::<PyArrayDyn<T>>() {
         Ok(typed) => typed.clone(),
         Err(_) => {

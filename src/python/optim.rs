@@ -334,7 +334,7 @@ impl PyOptimizer {
     fn set_learning_rate(&self, learning_rate_value: &Bound<'_, PyAny>) -> PyResult<()> {
         guard(|| {
             let rate = learning_rate(learning_rate_value)?;
-            self.lock().set_learning_rate(rate);
+            self.lock().set_learning_rate(rate)?;
             Ok(())
         })
     }

@@ -505,17 +505,24 @@ def _capped() -> None:
 
 
 def fuzz(
-    seconds: float, seed: int, batch: int = CASES_PER_BATCH, max_cases: int | None = None
+    seconds: float,
+    seed: int,
+    batch: int = CASES_PER_BATCH,
+    max_cases: int | None = None,
+    script: str | None = None,
 ) -> dict[str, Any]:
     """Runs batches in capped subprocesses for about `seconds` (and at most `max_cases` cases:
-    a fixed prefix of the seed's sequence); returns a report."""
+    a fixed prefix of the seed's sequence); returns a report. `script` is the fuzzer whose
+    `--batch` runs (this file's by default; fuzz_models.py shares the machinery)."""
     start, cases, batches, first = time.monotonic(), 0, 0, 0
     while time.monotonic() - start < seconds and (max_cases is None or first < max_cases):
+        if max_cases is not None:
+            batch = min(batch, max_cases - first)
         try:
             proc = subprocess.run(
                 [
                     sys.executable,
-                    os.path.abspath(__file__),
+                    os.path.abspath(script or __file__),
                     "--batch",
                     str(seed),
                     str(first),

@@ -4,7 +4,11 @@ Any outcome other than a value or a documented exception fails, with the seed an
 replay (`python tests/fuzz/fuzz_ops.py --seed S --case N`). RUSTAPE_FUZZ_SECONDS (default 90),
 RUSTAPE_FUZZ_SEED (default 0: the same cases every run) and RUSTAPE_FUZZ_CASES (default 30000:
 a faster machine stops there, so CI never runs past the cases known to pass; 0 for no limit)
-change the run."""
+change the run.
+
+The model fuzzer (tests/fuzz/fuzz_models.py: random layer stacks, training, weights) runs a
+fixed number of cases of seed 0: RUSTAPE_FUZZ_MODEL_CASES (default 500) and
+RUSTAPE_FUZZ_MODEL_SEED change that."""
 
 from __future__ import annotations
 
@@ -15,11 +19,11 @@ import sys
 
 import pytest
 
-_PATH = os.path.join(os.path.dirname(__file__), "..", "fuzz", "fuzz_ops.py")
+_DIR = os.path.join(os.path.dirname(__file__), "..", "fuzz")
 
 
-def _fuzzer():
-    spec = importlib.util.spec_from_file_location("fuzz_ops", _PATH)
+def _fuzzer(name: str = "fuzz_ops"):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(_DIR, f"{name}.py"))
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -35,3 +39,17 @@ def test_fuzz_for_a_bounded_time() -> None:
     print(f"fuzz: {report['cases']} cases in {report['batches']} batches (seed {seed})")
     assert report["ok"], json.dumps(report, indent=1)
     assert report["cases"] > 100
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the memory cap needs resource.setrlimit")
+def test_fuzz_models_for_a_bounded_number_of_cases() -> None:
+    cases = int(os.environ.get("RUSTAPE_FUZZ_MODEL_CASES", "500"))
+    seed = int(os.environ.get("RUSTAPE_FUZZ_MODEL_SEED", "0"))
+    sys.path.insert(0, _DIR)
+    try:
+        report = _fuzzer("fuzz_models").fuzz(600.0, seed, batch=50, max_cases=cases)
+    finally:
+        sys.path.remove(_DIR)
+    print(f"fuzz_models: {report['cases']} cases in {report['batches']} batches (seed {seed})")
+    assert report["ok"], json.dumps(report, indent=1)
+    assert report["cases"] == cases

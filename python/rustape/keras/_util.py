@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import operator
 import re
 from typing import Any
 
@@ -30,3 +32,83 @@ def _as_dtype(dtype: Any) -> Any:
         except AttributeError:
             raise TypeError(f"unknown dtype {dtype!r}") from None
     return dtype
+
+
+_FLOAT32_MAX = 3.4028234663852886e38
+_INT64_MAX = 2**63 - 1
+
+
+def _shown(value: Any) -> str:
+    """`repr(value)`, shortened for numbers of hundreds of digits."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:12]}...{text[-4:]} ({len(text)} characters)"
+
+
+def check_number(
+    owner: str,
+    argument: str,
+    value: Any,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    integer: bool = False,
+    none_ok: bool = False,
+) -> Any:
+    """`value` as a finite float (an int with `integer=True`) within `[low, high]` (`(low, high]`
+    with `low_open`), or a TypeError / ValueError naming `owner` and `argument`: never an
+    OverflowError, NaN or infinity. A float must also be finite in float32 (where the engine
+    keeps hyperparameters) and an int must fit in int64.
+
+    >>> check_number("SGD", "momentum", 0.5, low=0.0, high=1.0)
+    0.5
+    >>> check_number("Dense", "units", 2**70, low=1, integer=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: Dense: `units` must be an integer in [1, 9223372036854775807], got 1180591620717411303424
+    """
+    if value is None and none_ok:
+        return None
+    if integer:
+        if isinstance(value, bool):
+            raise TypeError(f"{owner}: `{argument}` must be an integer, got {_shown(value)}")
+        if isinstance(value, float):
+            # A whole float (2.0) is taken, as Keras's `int(...)` does; 1.5, NaN and inf are not.
+            if not value.is_integer():
+                raise ValueError(f"{owner}: `{argument}` must be an integer, got {_shown(value)}")
+            value = int(value)
+        try:
+            number: Any = operator.index(value)
+        except TypeError:
+            raise TypeError(
+                f"{owner}: `{argument}` must be an integer, got {_shown(value)}"
+            ) from None
+        lo = -_INT64_MAX - 1 if low is None else low
+        hi = _INT64_MAX if high is None else high
+        if not (lo < number if low_open else lo <= number) or number > hi:
+            left = "(" if low_open else "["
+            raise ValueError(
+                f"{owner}: `{argument}` must be an integer in {left}{lo}, {hi}], got {_shown(number)}"
+            )
+        return number
+    if isinstance(value, (bool, str, bytes)) or value is None:
+        raise TypeError(f"{owner}: `{argument}` must be a number, got {_shown(value)}")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise ValueError(
+            f"{owner}: `{argument}` must be a finite number, got {_shown(value)} (too large)"
+        ) from None
+    except (TypeError, ValueError):
+        raise TypeError(f"{owner}: `{argument}` must be a number, got {_shown(value)}") from None
+    if not math.isfinite(number) or abs(number) > _FLOAT32_MAX:
+        raise ValueError(
+            f"{owner}: `{argument}` must be a finite number (within float32's range), got {_shown(value)}"
+        )
+    if (low is not None and (number <= low if low_open else number < low)) or (
+        high is not None and number > high
+    ):
+        left = "(" if low_open else "["
+        bounds = f"{left}{'-inf' if low is None else low}, {'inf' if high is None else high}]"
+        raise ValueError(f"{owner}: `{argument}` must be in {bounds}, got {_shown(value)}")
+    return number

@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from .. import _rustape as _rt
 from .. import nn as _nn
-from ._util import _snake
+from ._util import _snake, check_number
 
 __all__ = [
     "KLD",
@@ -138,7 +138,7 @@ def huber(y_true: Any, y_pred: Any, delta: float = 1.0) -> Any:
     1.3125
     """
     y_true, y_pred = squeeze_or_expand_to_same_rank(*_pair(y_true, y_pred))
-    d = _rt.constant(float(delta), dtype=y_pred.dtype)
+    d = _rt.constant(check_number("huber", "delta", delta), dtype=y_pred.dtype)
     error = _rt.subtract(y_pred, y_true)
     abs_error = _rt.abs(error)
     half = _rt.constant(0.5, dtype=y_pred.dtype)
@@ -218,6 +218,9 @@ def binary_crossentropy(
     >>> round(float(binary_crossentropy([1.0, 0.0], [0.9, 0.2])), 6)
     0.164252
     """
+    label_smoothing = check_number(
+        "binary_crossentropy", "label_smoothing", label_smoothing, low=0.0, high=1.0
+    )
     y_true, y_pred = _pair(y_true, y_pred)
     if label_smoothing:
         y_true = _rt.add(_rt.multiply(y_true, 1.0 - label_smoothing), 0.5 * label_smoothing)
@@ -256,6 +259,9 @@ def categorical_crossentropy(
         raise ValueError(  # noqa: TRY004
             f"`axis` must be of type `int`. Received: axis={axis} of type {type(axis)}"
         )
+    label_smoothing = check_number(
+        "categorical_crossentropy", "label_smoothing", label_smoothing, low=0.0, high=1.0
+    )
     y_true, y_pred = _pair(y_true, y_pred)
     if len(y_pred.shape) and y_pred.shape[-1] == 1:
         warnings.warn(
@@ -465,6 +471,23 @@ class LossFunctionWrapper(Loss):
         return config
 
 
+def _check_options(owner: str, options: dict[str, Any]) -> None:
+    """The numeric options of a loss class, checked when it is made (ValueError / TypeError
+    naming the class and the option)."""
+    if "delta" in options:
+        options["delta"] = check_number(owner, "delta", options["delta"])
+    if "label_smoothing" in options:
+        options["label_smoothing"] = check_number(
+            owner, "label_smoothing", options["label_smoothing"], low=0.0, high=1.0
+        )
+    if "axis" in options and not isinstance(options["axis"], (list, tuple)):
+        options["axis"] = check_number(owner, "axis", options["axis"], integer=True)
+    if options.get("ignore_class") is not None:
+        options["ignore_class"] = check_number(
+            owner, "ignore_class", options["ignore_class"], integer=True
+        )
+
+
 def _wrapper(fn: Callable, default_name: str, doc: str, **defaults: Any) -> type:
     def __init__(
         self: Any,
@@ -483,6 +506,7 @@ def _wrapper(fn: Callable, default_name: str, doc: str, **defaults: Any) -> type
             if key not in defaults:
                 raise TypeError(f"{default_name} got an unexpected keyword argument {key!r}")
             options[key] = value
+        _check_options(type(self).__name__, options)
         LossFunctionWrapper.__init__(
             self,
             fn,

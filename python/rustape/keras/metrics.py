@@ -17,7 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _rustape as _rt
-from ._util import _snake
+from ._util import _snake, check_number
 
 __all__ = [
     "AUC",
@@ -45,6 +45,10 @@ def _array(x: Any) -> Any:
     if isinstance(x, (_rt.Tensor, _rt.Variable)):
         return x.numpy()
     return x
+
+
+#: The most thresholds an AUC accumulates over (2^20 is finer than float32 probabilities).
+_MAX_THRESHOLDS = 2**20
 
 
 class Metric:
@@ -276,6 +280,10 @@ def _wrapped(fn: Callable, class_name: str, default_name: str, doc: str, **defau
             if key not in defaults:
                 raise TypeError(f"{class_name} got an unexpected keyword argument {key!r}")
             options[key] = value
+        if "threshold" in options:
+            options["threshold"] = check_number(class_name, "threshold", options["threshold"])
+        if "k" in options:
+            options["k"] = check_number(class_name, "k", options["k"], low=1, integer=True)
         MeanMetricWrapper.__init__(self, fn, name=name, dtype=dtype, **options)
         for key, value in options.items():
             setattr(self, key, value)
@@ -379,11 +387,32 @@ class AUC(_StateMetric):
         from_logits: bool = False,
     ) -> None:
         super().__init__(name=name if name is not None else "auc", dtype=dtype)
+        # The accumulators hold num_thresholds x num_labels values: both are bounded so that
+        # they stay a size a machine has (a clear error rather than an aborted allocation).
+        num_thresholds = check_number(
+            "AUC", "num_thresholds", num_thresholds, low=2, high=_MAX_THRESHOLDS, integer=True
+        )
+        num_labels = check_number(
+            "AUC", "num_labels", num_labels, low=1, high=_MAX_THRESHOLDS, integer=True, none_ok=True
+        )
+        if thresholds is not None:
+            if isinstance(thresholds, (int, float)):
+                thresholds = [thresholds]
+            thresholds = [check_number("AUC", "thresholds", t) for t in thresholds]
+            if len(thresholds) + 2 > _MAX_THRESHOLDS:
+                raise ValueError(f"AUC: at most {_MAX_THRESHOLDS - 2} `thresholds`")
+        if num_labels is not None and max(num_thresholds, len(thresholds or [])) * num_labels > (
+            _MAX_THRESHOLDS * 16
+        ):
+            raise ValueError(
+                f"AUC: num_thresholds x num_labels must be at most {_MAX_THRESHOLDS * 16}, got "
+                f"{num_thresholds} x {num_labels}"
+            )
         self._state = _rt.MetricState.auc(
             num_thresholds,
             curve,
             summation_method,
-            None if thresholds is None else [float(t) for t in thresholds],
+            thresholds,
             bool(multi_label),
             num_labels,
             label_weights,

@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import _rustape as _rt
 from .._tape import GradientTape as _GradientTape
-from ._util import _as_dtype, _snake, _unique_name
+from ._util import _as_dtype, _snake, _unique_name, check_number
 from .layers.base import Layer
 
 __all__ = ["Input", "InputLayer", "KerasTensor", "Model", "Sequential"]
@@ -189,6 +189,28 @@ def _count(variables: Sequence[Any]) -> int:
             n *= int(d)
         total += n
     return total
+
+
+def _batch_size(method: str, batch_size: Any) -> int:
+    """`batch_size` as a positive int (None: Keras's 32)."""
+    if batch_size is None:
+        return 32
+    return int(check_number(f"Model.{method}", "batch_size", batch_size, low=1, integer=True))
+
+
+def _samples(method: str, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+    """`x` and `y` as arrays with a batch axis of the same length (ValueError otherwise)."""
+    x, y = np.asarray(x), np.asarray(y)
+    if x.ndim == 0 or y.ndim == 0:
+        raise ValueError(
+            f"Model.{method}: `x` and `y` need a batch axis, got shapes {x.shape} and {y.shape}"
+        )
+    if len(x) != len(y):
+        raise ValueError(
+            f"Model.{method}: `x` and `y` hold different numbers of samples: {len(x)} (shape "
+            f"{x.shape}) and {len(y)} (shape {y.shape})"
+        )
+    return x, y
 
 
 class Model(Layer):
@@ -476,10 +498,13 @@ class Model(Layer):
         callbacks: Any = None,
         shuffle: bool = True,
         validation_data: Any = None,
+        validation_split: float = 0.0,
     ) -> Any:
         """Trains for `epochs` passes over `(x, y)` (NumPy arrays) in batches; returns a History
         whose `history` maps "loss", each metric and their "val_" forms to per-epoch values.
         `callbacks` (`rt.keras.callbacks.Callback`s) are called around epochs and batches.
+        `validation_split` (in `[0, 1)`) holds out the last fraction of the samples for
+        validation, as Keras does, unless `validation_data` is given.
 
         >>> import numpy as np, rustape as rt
         >>> rt.random.set_seed(0)
@@ -497,7 +522,19 @@ class Model(Layer):
 
         if not hasattr(self, "loss"):
             raise RuntimeError("You must call `compile()` before `fit()`.")
-        x, y = np.asarray(x), np.asarray(y)
+        x, y = _samples("fit", x, y)
+        batch_size = _batch_size("fit", batch_size)
+        epochs = check_number("Model.fit", "epochs", epochs, low=0, integer=True)
+        split = check_number("Model.fit", "validation_split", validation_split, low=0.0)
+        if split >= 1:
+            raise ValueError(
+                f"Model.fit: `validation_split` must be in [0, 1), got {validation_split!r}"
+            )
+        if split and validation_data is None:
+            # Keras's rule: the last samples, before any shuffling.
+            kept = int(len(x) * (1.0 - split))
+            validation_data = (x[kept:], y[kept:])
+            x, y = x[:kept], y[:kept]
         history = _callbacks.History()
         hooks = [*(callbacks or []), history]
         params = {"epochs": epochs, "steps": -(-len(x) // batch_size), "verbose": verbose}
@@ -552,7 +589,8 @@ class Model(Layer):
         """The loss (and metrics) over `(x, y)`, batch by batch, without training."""
         from . import metrics as _metrics
 
-        x, y = np.asarray(x), np.asarray(y)
+        x, y = _samples("evaluate", x, y)
+        batch_size = _batch_size("evaluate", batch_size)
         mean_loss = _metrics.Mean()
         metrics: list[Any] | None = None
         for idx in self._batches(len(x), batch_size, False, 0):
@@ -568,12 +606,16 @@ class Model(Layer):
             print(" - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
         return logs if return_dict else (list(logs.values()) if len(logs) > 1 else logs["loss"])
 
-    def predict(self, x: Any, batch_size: int = 32, verbose: int = 0) -> np.ndarray:
+    def predict(self, x: Any, batch_size: Any = 32, verbose: int = 0) -> np.ndarray:
         """The model's outputs for `x`, batch by batch, as one NumPy array."""
         x = np.asarray(x)
+        if x.ndim == 0:
+            raise ValueError(f"Model.predict: `x` must have a batch axis, got a scalar {x!r}")
+        batch_size = _batch_size("predict", batch_size)
+        # An empty `x` is still called once: the result keeps the model's output shape.
         parts = [
             np.asarray(self(x[i : i + batch_size], training=False).numpy())
-            for i in range(0, len(x), batch_size)
+            for i in range(0, max(len(x), 1), batch_size)
         ]
         return np.concatenate(parts, axis=0)
 

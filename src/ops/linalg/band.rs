@@ -130,6 +130,10 @@ pub fn matrix_diag_part(x: &Tensor, k: i64) -> Result<Tensor> {
         (r0, c0, len): (usize, usize, usize),
     ) -> Values<T> {
         let x = a.as_slice();
+        if len == 0 {
+            // Empty diagonals: no loop over a batch that may be as long as a shape allows.
+            return Values::from_vec(shape, Vec::new());
+        }
         let count: usize = shape[..shape.len() - 1].iter().product();
         let mut values = Vec::with_capacity(count * len);
         for b in 0..count {
@@ -205,7 +209,9 @@ pub fn matrix_diag(
         let d = a.as_slice();
         let count: usize = shape[..shape.len() - 2].iter().product();
         let mut values = vec![padding; count * m * n];
-        for b in 0..count {
+        // Empty diagonals write nothing: no loop over a batch of any length.
+        let writes = if len == 0 { 0 } else { count };
+        for b in 0..writes {
             for i in 0..len {
                 values[b * m * n + (r0 + i) * n + c0 + i] = d[b * len + i];
             }

@@ -3,8 +3,8 @@
 use ndarray::{ArrayD, IxDyn};
 
 use super::matrices::{
-    check_matrix, check_square_float, keep_lower_half_diagonal, map_matrices, matrix_t,
-    per_matrix_rows, tensor_of,
+    check_matrix, check_square_float, holds_empty_matrices, keep_lower_half_diagonal, map_matrices,
+    matrix_t, per_matrix_rows, tensor_of,
 };
 use super::solve::{batched_values, broadcast_index};
 use super::{band_part, batch_axis_rows, eye, matmul, matrix_diag_part};
@@ -54,10 +54,14 @@ fn cholesky_kernel(a: &[f64], n: usize) -> Vec<f64> {
 pub fn cholesky(x: &Tensor) -> Result<Tensor> {
     let op = "cholesky";
     let n = check_square_float(op, x)?;
-    let factors = map_matrices("cholesky", x, n * n * n / 3, |_, a| {
-        Ok(cholesky_kernel(a, n))
-    })?;
-    let y = tensor_of(factors.concat(), x.shape(), x.dtype())?;
+    let y = if holds_empty_matrices(x) {
+        Tensor::zeros(x.shape(), x.dtype())
+    } else {
+        let factors = map_matrices("cholesky", x, n * n * n / 3, |_, a| {
+            Ok(cholesky_kernel(a, n))
+        })?;
+        tensor_of(factors.concat(), x.shape(), x.dtype())?
+    };
     let rows = per_matrix_rows(0, x.ndim());
     record_batched(op, &[x], &y, &[&y], rows, true, move |s, dy, _batch| {
         let l = &s[0];
@@ -182,6 +186,10 @@ pub fn triangular_solve(
             ),
         )
     })?;
+    // The broadcast output may be far larger than either operand: checked before it is made
+    // (a MemoryError, never an aborted allocation).
+    let out_shape = [&batch[..], &sb[sb.len() - 2..]].concat();
+    crate::memory::ensure_shape(op, &out_shape, rhs.dtype())?;
     let y = Tensor::new(dispatch2!(float matrix.data(), rhs.data(), op, |a, b| {
         triangular_batch(&a.view(), &b.view(), lower, adjoint, &batch)
     }));

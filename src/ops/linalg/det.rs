@@ -7,7 +7,8 @@ use num_complex::Complex;
 
 use super::inv;
 use super::matrices::{
-    append_two_axes, check_square_float, map_matrices, matrix_t, per_matrix_rows, tensor_of,
+    append_two_axes, check_square_float, holds_empty_matrices, map_matrices, matrix_t,
+    per_matrix_rows, tensor_of,
 };
 use super::solve::{check_square, lu_factor, LuElem};
 use crate::dtype::DType;
@@ -66,9 +67,11 @@ fn complex_determinant(a: &[Complex<f64>], n: usize) -> Complex<f64> {
 fn complex_determinants(x: &Tensor, n: usize) -> Result<Tensor> {
     let values = x.to_complex_vec();
     let batch = &x.shape()[..x.ndim() - 2];
-    let dets: Vec<Complex<f64>> = if n == 0 {
-        vec![Complex::new(1.0, 0.0); batch.iter().product()]
-    } else {
+    if n == 0 {
+        // 0 x 0 matrices: determinant 1, an infallible `vec!` of a batch that may be huge.
+        return Tensor::try_full("det", batch, x.dtype(), 1.0);
+    }
+    let dets: Vec<Complex<f64>> = {
         values
             .chunks(n * n)
             .map(|a| complex_determinant(a, n))
@@ -116,8 +119,14 @@ pub fn det(x: &Tensor) -> Result<Tensor> {
         complex_determinants(x, n)?
     } else {
         let n = check_square_float(op, x)?;
-        let values = map_matrices("det", x, n * n * n, |_, a| Ok(determinant(a, n)))?;
-        tensor_of(values, &x.shape()[..x.ndim() - 2], x.dtype())?
+        let batch = &x.shape()[..x.ndim() - 2];
+        if holds_empty_matrices(x) {
+            // The determinant of a 0 x 0 matrix is 1: one element per matrix, and nothing else.
+            Tensor::try_full(op, batch, x.dtype(), 1.0)?
+        } else {
+            let values = map_matrices("det", x, n * n * n, |_, a| Ok(determinant(a, n)))?;
+            tensor_of(values, batch, x.dtype())?
+        }
     };
     let rows = per_matrix_rows(0, x.ndim());
     record_batched(op, &[x], &y, &[x, &y], rows, true, |s, dy, _batch| {
@@ -138,11 +147,21 @@ pub fn det(x: &Tensor) -> Result<Tensor> {
 pub fn slogdet(x: &Tensor) -> Result<(Tensor, Tensor)> {
     let op = "slogdet";
     let n = check_square_float(op, x)?;
-    let pairs = map_matrices("slogdet", x, n * n * n, |_, a| Ok(sign_and_log_abs(a, n)))?;
     let batch = &x.shape()[..x.ndim() - 2];
-    let (signs, logs): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
-    let sign = tensor_of(signs, batch, x.dtype())?;
-    let log_abs = tensor_of(logs, batch, x.dtype())?;
+    let (sign, log_abs) = if holds_empty_matrices(x) {
+        // A 0 x 0 matrix: determinant 1, sign 1 and log 0.
+        (
+            Tensor::try_full(op, batch, x.dtype(), 1.0)?,
+            Tensor::try_full(op, batch, x.dtype(), 0.0)?,
+        )
+    } else {
+        let pairs = map_matrices("slogdet", x, n * n * n, |_, a| Ok(sign_and_log_abs(a, n)))?;
+        let (signs, logs): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
+        (
+            tensor_of(signs, batch, x.dtype())?,
+            tensor_of(logs, batch, x.dtype())?,
+        )
+    };
     let vjp: Arc<Vjp> = Arc::new(|s: &[Tensor], grads: &[Option<Tensor>], _batch: usize| {
         let Some(Some(g)) = grads.get(1) else {
             return Ok(crate::grads![None]);

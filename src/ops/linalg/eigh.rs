@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use super::matrices::{
-    check_square_float, keep_lower_half_diagonal, map_matrices, matrix_t, per_matrix_rows,
-    tensor_of,
+    check_square_float, holds_empty_matrices, keep_lower_half_diagonal, map_matrices, matrix_t,
+    per_matrix_rows, tensor_of,
 };
 use super::{matmul, matrix_diag};
 use crate::error::{fmt_shape, Error, Result};
@@ -239,23 +239,15 @@ pub(super) fn column_sign(v: &[f64], rows: usize, cols: usize, col: usize) -> f6
 pub fn eigh(x: &Tensor) -> Result<(Tensor, Tensor)> {
     let op = "eigh";
     let n = check_square_float(op, x)?;
-    let pairs = map_matrices("eigh", x, 10 * n * n * n, |i, a| {
-        if a.iter().any(|v| !v.is_finite()) {
-            return Err(Error::value(
-                op,
-                format!(
-                    "self-adjoint eigen decomposition was not successful: matrix {i} of the batch \
-                     of shape {} holds NaN or inf",
-                    fmt_shape(x.shape())
-                ),
-            ));
-        }
-        Ok(tridiagonal_eigh(a, n))
-    })?;
     let batch = &x.shape()[..x.ndim() - 2];
-    let (es, vs): (Vec<Vec<f64>>, Vec<Vec<f64>>) = pairs.into_iter().unzip();
-    let e = tensor_of(es.concat(), &[batch, &[n]].concat(), x.dtype())?;
-    let v = tensor_of(vs.concat(), x.shape(), x.dtype())?;
+    let (e, v) = if holds_empty_matrices(x) {
+        (
+            Tensor::zeros(&[batch, &[0]].concat(), x.dtype()),
+            Tensor::zeros(x.shape(), x.dtype()),
+        )
+    } else {
+        eigh_values(op, x, n)?
+    };
     let vjp: Arc<Vjp> = Arc::new(|s: &[Tensor], grads: &[Option<Tensor>], batch: usize| {
         let (e, v) = (&s[0], &s[1]);
         let lead = grads
@@ -280,6 +272,28 @@ pub fn eigh(x: &Tensor) -> Result<(Tensor, Tensor)> {
     });
     let rows = per_matrix_rows(0, x.ndim());
     record_multi(op, &[x], &[&e, &v], &[&e, &v], rows, true, vjp);
+    Ok((e, v))
+}
+
+/// The kernel of [`eigh`] over every (non-empty) matrix of `x`: `(e, v)`.
+fn eigh_values(op: &str, x: &Tensor, n: usize) -> Result<(Tensor, Tensor)> {
+    let pairs = map_matrices(op, x, 10 * n * n * n, |i, a| {
+        if a.iter().any(|v| !v.is_finite()) {
+            return Err(Error::value(
+                op,
+                format!(
+                    "self-adjoint eigen decomposition was not successful: matrix {i} of the batch \
+                     of shape {} holds NaN or inf",
+                    fmt_shape(x.shape())
+                ),
+            ));
+        }
+        Ok(tridiagonal_eigh(a, n))
+    })?;
+    let batch = &x.shape()[..x.ndim() - 2];
+    let (es, vs): (Vec<Vec<f64>>, Vec<Vec<f64>>) = pairs.into_iter().unzip();
+    let e = tensor_of(es.concat(), &[batch, &[n]].concat(), x.dtype())?;
+    let v = tensor_of(vs.concat(), x.shape(), x.dtype())?;
     Ok((e, v))
 }
 

@@ -3,7 +3,9 @@
 //! identity `expm([[A^T, G], [0, A^T]]) = [[e^{A^T}, L(A^T, G)], [0, e^{A^T}]]`, whose corner is
 //! the gradient (the adjoint of the Fréchet derivative). The VJP calls `expm` itself, so every
 //! order differentiates.
-use super::matrices::{check_square_float, map_matrices, matrix_t, per_matrix_rows, tensor_of};
+use super::matrices::{
+    check_square_float, holds_empty_matrices, map_matrices, matrix_t, per_matrix_rows, tensor_of,
+};
 use super::solve::{lu_factor, lu_solve};
 use crate::error::Result;
 use crate::ops::{broadcast_to, concat, slice_axis};
@@ -179,8 +181,12 @@ fn expm_kernel(a: &[f64], n: usize) -> Vec<f64> {
 pub fn expm(x: &Tensor) -> Result<Tensor> {
     let op = "expm";
     let n = check_square_float(op, x)?;
-    let values = map_matrices("expm", x, 20 * n * n * n, |_, a| Ok(expm_kernel(a, n)))?;
-    let y = tensor_of(values.concat(), x.shape(), x.dtype())?;
+    let y = if holds_empty_matrices(x) {
+        Tensor::zeros(x.shape(), x.dtype())
+    } else {
+        let values = map_matrices("expm", x, 20 * n * n * n, |_, a| Ok(expm_kernel(a, n)))?;
+        tensor_of(values.concat(), x.shape(), x.dtype())?
+    };
     let rows = per_matrix_rows(0, x.ndim());
     record_batched(op, &[x], &y, &[x], rows, true, move |s, dy, _batch| {
         // expm([[A^T, G], [0, A^T]]) holds the gradient in its top-right block.

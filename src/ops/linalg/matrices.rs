@@ -68,8 +68,20 @@ pub(crate) fn tensor_of(values: Vec<f64>, shape: &[usize], dtype: DType) -> Resu
     }
 }
 
+/// Whether the matrices of `x` (`[..., M, N]`) hold no elements (`M` or `N` is 0). The
+/// per-matrix ops then build their results directly, without [`map_matrices`]: a batch of
+/// 2^31 empty matrices holds nothing, so neither may the work or the memory spent on it (one
+/// result per matrix would be gigabytes that the overcommitting kernel grants and then kills
+/// the process for touching).
+pub(crate) fn holds_empty_matrices(x: &Tensor) -> bool {
+    let s = x.shape();
+    s[s.len() - 2] == 0 || s[s.len() - 1] == 0
+}
+
 /// Runs `kernel` on each `rows x cols` matrix of `x` (row-major float64), in batch order; on
-/// rayon's threads when the batch is large enough to pay for it. The first error wins.
+/// rayon's threads when the batch is large enough to pay for it. The first error wins. The
+/// results are one per matrix: callers handle empty matrices first
+/// ([`holds_empty_matrices`]), so their number is at most the number of elements of `x`.
 pub(crate) fn map_matrices<R: Send>(
     op: &str,
     x: &Tensor,
@@ -79,8 +91,19 @@ pub(crate) fn map_matrices<R: Send>(
     let s = x.shape();
     let per = s[s.len() - 2] * s[s.len() - 1];
     let count: usize = s[..s.len() - 2].iter().product();
-    // One result per matrix, reserved fallibly: a batch of 2^31 empty matrices holds no
-    // elements, yet its results would not fit (a MemoryError, never an abort).
+    if per == 0 {
+        // Empty matrices are the caller's (see `holds_empty_matrices`); refuse rather than
+        // reserve a result per matrix of a batch that may be as long as a shape allows.
+        return Err(Error::value(
+            op,
+            format!(
+                "internal error in rustape, please report: empty matrices of shape {} reached \
+                 the per-matrix kernel",
+                fmt_shape(s)
+            ),
+        ));
+    }
+    // One result per matrix, reserved fallibly (MemoryError, never an abort).
     let mut out: Vec<R> = crate::memory::try_vec(op, count)?;
     let values = x.to_f64_vec();
     let one = |i: usize| kernel(i, &values[i * per..(i + 1) * per]);

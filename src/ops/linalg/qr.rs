@@ -3,8 +3,10 @@
 //! partitioning).
 use std::sync::Arc;
 
-use super::matrices::{check_matrix, map_matrices, matrix_t, per_matrix_rows, tensor_of};
-use super::{band_part, matmul, triangular_solve};
+use super::matrices::{
+    check_matrix, holds_empty_matrices, map_matrices, matrix_t, per_matrix_rows, tensor_of,
+};
+use super::{band_part, eye, matmul, triangular_solve};
 use crate::error::{Error, Result};
 use crate::ops::{add, concat, slice_axis, subtract};
 use crate::tape::{record_multi, Vjp};
@@ -102,14 +104,24 @@ pub fn qr(x: &Tensor, full_matrices: bool) -> Result<(Tensor, Tensor)> {
     let op = "qr";
     let (m, n) = check_matrix(op, x)?;
     let q_cols = if full_matrices { m } else { m.min(n) };
-    let pairs = map_matrices("qr", x, 2 * m * n * n, |_, a| {
-        Ok(qr_kernel(a, m, n, full_matrices))
-    })?;
     let batch = &x.shape()[..x.ndim() - 2];
-    let (qs, rs): (Vec<Vec<f64>>, Vec<Vec<f64>>) = pairs.into_iter().unzip();
     let shape = |r: usize, c: usize| [batch, &[r, c]].concat();
-    let q = tensor_of(qs.concat(), &shape(m, q_cols), x.dtype())?;
-    let r = tensor_of(rs.concat(), &shape(q_cols, n), x.dtype())?;
+    let (q, r) = if holds_empty_matrices(x) {
+        // `r` is empty; `q` is an identity (what the kernel gives) or empty.
+        (
+            eye(m, Some(q_cols), batch, x.dtype())?,
+            Tensor::zeros(&shape(q_cols, n), x.dtype()),
+        )
+    } else {
+        let pairs = map_matrices("qr", x, 2 * m * n * n, |_, a| {
+            Ok(qr_kernel(a, m, n, full_matrices))
+        })?;
+        let (qs, rs): (Vec<Vec<f64>>, Vec<Vec<f64>>) = pairs.into_iter().unzip();
+        (
+            tensor_of(qs.concat(), &shape(m, q_cols), x.dtype())?,
+            tensor_of(rs.concat(), &shape(q_cols, n), x.dtype())?,
+        )
+    };
     let vjp: Arc<Vjp> = Arc::new(
         move |s: &[Tensor], grads: &[Option<Tensor>], batch: usize| {
             let (a, q, r) = (&s[0], &s[1], &s[2]);

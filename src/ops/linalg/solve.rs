@@ -256,7 +256,9 @@ fn solve_kernel<T: LuElem>(
     let matrices: usize = own.iter().product();
     let count: usize = batch.iter().product();
     let mut out = vec![T::default(); count * n * k];
-    if n > 0 && count > 0 {
+    // No right-hand sides (k = 0) or empty matrices: nothing to solve, and no index per
+    // matrix of a broadcast batch that may be as long as a shape allows.
+    if n > 0 && k > 0 && count > 0 {
         let mut av = batched_values(a, own, adjoint);
         if adjoint && T::DTYPE.is_complex() {
             av.iter_mut().for_each(|v| *v = v.conjugate());

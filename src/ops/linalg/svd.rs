@@ -2,8 +2,10 @@
 use std::sync::Arc;
 
 use super::eigh::{column_sign, off_diagonal_reciprocal_gaps, safe_reciprocal};
-use super::matrices::{check_matrix, map_matrices, matrix_t, per_matrix_rows, tensor_of};
-use super::{matmul, matrix_diag};
+use super::matrices::{
+    check_matrix, holds_empty_matrices, map_matrices, matrix_t, per_matrix_rows, tensor_of,
+};
+use super::{eye, matmul, matrix_diag};
 use crate::error::{Error, Result};
 use crate::ops::{add, multiply, slice_axis, square, subtract};
 use crate::tape::{record_batched, record_multi, Vjp};
@@ -194,15 +196,23 @@ fn decompose(op: &str, x: &Tensor, full: bool) -> Result<(Tensor, Tensor, Tensor
     let (m, n) = check_matrix(op, x)?;
     let k = m.min(n);
     let (u_cols, v_cols) = if full { (m, n) } else { (k, k) };
-    let parts = map_matrices(op, x, 10 * m * n * k, |_, a| Ok(svd_kernel(a, m, n, full)))?;
     let batch = &x.shape()[..x.ndim() - 2];
+    let dtype = x.dtype();
+    if holds_empty_matrices(x) {
+        // No singular values; `u` and `v` are identities (what the kernel gives) or empty.
+        return Ok((
+            Tensor::zeros(&[batch, &[0]].concat(), dtype),
+            eye(m, Some(u_cols), batch, dtype)?,
+            eye(n, Some(v_cols), batch, dtype)?,
+        ));
+    }
+    let parts = map_matrices(op, x, 10 * m * n * k, |_, a| Ok(svd_kernel(a, m, n, full)))?;
     let (mut s, mut u, mut v) = (Vec::new(), Vec::new(), Vec::new());
     for p in parts {
         s.extend(p.s);
         u.extend(p.u);
         v.extend(p.v);
     }
-    let dtype = x.dtype();
     Ok((
         tensor_of(s, &[batch, &[k]].concat(), dtype)?,
         tensor_of(u, &[batch, &[m, u_cols]].concat(), dtype)?,

@@ -7,29 +7,38 @@ from collections.abc import Sequence
 from typing import Any
 
 from ... import _rustape as _rt
+from .._util import check_number
+
+#: The largest window, stride, dilation or padding a layer takes (TensorFlow's int32 sizes):
+#: products of two of them stay far from overflowing.
+MAX_WINDOW = 2**31 - 1
 
 
-def normalize_tuple(value: Any, n: int, name: str, allow_zero: bool = False) -> tuple[int, ...]:
-    """An int or a sequence of `n` ints as a tuple of `n` ints (Keras' `standardize_tuple`)."""
-    if isinstance(value, int):
-        values: tuple[int, ...] = (value,) * n
+def normalize_tuple(
+    value: Any, n: int, name: str, allow_zero: bool = False, owner: str = "Layer"
+) -> tuple[int, ...]:
+    """An int or a sequence of `n` ints as a tuple of `n` ints (Keras' `standardize_tuple`),
+    each at least 1 (0 with `allow_zero`) and at most `MAX_WINDOW`: ValueError or TypeError
+    naming `owner` and the argument otherwise."""
+    if isinstance(value, (int, float)) or hasattr(value, "__index__"):
+        items: list[Any] = [value] * n
     else:
         try:
-            values = tuple(int(v) for v in value)
+            items = list(value)
         except TypeError:
             raise ValueError(
-                f"The `{name}` argument must be an int or a tuple of {n} ints, got {value!r}"
+                f"{owner}: the `{name}` argument must be an int or a tuple of {n} ints, got "
+                f"{value!r}"
             ) from None
-        if len(values) != n:
+        if len(items) != n:
             raise ValueError(
-                f"The `{name}` argument must be a tuple of {n} integers. Received {name}={value!r}"
+                f"{owner}: the `{name}` argument must be a tuple of {n} integers. Received "
+                f"{name}={value!r}"
             )
     low = 0 if allow_zero else 1
-    if any(v < low for v in values):
-        raise ValueError(
-            f"The `{name}` argument must be a tuple of integers >= {low}. Received {name}={value!r}"
-        )
-    return values
+    return tuple(
+        check_number(owner, name, v, low=low, high=MAX_WINDOW, integer=True) for v in items
+    )
 
 
 def normalize_padding(value: Any, allow_causal: bool = False) -> str:

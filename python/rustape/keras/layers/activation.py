@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import _rustape as _rt
+from .._util import check_number
 from ..activations import get_activation
 from ._args import reject_options
 from .base import Layer
@@ -50,11 +51,7 @@ class LeakyReLU(Layer):
             negative_slope = kwargs.pop("alpha")
         reject_options("LeakyReLU", kwargs, ("input_shape", "batch_size"))
         super().__init__(name=name, dtype=dtype)
-        if negative_slope is None or negative_slope < 0:
-            raise ValueError(
-                f"LeakyReLU: the negative_slope value must be a float >= 0, got {negative_slope!r}"
-            )
-        self.negative_slope = float(negative_slope)
+        self.negative_slope = check_number("LeakyReLU", "negative_slope", negative_slope, low=0.0)
 
     def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         return _rt.where(

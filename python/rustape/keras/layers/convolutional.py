@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import _rustape as _rt
+from .._util import check_number
 from ..activations import get_activation
 from ..initializers import get_initializer
 from ._args import (
@@ -52,11 +53,11 @@ class _Conv(Layer):
         reject_options(cls, kwargs, WEIGHT_OPTIONS)
         super().__init__(name=name, dtype=dtype, trainable=trainable)
         rank = self._rank
-        self.filters = int(filters)
-        self.groups = int(groups)
-        self.kernel_size = normalize_tuple(kernel_size, rank, "kernel_size")
-        self.strides = normalize_tuple(strides, rank, "strides")
-        self.dilation_rate = normalize_tuple(dilation_rate, rank, "dilation_rate")
+        self.filters = check_number(cls, "filters", filters, low=1, integer=True)
+        self.groups = check_number(cls, "groups", groups, low=1, integer=True)
+        self.kernel_size = normalize_tuple(kernel_size, rank, "kernel_size", owner=cls)
+        self.strides = normalize_tuple(strides, rank, "strides", owner=cls)
+        self.dilation_rate = normalize_tuple(dilation_rate, rank, "dilation_rate", owner=cls)
         self.padding = normalize_padding(padding, allow_causal=rank == 1)
         self.data_format = normalize_data_format(data_format)
         self.activation = get_activation(activation)
@@ -235,7 +236,7 @@ class Conv2DTranspose(_Conv):
         self.output_padding: tuple[int, ...] | None = None
         if output_padding is not None:
             self.output_padding = normalize_tuple(
-                output_padding, 2, "output_padding", allow_zero=True
+                output_padding, 2, "output_padding", allow_zero=True, owner="Conv2DTranspose"
             )
             for p, s in zip(self.output_padding, self.strides):
                 if p >= s:
@@ -301,7 +302,9 @@ class DepthwiseConv2D(_Conv):
         for key in ("depthwise_regularizer", "depthwise_constraint"):
             if kwargs.get(key, 0) is None:
                 del kwargs[key]
-        self.depth_multiplier = int(depth_multiplier)
+        self.depth_multiplier = check_number(
+            "DepthwiseConv2D", "depth_multiplier", depth_multiplier, low=1, integer=True
+        )
         if self.depth_multiplier <= 0:
             raise ValueError(
                 f"DepthwiseConv2D: depth_multiplier must be positive, got {depth_multiplier}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ... import _rustape as _rt
+from .._util import check_number
 from ..activations import get_activation
 from ..initializers import get_initializer
 from ._args import reject_options
@@ -39,9 +40,7 @@ class Dense(Layer):
         if kwargs:
             raise TypeError(f"Dense got unexpected keyword arguments: {sorted(kwargs)}")
         super().__init__(name=name, dtype=dtype, trainable=trainable)
-        self.units = int(units)
-        if self.units <= 0:
-            raise ValueError(f"Dense: units must be a positive integer, got {units!r}")
+        self.units = check_number("Dense", "units", units, low=1, integer=True)
         self.activation = get_activation(activation)
         self.use_bias = bool(use_bias)
         self.kernel_initializer = get_initializer(kernel_initializer)
@@ -106,14 +105,18 @@ class Dropout(Layer):
     ) -> None:
         reject_options("Dropout", kwargs, ("input_shape", "batch_size"))
         super().__init__(name=name, dtype=dtype)
-        if not 0 <= rate <= 1:
-            raise ValueError(
-                f"Dropout: invalid value received for argument `rate`: expected a "
-                f"float between 0 and 1, got {rate!r}"
+        self.rate = check_number("Dropout", "rate", rate, low=0.0, high=1.0)
+        self.noise_shape = (
+            None
+            if noise_shape is None
+            else tuple(
+                None
+                if d is None
+                else check_number("Dropout", "noise_shape", d, low=0, integer=True)
+                for d in noise_shape
             )
-        self.rate = float(rate)
-        self.noise_shape = None if noise_shape is None else tuple(noise_shape)
-        self.seed = seed
+        )
+        self.seed = check_number("Dropout", "seed", seed, integer=True, none_ok=True)
 
     def call(self, inputs: Any, training: Any = None) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         if isinstance(training, _rt.Tensor):
@@ -172,13 +175,8 @@ class Embedding(Layer):
             ),
         )
         super().__init__(name=name, dtype=dtype, trainable=trainable)
-        self.input_dim = int(input_dim)
-        self.output_dim = int(output_dim)
-        if self.input_dim <= 0 or self.output_dim <= 0:
-            raise ValueError(
-                f"Embedding: input_dim and output_dim must be positive, got "
-                f"{input_dim} and {output_dim}"
-            )
+        self.input_dim = check_number("Embedding", "input_dim", input_dim, low=1, integer=True)
+        self.output_dim = check_number("Embedding", "output_dim", output_dim, low=1, integer=True)
         self.embeddings_initializer = initializer(embeddings_initializer)
         self.mask_zero = bool(mask_zero)
         self.embeddings: Any = None

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ... import _rustape as _rt
+from .._util import check_number
 from ._args import reject_options
 from .base import Layer
 
@@ -163,7 +164,7 @@ class Concatenate(_Merge):
         self, axis: int = -1, name: str | None = None, dtype: Any = None, **kwargs: Any
     ) -> None:
         super().__init__(name=name, dtype=dtype, **kwargs)
-        self.axis = int(axis)
+        self.axis = check_number("Concatenate", "axis", axis, integer=True)
 
     def call(self, inputs: Sequence[Any]) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         return _rt.concat(self._check(inputs), axis=self.axis)

@@ -6,10 +6,17 @@ from typing import Any
 
 from ... import _ops
 from ... import _rustape as _rt
+from .._util import check_number
 from ..initializers import get_initializer
 from .base import Layer
 
 __all__ = ["BatchNormalization", "LayerNormalization"]
+
+
+def _axes(owner: str, axis: Any) -> list[int]:
+    """`axis` (an int or a sequence of ints) as a list of ints (ranges are checked at build)."""
+    axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    return [check_number(owner, "axis", a, integer=True) for a in axes]
 
 
 class BatchNormalization(Layer):
@@ -49,9 +56,10 @@ class BatchNormalization(Layer):
                 f"BatchNormalization got unexpected keyword arguments: {sorted(kwargs)}"
             )
         super().__init__(name=name, dtype=dtype, trainable=trainable)
-        self.axis = list(axis) if isinstance(axis, (list, tuple)) else [axis]
-        self.momentum = float(momentum)
-        self.epsilon = float(epsilon)
+        owner = "BatchNormalization"
+        self.axis = _axes(owner, axis)
+        self.momentum = check_number(owner, "momentum", momentum)
+        self.epsilon = check_number(owner, "epsilon", epsilon, low=0.0)
         self.center = bool(center)
         self.scale = bool(scale)
         self.beta_initializer = get_initializer(beta_initializer)
@@ -106,6 +114,13 @@ class BatchNormalization(Layer):
             raise ValueError(
                 f"BatchNormalization {self.name}: built for inputs of rank {self._ndim}, got shape "
                 f"{list(shape)}"
+            )
+        sizes = tuple(int(shape[a]) for a in self.axis)
+        if sizes != self._param_shape:
+            # Broadcasting would pass (a size 1 against the parameters' size) and be wrong.
+            raise ValueError(
+                f"BatchNormalization {self.name}: built for size {self._param_shape} along axis "
+                f"{self.axis}, got inputs of shape {list(shape)}"
             )
         reduction_axes = [i for i in range(self._ndim) if i not in self.axis]
         # gamma is read before beta, as tf.nn.batch_normalization does (watch order).
@@ -180,8 +195,8 @@ class LayerNormalization(Layer):
                 f"LayerNormalization got unexpected keyword arguments: {sorted(kwargs)}"
             )
         super().__init__(name=name, dtype=dtype, trainable=trainable)
-        self.axis = list(axis) if isinstance(axis, (list, tuple)) else [axis]
-        self.epsilon = float(epsilon)
+        self.axis = _axes("LayerNormalization", axis)
+        self.epsilon = check_number("LayerNormalization", "epsilon", epsilon, low=0.0)
         self.rms_scaling = bool(rms_scaling)
         self.center = bool(center) and not self.rms_scaling
         self.scale = bool(scale)
@@ -205,6 +220,7 @@ class LayerNormalization(Layer):
     def build(self, input_shape: tuple) -> None:
         self.axis = self._axes(len(input_shape))
         shape = tuple(int(input_shape[a]) for a in self.axis)
+        self._param_shape = shape
         if self.scale:
             self.gamma = self.add_weight("gamma", shape, self.gamma_initializer)
         if self.center:
@@ -215,6 +231,13 @@ class LayerNormalization(Layer):
         shape = tuple(inputs.shape)
         ndim = len(shape)
         axes = self._axes(ndim)
+        sizes = tuple(int(shape[a]) for a in axes)
+        if (self.scale or self.center) and sizes != self._param_shape:
+            # Broadcasting would pass (a size 1 against the parameters' size) and be wrong.
+            raise ValueError(
+                f"LayerNormalization {self.name}: built for size {self._param_shape} along axis "
+                f"{axes}, got inputs of shape {list(shape)}"
+            )
 
         def broadcast(v: Any) -> Any:
             if v is None or axes == [ndim - 1]:

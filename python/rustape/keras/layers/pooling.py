@@ -48,9 +48,12 @@ class _Pooling(Layer):
     ) -> None:
         reject_options(type(self).__name__, kwargs, ("input_shape", "batch_size"))
         super().__init__(name=name, dtype=dtype)
-        self.pool_size = normalize_tuple(pool_size, self._rank, "pool_size")
+        owner = type(self).__name__
+        self.pool_size = normalize_tuple(pool_size, self._rank, "pool_size", owner=owner)
         self.strides = (
-            self.pool_size if strides is None else normalize_tuple(strides, self._rank, "strides")
+            self.pool_size
+            if strides is None
+            else normalize_tuple(strides, self._rank, "strides", owner=owner)
         )
         self.padding = normalize_padding(padding)
         self.data_format = normalize_data_format(data_format)

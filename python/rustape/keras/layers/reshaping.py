@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import _rustape as _rt
+from .._util import check_number
 from ._args import (
     normalize_data_format,
     normalize_tuple,
@@ -49,7 +50,8 @@ class Flatten(Layer):
         x = inputs
         if self.data_format == "channels_first" and len(x.shape) > 2:
             x = to_channels_last(x)
-        return _rt.reshape(x, [x.shape[0], -1])
+        # The sample size spelled out, not -1: an empty batch has no size to infer it from.
+        return _rt.reshape(x, [x.shape[0], _product(x.shape[1:])])
 
     def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
         """`(batch, product of the other dimensions)`."""
@@ -70,7 +72,13 @@ class Reshape(Layer):
     ) -> None:
         reject_options("Reshape", kwargs, ("input_shape", "batch_size"))
         super().__init__(name=name, dtype=dtype)
-        self.target_shape = tuple(int(d) for d in target_shape)
+        if isinstance(target_shape, (str, bytes)) or not hasattr(target_shape, "__iter__"):
+            raise TypeError(
+                f"Reshape: `target_shape` must be a tuple of ints, got {target_shape!r}"
+            )
+        self.target_shape = tuple(
+            check_number("Reshape", "target_shape", d, low=-1, integer=True) for d in target_shape
+        )
         if sum(1 for d in self.target_shape if d == -1) > 1 or any(
             d < -1 for d in self.target_shape
         ):
@@ -128,14 +136,26 @@ class ZeroPadding2D(Layer):
         reject_options("ZeroPadding2D", kwargs, ("input_shape", "batch_size"))
         super().__init__(name=name, dtype=dtype)
         pads: tuple[tuple[int, ...], tuple[int, ...]]
-        if isinstance(padding, int):
-            pads = ((padding, padding), (padding, padding))
+        owner = "ZeroPadding2D"
+        if isinstance(padding, (int, float)) or hasattr(padding, "__index__"):
+            pads = (
+                normalize_tuple(padding, 2, "padding", allow_zero=True, owner=owner),
+                normalize_tuple(padding, 2, "padding", allow_zero=True, owner=owner),
+            )
+        elif not isinstance(padding, (list, tuple)):
+            raise TypeError(
+                f"ZeroPadding2D: `padding` should be an int, a tuple of 2 ints or "
+                f"a tuple of 2 tuples of 2 ints, got {padding!r}"
+            )
         elif len(padding) == 2 and all(isinstance(p, int) for p in padding):
-            pads = ((padding[0], padding[0]), (padding[1], padding[1]))
+            rows, cols = (
+                normalize_tuple(p, 2, "padding", allow_zero=True, owner=owner) for p in padding
+            )
+            pads = (rows, cols)
         elif len(padding) == 2:
             pads = (
-                normalize_tuple(padding[0], 2, "padding", allow_zero=True),
-                normalize_tuple(padding[1], 2, "padding", allow_zero=True),
+                normalize_tuple(padding[0], 2, "padding", allow_zero=True, owner=owner),
+                normalize_tuple(padding[1], 2, "padding", allow_zero=True, owner=owner),
             )
         else:
             raise ValueError(
@@ -183,7 +203,7 @@ class UpSampling2D(Layer):
     ) -> None:
         reject_options("UpSampling2D", kwargs, ("input_shape", "batch_size"))
         super().__init__(name=name, dtype=dtype)
-        self.size = normalize_tuple(size, 2, "size")
+        self.size = normalize_tuple(size, 2, "size", owner="UpSampling2D")
         self.data_format = normalize_data_format(data_format)
         if interpolation != "nearest":
             raise ValueError(

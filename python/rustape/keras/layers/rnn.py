@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ... import _rustape as _rt
+from .._util import check_number
 from ..activations import get_activation
 from ._args import WEIGHT_OPTIONS, reject_options
 from ._init import initializer
@@ -60,12 +61,7 @@ class _RNN(Layer):
         cls = type(self).__name__
         reject_options(cls, kwargs, _RNN_OPTIONS)
         super().__init__(name=name, dtype=dtype, trainable=trainable)
-        self.units = int(units)
-        if self.units <= 0:
-            raise ValueError(
-                f"{cls}: received an invalid value for argument `units`, expected a "
-                f"positive integer, got {units!r}"
-            )
+        self.units = check_number(cls, "units", units, low=1, integer=True)
         if stateful:
             raise ValueError(f"{cls}: stateful=True is not supported")
         self.activation = get_activation(activation)
@@ -73,9 +69,12 @@ class _RNN(Layer):
         self.kernel_initializer = initializer(kernel_initializer)
         self.recurrent_initializer = initializer(recurrent_initializer)
         self.bias_initializer = initializer(bias_initializer)
-        self.dropout = min(1.0, max(0.0, float(dropout)))
-        self.recurrent_dropout = min(1.0, max(0.0, float(recurrent_dropout)))
-        self.seed = seed
+        # Keras clips the rates into [0, 1]; NaN and infinities are refused.
+        self.dropout = min(1.0, max(0.0, check_number(cls, "dropout", dropout)))
+        self.recurrent_dropout = min(
+            1.0, max(0.0, check_number(cls, "recurrent_dropout", recurrent_dropout))
+        )
+        self.seed = check_number(cls, "seed", seed, integer=True, none_ok=True)
         self.return_sequences = bool(return_sequences)
         self.return_state = bool(return_state)
         self.go_backwards = bool(go_backwards)

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ... import _rustape as _rt
+from .._util import check_number
 from . import schedules
 from .schedules import LearningRateSchedule
 
@@ -82,6 +83,15 @@ class Optimizer:
                 f"{type(self).__name__}: loss_scale_factor and gradient_accumulation_steps are "
                 "not supported"
             )
+        owner = type(self).__name__
+        weight_decay = check_number(owner, "weight_decay", weight_decay, none_ok=True)
+        clipnorm = check_number(owner, "clipnorm", clipnorm, none_ok=True)
+        clipvalue = check_number(owner, "clipvalue", clipvalue, none_ok=True)
+        global_clipnorm = check_number(owner, "global_clipnorm", global_clipnorm, none_ok=True)
+        hyperparameters = {
+            key: value if isinstance(value, bool) else check_number(owner, key, value)
+            for key, value in hyperparameters.items()
+        }
         self.name = name if name is not None else type(self).__name__.lower()
         self.weight_decay = weight_decay
         self.clipnorm = clipnorm
@@ -97,7 +107,7 @@ class Optimizer:
         self._built_with: list[Any] = []
         self._core = _rt.Optimizer(
             self._algorithm,
-            self._engine_rate(learning_rate),
+            self._engine_rate(learning_rate, owner),
             hyperparameters,
             weight_decay=weight_decay,
             clipnorm=clipnorm,
@@ -106,9 +116,10 @@ class Optimizer:
         )
 
     @staticmethod
-    def _engine_rate(learning_rate: Any) -> Any:
+    def _engine_rate(learning_rate: Any, owner: str = "Optimizer") -> Any:
         """What the Rust optimizer holds: a number, a Variable, a built-in schedule, or a
-        placeholder 0 for rates computed in Python at each step."""
+        placeholder 0 for rates computed in Python at each step. A number must be finite
+        (ValueError naming `owner`, never an OverflowError)."""
         if isinstance(learning_rate, _rt.Variable):
             return learning_rate
         engine = getattr(learning_rate, "_engine", None)
@@ -118,7 +129,7 @@ class Optimizer:
             return 0.0
         if isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float)):
             try:
-                return float(learning_rate)
+                float(learning_rate)
             except (TypeError, ValueError):
                 raise ValueError(
                     "Argument `learning_rate` should be float, or an instance of "
@@ -126,7 +137,10 @@ class Optimizer:
                     f"value and returns the corresponding learning rate value). Received instead: "
                     f"learning_rate={learning_rate!r}"
                 ) from None
-        return float(learning_rate)
+        try:
+            return check_number(owner, "learning_rate", learning_rate)
+        except TypeError as e:
+            raise ValueError(str(e)) from None
 
     def _python_rate(self) -> float | None:
         """The rate for this step when only Python can compute it, else None."""
@@ -134,10 +148,12 @@ class Optimizer:
         if isinstance(lr, _rt.Variable) or getattr(lr, "_engine", None) is not None:
             return None
         if isinstance(lr, LearningRateSchedule):
-            return float(lr(self.iterations))
-        if callable(lr):
-            return float(lr())
-        return None
+            rate = lr(self.iterations)
+        elif callable(lr):
+            rate = lr()
+        else:
+            return None
+        return check_number(type(self).__name__, "learning_rate (this step's)", rate)
 
     @property
     def iterations(self) -> Any:
@@ -166,10 +182,10 @@ class Optimizer:
             and not callable(value)
             and not isinstance(value, _rt.Variable)
         ):
-            variable.assign(float(value))
+            variable.assign(check_number(type(self).__name__, "learning_rate", value))
             return
         self._learning_rate = value
-        self._core.set_learning_rate(self._engine_rate(value))
+        self._core.set_learning_rate(self._engine_rate(value, type(self).__name__))
 
     @property
     def variables(self) -> list[Any]:
@@ -209,8 +225,22 @@ class Optimizer:
             raise ValueError(
                 "`exclude_from_weight_decay()` can only be configured before the optimizer is built."
             )
+        names = list(var_names or [])
+        for name in names:
+            if not isinstance(name, str):
+                raise TypeError(
+                    f"{type(self).__name__}.exclude_from_weight_decay: `var_names` must be "
+                    f"strings (regular expressions), got {name!r}"
+                )
+            try:
+                re.compile(name)
+            except re.error as e:
+                raise ValueError(
+                    f"{type(self).__name__}.exclude_from_weight_decay: {name!r} is not a "
+                    f"regular expression ({e})"
+                ) from None
         self._exclude_vars = list(var_list or [])
-        self._exclude_names = list(var_names or [])
+        self._exclude_names = names
 
     def get_slot(self, variable: Any, name: str) -> Any:
         """Slot `name` ("momentum", "velocity", ...) of `variable`, or None."""
@@ -329,8 +359,12 @@ class SGD(Optimizer):
         nesterov: bool = False,
         **kwargs: Any,
     ) -> None:
-        if not isinstance(momentum, (int, float)) or not 0 <= momentum <= 1:
-            raise ValueError("`momentum` must be a float between [0, 1].")
+        if (
+            isinstance(momentum, bool)
+            or not isinstance(momentum, (int, float))
+            or not 0 <= momentum <= 1
+        ):
+            raise ValueError(f"SGD: `momentum` must be a float between [0, 1], got {momentum!r}.")
         super().__init__(
             learning_rate, {"momentum": float(momentum), "nesterov": bool(nesterov)}, **kwargs
         )

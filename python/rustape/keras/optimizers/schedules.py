@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ... import _rustape as _rt
+from .._util import check_number
 
 __all__ = [
     "CosineDecay",
@@ -24,8 +25,30 @@ __all__ = [
 ]
 
 
-def _step(step: Any) -> int:
-    return int(np.asarray(step))
+def _step(owner: str, step: Any) -> int:
+    """The optimizer step as an int64 (ValueError / TypeError naming `owner` otherwise)."""
+    if isinstance(step, (_rt.Tensor, _rt.Variable)):
+        step = step.numpy()
+    if isinstance(step, int) and not isinstance(step, bool):
+        return check_number(owner, "step", step, integer=True)
+    value = np.asarray(step)
+    if value.shape != () or value.dtype.kind not in "iuf":
+        raise TypeError(f"{owner}: the step must be a scalar number, got {step!r}")
+    item = value.item()
+    if isinstance(item, float):
+        check_number(owner, "step", item)
+        if not item.is_integer():
+            raise ValueError(f"{owner}: the step must be a whole number, got {step!r}")
+        item = int(item)
+    return check_number(owner, "step", item, integer=True)
+
+
+def _decay_steps(owner: str, decay_steps: Any) -> float:
+    """`decay_steps` as a positive finite float (Keras's ValueError for `<= 0`)."""
+    value = check_number(owner, "decay_steps", decay_steps)
+    if value <= 0:
+        raise ValueError(f"Argument `decay_steps` must be > 0. Received: decay_steps={decay_steps}")
+    return value
 
 
 class LearningRateSchedule:
@@ -46,7 +69,7 @@ class LearningRateSchedule:
             raise NotImplementedError(
                 f"Learning rate schedule '{type(self).__name__}' must override `__call__(self, step)`."
             )
-        return _rt.constant(self._engine(_step(step)), dtype=_rt.float32)
+        return _rt.constant(self._engine(_step(type(self).__name__, step)), dtype=_rt.float32)
 
     def get_config(self) -> dict[str, Any]:
         """The constructor arguments."""
@@ -90,8 +113,12 @@ class ExponentialDecay(LearningRateSchedule):
         self.decay_rate = decay_rate
         self.staircase = staircase
         self.name = name
+        owner = type(self).__name__
         self._engine = _rt.Schedule.exponential(
-            float(initial_learning_rate), float(decay_steps), float(decay_rate), bool(staircase)
+            check_number(owner, "initial_learning_rate", initial_learning_rate),
+            _decay_steps(owner, decay_steps),
+            check_number(owner, "decay_rate", decay_rate),
+            bool(staircase),
         )
 
 
@@ -110,8 +137,10 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         self.boundaries = list(boundaries)
         self.values = list(values)
         self.name = name
+        owner = type(self).__name__
         self._engine = _rt.Schedule.piecewise(
-            [int(b) for b in boundaries], [float(v) for v in values]
+            [_step(owner, b) for b in boundaries],
+            [check_number(owner, "values", v) for v in values],
         )
 
 
@@ -142,8 +171,12 @@ class InverseTimeDecay(LearningRateSchedule):
         self.decay_rate = decay_rate
         self.staircase = staircase
         self.name = name
+        owner = type(self).__name__
         self._engine = _rt.Schedule.inverse_time(
-            float(initial_learning_rate), float(decay_steps), float(decay_rate), bool(staircase)
+            check_number(owner, "initial_learning_rate", initial_learning_rate),
+            _decay_steps(owner, decay_steps),
+            check_number(owner, "decay_rate", decay_rate),
+            bool(staircase),
         )
 
 
@@ -177,11 +210,12 @@ class PolynomialDecay(LearningRateSchedule):
         self.power = power
         self.cycle = cycle
         self.name = name
+        owner = type(self).__name__
         self._engine = _rt.Schedule.polynomial(
-            float(initial_learning_rate),
-            float(decay_steps),
-            float(end_learning_rate),
-            float(power),
+            check_number(owner, "initial_learning_rate", initial_learning_rate),
+            _decay_steps(owner, decay_steps),
+            check_number(owner, "end_learning_rate", end_learning_rate),
+            check_number(owner, "power", power),
             bool(cycle),
         )
 
@@ -216,10 +250,11 @@ class CosineDecay(LearningRateSchedule):
         self.name = name
         self.warmup_target = warmup_target
         self.warmup_steps = warmup_steps
+        owner = type(self).__name__
         self._engine = _rt.Schedule.cosine(
-            float(initial_learning_rate),
-            float(decay_steps),
-            float(alpha),
-            None if warmup_target is None else float(warmup_target),
-            float(warmup_steps),
+            check_number(owner, "initial_learning_rate", initial_learning_rate),
+            _decay_steps(owner, decay_steps),
+            check_number(owner, "alpha", alpha),
+            check_number(owner, "warmup_target", warmup_target, none_ok=True),
+            check_number(owner, "warmup_steps", warmup_steps, low=0.0),
         )
