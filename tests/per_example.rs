@@ -2,8 +2,8 @@
 //! run in one sweep; they equal the row-by-row Jacobian, bit for bit where the arithmetic is the
 //! same, and fall back to the row blocks whenever the rows mix.
 use rustape::ops::{
-    add, matmul, moments, multiply, reduce_mean, reduce_sum, relu,
-    softmax_cross_entropy_with_logits, square, subtract, tanh,
+    add, bias_add, conv1d, conv2d, matmul, max_pool2d, moments, multiply, reduce_mean, reduce_sum,
+    relu, reshape, softmax_cross_entropy_with_logits, square, subtract, tanh, DataFormat, Padding,
 };
 use rustape::testing::pseudo_random;
 use rustape::{
@@ -249,4 +249,117 @@ fn a_slice_of_the_rows_falls_back() {
     let rows = jacobian(&model, &x, &params, JacobianStrategy::Sequential).unwrap();
     assert_eq!(auto[0].shape(), &[3, 4, 2]);
     assert_same(&auto, &rows, false, "a slice of the rows");
+}
+
+/// A small CNN: conv2d (3x3, SAME) + bias_add + tanh, 2x2 max pool, flatten, a dense layer
+/// (matmul + bias_add), softmax cross-entropy per row.
+fn cnn(x: &Tensor, p: &[Tensor]) -> Result<Tensor> {
+    let conv = conv2d(x, &p[0], [1, 1], &Padding::Same, [1, 1])?;
+    let h = tanh(&bias_add(&conv, &p[1], DataFormat::ChannelsLast)?)?;
+    let pooled = max_pool2d(&h, [2, 2], [2, 2], &Padding::Valid)?;
+    let rows = x.shape()[0] as isize;
+    let flat = reshape(&pooled, &[rows, -1])?;
+    let dense = matmul(&flat, &p[2], false, false)?;
+    let logits = bias_add(&dense, &p[3], DataFormat::ChannelsLast)?;
+    let labels = one_hot_rows(x.shape()[0], logits.shape()[1]);
+    softmax_cross_entropy_with_logits(&labels, &logits, -1)
+}
+
+fn cnn_params() -> Vec<Tensor> {
+    vec![
+        pseudo_random(&[3, 3, 2, 3], 61),
+        pseudo_random(&[3], 62),
+        pseudo_random(&[27, 4], 63),
+        pseudo_random(&[4], 64),
+    ]
+}
+
+#[test]
+fn a_cnn_takes_the_per_example_path_and_equals_the_row_by_row_jacobian() {
+    let x = pseudo_random(&[5, 6, 6, 2], 65);
+    let params = cnn_params();
+    // PerExample fails unless every step of the sweep gives its gradients per example.
+    let one_sweep = jacobian(&cnn, &x, &params, JacobianStrategy::PerExample).unwrap();
+    let rows = jacobian(&cnn, &x, &params, JacobianStrategy::Sequential).unwrap();
+    assert_eq!(one_sweep[0].shape(), &[5, 3, 3, 2, 3]);
+    assert_eq!(one_sweep[1].shape(), &[5, 3]);
+    assert_eq!(one_sweep[2].shape(), &[5, 27, 4]);
+    assert_eq!(one_sweep[3].shape(), &[5, 4]);
+    // The filter's and the conv bias's sums run over one image instead of the batch with the
+    // other images' exact zeros: the same terms, grouped differently.
+    assert_same(&one_sweep, &rows, false, "per-example vs sequential");
+    // The dense layer's sums are the row-by-row ones with every other term an exact zero.
+    assert_same(
+        &one_sweep[2..],
+        &rows[2..],
+        true,
+        "dense layer, bit for bit",
+    );
+    let auto = jacobian(&cnn, &x, &params, JacobianStrategy::Auto).unwrap();
+    assert_same(&auto, &one_sweep, true, "auto takes the per-example path");
+    // Row 0 against its own gradient.
+    let first = |p: &[Tensor]| -> Result<Tensor> {
+        let x0 = rustape::ops::slice_axis(&x, 0, 0, 1)?;
+        reduce_sum(&cnn(&x0, p)?, None, false)
+    };
+    let numeric = rustape::testing::numeric_gradient(&first, &params, 1e-6).unwrap();
+    for (k, (g, n)) in one_sweep.iter().zip(&numeric).enumerate() {
+        let row = rustape::ops::slice_axis(g, 0, 0, 1).unwrap();
+        assert_close_labelled(&values(&row), n, 1e-6, &format!("row 0, parameter {k}"));
+    }
+}
+
+#[test]
+fn a_dense_layer_with_bias_add_is_per_example_bit_for_bit() {
+    let dense = |x: &Tensor, p: &[Tensor]| -> Result<Tensor> {
+        let h = tanh(&bias_add(
+            &matmul(x, &p[0], false, false)?,
+            &p[1],
+            DataFormat::ChannelsLast,
+        )?)?;
+        reduce_sum(&square(&h)?, Some(&[1]), false)
+    };
+    let x = pseudo_random(&[6, 5], 71);
+    let params = vec![pseudo_random(&[5, 3], 72), pseudo_random(&[3], 73)];
+    let one_sweep = jacobian(&dense, &x, &params, JacobianStrategy::PerExample).unwrap();
+    let rows = jacobian(&dense, &x, &params, JacobianStrategy::Sequential).unwrap();
+    assert_eq!(one_sweep[1].shape(), &[6, 3]);
+    assert_same(&one_sweep, &rows, true, "dense + bias_add vs sequential");
+}
+
+#[test]
+fn a_conv1d_and_a_bias_over_positions_are_per_example() {
+    // conv1d is a conv2d of height 1; bias_add on [b, w, o] sums each row's positions.
+    let model = |x: &Tensor, p: &[Tensor]| -> Result<Tensor> {
+        let y = conv1d(x, &p[0], 1, &Padding::Valid, 1)?;
+        let h = tanh(&bias_add(&y, &p[1], DataFormat::ChannelsLast)?)?;
+        reduce_sum(&square(&h)?, Some(&[1, 2]), false)
+    };
+    let x = pseudo_random(&[4, 7, 2], 81);
+    let params = vec![pseudo_random(&[3, 2, 3], 82), pseudo_random(&[3], 83)];
+    let one_sweep = jacobian(&model, &x, &params, JacobianStrategy::PerExample).unwrap();
+    let rows = jacobian(&model, &x, &params, JacobianStrategy::Sequential).unwrap();
+    assert_eq!(one_sweep[0].shape(), &[4, 3, 2, 3]);
+    assert_eq!(one_sweep[1].shape(), &[4, 3]);
+    assert_same(&one_sweep, &rows, false, "conv1d vs sequential");
+}
+
+#[test]
+fn a_cnn_whose_rows_mix_falls_back() {
+    // Centring the feature maps over the batch makes every loss depend on every image.
+    let centred = |x: &Tensor, p: &[Tensor]| -> Result<Tensor> {
+        let conv = conv2d(x, &p[0], [1, 1], &Padding::Valid, [1, 1])?;
+        let h = bias_add(&conv, &p[1], DataFormat::ChannelsLast)?;
+        let mean = reduce_mean(&h, Some(&[0]), true)?;
+        reduce_sum(&square(&subtract(&h, &mean)?)?, Some(&[1, 2, 3]), false)
+    };
+    let x = pseudo_random(&[4, 5, 5, 2], 91);
+    let params = vec![pseudo_random(&[2, 2, 2, 3], 92), pseudo_random(&[3], 93)];
+    let auto = jacobian(&centred, &x, &params, JacobianStrategy::Auto).unwrap();
+    let rows = jacobian(&centred, &x, &params, JacobianStrategy::Sequential).unwrap();
+    assert_eq!(auto[0].shape(), &[4, 2, 2, 2, 3]);
+    assert_same(&auto, &rows, false, "centred CNN");
+    let err = jacobian(&centred, &x, &params, JacobianStrategy::PerExample).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Value, "{err}");
+    assert!(err.message.contains("per-example"), "{err}");
 }

@@ -11,6 +11,7 @@ import contextlib
 import copyreg
 import functools
 import sys
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TextIO
 
@@ -208,13 +209,29 @@ def vectorized_map(
     nest of tensors sharing their first dimension), the results stacked along a new axis 0.
     Differentiable through the ops `fn` uses.
 
-    >>> import rustape as rt
-    >>> rt.vectorized_map(lambda row: rt.reduce_sum(row * row), rt.constant([[1.0, 2.0], [3.0, 4.0]])).numpy().tolist()
-    [5.0, 25.0]
-    """
-    from . import nest
+    `fn` runs once on the whole batch when rustape can prove that each row was computed on its
+    own: the tape follows the batch axis through every recorded op (as `batch_jacobian` does),
+    and `fn` also runs on the first and last rows alone, whose results must match the batched
+    rows (this catches Python code that reads the batch's shape and random ops). Otherwise it
+    loops over the rows (warning when `warn`), or raises a ValueError naming the reason when
+    `fallback_to_while_loop` is False. So `fn` may run a few more times than there are rows
+    and should not have side effects. `fn` sees the whole batch in the batched run, so write
+    it with axes counted from the end (`reduce_sum(row, axis=-1)`, `matmul(a, b)` of the last
+    two axes): a reduction over every axis or `row[0]` sums or picks across rows, which the
+    check sees, and the loop runs. Outputs that do not depend on `elems` (a constant, a
+    variable) are repeated along axis 0, as in TensorFlow.
 
-    flat = [x if is_tensor(x) else _rt.convert_to_tensor(x) for x in nest.flatten(elems)]
+    >>> import rustape as rt
+    >>> x = rt.constant([[1.0, 2.0], [3.0, 4.0]])
+    >>> rt.vectorized_map(lambda row: rt.reduce_sum(row * row, axis=-1), x).numpy().tolist()
+    [5.0, 25.0]
+    >>> w = rt.constant([[1.0, 0.0], [1.0, 1.0]])
+    >>> rt.vectorized_map(lambda row: rt.linalg.matvec(w, row), x).numpy().tolist()
+    [[1.0, 3.0], [3.0, 7.0]]
+    """
+    from . import _vmap, nest
+
+    flat = [_vmap._as_tensor(x) for x in nest.flatten(elems)]
     if not flat:
         raise ValueError("rt.vectorized_map: elems holds no tensors")
     sizes = {tuple(x.shape)[:1] for x in flat}
@@ -224,13 +241,23 @@ def vectorized_map(
             f"rt.vectorized_map: every element needs the same first dimension, got shapes {shapes}"
         )
     (n,) = sizes.pop()
-    rows = [_rt.unstack(x, axis=0) for x in flat] if n else []
-    results = [fn(nest.pack_sequence_as(elems, [r[i] for r in rows])) for i in range(n)]
-    if not results:
-        raise ValueError("rt.vectorized_map: elems has a first dimension of 0")
-    outs = [nest.flatten(r) for r in results]
-    stacked = [_rt.stack([o[j] for o in outs], axis=0) for j in range(len(outs[0]))]
-    return nest.pack_sequence_as(results[0], stacked)
+    result, why = _vmap.vectorized(fn, elems, flat, n)
+    if why is None:
+        _vmap.PATHS["vectorized"] += 1
+        return result
+    if not fallback_to_while_loop:
+        raise ValueError(
+            f"rt.vectorized_map: cannot vectorise fn ({why}) and fallback_to_while_loop is False"
+        )
+    if warn:
+        warnings.warn(
+            f"rt.vectorized_map: using a loop over the {n} row{'' if n == 1 else 's'} because "
+            f"{why}",
+            UserWarning,
+            stacklevel=2,
+        )
+    _vmap.PATHS["loop"] += 1
+    return _vmap.loop(fn, elems, flat, n)
 
 
 def _rebuild_variable(value: Any, trainable: bool, name: str | None) -> Any:

@@ -474,6 +474,9 @@ class Tape:
         experimental_use_pfor: builtins.bool = True,
         progress: builtins.bool = False,
     ) -> Tensor | None: ...
+    def batch_rows(
+        self, /, outputs: Sequence[Tensor], inputs: Sequence[Tensor], batch: int
+    ) -> list[tuple[str, str | None]]: ...
     def hessian(
         self,
         /,

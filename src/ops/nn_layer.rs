@@ -7,7 +7,9 @@ use super::{
 };
 use crate::dtype::{DType, Float};
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::{input_needed, mixes_input, record_batched};
+use crate::tape::{
+    input_needed, mixes_input, per_example_input, record_batched, record_per_example,
+};
 use crate::tensor::{unsupported, Data, Tensor, Values};
 
 /// `tf.nn.dropout`: each element of `x` is kept with probability `1 - rate` and scaled by
@@ -152,22 +154,27 @@ fn bias_add_last(value: &Tensor, bias: &Tensor) -> Result<Tensor> {
             Values::from_vec(&shape, kernel(v, b))
         }),
     );
-    record_batched(
+    // The bias is broadcast over the rows: in a per-example sweep (`dy` the output's shape,
+    // rows apart) its gradient is one per row, `dy` summed over every axis but the rows and the
+    // channels.
+    record_per_example(
         op,
         &[value, bias],
         &y,
         &[],
         mixes_input(1),
-        true,
         |_, dy, batch| {
-            Ok(crate::grads![
-                input_needed(0).then(|| dy.clone()),
-                if input_needed(1) {
-                    Some(bias_add_grad(dy, batch)?)
-                } else {
-                    None
-                }
-            ])
+            let db = if per_example_input(1) {
+                Some(match dy.ndim() {
+                    2 => dy.clone(),
+                    _ => bias_add_grad(dy, 1)?,
+                })
+            } else if input_needed(1) {
+                Some(bias_add_grad(dy, batch)?)
+            } else {
+                None
+            };
+            Ok(crate::grads![input_needed(0).then(|| dy.clone()), db])
         },
     );
     Ok(y)

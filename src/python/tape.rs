@@ -21,7 +21,7 @@ use super::error::{
 use super::tensor::{register_variable, wrap_variable, PyTensor, PyVariable};
 use crate::error::Result;
 use crate::tape::JacobianOptions;
-use crate::tape::{self, Source, Tape, Unconnected};
+use crate::tape::{self, BatchRows, Source, Tape, Unconnected};
 use crate::tensor::Tensor;
 use crate::testing::{self, Tolerance};
 use crate::variable;
@@ -260,6 +260,39 @@ impl PyTape {
                 })
             })?;
             Ok(jac.map(PyTensor::new))
+        })
+    }
+    /// For `vectorized_map`: for each of `outputs` (computed while this tape recorded from the
+    /// watched `inputs`, each a batch of `batch` rows along axis 0), `("apart", None)` when
+    /// row `i` depends only on row `i` of the inputs and the batch is the whole of axis 0,
+    /// `("free", None)` when no recorded op connects it to the inputs, `("entangled", why)`
+    /// otherwise.
+    fn batch_rows(
+        &self,
+        py: Python<'_>,
+        outputs: &Bound<'_, PyAny>,
+        inputs: &Bound<'_, PyAny>,
+        batch: usize,
+    ) -> PyResult<Vec<(&'static str, Option<String>)>> {
+        guard(|| {
+            let outputs = items(outputs)?
+                .iter()
+                .map(|o| to_tensor(o, None))
+                .collect::<PyResult<Vec<_>>>()?;
+            let inputs = items(inputs)?
+                .iter()
+                .map(|o| to_tensor(o, None))
+                .collect::<PyResult<Vec<_>>>()?;
+            let tape = self.tape.clone();
+            let rows = py.detach(move || tape.batch_rows(&outputs, &inputs, batch))?;
+            Ok(rows
+                .into_iter()
+                .map(|r| match r {
+                    BatchRows::Apart => ("apart", None),
+                    BatchRows::Free => ("free", None),
+                    BatchRows::Entangled(why) => ("entangled", Some(why)),
+                })
+                .collect())
         })
     }
     /// For a one-element target, `d2 target / d source^2` per source, of shape

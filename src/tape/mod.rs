@@ -11,6 +11,7 @@ mod jacobian;
 mod per_example;
 pub(crate) mod record;
 mod rows;
+mod vmap;
 
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -30,6 +31,7 @@ pub use backward::{input_needed, per_example_input, Unconnected};
 pub use record::record_custom;
 pub(crate) use record::{mixes_input, record_batched, record_multi, record_per_example};
 pub use rows::{JacobianOptions, JacobianStrategy};
+pub use vmap::BatchRows;
 
 /// A VJP: given the tensors the op saved and the gradient flowing into each of its outputs
 /// (`None` where nothing flows), the gradient for each input (`None` where there is none).

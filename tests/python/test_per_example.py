@@ -39,3 +39,29 @@ def test_per_example_jacobian_equals_each_rows_gradient() -> None:
         for j, e, p in zip(jac, expected, params):
             assert j.shape == (6, *p.shape)
             np.testing.assert_allclose(j.numpy(), e, rtol=1e-12, atol=1e-12)
+
+
+def test_a_keras_cnn_per_example_jacobian_equals_each_rows_gradient() -> None:
+    # Conv2D + bias, pooling, Flatten, Dense + bias: every op gives per-example gradients.
+    rng = np.random.default_rng(5)
+    model = rt.keras.Sequential([
+        rt.keras.layers.Conv2D(3, 3, activation="tanh", dtype="float64"),
+        rt.keras.layers.MaxPooling2D(2),
+        rt.keras.layers.Flatten(),
+        rt.keras.layers.Dense(2, dtype="float64"),
+    ])
+    x = rt.constant(rng.standard_normal((4, 6, 6, 2)))
+    model(x)
+    params = model.trainable_variables
+
+    def losses(inputs: rt.Tensor) -> rt.Tensor:
+        return rt.reduce_sum(rt.square(model(inputs)), axis=1)
+
+    with rt.GradientTape() as tape:
+        out = losses(x)
+    jac = tape.jacobian(out, params)
+    for i in range(4):
+        with rt.GradientTape() as tape:
+            loss = losses(x)[i]
+        for j, g in zip(jac, tape.gradient(loss, params)):
+            np.testing.assert_allclose(j.numpy()[i], g.numpy(), rtol=1e-12, atol=1e-12)

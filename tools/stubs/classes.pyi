@@ -264,6 +264,9 @@ class Tape:
         experimental_use_pfor: bool = True,
         progress: bool = False,
     ) -> Tensor | None: ...
+    def batch_rows(
+        self, /, outputs: Sequence[Tensor], inputs: Sequence[Tensor], batch: int
+    ) -> list[tuple[str, str | None]]: ...
     def hessian(
         self,
         /,

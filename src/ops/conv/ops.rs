@@ -15,7 +15,9 @@ use super::kernel::{self, ConvFloat};
 use super::Geometry;
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops::{batched_dims, broadcast_shapes, reshape, shape_of, sum_to_batched_shape, Shape};
-use crate::tape::{input_needed, mixes_input, record_batched};
+use crate::tape::{
+    input_needed, mixes_input, per_example_input, record_batched, record_per_example,
+};
 use crate::tensor::{Tensor, Values};
 
 /// How the slices of two operands pair up: the output's leading axes, the images per slice,
@@ -194,28 +196,30 @@ pub(crate) fn conv(x: &Tensor, f: &Tensor, g: Geometry) -> Result<Tensor> {
     let (sx, sf) = (shape_of(x), shape_of(f));
     let folded = sf.len() == 4;
     let mixes = rows(0, &sx, y.shape(), folded) | rows(1, &sf, y.shape(), false);
-    record_batched(
-        op,
-        &[x, f],
-        &y,
-        &[x, f],
-        mixes,
-        true,
-        move |s, dy, batch| {
-            let dx = if input_needed(0) {
-                let dx = conv_input_grad(dy, &s[1], g)?;
-                Some(sum_to_batched_shape(&dx, batch, &sx)?)
-            } else {
-                None
-            };
-            let df = if input_needed(1) {
-                Some(filter_grad_to(&s[0], 0, dy, batch, g, &sf)?)
-            } else {
-                None
-            };
-            Ok(crate::grads![dx, df])
-        },
-    );
+    let per_example = folded && sx.len() >= 4;
+    let vjp = move |s: &[Tensor], dy: &Tensor, batch: usize| {
+        let dx = if input_needed(0) {
+            let dx = conv_input_grad(dy, &s[1], g)?;
+            Some(sum_to_batched_shape(&dx, batch, &sx)?)
+        } else {
+            None
+        };
+        let df = if per_example_input(1) {
+            Some(per_example_filter_grad(&s[0], dy, g)?)
+        } else if input_needed(1) {
+            Some(filter_grad_to(&s[0], 0, dy, batch, g, &sf)?)
+        } else {
+            None
+        };
+        Ok(crate::grads![dx, df])
+    };
+    // A shared filter over a batch of images (rows apart) can give the filter per-example
+    // gradients: each image's own filter gradient.
+    if per_example {
+        record_per_example(op, &[x, f], &y, &[x, f], mixes, vjp);
+    } else {
+        record_batched(op, &[x, f], &y, &[x, f], mixes, true, vjp);
+    }
     Ok(y)
 }
 
@@ -303,6 +307,17 @@ pub(crate) fn conv_filter_grad(x: &Tensor, dy: &Tensor, g: Geometry) -> Result<T
         },
     );
     Ok(df)
+}
+
+/// The filter gradient of each batch row of a per-example sweep, `[rows, kh, kw, cg, o]`: the
+/// images `x` `[rows, ..., h, w, c]` and `dy` `[rows, ..., oh, ow, o]` (the output's shape) as
+/// `rows` separate batches of images, one filter gradient each.
+fn per_example_filter_grad(x: &Tensor, dy: &Tensor, g: Geometry) -> Result<Tensor> {
+    let rows = x.shape()[0];
+    let images = x.shape()[1..x.ndim() - 3].iter().product::<usize>();
+    let x = reshape(x, &[rows, images, g.h, g.w, g.c].map(|d| d as isize))?;
+    let dy = reshape(dy, &[rows, images, g.oh, g.ow, g.o].map(|d| d as isize))?;
+    conv_filter_grad(&x, &dy, g)
 }
 
 /// The gradient of a filter of shape `f_shape` from the images `x` and `dy`, one of which
