@@ -1,6 +1,10 @@
 """Training steps: rustape (rt.keras) beside PyTorch eager, in one process.
 
-    python benches/train.py [--steps 30] [--only mlp,cnn,lstm]
+    python benches/train.py [--steps 30] [--only mlp,cnn,lstm] [--threads N]
+
+With RAYON_NUM_THREADS=N beside --threads N both use N threads. Besides the wall-clock medians
+the table shows each framework's median CPU time per step (all of this process's threads),
+the number to compare on a loaded machine.
 
 Workloads (issue 11):
 - mlp: W2's sizes, batch 256 of 784 features -> Dense 512 relu -> Dense 512 relu -> Dense 10,
@@ -194,18 +198,22 @@ MISSING = {
 
 
 def time_pair(rt_step: Callable[[], float], torch_step: Callable[[], float],
-              steps: int) -> tuple[list[float], list[float]]:
-    times: tuple[list[float], list[float]] = ([], [])
+              steps: int) -> tuple[list[float], list[float], list[float], list[float]]:
+    """Wall-clock and CPU seconds (this process, every thread) of each step of either
+    framework: CPU time stays meaningful on a loaded machine, where wall-clock does not."""
+    wall: tuple[list[float], list[float]] = ([], [])
+    cpu: tuple[list[float], list[float]] = ([], [])
     for block in range(steps // 5):
         order = [(0, rt_step), (1, torch_step)]
         if block % 2:
             order.reverse()
         for k, step in order:
             for _ in range(5):
-                t0 = time.perf_counter()
+                c0, t0 = time.process_time(), time.perf_counter()
                 step()
-                times[k].append(time.perf_counter() - t0)
-    return times
+                wall[k].append(time.perf_counter() - t0)
+                cpu[k].append(time.process_time() - c0)
+    return wall[0], wall[1], cpu[0], cpu[1]
 
 
 def main() -> None:
@@ -224,7 +232,8 @@ def main() -> None:
     print(f"# rustape ({rayon} rayon threads) beside torch {torch.__version__} "
           f"({args.threads} threads), {os.cpu_count()} cores, "
           f"{args.steps} steps each (after 3 warm-up steps)")
-    print(f"{'workload':10} {'rustape ms':>12} {'torch ms':>10} {'ratio':>7} {'other load':>11}")
+    print(f"{'workload':10} {'rustape ms':>12} {'torch ms':>10} {'ratio':>7} {'other load':>11}"
+          f" {'rustape cpu ms':>15} {'torch cpu ms':>13}")
     for name in args.only.split(","):
         pair = WORKLOADS[name](torch)
         if pair is None:
@@ -238,12 +247,14 @@ def main() -> None:
             rt_step()
             torch_step()
         busy0, wall0, cpu0 = busy_seconds(), time.perf_counter(), time.process_time()
-        rt_times, torch_times = time_pair(rt_step, torch_step, args.steps)
+        rt_times, torch_times, rt_cpu, torch_cpu = time_pair(rt_step, torch_step, args.steps)
         wall = time.perf_counter() - wall0
         own = time.process_time() - cpu0
         other = max(0.0, (busy_seconds() - busy0) - own) / wall
         a, b = statistics.median(rt_times) * 1e3, statistics.median(torch_times) * 1e3
-        print(f"{name:10} {a:12.2f} {b:10.2f} {a / b:7.2f} {other:8.1f} cores")
+        ca, cb = statistics.median(rt_cpu) * 1e3, statistics.median(torch_cpu) * 1e3
+        print(f"{name:10} {a:12.2f} {b:10.2f} {a / b:7.2f} {other:8.1f} cores"
+              f" {ca:15.2f} {cb:13.2f}")
 
 
 if __name__ == "__main__":

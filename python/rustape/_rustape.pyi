@@ -124,6 +124,7 @@ __all__ = [
     "logical_not",
     "logical_or",
     "lstm_cell",
+    "lstm_sequence",
     "lstsq",
     "matmul",
     "matvec",
@@ -1003,6 +1004,12 @@ def embedding_lookup(
     name: str | None = None,
 ) -> Tensor: ...
 def lstm_cell(z: TensorLike, c_prev: TensorLike) -> tuple[Tensor, Tensor]: ...
+def lstm_sequence(
+    x_proj: TensorLike,
+    recurrent_kernel: TensorLike,
+    h0: TensorLike,
+    c0: TensorLike,
+) -> tuple[Tensor, Tensor]: ...
 def gru_cell(x_proj: TensorLike, h_proj: TensorLike, h_prev: TensorLike) -> Tensor: ...
 def cholesky(input: TensorLike, name: str | None = None) -> Tensor: ...
 def triangular_solve(

@@ -3,6 +3,10 @@
 use ndarray::{ArrayD, Axis};
 
 use super::elementwise::when;
+use super::kernel::PAR_MATH;
+use super::parallel::for_each_task;
+use super::reduce_kernel::{sum_slice, Reducible};
+use super::vmath::{vectorised, VMath};
 use super::{
     add, broadcast_shapes, cast, divide, exp, expand_dims, greater, maximum, multiply, negative,
     normalize_axes, normalize_axis, reduce_mean, reduce_sum, reshape, scalar_like, sigmoid, sqrt,
@@ -11,28 +15,152 @@ use super::{
 use crate::dispatch;
 use crate::dtype::Float;
 use crate::error::{fmt_shape, Error, Result};
-use crate::tape::{input_needed, record_batched, AxisMap};
+use crate::tape::{any_tape_recording, input_needed, record_batched, AxisMap};
 use crate::tensor::{mismatch, unsupported, Data, Tensor, Values};
 
 /// Softmax (or log-softmax) of every lane along `axis`, with the lane's maximum subtracted first.
-fn softmax_kernel<T: Float>(a: &ndarray::ArrayViewD<'_, T>, axis: usize, log: bool) -> ArrayD<T> {
+/// Lanes along a contiguous last axis run as rows (vectorised exp, split across threads when
+/// large); any other layout goes lane by lane with the same per-element functions.
+fn softmax_kernel<T: RowFloat>(
+    a: &ndarray::ArrayViewD<'_, T>,
+    axis: usize,
+    log: bool,
+) -> ArrayD<T> {
     let mut out = a.to_owned();
     if out.is_empty() {
         // Work follows the data: no loop over the lanes of an empty tensor (there may be 2^40).
         return out;
     }
+    let width = out.shape()[axis];
+    if axis + 1 == out.ndim() {
+        if let Some(data) = out.as_slice_mut() {
+            for_each_row_block(data, width, &|_, block| {
+                vectorised(block.len(), || {
+                    for row in block.chunks_exact_mut(width) {
+                        softmax_row(row, log);
+                    }
+                })
+            });
+            return out;
+        }
+    }
+    let mut scratch = vec![T::zero(); width];
     for mut lane in out.lanes_mut(Axis(axis)) {
-        let max = lane.fold(T::neg_infinity(), |m, &v| if v > m { v } else { m });
-        lane.mapv_inplace(|v| v - max);
-        let sum = lane.fold(T::zero(), |s, &v| s + v.exp());
-        if log {
-            let log_sum = sum.ln();
-            lane.mapv_inplace(|v| v - log_sum);
-        } else {
-            lane.mapv_inplace(|v| v.exp() / sum);
+        for (s, &v) in scratch.iter_mut().zip(lane.iter()) {
+            *s = v;
+        }
+        softmax_row(&mut scratch, log);
+        for (v, &s) in lane.iter_mut().zip(&scratch) {
+            *v = s;
         }
     }
     out
+}
+
+/// Float types of the row kernels: vectorised exp and a pairwise sum.
+trait RowFloat: Float + VMath + Reducible + Send + Sync {}
+impl RowFloat for f32 {}
+impl RowFloat for f64 {}
+
+/// The largest element of a row (NaN ignored, as `v > m` never holds for it), in 16 lanes.
+#[inline(always)]
+fn row_max<T: RowFloat>(row: &[T]) -> T {
+    let mut lanes = [T::neg_infinity(); 16];
+    let chunks = row.chunks_exact(16);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for j in 0..16 {
+            lanes[j] = if c[j] > lanes[j] { c[j] } else { lanes[j] };
+        }
+    }
+    for (j, &v) in rest.iter().enumerate() {
+        lanes[j] = if v > lanes[j] { v } else { lanes[j] };
+    }
+    lanes
+        .iter()
+        .fold(T::neg_infinity(), |m, &v| if v > m { v } else { m })
+}
+
+/// `sum(exp(v - max))` over a row, in 16 lanes.
+#[inline(always)]
+fn row_exp_sum<T: RowFloat>(row: &[T], max: T) -> T {
+    let mut lanes = [T::zero(); 16];
+    let chunks = row.chunks_exact(16);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for j in 0..16 {
+            lanes[j] = lanes[j] + (c[j] - max).v_exp();
+        }
+    }
+    for (j, &v) in rest.iter().enumerate() {
+        lanes[j] = lanes[j] + (v - max).v_exp();
+    }
+    sum_slice(&lanes)
+}
+
+/// One row's softmax (or log-softmax) in place.
+#[inline(always)]
+fn softmax_row<T: RowFloat>(row: &mut [T], log: bool) {
+    let max = row_max(row);
+    if log {
+        let log_sum = row_exp_sum(row, max).ln();
+        for v in row.iter_mut() {
+            *v = (*v - max) - log_sum;
+        }
+    } else {
+        for v in row.iter_mut() {
+            *v = (*v - max).v_exp();
+        }
+        let sum = sum_slice(row);
+        for v in row.iter_mut() {
+            *v = *v / sum;
+        }
+    }
+}
+
+/// `logsumexp(row)`, with a non-finite maximum replaced by 0 (so an infinite logit gives an
+/// infinite, not a NaN, normaliser).
+#[inline(always)]
+fn row_logsumexp<T: RowFloat>(row: &[T]) -> T {
+    let max = row_max(row);
+    let max = if max.is_finite() { max } else { T::zero() };
+    row_exp_sum(row, max).ln() + max
+}
+
+/// Elements per task of a split row kernel (whole rows, at least one).
+const ROW_BLOCK: usize = 1 << 14;
+
+/// `f(first_row, rows)` over blocks of whole rows of `width` elements each, split across the
+/// engine's threads when the data is large enough to pay for it.
+fn for_each_row_block<T: Send>(data: &mut [T], width: usize, f: &(dyn Fn(usize, &mut [T]) + Sync)) {
+    if width == 0 || data.is_empty() {
+        return;
+    }
+    let rows_per_block = (ROW_BLOCK / width).max(1);
+    let block = rows_per_block * width;
+    if data.len() < PAR_MATH || data.len() <= block {
+        f(0, data);
+        return;
+    }
+    struct Shared<T>(*mut T, usize);
+    // SAFETY: each task takes its own disjoint block (see below); `T: Send` lets it move there.
+    unsafe impl<T: Send> Sync for Shared<T> {}
+    impl<T> Shared<T> {
+        fn parts(&self) -> (*mut T, usize) {
+            (self.0, self.1)
+        }
+    }
+    let shared = Shared(data.as_mut_ptr(), data.len());
+    let tasks = data.len().div_ceil(block);
+    for_each_task(tasks, &|i| {
+        let (ptr, total) = shared.parts();
+        let start = i * block;
+        let len = block.min(total - start);
+        // SAFETY: task `i` alone takes elements `start..start + len`, inside the slice, which
+        // outlives the tasks (for_each_task returns after all have run).
+        let rows = unsafe { std::slice::from_raw_parts_mut(ptr.add(start), len) };
+        f(start / width, rows);
+    });
 }
 
 /// The axis map of a softmax along `axis` (normalised) of a rank-`rank` tensor: the elements
@@ -184,27 +312,92 @@ pub fn batch_normalization(
 
 /// `logsumexp(x) - x` along `axis` for every lane, weighted by `labels` and summed: the
 /// softmax cross-entropy kernel.
-fn softmax_xent_kernel<T: Float>(
+fn softmax_xent_kernel<T: RowFloat>(
     labels: &ndarray::ArrayViewD<'_, T>,
     logits: &ndarray::ArrayViewD<'_, T>,
     axis: usize,
 ) -> ArrayD<T> {
     let mut out = logits.sum_axis(Axis(axis));
-    for ((x, z), o) in logits
+    let weighted = |x: &[T], z: &[T]| {
+        let lse = row_logsumexp(x);
+        x.iter()
+            .zip(z)
+            .fold(T::zero(), |s, (&v, &l)| s + l * (lse - v))
+    };
+    let width = logits.shape()[axis];
+    if axis + 1 == logits.ndim() && width > 0 {
+        if let (Some(x), Some(z), Some(o)) =
+            (logits.as_slice(), labels.as_slice(), out.as_slice_mut())
+        {
+            vectorised(x.len(), || {
+                let rows = x.chunks_exact(width).zip(z.chunks_exact(width));
+                for ((x, z), o) in rows.zip(o.iter_mut()) {
+                    *o = weighted(x, z);
+                }
+            });
+            return out;
+        }
+    }
+    let (mut xs, mut zs) = (vec![T::zero(); width], vec![T::zero(); width]);
+    let lanes = logits
         .lanes(Axis(axis))
         .into_iter()
-        .zip(labels.lanes(Axis(axis)))
-        .zip(out.iter_mut())
-    {
-        let max = x.fold(T::neg_infinity(), |m, &v| if v > m { v } else { m });
-        let max = if max.is_finite() { max } else { T::zero() };
-        let lse = x.fold(T::zero(), |s, &v| s + (v - max).exp()).ln() + max;
-        *o = x
-            .iter()
-            .zip(z.iter())
-            .fold(T::zero(), |s, (&v, &l)| s + l * (lse - v));
+        .zip(labels.lanes(Axis(axis)));
+    for ((x, z), o) in lanes.zip(out.iter_mut()) {
+        for ((xd, zd), (&xv, &zv)) in xs.iter_mut().zip(zs.iter_mut()).zip(x.iter().zip(z.iter())) {
+            *xd = xv;
+            *zd = zv;
+        }
+        *o = weighted(&xs, &zs);
     }
     out
+}
+
+/// The sparse cross-entropy's rows (`ids` already checked to lie in `[0, classes)`): the
+/// losses `logsumexp(x) - x[id]` and the softmax of every row (for the fused gradient),
+/// equal to what [`softmax`] gives.
+fn sparse_xent_rows<T: RowFloat>(ids: &[i64], x: &[T], classes: usize) -> (Vec<T>, Vec<T>) {
+    let mut losses = vec![T::zero(); ids.len()];
+    let mut probs = x.to_vec();
+    if classes == 0 {
+        return (losses, probs);
+    }
+    struct Out<T>(*mut T);
+    // SAFETY: each row block writes only its own rows' losses (see below).
+    unsafe impl<T: Send> Sync for Out<T> {}
+    impl<T> Out<T> {
+        fn at(&self, k: usize) -> *mut T {
+            self.0.wrapping_add(k)
+        }
+    }
+    let out = Out(losses.as_mut_ptr());
+    for_each_row_block(&mut probs, classes, &|first, block| {
+        vectorised(block.len(), || {
+            for (r, row) in block.chunks_exact_mut(classes).enumerate() {
+                let k = first + r;
+                let max = row_max(row);
+                let loss = if max.is_finite() {
+                    // The exps of the softmax give the normaliser too.
+                    let label_logit = row[ids[k] as usize];
+                    for v in row.iter_mut() {
+                        *v = (*v - max).v_exp();
+                    }
+                    let sum = sum_slice(row);
+                    for v in row.iter_mut() {
+                        *v = *v / sum;
+                    }
+                    (sum.ln() + max) - label_logit
+                } else {
+                    let loss = row_logsumexp(row) - row[ids[k] as usize];
+                    softmax_row(row, false);
+                    loss
+                };
+                // SAFETY: row `k` belongs to this block alone; `losses` outlives the tasks.
+                unsafe { *out.at(k) = loss };
+            }
+        })
+    });
+    (losses, probs)
 }
 
 /// `-sum(labels * log_softmax(logits), axis)` (`tf.nn.softmax_cross_entropy_with_logits`):
@@ -304,32 +497,95 @@ pub fn sparse_softmax_cross_entropy_with_logits(
             ),
         ));
     }
-    let hot = cast(
-        &super::one_hot(labels, classes, logits.dtype())?,
-        logits.dtype(),
-    )?;
+    let lead = lead.to_vec();
     let last = logits.ndim() - 1;
-    let y = Tensor::new(match (hot.data(), logits.data()) {
-        (Data::F32(z), Data::F32(x)) => softmax_xent_kernel(&z.view(), &x.view(), last).into(),
-        (Data::F64(z), Data::F64(x)) => softmax_xent_kernel(&z.view(), &x.view(), last).into(),
-        _ => unreachable!("one_hot took the dtype of the logits"),
-    });
+    macro_rules! rows {
+        ($x:expr) => {{
+            let (losses, probs) = sparse_xent_rows(&ids, $x.as_slice(), classes);
+            (
+                Tensor::from_vec(losses, &lead)?,
+                Tensor::from_vec(probs, logits.shape())?,
+            )
+        }};
+    }
+    let (y, probs) = match logits.data() {
+        Data::F32(x) => rows!(x),
+        Data::F64(x) => rows!(x),
+        _ => unreachable!("logits were checked to be floating"),
+    };
     // The class axis of the logits is summed away (the integer labels have no gradient).
     let rows = AxisMap::reduce(logits.ndim(), &[last], false);
     record_batched(
         op,
         &[labels, logits],
         &y,
-        &[&hot, logits],
+        &[labels, logits, &probs],
         rows,
         true,
         move |s, dy, batch| {
+            if batch == 0 && !any_tape_recording() {
+                // Nothing records this gradient: one pass from the forward's softmax.
+                return Ok(crate::grads![
+                    None,
+                    Some(sparse_xent_grad(&s[0], &s[2], dy)?)
+                ]);
+            }
+            let hot = cast(&super::one_hot(&s[0], classes, s[1].dtype())?, s[1].dtype())?;
             let dy = expand_dims(dy, (last + batch) as isize)?;
-            let g = multiply(&dy, &subtract(&softmax(&s[1], last as isize)?, &s[0])?)?;
+            let g = multiply(&dy, &subtract(&softmax(&s[1], last as isize)?, &hot)?)?;
             Ok(crate::grads![None, Some(g)])
         },
     );
     Ok(y)
+}
+
+/// `dy · (probs - one_hot(labels))` in one pass, for `dy` of the labels' shape.
+fn sparse_xent_grad(labels: &Tensor, probs: &Tensor, dy: &Tensor) -> Result<Tensor> {
+    let op = "sparse_softmax_cross_entropy_with_logits";
+    if dy.shape() != labels.shape() || dy.dtype() != probs.dtype() {
+        return Err(Error::shape(
+            op,
+            format!(
+                "a cotangent of shape {} ({}) does not fit the loss {} ({})",
+                fmt_shape(dy.shape()),
+                dy.dtype(),
+                fmt_shape(labels.shape()),
+                probs.dtype()
+            ),
+        ));
+    }
+    let ids: Vec<usize> = match labels.data() {
+        Data::I32(a) => a.iter().map(|&v| v as usize).collect(),
+        Data::I64(a) => a.iter().map(|&v| v as usize).collect(),
+        _ => unreachable!("labels were checked to be int32 or int64"),
+    };
+    let classes = probs.shape().last().copied().unwrap_or(0);
+    fn kernel<T: RowFloat>(ids: &[usize], p: &[T], dy: &[T], classes: usize) -> Vec<T> {
+        let mut g = p.to_vec();
+        for_each_row_block(&mut g, classes, &|first, block| {
+            vectorised(block.len(), || {
+                for (r, row) in block.chunks_exact_mut(classes).enumerate() {
+                    let (k, d) = (first + r, dy[first + r]);
+                    row[ids[k]] = row[ids[k]] - T::one();
+                    for v in row.iter_mut() {
+                        *v = d * *v;
+                    }
+                }
+            })
+        });
+        g
+    }
+    match (probs.data(), dy.data()) {
+        (Data::F32(p), Data::F32(d)) => Tensor::from_vec(
+            kernel(&ids, p.as_slice(), d.as_slice(), classes),
+            probs.shape(),
+        ),
+        (Data::F64(p), Data::F64(d)) => Tensor::from_vec(
+            kernel(&ids, p.as_slice(), d.as_slice(), classes),
+            probs.shape(),
+        ),
+        _ => unreachable!("dtypes were checked"),
+    }
 }
 
 /// `max(x, 0) - x·z + log(1 + e^-|x|)` for logits `x` and labels `z` of one shape

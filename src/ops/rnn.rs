@@ -19,12 +19,18 @@ use crate::tape::{any_tape_recording, record_batched, record_multi, Vjp};
 use crate::tensor::{Data, Element, Tensor, Values};
 
 /// Element types of the fused kernels.
-trait CellFloat: Float + VMath + Element {}
+pub(super) trait CellFloat: Float + VMath + Element {}
 impl CellFloat for f32 {}
 impl CellFloat for f64 {}
 
 /// `x`'s last axis split into `parts` gates of `units` each, every other axis equal to `like`'s.
-fn check_gates(op: &str, x: &Tensor, parts: usize, like: &Tensor, what: &str) -> Result<usize> {
+pub(super) fn check_gates(
+    op: &str,
+    x: &Tensor,
+    parts: usize,
+    like: &Tensor,
+    what: &str,
+) -> Result<usize> {
     let (xs, ls) = (x.shape(), like.shape());
     let units = ls.last().copied().unwrap_or(0);
     if xs.is_empty()
@@ -56,7 +62,7 @@ fn gate(x: &Tensor, k: usize, units: usize) -> Result<Tensor> {
     slice_axis(x, x.ndim() - 1, k * units, (k + 1) * units)
 }
 
-fn values<T: Element>(t: &Tensor) -> &[T] {
+pub(super) fn values<T: Element>(t: &Tensor) -> &[T] {
     match t.values::<T>() {
         Some(v) => v.as_slice(),
         None => unreachable!("dtypes were checked"),
@@ -139,8 +145,7 @@ impl Buffered for f64 {
     }
 }
 
-/// The LSTM step's forward pass: `(h, c, activated gates, tanh(c))`. Each gate block is one
-/// loop of one function, so it vectorises (compiled for the CPU's widest vectors).
+/// The LSTM step's forward pass: `(h, c, activated gates, tanh(c))`.
 fn lstm_forward<T: CellFloat + Buffered>(
     z: &[T],
     cp: &[T],
@@ -149,45 +154,56 @@ fn lstm_forward<T: CellFloat + Buffered>(
     let n = cp.len();
     let mut act = vec![T::zero(); z.len()];
     let (mut h, mut c, mut tc) = (vec![T::zero(); n], vec![T::zero(); n], vec![T::zero(); n]);
-    if units > 0 {
-        super::vmath::vectorised(z.len(), || {
-            let rows = z
-                .chunks_exact(4 * units)
-                .zip(act.chunks_exact_mut(4 * units))
-                .zip(cp.chunks_exact(units))
-                .zip(c.chunks_exact_mut(units))
-                .zip(h.chunks_exact_mut(units).zip(tc.chunks_exact_mut(units)));
-            for ((((zr, ar), cpr), cr), (hr, tr)) in rows {
-                let (if_, rest) = ar.split_at_mut(2 * units);
-                let (g, o) = rest.split_at_mut(units);
-                for (a, &v) in if_.iter_mut().zip(&zr[..2 * units]) {
-                    *a = v.v_sigmoid();
-                }
-                for (a, &v) in g.iter_mut().zip(&zr[2 * units..3 * units]) {
-                    *a = v.v_tanh();
-                }
-                for (a, &v) in o.iter_mut().zip(&zr[3 * units..]) {
-                    *a = v.v_sigmoid();
-                }
-                let (i, f) = if_.split_at(units);
-                for ((((cj, &fj), &cpj), &ij), &gj) in cr.iter_mut().zip(f).zip(cpr).zip(i).zip(&*g)
-                {
-                    *cj = fj * cpj + ij * gj;
-                }
-                for (t, &cj) in tr.iter_mut().zip(&*cr) {
-                    *t = cj.v_tanh();
-                }
-                for ((hj, &oj), &tj) in hr.iter_mut().zip(&*o).zip(&*tr) {
-                    *hj = oj * tj;
-                }
-            }
-        });
-    }
+    lstm_forward_rows(z, cp, units, [&mut h, &mut c, &mut act, &mut tc]);
     (T::buffer(h), T::buffer(c), T::buffer(act), T::buffer(tc))
 }
 
+/// The LSTM step's forward pass into `[h, c, act, tc]` (activated gates, `tanh(c)`). Each gate
+/// block is one loop of one function, so it vectorises (compiled for the CPU's widest vectors).
+pub(super) fn lstm_forward_rows<T: CellFloat>(
+    z: &[T],
+    cp: &[T],
+    units: usize,
+    [h, c, act, tc]: [&mut [T]; 4],
+) {
+    if units == 0 {
+        return;
+    }
+    super::vmath::vectorised(z.len(), || {
+        let rows = z
+            .chunks_exact(4 * units)
+            .zip(act.chunks_exact_mut(4 * units))
+            .zip(cp.chunks_exact(units))
+            .zip(c.chunks_exact_mut(units))
+            .zip(h.chunks_exact_mut(units).zip(tc.chunks_exact_mut(units)));
+        for ((((zr, ar), cpr), cr), (hr, tr)) in rows {
+            let (if_, rest) = ar.split_at_mut(2 * units);
+            let (g, o) = rest.split_at_mut(units);
+            for (a, &v) in if_.iter_mut().zip(&zr[..2 * units]) {
+                *a = v.v_sigmoid();
+            }
+            for (a, &v) in g.iter_mut().zip(&zr[2 * units..3 * units]) {
+                *a = v.v_tanh();
+            }
+            for (a, &v) in o.iter_mut().zip(&zr[3 * units..]) {
+                *a = v.v_sigmoid();
+            }
+            let (i, f) = if_.split_at(units);
+            for ((((cj, &fj), &cpj), &ij), &gj) in cr.iter_mut().zip(f).zip(cpr).zip(i).zip(&*g) {
+                *cj = fj * cpj + ij * gj;
+            }
+            for (t, &cj) in tr.iter_mut().zip(&*cr) {
+                *t = cj.v_tanh();
+            }
+            for ((hj, &oj), &tj) in hr.iter_mut().zip(&*o).zip(&*tr) {
+                *hj = oj * tj;
+            }
+        }
+    });
+}
+
 /// The LSTM step's gradient in recorded ops (differentiable again).
-fn lstm_grad_ops(
+pub(super) fn lstm_grad_ops(
     z: &Tensor,
     cp: &Tensor,
     c: &Tensor,
@@ -259,7 +275,6 @@ fn lstm_grad_fused(
             return (dz, dcp);
         }
         let zeros = vec![T::zero(); len];
-        let one = T::one();
         super::vmath::vectorised(dz.len(), || {
             let outs = dz
                 .chunks_exact_mut(act.len())
@@ -268,35 +283,7 @@ fn lstm_grad_fused(
             for (s, (dz, dcp)) in outs {
                 let dh = dh.map_or(&zeros[..], |d| &d[s * len..(s + 1) * len]);
                 let dc = dc.map_or(&zeros[..], |d| &d[s * len..(s + 1) * len]);
-                let rows = dz
-                    .chunks_exact_mut(4 * units)
-                    .zip(dcp.chunks_exact_mut(units))
-                    .zip(act.chunks_exact(4 * units))
-                    .enumerate();
-                for (r, ((dzr, dcpr), ar)) in rows {
-                    let at = r * units..(r + 1) * units;
-                    let (cpr, tcr, dhr, dcr) =
-                        (&cp[at.clone()], &tc[at.clone()], &dh[at.clone()], &dc[at]);
-                    let (i, f, g, o) = (
-                        &ar[..units],
-                        &ar[units..2 * units],
-                        &ar[2 * units..3 * units],
-                        &ar[3 * units..],
-                    );
-                    let (dzi, rest) = dzr.split_at_mut(units);
-                    let (dzf, rest) = rest.split_at_mut(units);
-                    let (dzg, dzo) = rest.split_at_mut(units);
-                    for j in 0..units {
-                        let (i, f, g, o, tc) = (i[j], f[j], g[j], o[j], tcr[j]);
-                        let dhk = dhr[j];
-                        let dct = dcr[j] + dhk * o * (one - tc * tc);
-                        dzi[j] = dct * g * (i * (one - i));
-                        dzf[j] = dct * cpr[j] * (f * (one - f));
-                        dzg[j] = dct * i * (one - g * g);
-                        dzo[j] = dhk * tc * (o * (one - o));
-                        dcpr[j] = dct * f;
-                    }
-                }
+                lstm_grad_rows(act, cp, tc, dh, dc, units, dz, dcp);
             }
         });
         (dz, dcp)
@@ -327,6 +314,52 @@ fn lstm_grad_fused(
         Data::F32(_) => run!(f32),
         _ => run!(f64),
     })
+}
+
+/// The LSTM step's gradient for one set of cotangents `dh`, `dc`, into `dz` and `dcp`, from
+/// the forward's activated gates `act`, `c_prev` and `tanh(c)`. Inlined into a
+/// [`super::vmath::vectorised`] caller.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(super) fn lstm_grad_rows<T: CellFloat>(
+    act: &[T],
+    cp: &[T],
+    tc: &[T],
+    dh: &[T],
+    dc: &[T],
+    units: usize,
+    dz: &mut [T],
+    dcp: &mut [T],
+) {
+    let one = T::one();
+    let rows = dz
+        .chunks_exact_mut(4 * units)
+        .zip(dcp.chunks_exact_mut(units))
+        .zip(act.chunks_exact(4 * units))
+        .enumerate();
+    for (r, ((dzr, dcpr), ar)) in rows {
+        let at = r * units..(r + 1) * units;
+        let (cpr, tcr, dhr, dcr) = (&cp[at.clone()], &tc[at.clone()], &dh[at.clone()], &dc[at]);
+        let (i, f, g, o) = (
+            &ar[..units],
+            &ar[units..2 * units],
+            &ar[2 * units..3 * units],
+            &ar[3 * units..],
+        );
+        let (dzi, rest) = dzr.split_at_mut(units);
+        let (dzf, rest) = rest.split_at_mut(units);
+        let (dzg, dzo) = rest.split_at_mut(units);
+        for j in 0..units {
+            let (i, f, g, o, tc) = (i[j], f[j], g[j], o[j], tcr[j]);
+            let dhk = dhr[j];
+            let dct = dcr[j] + dhk * o * (one - tc * tc);
+            dzi[j] = dct * g * (i * (one - i));
+            dzf[j] = dct * cpr[j] * (f * (one - f));
+            dzg[j] = dct * i * (one - g * g);
+            dzo[j] = dhk * tc * (o * (one - o));
+            dcpr[j] = dct * f;
+        }
+    }
 }
 
 /// Every present cotangent is `lead + shape`, of the saved tensors' dtype.
@@ -370,17 +403,22 @@ pub fn gru_cell(x_proj: &Tensor, h_proj: &Tensor, h_prev: &Tensor) -> Result<Ten
         units: usize,
         shape: &[usize],
     ) -> Data {
-        let mut h = Vec::with_capacity(hprev.len());
+        let mut h = vec![T::zero(); hprev.len()];
         if units > 0 {
-            let rows = xp.chunks_exact(3 * units).zip(hp.chunks_exact(3 * units));
-            for ((x, r), hr) in rows.zip(hprev.chunks_exact(units)) {
-                for j in 0..units {
-                    let z = (x[j] + r[j]).v_sigmoid();
-                    let rg = (x[units + j] + r[units + j]).v_sigmoid();
-                    let hh = (x[2 * units + j] + rg * r[2 * units + j]).v_tanh();
-                    h.push(z * hr[j] + (T::one() - z) * hh);
+            super::vmath::vectorised(xp.len(), || {
+                let rows = xp.chunks_exact(3 * units).zip(hp.chunks_exact(3 * units));
+                let states = hprev.chunks_exact(units).zip(h.chunks_exact_mut(units));
+                for ((x, r), (hr, out)) in rows.zip(states) {
+                    let (xz, xr, xh) = (&x[..units], &x[units..2 * units], &x[2 * units..]);
+                    let (rz, rr, rh) = (&r[..units], &r[units..2 * units], &r[2 * units..]);
+                    for j in 0..units {
+                        let z = (xz[j] + rz[j]).v_sigmoid();
+                        let rg = (xr[j] + rr[j]).v_sigmoid();
+                        let hh = (xh[j] + rg * rh[j]).v_tanh();
+                        out[j] = z * hr[j] + (T::one() - z) * hh;
+                    }
                 }
-            }
+            });
         }
         T::into_data(Values::from_vec(shape, h))
     }
@@ -447,34 +485,53 @@ fn gru_grad_fused(
         slices: usize,
     ) -> [Vec<T>; 3] {
         let len = hprev.len();
-        let mut dx = Vec::with_capacity(slices * xp.len());
-        let mut dhp = Vec::with_capacity(slices * xp.len());
-        let mut dprev = Vec::with_capacity(slices * len);
-        for s in 0..slices {
-            for r in 0..len.checked_div(units).unwrap_or(0) {
-                let (x, h) = (&xp[r * 3 * units..], &hp[r * 3 * units..]);
-                let base = dx.len();
-                dx.resize(base + 3 * units, T::zero());
-                dhp.resize(base + 3 * units, T::zero());
-                for j in 0..units {
-                    let k = r * units + j;
-                    let z = (x[j] + h[j]).v_sigmoid();
-                    let rg = (x[units + j] + h[units + j]).v_sigmoid();
-                    let hh = (x[2 * units + j] + rg * h[2 * units + j]).v_tanh();
-                    let d = dh[s * len + k];
-                    let dzp = d * (hprev[k] - hh) * (z * (T::one() - z));
-                    let dhh = d * (T::one() - z) * (T::one() - hh * hh);
-                    let drp = dhh * h[2 * units + j] * (rg * (T::one() - rg));
-                    dx[base + j] = dzp;
-                    dx[base + units + j] = drp;
-                    dx[base + 2 * units + j] = dhh;
-                    dhp[base + j] = dzp;
-                    dhp[base + units + j] = drp;
-                    dhp[base + 2 * units + j] = dhh * rg;
-                    dprev.push(d * z);
+        let mut dx = vec![T::zero(); slices * xp.len()];
+        let mut dhp = vec![T::zero(); slices * xp.len()];
+        let mut dprev = vec![T::zero(); slices * len];
+        if units == 0 || len == 0 {
+            return [dx, dhp, dprev];
+        }
+        let one = T::one();
+        super::vmath::vectorised(dx.len(), || {
+            let outs = dx
+                .chunks_exact_mut(xp.len())
+                .zip(dhp.chunks_exact_mut(xp.len()))
+                .zip(dprev.chunks_exact_mut(len))
+                .zip(dh.chunks_exact(len));
+            for (((dx, dhp), dprev), dh) in outs {
+                let rows = dx
+                    .chunks_exact_mut(3 * units)
+                    .zip(dhp.chunks_exact_mut(3 * units))
+                    .zip(dprev.chunks_exact_mut(units))
+                    .zip(dh.chunks_exact(units))
+                    .zip(xp.chunks_exact(3 * units).zip(hp.chunks_exact(3 * units)))
+                    .zip(hprev.chunks_exact(units));
+                for (((((dxr, dhpr), dpr), dhr), (x, h)), hpr) in rows {
+                    let (dxz, rest) = dxr.split_at_mut(units);
+                    let (dxr_, dxh) = rest.split_at_mut(units);
+                    let (dhz, rest) = dhpr.split_at_mut(units);
+                    let (dhr_, dhh_) = rest.split_at_mut(units);
+                    let (xz, xr, xh) = (&x[..units], &x[units..2 * units], &x[2 * units..]);
+                    let (hz, hr, hh_rec) = (&h[..units], &h[units..2 * units], &h[2 * units..]);
+                    for j in 0..units {
+                        let z = (xz[j] + hz[j]).v_sigmoid();
+                        let rg = (xr[j] + hr[j]).v_sigmoid();
+                        let hh = (xh[j] + rg * hh_rec[j]).v_tanh();
+                        let d = dhr[j];
+                        let dzp = d * (hpr[j] - hh) * (z * (one - z));
+                        let dhh = d * (one - z) * (one - hh * hh);
+                        let drp = dhh * hh_rec[j] * (rg * (one - rg));
+                        dxz[j] = dzp;
+                        dxr_[j] = drp;
+                        dxh[j] = dhh;
+                        dhz[j] = dzp;
+                        dhr_[j] = drp;
+                        dhh_[j] = dhh * rg;
+                        dpr[j] = d * z;
+                    }
                 }
             }
-        }
+        });
         [dx, dhp, dprev]
     }
     let mut proj_shape = lead.to_vec();

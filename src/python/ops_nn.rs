@@ -551,6 +551,28 @@ pub fn lstm_cell<'py>(py: Python<'py>, z: Obj, c_prev: Obj) -> PyResult<Bound<'p
     })
 }
 
+/// `lstm_sequence(x_proj, recurrent_kernel, h0, c0)` -> `(hs, c)`: a whole LSTM loop (time-major
+/// input projections `[steps, batch, 4 * units]`; every step's `h` and the last `c`).
+#[pyfunction]
+pub fn lstm_sequence<'py>(
+    py: Python<'py>,
+    x_proj: Obj,
+    recurrent_kernel: Obj,
+    h0: Obj,
+    c0: Obj,
+) -> PyResult<Bound<'py, PyTuple>> {
+    guard(|| {
+        let x = tensor(x_proj)?;
+        let (hs, c) = ops::lstm_sequence(
+            &x,
+            &operand(recurrent_kernel, &x)?,
+            &operand(h0, &x)?,
+            &operand(c0, &x)?,
+        )?;
+        PyTuple::new(py, [PyTensor::new(hs), PyTensor::new(c)])
+    })
+}
+
 /// `gru_cell(x_proj, h_proj, h_prev)` -> `h`: one fused GRU step (`reset_after=True`).
 #[pyfunction]
 pub fn gru_cell(x_proj: Obj, h_proj: Obj, h_prev: Obj) -> PyResult<PyTensor> {
@@ -580,5 +602,6 @@ bindings! {
     fn bias_add => [nn];
     fn embedding_lookup => [nn];
     fn lstm_cell => [];
+    fn lstm_sequence => [];
     fn gru_cell => [];
 }

@@ -36,6 +36,10 @@ def _sq(f: Callable[..., Any]) -> Callable[..., Any]:
     return g
 
 
+def _sequence_times_last(hs: Any, last: Any) -> Any:
+    return hs * rt.reshape(last, [1, 2, 2])
+
+
 def _mask(x: Any) -> Any:
     rt.random.set_seed(11)  # the same mask at every call of the finite differences
     return rt.nn.dropout(x, 0.4, seed=3)
@@ -89,6 +93,11 @@ CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
         [_u(2, 8), _u(2, 2)],
     ),
     "gru_cell": (lambda x, h, p: _rustape.gru_cell(x, h, p), [_u(2, 6), _u(2, 6), _u(2, 2)]),
+    # Every step's h times the last c: both outputs carry a gradient.
+    "lstm_sequence": (
+        lambda x, u, h, c: _sequence_times_last(*_rustape.lstm_sequence(x, u, h, c)),
+        [_u(3, 2, 8), _u(2, 8), _u(2, 2), _u(2, 2)],
+    ),
 }
 
 

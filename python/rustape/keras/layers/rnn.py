@@ -2,7 +2,9 @@
 
 The input projection of every step is one matmul over the whole sequence (its bias folded in);
 each step then adds the recurrent projection and runs the cell. LSTM and GRU (`reset_after`)
-steps are single fused ops (`lstm_cell`, `gru_cell`), forward and backward. Gate order and
+steps are single fused ops (`lstm_cell`, `gru_cell`), forward and backward; an LSTM without
+recurrent dropout or `go_backwards` runs its whole loop as one op (`lstm_sequence`), whose
+gradient is backpropagation through time in one pass. Gate order and
 formulas are Keras 3's: LSTM `i, f, c, o`; GRU `z, r, h`.
 """
 
@@ -123,6 +125,14 @@ class _RNN(Layer):
     ) -> tuple[Any, list[Any]]:
         raise NotImplementedError
 
+    def _sequence(
+        self, projected: Any, states: list[Any], recurrent_kernel: Any
+    ) -> tuple[Any, list[Any]] | None:
+        """The whole loop as one op over `projected` `[steps, batch, gates * units]`: every
+        step's output `[steps, batch, units]` and the last states; None where no such op
+        applies (then the loop runs step by step)."""
+        return None
+
     def _initial_states(self, batch: int, initial_state: Any) -> list[Any]:
         if initial_state is None:
             return [_rt.zeros([batch, self.units], dtype=self.dtype) for _ in range(self._states)]
@@ -183,10 +193,24 @@ class _RNN(Layer):
         bias = self._input_bias() if self.use_bias else None
         if bias is not None:
             projected = _rt.bias_add(projected, bias)
-        inputs = _rt.unstack(_rt.reshape(projected, [steps, batch, width])) if steps else []
+        projected = _rt.reshape(projected, [steps, batch, width])
+        recurrent_kernel = self.recurrent_kernel.value()
+        whole = None
+        if steps and not self.go_backwards and recurrent_mask is None:
+            whole = self._sequence(projected, states, recurrent_kernel)
+        if whole is not None:
+            # The whole loop ran as one op: every step's output, time-major.
+            sequence, states = whole
+            if self.return_sequences:
+                output = _rt.transpose(sequence, [1, 0, 2])
+            else:
+                output = states[0]
+            if self.return_state:
+                return [output, *states]
+            return output
+        inputs = _rt.unstack(projected) if steps else []
         if self.go_backwards:
             inputs = inputs[::-1]
-        recurrent_kernel = self.recurrent_kernel.value()
         outputs = []
         for x_t in inputs:
             out, states = self._step(x_t, states, recurrent_kernel, recurrent_mask)
@@ -289,6 +313,14 @@ class LSTM(_RNN):
             )
 
         return init
+
+    def _sequence(
+        self, projected: Any, states: list[Any], recurrent_kernel: Any
+    ) -> tuple[Any, list[Any]] | None:
+        if not self._fused:
+            return None
+        hs, c = _rt.lstm_sequence(projected, recurrent_kernel, states[0], states[1])
+        return hs, [hs[-1], c]
 
     def _step(
         self, x_t: Any, states: list[Any], recurrent_kernel: Any, recurrent_mask: Any
