@@ -531,6 +531,25 @@ fn logical_reduce(
         return Err(unsupported(op, x.dtype(), "a bool"));
     };
     let axes = normalize_axes(op, axes, x.ndim())?;
+    if a.is_empty() {
+        // Every lane is empty: the identity fills the result (no lane-by-lane walk over a
+        // result of 2^31 elements, and a MemoryError when it cannot be allocated).
+        let shape: Vec<usize> = reduced_shape(x.shape(), &axes)
+            .into_iter()
+            .map(|d| d as usize)
+            .collect();
+        let y = Tensor::try_full(
+            op,
+            &shape,
+            crate::dtype::DType::Bool,
+            if all { 1.0 } else { 0.0 },
+        )?;
+        return if keepdims {
+            reshape(&y, &kept_shape(&y, 0, x.shape(), &axes))
+        } else {
+            Ok(y)
+        };
+    }
     let mut out = a.to_owned();
     for &ax in axes.iter().rev() {
         out = out.fold_axis(

@@ -228,6 +228,13 @@ def test_empty_axes_beside_huge_ones_finish_at_once() -> None:
     z = rt.zeros([2**40, 0])
     assert rt.reduce_sum(z, axis=0).shape == (0,)
     assert rt.reduce_max(z, axis=0).shape == (0,)
+    # Logical reductions of an empty tensor fill their result with the identity, without a
+    # walk over the (here 2^28) empty lanes.
+    b = rt.zeros([2**28, 0], dtype=rt.bool)
+    assert rt.math.reduce_all(b).numpy() and not rt.math.reduce_any(b).numpy()
+    assert rt.math.reduce_all(b, axis=1).numpy().all()
+    assert rt.math.reduce_any(b, axis=-1, keepdims=True).shape == (2**28, 1)
+    assert rt.math.reduce_all(rt.zeros([2**40, 0], dtype=rt.bool), axis=0).shape == (0,)
     e = rt.zeros([0])
     with rt.GradientTape() as tape:
         tape.watch(e)
