@@ -18,9 +18,10 @@ use crate::ops::{
 use crate::tape::{input_needed, per_example_input, record_batched, record_per_example, AxisMap};
 use crate::tensor::{Element, Tensor};
 
-/// Multiply-adds above which one GEMM splits across threads (measured in benches/matmul.rs:
-/// below it the threads cost more than they save).
-const PARALLEL_GEMM_WORK: usize = 96 * 96 * 96;
+/// Multiply-adds above which one GEMM splits across threads. benches/matmul.rs alone put it at
+/// 96^3, but in an eager program the helper is usually parked between kernels: W7's 1024x64x64
+/// products (4M) split cost more CPU than they saved (see `PAR_MATH` in kernel.rs).
+const PARALLEL_GEMM_WORK: usize = 1 << 23;
 
 /// Multiply-adds per task of a split GEMM (~0.2-0.3 ms on one core): enough tasks that a
 /// helper thread arriving late still takes its share, few enough that repacking the shared
