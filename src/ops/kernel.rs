@@ -23,12 +23,8 @@ const CHUNK: usize = 1 << 15;
 /// AVX-512): a multiply streams at ~0.1 ns/element from cache and ~0.2 from memory, exp and tanh
 /// take ~0.3-0.5 ns/element, while handing half the work to the other core costs a few µs. Below
 /// these sizes the split saves less than it costs; they are deliberately conservative.
-/// `PAR_MATH` was 1 << 15: on a quiet machine W7 (a PINN's 1024x64 tanh layers) then ran
-/// 0.90x as fast with 2 threads as with 1, at 1.45x the CPU; at 1 << 17 (and
-/// `PARALLEL_GEMM_WORK` at 1 << 23), 0.98x at 1.02x (benches/compare.py's thread section;
-/// tanh4M still scales 1.87x).
 pub(crate) const PAR_CHEAP: usize = 1 << 17;
-pub(crate) const PAR_MATH: usize = 1 << 17;
+pub(crate) const PAR_MATH: usize = 1 << 15;
 
 /// Whether a large kernel should split across rayon's threads: not when it already runs on one
 /// of them (a block of a parallel Jacobian), where the other threads are busy with blocks of

@@ -20,7 +20,9 @@ use crate::tensor::{Element, Tensor};
 
 /// Multiply-adds above which one GEMM splits across threads. benches/matmul.rs alone put it at
 /// 96^3, but in an eager program the helper is usually parked between kernels: W7's 1024x64x64
-/// products (4M) split cost more CPU than they saved (see `PAR_MATH` in kernel.rs).
+/// products (4M) split cost more CPU than they saved: on a quiet machine W7 ran 0.90x as fast
+/// with 2 threads as with 1 at 1.45x the CPU; with this threshold 1.01x at 0.99x
+/// (benches/compare.py's thread section), W4 and W2 unchanged (1.70x, 1.48x faster).
 const PARALLEL_GEMM_WORK: usize = 1 << 23;
 
 /// Multiply-adds per task of a split GEMM (~0.2-0.3 ms on one core): enough tasks that a
