@@ -44,12 +44,14 @@ def test_per_example_jacobian_equals_each_rows_gradient() -> None:
 def test_a_keras_cnn_per_example_jacobian_equals_each_rows_gradient() -> None:
     # Conv2D + bias, pooling, Flatten, Dense + bias: every op gives per-example gradients.
     rng = np.random.default_rng(5)
-    model = rt.keras.Sequential([
-        rt.keras.layers.Conv2D(3, 3, activation="tanh", dtype="float64"),
-        rt.keras.layers.MaxPooling2D(2),
-        rt.keras.layers.Flatten(),
-        rt.keras.layers.Dense(2, dtype="float64"),
-    ])
+    model = rt.keras.Sequential(
+        [
+            rt.keras.layers.Conv2D(3, 3, activation="tanh", dtype="float64"),
+            rt.keras.layers.MaxPooling2D(2),
+            rt.keras.layers.Flatten(),
+            rt.keras.layers.Dense(2, dtype="float64"),
+        ]
+    )
     x = rt.constant(rng.standard_normal((4, 6, 6, 2)))
     model(x)
     params = model.trainable_variables

@@ -474,3 +474,36 @@ def test_exclude_from_weight_decay_names_must_be_regular_expressions() -> None:
     with pytest.raises(TypeError, match="var_names"):
         opt.exclude_from_weight_decay(var_names=[3])
     opt.exclude_from_weight_decay(var_names=["bias"])
+
+
+INITIALIZER_ARGUMENTS = [
+    (rt.keras.initializers.RandomNormal, "mean"),
+    (rt.keras.initializers.RandomNormal, "stddev"),
+    (rt.keras.initializers.TruncatedNormal, "stddev"),
+    (rt.keras.initializers.RandomUniform, "minval"),
+    (rt.keras.initializers.RandomUniform, "maxval"),
+    (rt.keras.initializers.VarianceScaling, "scale"),
+    (rt.keras.initializers.Identity, "gain"),
+]
+
+
+@pytest.mark.parametrize(("make", "argument"), INITIALIZER_ARGUMENTS)
+def test_initializer_arguments_are_checked(make: Any, argument: str) -> None:
+    for bad in (math.nan, math.inf, 10**400, 1e300):
+        with pytest.raises(ValueError, match=f"{make.__name__}.*`{argument}`"):
+            make(**{argument: bad})
+    with pytest.raises(TypeError, match=f"`{argument}`"):
+        make(**{argument: "0.5"})
+    # A sane value still draws finite weights of the asked shape.
+    weights = make(**{argument: 0.5})((3, 3)).numpy()
+    assert weights.shape == (3, 3) and np.isfinite(weights).all()
+
+
+def test_initializer_seeds_are_checked() -> None:
+    with pytest.raises(ValueError, match="RandomNormal.*`seed`"):
+        rt.keras.initializers.RandomNormal(seed=2**80)
+    with pytest.raises(ValueError, match="`stddev`"):
+        rt.keras.initializers.RandomNormal(stddev=-1.0)
+    a = rt.keras.initializers.GlorotUniform(seed=7)((4, 2)).numpy()
+    b = rt.keras.initializers.GlorotUniform(seed=7)((4, 2)).numpy()
+    np.testing.assert_array_equal(a, b)

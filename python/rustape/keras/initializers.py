@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _rustape as _rt
 from .. import random as _random
-from ._util import _as_dtype
+from ._util import _as_dtype, check_number
 
 __all__ = [
     "Constant",
@@ -90,7 +90,7 @@ class _Random(Initializer):
     def __init__(self, seed: int | None = None) -> None:
         if seed is not None and not isinstance(seed, int):
             raise ValueError(f"{type(self).__name__}: `seed` must be an int or None, got {seed!r}")
-        self.seed = seed
+        self.seed = check_number(type(self).__name__, "seed", seed, integer=True, none_ok=True)
 
     def _draw(self, shape: tuple[int, ...], dtype: Any, kind: str, a: float, b: float) -> Any:
         """`kind`: "uniform" in [a, b), "normal" (mean a, stddev b), "truncated" (within 2
@@ -167,7 +167,9 @@ class RandomNormal(_Random):
 
     def __init__(self, mean: float = 0.0, stddev: float = 0.05, seed: int | None = None) -> None:
         super().__init__(seed)
-        self.mean, self.stddev = mean, stddev
+        owner = type(self).__name__
+        self.mean = check_number(owner, "mean", mean)
+        self.stddev = check_number(owner, "stddev", stddev, low=0.0)
 
     def __call__(self, shape: Any, dtype: Any = None) -> Any:
         return self._draw(tuple(shape), _as_dtype(dtype), "normal", self.mean, self.stddev)
@@ -187,7 +189,8 @@ class RandomUniform(_Random):
         self, minval: float = -0.05, maxval: float = 0.05, seed: int | None = None
     ) -> None:
         super().__init__(seed)
-        self.minval, self.maxval = minval, maxval
+        self.minval = check_number("RandomUniform", "minval", minval)
+        self.maxval = check_number("RandomUniform", "maxval", maxval)
 
     def __call__(self, shape: Any, dtype: Any = None) -> Any:
         return self._draw(tuple(shape), _as_dtype(dtype), "uniform", self.minval, self.maxval)
@@ -205,7 +208,9 @@ class TruncatedNormal(_Random):
 
     def __init__(self, mean: float = 0.0, stddev: float = 0.05, seed: int | None = None) -> None:
         super().__init__(seed)
-        self.mean, self.stddev = mean, stddev
+        owner = type(self).__name__
+        self.mean = check_number(owner, "mean", mean)
+        self.stddev = check_number(owner, "stddev", stddev, low=0.0)
 
     def __call__(self, shape: Any, dtype: Any = None) -> Any:
         return self._draw(tuple(shape), _as_dtype(dtype), "truncated", self.mean, self.stddev)
@@ -231,6 +236,7 @@ class VarianceScaling(_Random):
         seed: int | None = None,
     ) -> None:
         super().__init__(seed)
+        scale = check_number(type(self).__name__, "scale", scale)
         if scale <= 0.0:
             raise ValueError(f"Argument `scale` must be positive float. Received: scale={scale}")
         if mode not in ("fan_in", "fan_out", "fan_avg"):
@@ -367,7 +373,7 @@ class Identity(Initializer):
     """
 
     def __init__(self, gain: float = 1.0) -> None:
-        self.gain = gain
+        self.gain = check_number("Identity", "gain", gain)
 
     def __call__(self, shape: Any, dtype: Any = None) -> Any:
         shape = tuple(int(d) for d in shape)
