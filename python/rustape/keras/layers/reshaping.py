@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ... import _rustape as _rt
@@ -51,7 +52,7 @@ class Flatten(Layer):
         if self.data_format == "channels_first" and len(x.shape) > 2:
             x = to_channels_last(x)
         # The sample size spelled out, not -1: an empty batch has no size to infer it from.
-        return _rt.reshape(x, [x.shape[0], _product(x.shape[1:])])
+        return _rt.reshape(x, [x.shape[0], math.prod(x.shape[1:])])
 
     def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
         """`(batch, product of the other dimensions)`."""
