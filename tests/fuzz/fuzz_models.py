@@ -31,13 +31,12 @@ import os
 import random
 import sys
 import tempfile
-import traceback
 from typing import Any, Callable
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import fuzz_ops  # the shared subprocess machinery, beside this file
-from fuzz_ops import Finding, attempt, check
+from fuzz_ops import attempt, check
 
 CASES_PER_BATCH = 100
 
@@ -434,6 +433,10 @@ class ModelProgram:
         return model
 
     def run(self) -> None:
+        """The program, with the exceptions it documents allowed (`attempt`)."""
+        attempt(self.steps)
+
+    def steps(self) -> None:
         rng, np = self.rng, self.np
         model, sample = self.model()
         n = self.batch()
@@ -471,31 +474,19 @@ class ModelProgram:
 
 
 def run_batch(seed: int, count: int, first: int, verbose: bool) -> int:
-    """Runs cases `first .. first + count` of `seed` in this process (see fuzz_ops.run_batch)."""
+    """Runs cases `first .. first + count` of `seed` in this process (see fuzz_ops.run_programs)."""
     import warnings
 
     import numpy as np
     import rustape as rt
 
     warnings.simplefilter("ignore")
-    for case in range(first, first + count):
-        print(f"case {case}", flush=True)
+
+    def start(case: int, rng: random.Random) -> ModelProgram:
         rt.random.set_seed(case)
-        program = ModelProgram(rt, np, random.Random(seed * 1_000_003 + case))
-        try:
-            attempt(program.run)
-        except Finding as e:
-            print(
-                json.dumps({"finding": str(e), "seed": seed, "case": case, "program": program.log}),
-                flush=True,
-            )
-            if verbose:
-                traceback.print_exc()
-            return 1
-        if verbose:
-            print("\n".join(program.log))
-    print("batch done", flush=True)
-    return 0
+        return ModelProgram(rt, np, rng)
+
+    return fuzz_ops.run_programs(seed, count, first, verbose, start)
 
 
 def fuzz(

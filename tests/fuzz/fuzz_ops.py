@@ -469,19 +469,15 @@ def operations(rt: Any) -> list[tuple[str, Callable[..., Any]]]:
     return sorted(seen.values(), key=lambda item: item[0])
 
 
-def run_batch(seed: int, count: int, first: int, verbose: bool) -> int:
-    """Runs cases `first .. first + count` of `seed` in this process; prints one line per case
-    started (so a crash names its case) and exits 1 on a finding."""
-    import warnings
-
-    import numpy as np
-    import rustape as rt
-
-    warnings.simplefilter("ignore")
-    ops = operations(rt)
+def run_programs(
+    seed: int, count: int, first: int, verbose: bool, start: Callable[[int, random.Random], Any]
+) -> int:
+    """Runs cases `first .. first + count` of `seed` in this process: `start(case, rng)` makes
+    a case's program and `program.run()` runs it. Prints one line per case started (so a crash
+    names its case) and exits 1 on a finding."""
     for case in range(first, first + count):
         print(f"case {case}", flush=True)
-        program = Program(rt, np, random.Random(seed * 1_000_003 + case), ops)
+        program = start(case, random.Random(seed * 1_000_003 + case))
         try:
             program.run()
         except Finding as e:
@@ -496,6 +492,18 @@ def run_batch(seed: int, count: int, first: int, verbose: bool) -> int:
             print("\n".join(program.log))
     print("batch done", flush=True)
     return 0
+
+
+def run_batch(seed: int, count: int, first: int, verbose: bool) -> int:
+    """Runs cases `first .. first + count` of `seed` in this process (see `run_programs`)."""
+    import warnings
+
+    import numpy as np
+    import rustape as rt
+
+    warnings.simplefilter("ignore")
+    ops = operations(rt)
+    return run_programs(seed, count, first, verbose, lambda _, rng: Program(rt, np, rng, ops))
 
 
 def _capped() -> None:
