@@ -24,8 +24,6 @@ CI runs a fixed number of cases (tests/python/test_fuzz.py).
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import os
 import random
@@ -497,27 +495,7 @@ def fuzz(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--cases", type=int, default=None, help="stop after this many cases")
-    parser.add_argument(
-        "--case", type=int, default=None, help="replay one case of --seed, verbosely"
-    )
-    parser.add_argument(
-        "--batch", nargs=3, type=int, metavar=("SEED", "FIRST", "COUNT"), help=argparse.SUPPRESS
-    )
-    args = parser.parse_args()
-    if args.batch:
-        return run_batch(args.batch[0], args.batch[2], args.batch[1], verbose=False)
-    seed = args.seed if args.seed is not None else random.randrange(2**31)
-    if args.case is not None:
-        return run_batch(seed, 1, args.case, verbose=True)
-    report = fuzz(args.seconds, seed, max_cases=args.cases)
-    print(json.dumps(report, indent=1))
-    return 0 if report["ok"] else 1
+    return fuzz_ops.command_line(__doc__, 60.0, run_batch, fuzz)
 
 
 if __name__ == "__main__":

@@ -569,12 +569,20 @@ def fuzz(
     return {"ok": True, "cases": cases, "batches": batches, "seed": seed}
 
 
-def main() -> int:
+def command_line(
+    doc: str | None,
+    default_seconds: float,
+    run_batch: Callable[[int, int, int, bool], int],
+    fuzz: Callable[..., dict[str, Any]],
+) -> int:
+    """The command line of a fuzzer script (this one, fuzz_models.py): a bounded run, one
+    replayed case, or (internally) one batch in its subprocess."""
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--seconds", type=float, default=90.0)
+    parser.add_argument("--seconds", type=float, default=default_seconds)
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--cases", type=int, default=None, help="stop after this many cases")
     parser.add_argument(
         "--case", type=int, default=None, help="replay one case of --seed, verbosely"
     )
@@ -583,13 +591,17 @@ def main() -> int:
     )
     args = parser.parse_args()
     if args.batch:
-        return run_batch(args.batch[0], args.batch[2], args.batch[1], verbose=False)
+        return run_batch(args.batch[0], args.batch[2], args.batch[1], False)
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     if args.case is not None:
-        return run_batch(seed, 1, args.case, verbose=True)
-    report = fuzz(args.seconds, seed)
+        return run_batch(seed, 1, args.case, True)
+    report = fuzz(args.seconds, seed, max_cases=args.cases)
     print(json.dumps(report, indent=1))
     return 0 if report["ok"] else 1
+
+
+def main() -> int:
+    return command_line(__doc__, 90.0, run_batch, fuzz)
 
 
 if __name__ == "__main__":
