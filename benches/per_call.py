@@ -1,4 +1,4 @@
-"""rustape alone on one workload of compare.py: process CPU per call, and a fixed number of calls
+"""rustape alone on one workload of benches/workloads.py: process CPU per call, and a fixed number of calls
 for instruction counts (the machine is shared, so decisions use instructions, not wall time).
 
     RAYON_NUM_THREADS=1 python benches/per_call.py W8 50
@@ -13,15 +13,15 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import compare  # benches/ is not a package: found through the path above
+import workloads  # benches/ is not a package: found through the path above
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("workload", help="a workload of compare.py, e.g. W8")
+    ap.add_argument("workload", help="a workload of workloads.py, e.g. W8 or W5h")
     ap.add_argument("calls", type=int, nargs="?", default=20, help="timed calls (after 3 more)")
     a = ap.parse_args()
-    make = getattr(compare, a.workload.lower())
+    make = workloads.WORKLOADS[a.workload][1]
     call = make({}, False)["rustape"]
     for _ in range(3):
         call()
