@@ -610,22 +610,26 @@ unsafe fn split_gemm<T: MatElem>(
     });
 }
 
-/// `len` rows (or columns) cut into at most `tasks` blocks of whole 16-wide register tiles
-/// whose sizes differ by one tile at most, as `(start, size)`. Equal blocks of
-/// `ceil(len / tasks)` rounded up to 16 left a short last block: 512 columns in 6 tasks were
-/// five blocks of 96 and one of 32, so with 2 threads one thread took 288 columns and the other
-/// 224 (x @ W1 of the MLP step, 12% longer than an even split).
+/// `len` rows (or columns) cut into at most `tasks` blocks of whole 16-wide register tiles,
+/// as `(start, size)`: sizes differ by one tile at most, the larger blocks first, so threads
+/// claiming blocks in turn end together. Equal blocks of `ceil(len / tasks)` rounded up to 16
+/// left a short last block: 512 columns in 6 tasks were five blocks of 96 and one of 32, so
+/// with 2 threads one thread took 288 columns and the other 224 (x @ W1 of the MLP step, 12%
+/// longer than an even split); now 6 + 5 + 5 tiles each.
 fn balanced_blocks(len: usize, tasks: usize) -> Vec<(usize, usize)> {
     let tiles = len.div_ceil(16);
     let tasks = tasks.clamp(1, tiles.max(1));
-    (0..tasks)
-        .map(|i| {
-            let start = (i * tiles / tasks * 16).min(len);
-            let end = ((i + 1) * tiles / tasks * 16).min(len);
-            (start, end - start)
-        })
-        .filter(|&(_, size)| size > 0)
-        .collect()
+    let (small, larger) = (tiles / tasks, tiles % tasks);
+    let mut blocks = Vec::with_capacity(tasks);
+    let mut start = 0;
+    for i in 0..tasks {
+        let size = ((small + usize::from(i < larger)) * 16).min(len - start);
+        if size > 0 {
+            blocks.push((start, size));
+        }
+        start += size;
+    }
+    blocks
 }
 
 /// Matrix product of the last two axes, `a @ b`, with the leading (batch) axes broadcast as in
