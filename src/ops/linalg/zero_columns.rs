@@ -36,6 +36,47 @@ pub(super) unsafe fn product<T: Element>(
     if k < 4 || cols < MIN_COLS || rows.saturating_mul(cols).saturating_mul(k) < MIN_WORK {
         return false;
     }
+    // The scan and the outer product are plain loops: 8-wide where the CPU has AVX2.
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 is present; the rest as for this function.
+        return unsafe { product_avx2(rows, cols, k, dst, lhs, rhs, gemm) };
+    }
+    unsafe { product_any(rows, cols, k, dst, lhs, rhs, gemm) }
+}
+
+/// [`product_any`] compiled for AVX2.
+///
+/// # Safety
+/// As for [`product`], on a CPU with AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn product_avx2<T: Element>(
+    rows: usize,
+    cols: usize,
+    k: usize,
+    dst: (*mut T, isize, isize),
+    lhs: Operand<T>,
+    rhs: Operand<T>,
+    gemm: impl FnOnce(usize, Operand<T>, Operand<T>),
+) -> bool {
+    unsafe { product_any(rows, cols, k, dst, lhs, rhs, gemm) }
+}
+
+/// The body of [`product`], inlined into each target's copy.
+///
+/// # Safety
+/// As for [`product`].
+#[inline(always)]
+unsafe fn product_any<T: Element>(
+    rows: usize,
+    cols: usize,
+    k: usize,
+    dst: (*mut T, isize, isize),
+    lhs: Operand<T>,
+    rhs: Operand<T>,
+    gemm: impl FnOnce(usize, Operand<T>, Operand<T>),
+) -> bool {
     // SAFETY (all reads): indices stay within `rows x k` of `lhs` and `k x cols` of `rhs`.
     let at = |p: Operand<T>, i: usize, j: usize| unsafe {
         *p.0.offset(i as isize * p.1 + j as isize * p.2)
@@ -104,6 +145,7 @@ pub(super) unsafe fn product<T: Element>(
 ///
 /// # Safety
 /// As for [`product`].
+#[inline(always)]
 unsafe fn outer<T, F>(
     rows: usize,
     cols: usize,
