@@ -1,6 +1,6 @@
 """Training steps: rustape (rt.keras) beside PyTorch eager, in one process.
 
-    python benches/train.py [--steps 30] [--only mlp,cnn,lstm] [--threads N]
+    python benches/train.py [--steps 30] [--only mlp,cnn,lstm,gru] [--threads N]
 
 With RAYON_NUM_THREADS=N beside --threads N both use N threads. Besides the wall-clock medians
 the table shows each framework's median CPU time per step (all of this process's threads),
@@ -12,7 +12,8 @@ Workloads (issue 11):
 - cnn: batch 64 of 28x28x1 -> Conv2D 32 3x3 relu -> MaxPool -> Conv2D 64 3x3 relu -> MaxPool ->
   Flatten -> Dense 128 -> Dense 10, Adam (goal <= 1.0x; needs rt.keras.layers.Conv2D);
 - lstm: batch 32, 35 steps, 256 units, embedding and softmax over a 1000-word vocabulary, Adam
-  (goal <= 1.0x; needs rt.keras.layers.LSTM).
+  (goal <= 1.0x; needs rt.keras.layers.LSTM);
+- gru: the lstm workload with a GRU layer (Keras' reset_after=True, torch.nn.GRU's formula).
 
 Both frameworks start from the same weights; the first step's losses are checked to agree before
 timing. Steps alternate between frameworks in blocks; the table shows medians and the ratio
@@ -186,14 +187,53 @@ def lstm_workload(torch: Any) -> tuple[Callable[[], float], Callable[[], float]]
             _adam_step(torch, net, lambda: ce(net(xt).reshape(-1, vocab), yt.reshape(-1))))
 
 
+def gru_workload(torch: Any) -> tuple[Callable[[], float], Callable[[], float]] | None:
+    layers = rt.keras.layers
+    if not all(hasattr(layers, n) for n in ("GRU", "Embedding")):
+        return None
+    vocab, units, batch, steps = 1000, 256, 32, 35
+    tokens = RNG.integers(0, vocab, size=(batch, steps + 1))
+    x, y = tokens[:, :-1], tokens[:, 1:]
+    model = rt.keras.Sequential([
+        rt.keras.Input(shape=(steps,), dtype="int32"),
+        layers.Embedding(vocab, units), layers.GRU(units, return_sequences=True),
+        layers.Dense(vocab)])
+    emb, kernel, recurrent, bias, dense, dense_bias = model.get_weights()
+    nn = torch.nn
+
+    class LM(nn.Module):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.emb = nn.Embedding(vocab, units)
+            self.gru = nn.GRU(units, units, batch_first=True)
+            self.out = nn.Linear(units, vocab)
+
+        def forward(self, t: Any) -> Any:
+            return self.out(self.gru(self.emb(t))[0])
+
+    net = LM()
+    # Keras's gates (z, r, h) are torch's (r, z, n); bias rows: input, recurrent.
+    order = np.r_[units:2 * units, 0:units, 2 * units:3 * units]
+    _copy_into(torch, [(net.emb.weight, emb), (net.gru.weight_ih_l0, kernel[:, order].T),
+                       (net.gru.weight_hh_l0, recurrent[:, order].T),
+                       (net.gru.bias_ih_l0, bias[0, order]), (net.gru.bias_hh_l0, bias[1, order]),
+                       (net.out.weight, dense.T), (net.out.bias, dense_bias)])
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    ce = nn.CrossEntropyLoss()
+    return (_rt_step(model, rt.constant(x.astype(np.int32)), rt.constant(y.astype(np.int32))),
+            _adam_step(torch, net, lambda: ce(net(xt).reshape(-1, vocab), yt.reshape(-1))))
+
+
 WORKLOADS: dict[str, Callable[[Any], tuple[Callable[[], float], Callable[[], float]] | None]] = {
     "mlp": mlp_workload,
     "cnn": cnn_workload,
     "lstm": lstm_workload,
+    "gru": gru_workload,
 }
 MISSING = {
     "cnn": "rt.keras.layers.Conv2D / MaxPooling2D",
     "lstm": "rt.keras.layers.LSTM / Embedding",
+    "gru": "rt.keras.layers.GRU / Embedding",
 }
 
 
@@ -219,7 +259,7 @@ def time_pair(rt_step: Callable[[], float], torch_step: Callable[[], float],
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, default=30)
-    parser.add_argument("--only", default="mlp,cnn,lstm")
+    parser.add_argument("--only", default="mlp,cnn,lstm,gru")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                         help="torch's threads (set RAYON_NUM_THREADS to the same for rustape)")
     args = parser.parse_args()

@@ -104,6 +104,10 @@ fn matmul_large_and_batched_paths_agree_with_the_loop() {
         (vec![130, 120], vec![120, 110]),
         (vec![64, 9, 10], vec![64, 10, 11]),
         (vec![2, 100, 100], vec![2, 100, 100]),
+        // Split into row or column blocks (over 2^25 multiply-adds: split even with parked
+        // helpers), the last block ending in a partial 16-wide tile.
+        (vec![37, 520], vec![520, 1800]),
+        (vec![1000, 300], vec![300, 120]),
     ] {
         let a = rand64(&sa, 3);
         let b = rand64(&sb, 4);

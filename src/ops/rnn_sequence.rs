@@ -11,10 +11,12 @@
 //! writes the gradient in ops too, which the recording tape can differentiate again.
 use std::sync::Arc;
 
+use super::kernel::worth_splitting;
+use super::parallel::for_each_task;
 use super::rnn::{
     check_gates, lstm_forward_rows, lstm_grad_ops, lstm_grad_rows, values, CellFloat,
 };
-use super::{add, lstm_cell, matmul, reshape, slice_axis, stack};
+use super::{add, lstm_cell, matmul, parallel_threads, reshape, slice_axis, stack};
 use crate::error::{fmt_shape, Error, Result};
 use crate::tape::{any_tape_recording, record_multi, without_recording, Vjp};
 use crate::tensor::{Data, Tensor};
@@ -114,50 +116,166 @@ fn reshape_plain(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
     without_recording(|| reshape(x, &dims))
 }
 
+/// Multiply-adds of a whole sequence's recurrent products from which the batch splits into
+/// blocks that run the whole loop each on their own thread. The batch rows of an LSTM never
+/// meet (row `b` of every step depends only on row `b` of the step before), so one split per
+/// sequence costs a single hand-over, not one per step; the threshold only keeps tiny
+/// sequences (a few µs) on one thread.
+const SPLIT_WORK: usize = 1 << 20;
+
+/// Fewest batch rows per block: below that the per-step products get too thin to keep the
+/// GEMM's register tiles full.
+const MIN_BLOCK_ROWS: usize = 8;
+
+/// How many blocks of batch rows the loop runs as: one per thread twice over when the
+/// sequence is large (a helper that starts late still takes its share), else one.
+fn row_blocks(d: Dims) -> usize {
+    let work = d.steps * d.batch * d.units * 4 * d.units;
+    if !worth_splitting(work, SPLIT_WORK) {
+        return 1;
+    }
+    (2 * parallel_threads())
+        .min(d.batch / MIN_BLOCK_ROWS)
+        .max(1)
+}
+
+/// Rows `[start, end)` of block `i` of `blocks`.
+fn block_rows(batch: usize, blocks: usize, i: usize) -> (usize, usize) {
+    (i * batch / blocks, (i + 1) * batch / blocks)
+}
+
+/// A buffer that the blocks of [`for_each_task`] write in disjoint parts.
+#[derive(Clone, Copy)]
+struct Shared<T>(*mut T);
+
+// SAFETY: every task reads and writes only the rows of its own block (see `part`).
+unsafe impl<T: Send> Sync for Shared<T> {}
+unsafe impl<T: Send> Send for Shared<T> {}
+
+impl<T> Shared<T> {
+    fn new(v: &mut [T]) -> Self {
+        Self(v.as_mut_ptr())
+    }
+
+    /// Elements `[start, start + len)`.
+    ///
+    /// # Safety
+    /// They lie inside the buffer, and no other live slice (of any task) overlaps them.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn part<'a>(self, start: usize, len: usize) -> &'a mut [T] {
+        unsafe { std::slice::from_raw_parts_mut(self.0.add(start), len) }
+    }
+}
+
+/// `dst[m x n] = (dst if accumulate) + lhs[m x k] @ rhs[k x n]` on this thread, every matrix
+/// row-major with the given row strides.
+///
+/// # Safety
+/// Each pointer is valid over its rows; `dst` aliases neither operand.
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm_rows<T: CellFloat + 'static>(
+    (m, n, k): (usize, usize, usize),
+    dst: *mut T,
+    dst_rs: usize,
+    lhs: *const T,
+    lhs_rs: usize,
+    rhs: *const T,
+    rhs_rs: usize,
+    accumulate: bool,
+) {
+    let alpha = if accumulate { T::one() } else { T::zero() };
+    // gemm computes dst := alpha * dst + beta * lhs @ rhs; column strides before row strides.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst,
+            1,
+            dst_rs as isize,
+            accumulate,
+            lhs,
+            1,
+            lhs_rs as isize,
+            rhs,
+            1,
+            rhs_rs as isize,
+            alpha,
+            T::one(),
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        )
+    }
+}
+
 /// The forward loop: `[hs, cs, act, tc]`, every step's `h`, `c`, activated gates and
-/// `tanh(c)`, time-major.
-fn forward<T: CellFloat>(
+/// `tanh(c)`, time-major. Blocks of batch rows run the whole loop each ([`row_blocks`]).
+fn forward<T: CellFloat + 'static>(
     x_proj: &Tensor,
     u: &Tensor,
     h0: &Tensor,
     c0: &Tensor,
     d: Dims,
 ) -> Result<[Tensor; 4]> {
-    let (state, gates) = (d.batch * d.units, 4 * d.batch * d.units);
-    let x = values::<T>(x_proj);
+    let (units, state, gates) = (d.units, d.batch * d.units, 4 * d.batch * d.units);
+    let (x, u_v, h0_v, c0_v) = (
+        values::<T>(x_proj),
+        values::<T>(u),
+        values::<T>(h0),
+        values::<T>(c0),
+    );
     let mut hs = vec![T::zero(); d.steps * state];
     let mut cs = vec![T::zero(); d.steps * state];
     let mut act = vec![T::zero(); d.steps * gates];
     let mut tc = vec![T::zero(); d.steps * state];
-    let mut z = vec![T::zero(); gates];
-    for t in 0..d.steps {
-        let h_prev = if t == 0 {
-            h0.clone()
-        } else {
-            Tensor::from_vec(hs[(t - 1) * state..t * state].to_vec(), &[d.batch, d.units])?
-        };
-        let hu = matmul(&h_prev, u, false, false)?;
-        for ((zj, &xj), &hj) in z.iter_mut().zip(&x[t * gates..]).zip(values::<T>(&hu)) {
-            *zj = xj + hj;
+    let (hs_p, cs_p, act_p, tc_p) = (
+        Shared::new(&mut hs),
+        Shared::new(&mut cs),
+        Shared::new(&mut act),
+        Shared::new(&mut tc),
+    );
+    let blocks = row_blocks(d);
+    for_each_task(blocks, &|i| {
+        let (r0, r1) = block_rows(d.batch, blocks, i);
+        let (rows, wide) = ((r1 - r0) * units, (r1 - r0) * 4 * units);
+        let mut z = vec![T::zero(); wide];
+        for t in 0..d.steps {
+            let (s0, g0) = (t * state + r0 * units, t * gates + r0 * 4 * units);
+            z.copy_from_slice(&x[g0..g0 + wide]);
+            // SAFETY: this block's rows of step t - 1 (written by this task) and of step t
+            // (written now, by this task only); the buffers hold `steps` whole steps.
+            unsafe {
+                let (h_prev, c_prev): (&[T], &[T]) = if t == 0 {
+                    (&h0_v[r0 * units..], &c0_v[r0 * units..r1 * units])
+                } else {
+                    (hs_p.part(s0 - state, rows), cs_p.part(s0 - state, rows))
+                };
+                gemm_rows(
+                    (r1 - r0, 4 * units, units),
+                    z.as_mut_ptr(),
+                    4 * units,
+                    h_prev.as_ptr(),
+                    units,
+                    u_v.as_ptr(),
+                    4 * units,
+                    true,
+                );
+                lstm_forward_rows(
+                    &z,
+                    c_prev,
+                    units,
+                    [
+                        hs_p.part(s0, rows),
+                        cs_p.part(s0, rows),
+                        act_p.part(g0, wide),
+                        tc_p.part(s0, rows),
+                    ],
+                );
+            }
         }
-        let (c_done, c_rest) = cs.split_at_mut(t * state);
-        let c_prev = if t == 0 {
-            values::<T>(c0)
-        } else {
-            &c_done[(t - 1) * state..]
-        };
-        lstm_forward_rows(
-            &z,
-            c_prev,
-            d.units,
-            [
-                &mut hs[t * state..(t + 1) * state],
-                &mut c_rest[..state],
-                &mut act[t * gates..(t + 1) * gates],
-                &mut tc[t * state..(t + 1) * state],
-            ],
-        );
-    }
+    });
     let seq = [d.steps, d.batch, d.units];
     Ok([
         Tensor::from_vec(hs, &seq)?,
@@ -167,63 +285,106 @@ fn forward<T: CellFloat>(
     ])
 }
 
-/// The fused backpropagation through time: `[dx_proj, drecurrent_kernel, dh0, dc0]`.
-fn backward<T: CellFloat>(
+/// The fused backpropagation through time: `[dx_proj, drecurrent_kernel, dh0, dc0]`. Blocks of
+/// batch rows run the loop back through the steps each, as in [`forward`]; the recurrent
+/// kernel's gradient is one product over every step and row afterwards.
+fn backward<T: CellFloat + 'static>(
     s: &[Tensor],
     dhs: Option<&Tensor>,
     dc_last: Option<&Tensor>,
     d: Dims,
 ) -> Result<[Tensor; 4]> {
     let (u, h0, c0, hs, cs, act, tc) = (&s[1], &s[2], &s[3], &s[4], &s[5], &s[6], &s[7]);
-    let (state, gates) = (d.batch * d.units, 4 * d.batch * d.units);
+    let (units, state, gates) = (d.units, d.batch * d.units, 4 * d.batch * d.units);
     check_shape(dhs, hs.shape())?;
     check_shape(dc_last, c0.shape())?;
-    let (hs_v, cs_v, act_v, tc_v) = (
+    let (hs_v, cs_v, act_v, tc_v, c0_v) = (
         values::<T>(hs),
         values::<T>(cs),
         values::<T>(act),
         values::<T>(tc),
+        values::<T>(c0),
     );
-    let mut dz = vec![T::zero(); d.steps * gates];
-    let mut dh = vec![T::zero(); state];
-    let mut dc = dc_last.map_or_else(|| vec![T::zero(); state], |t| values::<T>(t).to_vec());
-    let mut dc_prev = vec![T::zero(); state];
-    let mut dh_next: Option<Tensor> = None;
-    for t in (0..d.steps).rev() {
-        let own = dhs.map(|g| &values::<T>(g)[t * state..(t + 1) * state]);
-        let carried = dh_next.as_ref().map(values::<T>);
-        match (own, carried) {
-            (Some(a), Some(b)) => dh
-                .iter_mut()
-                .zip(a.iter().zip(b))
-                .for_each(|(o, (&x, &y))| {
-                    *o = x + y;
-                }),
-            (Some(a), None) | (None, Some(a)) => dh.copy_from_slice(a),
-            (None, None) => dh.iter_mut().for_each(|o| *o = T::zero()),
+    let (dhs_v, dc_last_v) = (dhs.map(values::<T>), dc_last.map(values::<T>));
+    // The recurrent kernel transposed, [4 * units, units], once per sequence: `dz @ u^T`
+    // then reads a row-major right operand, which the GEMM takes without repacking it at
+    // every step.
+    let u_v = values::<T>(u);
+    let mut u_t = vec![T::zero(); u_v.len()];
+    for (j, row) in u_v.chunks_exact(4 * units).enumerate() {
+        for (i, &v) in row.iter().enumerate() {
+            u_t[i * units + j] = v;
         }
-        let c_prev = if t == 0 {
-            values::<T>(c0)
-        } else {
-            &cs_v[(t - 1) * state..t * state]
-        };
-        let dz_t = &mut dz[t * gates..(t + 1) * gates];
-        super::vmath::vectorised(gates, || {
-            lstm_grad_rows(
-                &act_v[t * gates..(t + 1) * gates],
-                c_prev,
-                &tc_v[t * state..(t + 1) * state],
-                &dh,
-                &dc,
-                d.units,
-                dz_t,
-                &mut dc_prev,
-            )
-        });
-        std::mem::swap(&mut dc, &mut dc_prev);
-        let dz_tensor = Tensor::from_vec(dz_t.to_vec(), &[d.batch, 4 * d.units])?;
-        dh_next = Some(matmul(&dz_tensor, u, false, true)?);
     }
+    let mut dz = vec![T::zero(); d.steps * gates];
+    let mut dh0 = vec![T::zero(); state];
+    let mut dc0 = vec![T::zero(); state];
+    let (dz_p, dh0_p, dc0_p) = (
+        Shared::new(&mut dz),
+        Shared::new(&mut dh0),
+        Shared::new(&mut dc0),
+    );
+    let blocks = row_blocks(d);
+    for_each_task(blocks, &|i| {
+        let (r0, r1) = block_rows(d.batch, blocks, i);
+        let (rows, wide) = ((r1 - r0) * units, (r1 - r0) * 4 * units);
+        let own_rows = r0 * units..r1 * units;
+        // dh_next: the gradient reaching h of the step before, from the step after.
+        let mut dh_next = vec![T::zero(); rows];
+        let mut dh = vec![T::zero(); rows];
+        let mut dc =
+            dc_last_v.map_or_else(|| vec![T::zero(); rows], |v| v[own_rows.clone()].to_vec());
+        let mut dc_prev = vec![T::zero(); rows];
+        for t in (0..d.steps).rev() {
+            let (s0, g0) = (t * state + r0 * units, t * gates + r0 * 4 * units);
+            match dhs_v {
+                Some(g) => dh
+                    .iter_mut()
+                    .zip(&g[s0..s0 + rows])
+                    .zip(&dh_next)
+                    .for_each(|((o, &x), &y)| *o = x + y),
+                None => dh.copy_from_slice(&dh_next),
+            }
+            let c_prev = if t == 0 {
+                &c0_v[own_rows.clone()]
+            } else {
+                &cs_v[s0 - state..s0 - state + rows]
+            };
+            // SAFETY: this block's rows of step t, written by this task only.
+            let dz_t = unsafe { dz_p.part(g0, wide) };
+            super::vmath::vectorised(wide, || {
+                lstm_grad_rows(
+                    &act_v[g0..g0 + wide],
+                    c_prev,
+                    &tc_v[s0..s0 + rows],
+                    &dh,
+                    &dc,
+                    units,
+                    dz_t,
+                    &mut dc_prev,
+                )
+            });
+            std::mem::swap(&mut dc, &mut dc_prev);
+            // SAFETY: dz_t is [rows, 4 * units], u_t [4 * units, units], dh_next [rows, units].
+            unsafe {
+                gemm_rows(
+                    (r1 - r0, units, 4 * units),
+                    dh_next.as_mut_ptr(),
+                    units,
+                    dz_t.as_ptr(),
+                    4 * units,
+                    u_t.as_ptr(),
+                    units,
+                    false,
+                )
+            };
+        }
+        // SAFETY: this block's rows of the initial states' gradients, written by this task only.
+        unsafe {
+            dh0_p.part(r0 * units, rows).copy_from_slice(&dh_next);
+            dc0_p.part(r0 * units, rows).copy_from_slice(&dc);
+        }
+    });
     // h_prev of every step, [steps * batch, units]: h0, then all but the last h.
     let mut h_prev = Vec::with_capacity(d.steps * state);
     h_prev.extend_from_slice(values::<T>(h0));
@@ -237,15 +398,11 @@ fn backward<T: CellFloat>(
         true,
         false,
     )?;
-    let dh0 = match dh_next {
-        Some(g) => g,
-        None => Tensor::from_vec(vec![T::zero(); state], &[d.batch, d.units])?,
-    };
     Ok([
         reshape_plain(&dz_all, &[d.steps, d.batch, 4 * d.units])?,
         du,
-        dh0,
-        Tensor::from_vec(dc, &[d.batch, d.units])?,
+        Tensor::from_vec(dh0, &[d.batch, d.units])?,
+        Tensor::from_vec(dc0, &[d.batch, d.units])?,
     ])
 }
 

@@ -19,10 +19,15 @@ def _step_by_step(x: Any, u: Any, h: Any, c: Any) -> tuple[Any, Any]:
     return rt.stack(outputs), c
 
 
+# The larger size is above the op's split threshold: blocks of batch rows (of unequal size
+# here) run the loop on their own threads.
+@pytest.mark.parametrize("sizes", [(5, 3, 4), (12, 27, 64)])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_lstm_sequence_equals_the_step_by_step_loop(dtype: Any) -> None:
+def test_lstm_sequence_equals_the_step_by_step_loop(
+    dtype: Any, sizes: tuple[int, int, int]
+) -> None:
     rng = np.random.default_rng(7)
-    steps, batch, units = 5, 3, 4
+    steps, batch, units = sizes
     arrays = [
         rng.standard_normal((steps, batch, 4 * units)),
         rng.standard_normal((units, 4 * units)) * 0.5,

@@ -28,7 +28,7 @@ import numpy as np
 from .. import _rustape as _rt
 from .._tape import GradientTape as _GradientTape
 from ._util import _as_dtype, _snake, _unique_name, check_number
-from .layers.base import Layer
+from .layers.base import Layer, _parameters
 
 __all__ = ["Input", "InputLayer", "KerasTensor", "Model", "Sequential"]
 
@@ -106,11 +106,18 @@ def is_symbolic(inputs: Any) -> bool:
 
 
 def _accepts(fn: Any, name: str) -> bool:
+    # The signature of a layer's `call` is looked up once per function (a Sequential model
+    # asks for every layer on every call): a bound method by its function, which keeps no
+    # layer alive in the cache.
+    func = getattr(fn, "__func__", fn)
     try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-    return name in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
+        params = _parameters(func)
+    except TypeError:  # an unhashable callable object
+        try:
+            params = tuple(inspect.signature(fn).parameters.values())
+        except (TypeError, ValueError):
+            return False
+    return any(p.name == name or p.kind is p.VAR_KEYWORD for p in params)
 
 
 def symbolic_call(layer: Any, inputs: Any, *args: Any, **kwargs: Any) -> Any:

@@ -574,11 +574,10 @@ unsafe fn split_gemm<T: MatElem>(
         .max(1)
         .next_multiple_of(threads)
         .min(8 * threads);
-    let block = len.div_ceil(tasks).next_multiple_of(16).min(len);
     let (dst_p, lhs_p, rhs_p) = (SendPtr(dst.0 as *const T), SendPtr(lhs.0), SendPtr(rhs.0));
-    for_each_task(len.div_ceil(block), &|i| {
-        let start = i * block;
-        let size = block.min(len - start);
+    let blocks = balanced_blocks(len, tasks);
+    for_each_task(blocks.len(), &|i| {
+        let (start, size) = blocks[i];
         // SAFETY: the block's rows (or columns) lie inside the operands and the output, and
         // blocks write disjoint parts of `dst`.
         unsafe {
@@ -617,6 +616,28 @@ unsafe fn split_gemm<T: MatElem>(
             }
         }
     });
+}
+
+/// `len` rows (or columns) cut into at most `tasks` blocks of whole 16-wide register tiles,
+/// as `(start, size)`: sizes differ by one tile at most, the larger blocks first, so threads
+/// claiming blocks in turn end together. Equal blocks of `ceil(len / tasks)` rounded up to 16
+/// left a short last block: 512 columns in 6 tasks were five blocks of 96 and one of 32, so
+/// with 2 threads one thread took 288 columns and the other 224 (x @ W1 of the MLP step, 12%
+/// longer than an even split); now 6 + 5 + 5 tiles each.
+fn balanced_blocks(len: usize, tasks: usize) -> Vec<(usize, usize)> {
+    let tiles = len.div_ceil(16);
+    let tasks = tasks.clamp(1, tiles.max(1));
+    let (small, larger) = (tiles / tasks, tiles % tasks);
+    let mut blocks = Vec::with_capacity(tasks);
+    let mut start = 0;
+    for i in 0..tasks {
+        let size = ((small + usize::from(i < larger)) * 16).min(len - start);
+        if size > 0 {
+            blocks.push((start, size));
+        }
+        start += size;
+    }
+    blocks
 }
 
 /// Matrix product of the last two axes, `a @ b`, with the leading (batch) axes broadcast as in
