@@ -428,6 +428,14 @@ impl<T: MatElem> Product<'_, T> {
         lhs: (*const T, isize, isize),
         rhs: (*const T, isize, isize),
     ) {
+        // A left operand zero in most columns (one-hot Jacobian seeds): only the others.
+        let packed = |k, l, r| {
+            let split = worth_splitting(rows * cols * k, PARALLEL_GEMM_WORK);
+            unsafe { split_gemm(rows, cols, k, dst, l, r, split) }
+        };
+        if unsafe { super::zero_columns::product(rows, cols, self.k, dst, lhs, rhs, packed) } {
+            return;
+        }
         let split = worth_splitting(rows * cols * self.k, PARALLEL_GEMM_WORK);
         unsafe { split_gemm(rows, cols, self.k, dst, lhs, rhs, split) }
     }

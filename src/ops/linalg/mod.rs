@@ -2,6 +2,7 @@
 //! einsum with the generalised diagonals it needs, eye, solve and inv.
 //!
 //! - `matmul.rs`: the GEMM kernel glue, `matmul` with its VJP, `matvec`;
+//! - `zero_columns.rs`: GEMMs packed down to the nonzero columns of the left operand;
 //! - `einsum.rs`: the equation parser and the contraction into batched matmuls;
 //! - `diagonal.rs`: `diagonal_part` / `diagonal_embed` (einsum's repeated labels);
 //! - `solve.rs`: LU factorisation, `solve`, `solve_adjoint`, `inv`, and `eye`;
@@ -30,6 +31,7 @@ mod matrices;
 mod qr;
 mod solve;
 mod svd;
+mod zero_columns;
 
 pub use band::{band_part, matrix_diag, matrix_diag_part, matrix_set_diag};
 pub use cholesky::{cholesky, cholesky_solve, logdet, triangular_solve};
