@@ -25,6 +25,10 @@ use crate::tensor::{Element, Tensor};
 /// (benches/compare.py's thread section), W4 and W2 unchanged (1.70x, 1.48x faster).
 const PARALLEL_GEMM_WORK: usize = 1 << 23;
 
+/// The least cost of one output element of a batch of small GEMMs, in multiply-adds: a store
+/// that misses the caches against the fused multiply-adds of a packed inner loop.
+const OUTPUT_WORK: usize = 16;
+
 /// Multiply-adds per task of a split GEMM (~0.2-0.3 ms on one core): enough tasks that a
 /// helper thread arriving late still takes its share, few enough that repacking the shared
 /// operand (each task packs all of it) stays a small cost. At `1 << 22` the MLP step's
@@ -532,7 +536,12 @@ impl<T: MatElem> Product<'_, T> {
                 )
             }
         };
-        if work < PARALLEL_GEMM_WORK && worth_splitting(count * work, PARALLEL_GEMM_WORK) {
+        // GEMMs with a short inner dimension are bound by writing their outputs (per-example
+        // gradients are outer products, k = 1): each output element costs at least
+        // OUTPUT_WORK multiply-adds, else W9's 256 products of 784x1x128 (100 MB written)
+        // stayed on one thread whenever the helper was parked (2.4x slower at 2 threads).
+        let batch_work = count * m * n * k.max(OUTPUT_WORK);
+        if work < PARALLEL_GEMM_WORK && worth_splitting(batch_work, PARALLEL_GEMM_WORK) {
             for_each_task(count, &|b| run(b, false));
         } else {
             (0..count).for_each(|b| run(b, split));
