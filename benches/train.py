@@ -151,16 +151,18 @@ def cnn_workload(torch: Any) -> tuple[Callable[[], float], Callable[[], float]] 
             _adam_step(torch, net, lambda: ce(net(xt), yt)))
 
 
-def lstm_workload(torch: Any) -> tuple[Callable[[], float], Callable[[], float]] | None:
+def language_model(torch: Any, cell: str) -> tuple[Callable[[], float], Callable[[], float]] | None:
+    """A language model's step (batch 32, 35 steps, 256 units, 1000 words) whose recurrent layer
+    is Keras's `cell` ("LSTM" or "GRU"), beside the same torch model with the same weights."""
     layers = rt.keras.layers
-    if not all(hasattr(layers, n) for n in ("LSTM", "Embedding")):
+    if not all(hasattr(layers, n) for n in (cell, "Embedding")):
         return None
     vocab, units, batch, steps = 1000, 256, 32, 35
     tokens = RNG.integers(0, vocab, size=(batch, steps + 1))
     x, y = tokens[:, :-1], tokens[:, 1:]
     model = rt.keras.Sequential([
         rt.keras.Input(shape=(steps,), dtype="int32"),
-        layers.Embedding(vocab, units), layers.LSTM(units, return_sequences=True),
+        layers.Embedding(vocab, units), getattr(layers, cell)(units, return_sequences=True),
         layers.Dense(vocab)])
     emb, kernel, recurrent, bias, dense, dense_bias = model.get_weights()
     nn = torch.nn
@@ -169,54 +171,25 @@ def lstm_workload(torch: Any) -> tuple[Callable[[], float], Callable[[], float]]
         def __init__(self) -> None:
             super().__init__()
             self.emb = nn.Embedding(vocab, units)
-            self.lstm = nn.LSTM(units, units, batch_first=True)
+            self.rnn = getattr(nn, cell)(units, units, batch_first=True)
             self.out = nn.Linear(units, vocab)
 
         def forward(self, t: Any) -> Any:
-            return self.out(self.lstm(self.emb(t))[0])
+            return self.out(self.rnn(self.emb(t))[0])
 
     net = LM()
-    # Keras's gates (i, f, c, o) are torch's (i, f, g, o); one bias, the other zero.
-    _copy_into(torch, [(net.emb.weight, emb), (net.lstm.weight_ih_l0, kernel.T),
-                       (net.lstm.weight_hh_l0, recurrent.T), (net.lstm.bias_ih_l0, bias),
-                       (net.lstm.bias_hh_l0, np.zeros_like(bias)), (net.out.weight, dense.T),
-                       (net.out.bias, dense_bias)])
-    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
-    ce = nn.CrossEntropyLoss()
-    return (_rt_step(model, rt.constant(x.astype(np.int32)), rt.constant(y.astype(np.int32))),
-            _adam_step(torch, net, lambda: ce(net(xt).reshape(-1, vocab), yt.reshape(-1))))
-
-
-def gru_workload(torch: Any) -> tuple[Callable[[], float], Callable[[], float]] | None:
-    layers = rt.keras.layers
-    if not all(hasattr(layers, n) for n in ("GRU", "Embedding")):
-        return None
-    vocab, units, batch, steps = 1000, 256, 32, 35
-    tokens = RNG.integers(0, vocab, size=(batch, steps + 1))
-    x, y = tokens[:, :-1], tokens[:, 1:]
-    model = rt.keras.Sequential([
-        rt.keras.Input(shape=(steps,), dtype="int32"),
-        layers.Embedding(vocab, units), layers.GRU(units, return_sequences=True),
-        layers.Dense(vocab)])
-    emb, kernel, recurrent, bias, dense, dense_bias = model.get_weights()
-    nn = torch.nn
-
-    class LM(nn.Module):  # type: ignore[misc]
-        def __init__(self) -> None:
-            super().__init__()
-            self.emb = nn.Embedding(vocab, units)
-            self.gru = nn.GRU(units, units, batch_first=True)
-            self.out = nn.Linear(units, vocab)
-
-        def forward(self, t: Any) -> Any:
-            return self.out(self.gru(self.emb(t))[0])
-
-    net = LM()
-    # Keras's gates (z, r, h) are torch's (r, z, n); bias rows: input, recurrent.
-    order = np.r_[units:2 * units, 0:units, 2 * units:3 * units]
-    _copy_into(torch, [(net.emb.weight, emb), (net.gru.weight_ih_l0, kernel[:, order].T),
-                       (net.gru.weight_hh_l0, recurrent[:, order].T),
-                       (net.gru.bias_ih_l0, bias[0, order]), (net.gru.bias_hh_l0, bias[1, order]),
+    rnn = net.rnn
+    if cell == "LSTM":
+        # Keras's gates (i, f, c, o) are torch's (i, f, g, o); one bias, the other zero.
+        cell_weights = [(rnn.weight_ih_l0, kernel.T), (rnn.weight_hh_l0, recurrent.T),
+                        (rnn.bias_ih_l0, bias), (rnn.bias_hh_l0, np.zeros_like(bias))]
+    else:
+        # Keras's gates (z, r, h) are torch's (r, z, n); bias rows: input, recurrent.
+        order = np.r_[units:2 * units, 0:units, 2 * units:3 * units]
+        cell_weights = [(rnn.weight_ih_l0, kernel[:, order].T),
+                        (rnn.weight_hh_l0, recurrent[:, order].T),
+                        (rnn.bias_ih_l0, bias[0, order]), (rnn.bias_hh_l0, bias[1, order])]
+    _copy_into(torch, [(net.emb.weight, emb), *cell_weights,
                        (net.out.weight, dense.T), (net.out.bias, dense_bias)])
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
     ce = nn.CrossEntropyLoss()
@@ -227,8 +200,8 @@ def gru_workload(torch: Any) -> tuple[Callable[[], float], Callable[[], float]] 
 WORKLOADS: dict[str, Callable[[Any], tuple[Callable[[], float], Callable[[], float]] | None]] = {
     "mlp": mlp_workload,
     "cnn": cnn_workload,
-    "lstm": lstm_workload,
-    "gru": gru_workload,
+    "lstm": lambda torch: language_model(torch, "LSTM"),
+    "gru": lambda torch: language_model(torch, "GRU"),
 }
 MISSING = {
     "cnn": "rt.keras.layers.Conv2D / MaxPooling2D",
