@@ -245,7 +245,8 @@ def w7_data():
     return params, X, f
 
 
-def w7_tape(m, vs, X, f):
+def w7_tape(m, vs, X, f, recorded=None):
+    """W7's step; `recorded(tape)`, when given, sees the outermost tape before its gradient."""
     with m.GradientTape() as t3:
         with m.GradientTape() as t2:
             t2.watch(X)
@@ -255,6 +256,8 @@ def w7_tape(m, vs, X, f):
             g = t1.gradient(u, X)
         lap = m.linalg.trace(t2.batch_jacobian(g, X))
         loss = m.reduce_mean(m.square(lap - f))
+    if recorded is not None:
+        recorded(t3)
     return t3.gradient(loss, vs[:-1])  # the last bias does not reach the Laplacian
 
 
