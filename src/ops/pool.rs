@@ -251,28 +251,47 @@ fn max_pool_kernel<T: Float>(
 ) -> (Values<T>, Option<Maxima>) {
     let (image, pooled) = (win.image_len(), win.out_len());
     let images = x.len().checked_div(image).unwrap_or(0);
-    let mut y = vec![T::zero(); images * pooled];
-    let mut at = if locate {
-        vec![0u32; images * pooled]
-    } else {
-        Vec::new()
-    };
-    if pooled > 0 {
-        let (ys, ats) = (Shared::new(&mut y), Shared::new(&mut at));
+    let total = images * pooled;
+    let mut y: Vec<T> = Vec::with_capacity(total);
+    let mut at: Vec<u32> = Vec::with_capacity(if locate { total } else { 0 });
+    if total > 0 {
+        // Each task zeroes its own blocks (on both threads, warm for the pass that follows).
+        let ys = Shared::new(&mut y.spare_capacity_mut()[..total]);
+        let ats = Shared::new(&mut at.spare_capacity_mut()[..if locate { total } else { 0 }]);
         for_images(images, x.len(), |range| {
             for i in range {
                 let (start, end) = (i * pooled, (i + 1) * pooled);
                 // SAFETY: image `i`'s blocks of `y` and `at`, this task's alone.
-                let (y, at) =
-                    unsafe { (ys.range(start, end), locate.then(|| ats.range(start, end))) };
+                let (y, at) = unsafe {
+                    (
+                        zeroed(ys.range(start, end)),
+                        locate.then(|| zeroed_u32(ats.range(start, end))),
+                    )
+                };
                 max_image(win, &x[i * image..(i + 1) * image], y, at);
             }
         });
+    }
+    // SAFETY: the tasks zeroed every block (all `images` of them) before writing it.
+    unsafe {
+        y.set_len(total);
+        if locate {
+            at.set_len(total);
+        }
     }
     (
         Values::from_vec(out_shape, y),
         locate.then(|| Maxima::new(at)),
     )
+}
+
+/// `dst` filled with zeros.
+fn zeroed_u32(dst: &mut [std::mem::MaybeUninit<u32>]) -> &mut [u32] {
+    for d in dst.iter_mut() {
+        d.write(0);
+    }
+    // SAFETY: every element was just written; `MaybeUninit<u32>` has `u32`'s layout.
+    unsafe { &mut *(dst as *mut [std::mem::MaybeUninit<u32>] as *mut [u32]) }
 }
 
 /// The maxima of `x` (found again when the forward pass did not keep them).
