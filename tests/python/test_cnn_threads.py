@@ -90,3 +90,12 @@ def test_batched_conv_pool_gradient_matches_finite_differences() -> None:
     numeric = (plus - minus) / (2 * eps)
     analytic = float(np.sum(g1.numpy() * d1) + np.sum(g2.numpy() * d2))
     assert abs(numeric - analytic) <= 1e-6 * max(1.0, abs(analytic))
+
+
+def test_bias_add_split_across_threads_matches_numpy() -> None:
+    # 2.1M elements split in chunks that start mid-row (7 channels do not divide a chunk).
+    rng = np.random.default_rng(2)
+    value = rng.standard_normal((300_001, 7)).astype(np.float32)
+    bias = rng.standard_normal(7).astype(np.float32)
+    got = rt.nn.bias_add(rt.constant(value), rt.constant(bias)).numpy()
+    assert np.array_equal(got, value + bias)
