@@ -47,21 +47,26 @@ const MAX_COLUMN_SLICES: usize = 4;
 const MAX_ROW_SLICES: usize = 8;
 
 /// Multiply-adds from which each of two independent products (the two gradients of a matmul's
-/// VJP) runs on a thread of its own, side by side, instead of one after the other (each split
-/// across the threads when large). Measured on the VJP of `[m, k] @ [k, n]` at 2 threads (the
-/// whole step, forward included): 64x256x256 (4.2M each) 159 -> 143 us, 256x256x256 (16.8M)
-/// 522 -> 348 us, 256x512x256 (33.6M) 680 -> 585 us, the MLP step's 67M pair unchanged; but
-/// W8's 32x128x128 (0.5M) 33 -> 50 us: a product that small takes ~8 us, less than waking a
-/// parked helper and moving its operands and result between the cores' caches.
-const PAIR_MIN_WORK: usize = 1 << 22;
+/// VJP) runs on a thread of its own, side by side, instead of each being split across the
+/// threads in turn: where a product alone would split ([`PARALLEL_GEMM_WORK`]). Measured on
+/// the VJP of `[m, k] @ [k, n]` at 2 threads (the whole step, forward included): 128x256x256
+/// (8.4M each) 281 -> 244 us, 256x256x256 522 -> 348 us, 256x512x256 680 -> 585 us, the MLP
+/// step's 67M pair a little faster (W2 3.16 -> 3.03 ms with the tile-aligned blocks). Smaller
+/// products stay on the calling thread: W8's 32x128x128 (0.5M) pair took 33 -> 50 us side by
+/// side (a product that small takes ~8 us, less than waking a parked helper and moving operands
+/// and results between the cores' caches), and W7's 1024x64x64 (4.2M) pairs made W7 16%
+/// slower at 1.3x the CPU, as splitting them did before.
+const PAIR_MIN_WORK: usize = PARALLEL_GEMM_WORK;
 
 /// Whether two independent products of `first` and `second` multiply-adds should run side by
-/// side ([`crate::ops::parallel::both`]): both worth a thread, about equal (else the larger one
-/// is better split across the threads on its own), and splitting allowed here (not inside a
-/// Jacobian block or another job's task).
+/// side ([`crate::ops::parallel::both`]): about equal (else the larger one is better split
+/// across the threads on its own), and the smaller one worth splitting now by the rule a
+/// single product follows (`worth_splitting`: not inside a Jacobian block or another job's
+/// task, and larger when the helper is parked). W7's vectorised products (8.4M, between
+/// kernels that leave the helper parked) ran 4.6 -> 5.0 ms at 1.2x the CPU side by side.
 pub(super) fn pair_worth_running(first: usize, second: usize) -> bool {
     let (least, most) = (first.min(second), first.max(second));
-    least >= PAIR_MIN_WORK && least.saturating_mul(2) >= most && crate::ops::kernel::may_split()
+    least.saturating_mul(2) >= most && worth_splitting(least, PAIR_MIN_WORK)
 }
 
 /// The sizes of a (batched) matmul, after transposition.

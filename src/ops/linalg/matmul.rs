@@ -69,12 +69,22 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> R
 struct Factors<'a>(&'a Tensor, &'a Tensor, bool, bool);
 
 impl Factors<'_> {
-    /// The product's multiply-adds (0 when the shapes do not match: `product_value` reports
-    /// that).
+    /// The product's multiply-adds, from the shapes alone (no allocation: this runs for
+    /// every VJP): each element of `a` meets a row of `b`'s `n` columns, each of `b` a column
+    /// of `a`'s `m` rows; the larger count is the whole product unless both operands broadcast
+    /// over the batch (then less). Shapes that do not multiply give something `product_value`
+    /// rejects anyway.
     fn work(&self) -> usize {
         let Factors(a, b, ta, tb) = *self;
-        matmul_dims("matmul", a.shape(), b.shape(), ta, tb)
-            .map_or(0, |d| d.batch.iter().product::<usize>() * d.m * d.n * d.k)
+        let (sa, sb) = (a.shape(), b.shape());
+        let (ra, rb) = (sa.len(), sb.len());
+        if ra < 2 || rb < 2 {
+            return 0;
+        }
+        let m = if ta { sa[ra - 1] } else { sa[ra - 2] };
+        let n = if tb { sb[rb - 2] } else { sb[rb - 1] };
+        let size = |s: &[usize]| s.iter().product::<usize>();
+        (size(sa).saturating_mul(n)).max(size(sb).saturating_mul(m))
     }
 
     /// `matmul` of these factors, recorded.
