@@ -138,20 +138,32 @@ pub fn bias_add(value: &Tensor, bias: &Tensor, data_format: DataFormat) -> Resul
 /// `value + bias` along the last axis, with [`bias_add_grad`] as the bias's gradient.
 fn bias_add_last(value: &Tensor, bias: &Tensor) -> Result<Tensor> {
     let op = "bias_add";
-    fn kernel<T: Float>(v: &Values<T>, b: &Values<T>) -> Vec<T> {
+    // Split across threads as an elementwise op (a conv layer's value is megabytes): chunk
+    // `dst` from element `at` starts at channel `at % c`.
+    fn kernel<T: Float>(op: &str, v: &Values<T>, b: &Values<T>) -> Result<Vec<T>> {
         let (v, b) = (v.as_slice(), b.as_slice());
-        let mut out = Vec::with_capacity(v.len());
-        if !b.is_empty() {
-            for row in v.chunks_exact(b.len()) {
-                out.extend(row.iter().zip(b).map(|(&p, &q)| p + q));
-            }
+        if b.is_empty() {
+            return Ok(Vec::new());
         }
-        out
+        let c = b.len();
+        crate::ops::kernel::fill(op, v.len(), crate::ops::kernel::PAR_CHEAP, |at, dst| {
+            let src = &v[at..at + dst.len()];
+            let head = ((c - at % c) % c).min(dst.len());
+            for ((d, &p), &q) in dst[..head].iter_mut().zip(src).zip(&b[at % c..]) {
+                d.write(p + q);
+            }
+            let rows = dst[head..].chunks_mut(c).zip(src[head..].chunks(c));
+            for (d, row) in rows {
+                for ((d, &p), &q) in d.iter_mut().zip(row).zip(b) {
+                    d.write(p + q);
+                }
+            }
+        })
     }
     let shape = value.shape().to_vec();
     let y = Tensor::new(
         crate::dispatch2!(float value.data(), bias.data(), op, |v, b| {
-            Values::from_vec(&shape, kernel(v, b))
+            Values::from_vec(&shape, kernel(op, v, b)?)
         }),
     );
     // The bias is broadcast over the rows: in a per-example sweep (`dy` the output's shape,
