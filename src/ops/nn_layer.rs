@@ -141,43 +141,32 @@ pub fn bias_add(value: &Tensor, bias: &Tensor, data_format: DataFormat) -> Resul
 /// `value + bias` along the last axis, with [`bias_add_grad`] as the bias's gradient.
 fn bias_add_last(value: &Tensor, bias: &Tensor) -> Result<Tensor> {
     let op = "bias_add";
-    fn kernel<T: Float>(v: &Values<T>, b: &Values<T>) -> Vec<T> {
+    // Split across threads as an elementwise op (a conv layer's value is megabytes): chunk
+    // `dst` from element `at` starts at channel `at % c`.
+    fn kernel<T: Float>(op: &str, v: &Values<T>, b: &Values<T>) -> Result<Vec<T>> {
         let (v, b) = (v.as_slice(), b.as_slice());
-        let mut out = Vec::with_capacity(v.len());
         if b.is_empty() {
-            return out;
+            return Ok(Vec::new());
         }
-        let rows_of = |dst: &mut [std::mem::MaybeUninit<T>], src: &[T]| {
-            for (d, row) in dst.chunks_exact_mut(b.len()).zip(src.chunks_exact(b.len())) {
-                for ((o, &p), &q) in d.iter_mut().zip(row).zip(b) {
-                    o.write(p + q);
+        let c = b.len();
+        crate::ops::kernel::fill(op, v.len(), crate::ops::kernel::PAR_CHEAP, |at, dst| {
+            let src = &v[at..at + dst.len()];
+            let head = ((c - at % c) % c).min(dst.len());
+            for ((d, &p), &q) in dst[..head].iter_mut().zip(src).zip(&b[at % c..]) {
+                d.write(p + q);
+            }
+            let rows = dst[head..].chunks_mut(c).zip(src[head..].chunks(c));
+            for (d, row) in rows {
+                for ((d, &p), &q) in d.iter_mut().zip(row).zip(b) {
+                    d.write(p + q);
                 }
             }
-        };
-        let spare = &mut out.spare_capacity_mut()[..v.len()];
-        if worth_splitting(v.len(), PAR_CHEAP) {
-            // Blocks of whole rows across threads (a dense layer's [1120, 1024] output: 0.34 ms
-            // on one thread, streaming from memory).
-            let block = (ROWS_BLOCK / b.len()).max(1) * b.len();
-            let parts: Vec<Mutex<&mut [std::mem::MaybeUninit<T>]>> =
-                spare.chunks_mut(block).map(Mutex::new).collect();
-            for_each_task(parts.len(), &|i| {
-                let mut dst = parts[i].lock().unwrap_or_else(|e| e.into_inner());
-                let (start, len) = (i * block, dst.len());
-                rows_of(&mut dst, &v[start..start + len]);
-            });
-        } else {
-            rows_of(spare, v);
-        }
-        // SAFETY: every element was written above (whole rows: `v.len()` is a multiple of
-        // the channels).
-        unsafe { out.set_len(v.len()) };
-        out
+        })
     }
     let shape = value.shape().to_vec();
     let y = Tensor::new(
         crate::dispatch2!(float value.data(), bias.data(), op, |v, b| {
-            Values::from_vec(&shape, kernel(v, b))
+            Values::from_vec(&shape, kernel(op, v, b)?)
         }),
     );
     // The bias is broadcast over the rows: in a per-example sweep (`dy` the output's shape,
@@ -205,9 +194,6 @@ fn bias_add_last(value: &Tensor, bias: &Tensor) -> Result<Tensor> {
     );
     Ok(y)
 }
-
-/// Elements per task of the split row kernels (whole rows, at least one).
-const ROWS_BLOCK: usize = 1 << 16;
 
 /// Rows of `c` elements summed pairwise (blocks of 64 rows added in order, then halves): the
 /// accuracy of pairwise summation without a temporary per row. The two halves of a large sum

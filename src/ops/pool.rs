@@ -13,18 +13,21 @@
 //! Leading axes: `x` is `batch_shape + [h, w, c]` (all folded into one batch). The routed
 //! tensors (`dy`, `g`) may carry more leading axes than `x` (the seeds of a vectorised
 //! Jacobian): the same maxima serve each of their slices.
-use rayon::prelude::*;
-
 use super::conv::{window_axis, Padding};
 use crate::dtype::Float;
 use crate::error::{fmt_shape, Error, Result};
-use crate::ops::kernel::may_split;
+use crate::ops::kernel::worth_splitting;
+use crate::ops::parallel::for_each_task;
 use crate::ops::{shape_of, Shape};
 use crate::tape::{any_tape_active, mixes_input, record_batched};
 use crate::tensor::{unsupported, Tensor, Values};
 
-/// Image elements from which the images of a call are pooled on rayon's threads.
+/// Image elements from which the images of a call are pooled on several threads.
 const PARALLEL_ELEMENTS: usize = 1 << 16;
+
+/// The images of a parallel call are cut into this many tasks (or one image each), so that two
+/// threads share them evenly even when one starts late.
+const TASKS: usize = 16;
 
 /// A pooling window over `[h, w, c]` images giving `[oh, ow, c]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,8 +130,48 @@ impl Window {
     }
 }
 
-/// Runs `per_image(image_index, out_image)` over `out` in blocks of `out_len`, on rayon's
-/// threads when the images are large enough together.
+/// A mutable slice shared by the tasks of a call, each writing its own part.
+struct Shared<T> {
+    ptr: *mut T,
+    len: usize,
+}
+
+// SAFETY: each task takes disjoint ranges (see `range`), and `T: Send` lets them move there.
+unsafe impl<T: Send> Sync for Shared<T> {}
+
+impl<T> Shared<T> {
+    fn new(slice: &mut [T]) -> Shared<T> {
+        Shared {
+            ptr: slice.as_mut_ptr(),
+            len: slice.len(),
+        }
+    }
+    /// Elements `[start, end)`.
+    ///
+    /// # Safety
+    /// No other live borrow overlaps the range; the slice outlives the result.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn range(&self, start: usize, end: usize) -> &mut [T] {
+        assert!(start <= end && end <= self.len);
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(start), end - start) }
+    }
+}
+
+/// Runs `f(images)` over the ranges of `count` images, several images per task on the engine's
+/// fork-join (the calling thread takes part) when `work` elements are worth it, else in one go.
+fn for_images(count: usize, work: usize, f: impl Fn(std::ops::Range<usize>) + Sync) {
+    if count > 1 && worth_splitting(work, PARALLEL_ELEMENTS) {
+        let per = count.div_ceil(TASKS);
+        for_each_task(count.div_ceil(per), &|t| {
+            f(t * per..((t + 1) * per).min(count));
+        });
+    } else {
+        f(0..count);
+    }
+}
+
+/// Runs `per_image(image_index, out_image)` over `out` in blocks of `out_len`, on several
+/// threads when `work` elements are worth it.
 fn per_image<T: Send>(
     out: &mut [T],
     out_len: usize,
@@ -138,15 +181,13 @@ fn per_image<T: Send>(
     if out_len == 0 {
         return;
     }
-    if work >= PARALLEL_ELEMENTS && may_split() {
-        out.par_chunks_mut(out_len)
-            .enumerate()
-            .for_each(|(i, o)| f(i, o));
-    } else {
-        out.chunks_mut(out_len)
-            .enumerate()
-            .for_each(|(i, o)| f(i, o));
-    }
+    let shared = Shared::new(out);
+    for_images(shared.len / out_len, work, |images| {
+        for i in images {
+            // SAFETY: image `i`'s block, this task's alone.
+            f(i, unsafe { shared.range(i * out_len, (i + 1) * out_len) });
+        }
+    });
 }
 
 /// The window maxima of every image of `x` (`[oh, ow, c]` per image) and, with `at`, where they
@@ -210,42 +251,47 @@ fn max_pool_kernel<T: Float>(
 ) -> (Values<T>, Option<Maxima>) {
     let (image, pooled) = (win.image_len(), win.out_len());
     let images = x.len().checked_div(image).unwrap_or(0);
-    let mut y = vec![T::zero(); images * pooled];
-    let mut at = if locate {
-        vec![0u32; images * pooled]
-    } else {
-        Vec::new()
-    };
-    if pooled > 0 {
-        let run = |i: usize, y: &mut [T], at: Option<&mut [u32]>| {
-            max_image(win, &x[i * image..(i + 1) * image], y, at);
-        };
-        let parallel = x.len() >= PARALLEL_ELEMENTS && may_split();
-        match (locate, parallel) {
-            (true, true) => y
-                .par_chunks_mut(pooled)
-                .zip(at.par_chunks_mut(pooled))
-                .enumerate()
-                .for_each(|(i, (y, a))| run(i, y, Some(a))),
-            (true, false) => y
-                .chunks_mut(pooled)
-                .zip(at.chunks_mut(pooled))
-                .enumerate()
-                .for_each(|(i, (y, a))| run(i, y, Some(a))),
-            (false, true) => y
-                .par_chunks_mut(pooled)
-                .enumerate()
-                .for_each(|(i, y)| run(i, y, None)),
-            (false, false) => y
-                .chunks_mut(pooled)
-                .enumerate()
-                .for_each(|(i, y)| run(i, y, None)),
+    let total = images * pooled;
+    let mut y: Vec<T> = Vec::with_capacity(total);
+    let mut at: Vec<u32> = Vec::with_capacity(if locate { total } else { 0 });
+    if total > 0 {
+        // Each task zeroes its own blocks (on both threads, warm for the pass that follows).
+        let ys = Shared::new(&mut y.spare_capacity_mut()[..total]);
+        let ats = Shared::new(&mut at.spare_capacity_mut()[..if locate { total } else { 0 }]);
+        for_images(images, x.len(), |range| {
+            for i in range {
+                let (start, end) = (i * pooled, (i + 1) * pooled);
+                // SAFETY: image `i`'s blocks of `y` and `at`, this task's alone.
+                let (y, at) = unsafe {
+                    (
+                        zeroed(ys.range(start, end)),
+                        locate.then(|| zeroed_u32(ats.range(start, end))),
+                    )
+                };
+                max_image(win, &x[i * image..(i + 1) * image], y, at);
+            }
+        });
+    }
+    // SAFETY: the tasks zeroed every block (all `images` of them) before writing it.
+    unsafe {
+        y.set_len(total);
+        if locate {
+            at.set_len(total);
         }
     }
     (
         Values::from_vec(out_shape, y),
         locate.then(|| Maxima::new(at)),
     )
+}
+
+/// `dst` filled with zeros.
+fn zeroed_u32(dst: &mut [std::mem::MaybeUninit<u32>]) -> &mut [u32] {
+    for d in dst.iter_mut() {
+        d.write(0);
+    }
+    // SAFETY: every element was just written; `MaybeUninit<u32>` has `u32`'s layout.
+    unsafe { &mut *(dst as *mut [std::mem::MaybeUninit<u32>] as *mut [u32]) }
 }
 
 /// The maxima of `x` (found again when the forward pass did not keep them).
@@ -287,13 +333,21 @@ fn gather_kernel<T: Float>(win: &Window, at: &[u32], g: &[T], out_shape: &[usize
 /// `dy` (`[extra..., pooled shape]`) added at the maxima into zeros of `[extra..., x's shape]`.
 fn scatter_kernel<T: Float>(win: &Window, at: &[u32], dy: &[T], out_shape: &[usize]) -> Values<T> {
     let (image, pooled) = (win.image_len(), win.out_len());
-    let mut out = vec![T::zero(); out_shape.iter().product()];
+    let total: usize = out_shape.iter().product();
     let images = at.len().checked_div(pooled).unwrap_or(0);
-    if image > 0 && images > 0 {
-        let work = out.len();
-        let c = win.c;
-        // Image `i` of every slice: its maxima lie in its own image.
-        per_image(&mut out, image, work, |j, dst| {
+    if image == 0 || images == 0 {
+        return Values::from_vec(out_shape, vec![T::zero(); total]);
+    }
+    let mut out: Vec<T> = Vec::with_capacity(total);
+    let c = win.c;
+    // Image `i` of every slice: its maxima lie in its own image. Each task zeroes its images
+    // itself (warm in its cache for the scatter, and on both threads).
+    per_image(
+        &mut out.spare_capacity_mut()[..total],
+        image,
+        total,
+        |j, dst| {
+            let dst = zeroed(dst);
             let i = j % images;
             let src = &dy[j * pooled..(j + 1) * pooled];
             let at = &at[i * pooled..(i + 1) * pooled];
@@ -303,9 +357,20 @@ fn scatter_kernel<T: Float>(win: &Window, at: &[u32], dy: &[T], out_shape: &[usi
                     *d = *d + v;
                 }
             }
-        });
-    }
+        },
+    );
+    // SAFETY: `per_image` ran over every image block of the `total` elements, each zeroed.
+    unsafe { out.set_len(total) };
     Values::from_vec(out_shape, out)
+}
+
+/// `dst` filled with zeros.
+fn zeroed<T: Float>(dst: &mut [std::mem::MaybeUninit<T>]) -> &mut [T] {
+    for d in dst.iter_mut() {
+        d.write(T::zero());
+    }
+    // SAFETY: every element was just written; `MaybeUninit<T>` has `T`'s layout.
+    unsafe { &mut *(dst as *mut [std::mem::MaybeUninit<T>] as *mut [T]) }
 }
 
 /// The leading axes `t` carries beyond `core` (a shape it must end with).

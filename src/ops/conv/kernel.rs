@@ -5,19 +5,32 @@
 //! The chunks are sized from the shapes alone (never from the thread count), and the filter
 //! gradient sums one partial per chunk in chunk order, so a result has the same bits on any
 //! number of threads.
+//!
+//! Chunks run as tasks of the engine's fork-join (`ops::parallel`): the calling thread takes part
+//! and a helper that wakes late just takes fewer chunks, where a rayon `par_iter` from the Python
+//! thread waits for rayon's (often parked) workers. Each thread keeps its im2col buffer between
+//! calls, so the chunks of a step reuse warm memory instead of fresh pages.
+use std::cell::Cell;
 use std::mem::MaybeUninit;
-
-use rayon::prelude::*;
 
 use super::Geometry;
 use crate::dtype::Float;
-use crate::ops::kernel::may_split;
+use crate::ops::kernel::{may_split, worth_splitting};
+use crate::ops::parallel::for_each_task;
 
 /// im2col elements per chunk: a chunk's columns (f32: 512 KiB) stay in L2 while its GEMM runs.
 const CHUNK_COLS: usize = 1 << 17;
 
 /// Multiply-adds from which the chunks of one call run in parallel (as matmul's threshold).
 const PARALLEL_WORK: usize = 96 * 96 * 96;
+
+/// A call of many images is cut into at least this many chunks (when they hold an image each),
+/// so that two threads share it evenly even when one of them starts late.
+const MIN_CHUNKS: usize = 16;
+
+/// Filter-gradient elements (partials times filter) from which the partials are summed on
+/// several threads (each thread a range of the filter, every element in chunk order).
+const PARALLEL_SUM: usize = 1 << 16;
 
 /// The float types the kernels run on: a GEMM through strides.
 pub(crate) trait ConvFloat: Float {
@@ -122,15 +135,19 @@ impl Geometry {
             && self.ow == self.w
             && self.groups == 1
     }
-    /// Images per chunk (at least one).
-    fn chunk_images(&self) -> usize {
-        (CHUNK_COLS / (self.pixels() * self.patch()).max(1)).max(1)
+    /// Images per chunk of a call of `n` images (at least one): its im2col fits
+    /// [`CHUNK_COLS`], and there are [`MIN_CHUNKS`] chunks or more. From the shapes alone.
+    fn chunk_images(&self, n: usize) -> usize {
+        let fits = CHUNK_COLS / (self.pixels() * self.patch()).max(1);
+        fits.min(n.div_ceil(MIN_CHUNKS)).max(1)
     }
-    /// Whether `n` images are worth splitting over rayon's threads.
+    /// Multiply-adds of a call of `n` images.
+    fn work(&self, n: usize) -> usize {
+        n * self.pixels() * self.patch() * self.og() * self.groups
+    }
+    /// Whether `n` images are worth splitting over the threads.
     fn parallel(&self, n: usize) -> bool {
-        n * self.pixels() * self.patch() * self.og() >= PARALLEL_WORK
-            && may_split()
-            && n > self.chunk_images()
+        n > self.chunk_images(n) && worth_splitting(self.work(n), PARALLEL_WORK)
     }
     /// The input row of output row `oy`'s window row `ky`, if inside the image.
     #[inline]
@@ -231,19 +248,6 @@ unsafe fn assume_init<T>(dst: &mut [MaybeUninit<T>]) -> &mut [T] {
     unsafe { &mut *(dst as *mut [MaybeUninit<T>] as *mut [T]) }
 }
 
-/// A buffer of `len` elements filled by `write`, which must write each of them.
-fn filled<T: ConvFloat>(
-    buffer: &mut Vec<T>,
-    len: usize,
-    write: impl FnOnce(&mut [MaybeUninit<T>]),
-) {
-    buffer.clear();
-    buffer.reserve(len);
-    write(&mut buffer.spare_capacity_mut()[..len]);
-    // SAFETY: `write` wrote every element of the first `len`.
-    unsafe { buffer.set_len(len) };
-}
-
 /// Adds `src` into `dst` elementwise.
 #[inline]
 fn add_into<T: ConvFloat>(dst: &mut [T], src: &[T]) {
@@ -286,7 +290,7 @@ fn col2im<T: ConvFloat>(g: &Geometry, cols: &[T], group: usize, images: &mut [T]
     }
 }
 
-/// A raw pointer that may cross into rayon's threads (each writes its own elements).
+/// A raw pointer that may cross into the pool's threads (each writes its own elements).
 #[derive(Clone, Copy)]
 struct SyncPtr<T>(*const T);
 unsafe impl<T> Send for SyncPtr<T> {}
@@ -305,22 +309,45 @@ impl<T> SyncPtr<T> {
 /// Runs `work(chunk_index, first_image, images)` over the chunks of `n` images, in parallel when
 /// worth it.
 fn for_chunks(g: &Geometry, n: usize, work: impl Fn(usize, usize, usize) + Sync) {
-    let per = g.chunk_images();
+    let per = g.chunk_images(n);
     let chunks = n.div_ceil(per);
     let run = |i: usize| {
         let first = i * per;
         work(i, first, per.min(n - first));
     };
     if g.parallel(n) {
-        (0..chunks).into_par_iter().for_each(run);
+        for_each_task(chunks, &run);
     } else {
         (0..chunks).for_each(run);
     }
 }
 
+thread_local! {
+    /// This thread's im2col buffer (as 64-bit words, aligned for every float type), kept
+    /// between calls.
+    static COLS: Cell<Vec<u64>> = const { Cell::new(Vec::new()) };
+}
+
+/// Runs `f` with a buffer of `len` uninitialised elements: this thread's kept one, grown when
+/// needed (a nested call gets a fresh one).
+fn with_cols<T: ConvFloat, R>(len: usize, f: impl FnOnce(&mut [MaybeUninit<T>]) -> R) -> R {
+    let mut words = COLS.with(Cell::take);
+    let need = (len * std::mem::size_of::<T>()).div_ceil(8);
+    if words.capacity() < need {
+        words = Vec::with_capacity(need);
+    }
+    // SAFETY: the capacity holds `need` words, at least `len` elements of `T` (alignment 8 or
+    // less), all treated as uninitialised.
+    let cols =
+        unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<MaybeUninit<T>>(), len) };
+    let r = f(cols);
+    COLS.with(|c| c.set(words));
+    r
+}
+
 /// Whether a chunk's GEMM may use threads itself: only when the whole call is one chunk.
 fn gemm_parallel(g: &Geometry, n: usize) -> bool {
-    n <= g.chunk_images() && n * g.pixels() * g.patch() * g.og() >= PARALLEL_WORK && may_split()
+    n <= g.chunk_images(n) && g.work(n) >= PARALLEL_WORK && may_split()
 }
 
 /// `y = conv(x, f)` for one slice: `x` `[n, h, w, c]`, `f` `[kh, kw, cg, o]`, `y`
@@ -338,30 +365,33 @@ pub(super) fn forward<T: ConvFloat>(
     for_chunks(g, n, |_, first, count| {
         let rows = count * g.pixels();
         let images = &x[first * g.image_len()..(first + count) * g.image_len()];
-        let mut cols = Vec::new();
-        for group in 0..g.groups {
-            let lhs = if g.pointwise() {
-                images.as_ptr()
-            } else {
-                filled(&mut cols, rows * patch, |c| im2col(g, images, group, c));
-                cols.as_ptr()
-            };
-            // SAFETY: the chunk's output rows `[first * pixels, +rows)` of `y` (`[n * pixels, o]`)
-            // are written by this chunk only; the filter's group block is `[patch, og]` at column
-            // `group * og` with row stride `o`.
-            unsafe {
-                let dst = y_ptr.add((first * g.pixels()) * g.o + group * og) as *mut T;
-                T::gemm(
-                    rows,
-                    og,
-                    patch,
-                    (dst, o, 1),
-                    (lhs, patch as isize, 1),
-                    (f.as_ptr().add(group * og), o, 1),
-                    gemm_par,
-                );
+        let cols_len = if g.pointwise() { 0 } else { rows * patch };
+        with_cols(cols_len, |cols: &mut [MaybeUninit<T>]| {
+            for group in 0..g.groups {
+                let lhs = if g.pointwise() {
+                    images.as_ptr()
+                } else {
+                    im2col(g, images, group, cols);
+                    cols.as_ptr().cast::<T>()
+                };
+                // SAFETY: the chunk's output rows `[first * pixels, +rows)` of `y`
+                // (`[n * pixels, o]`) are written by this chunk only; the filter's group block is
+                // `[patch, og]` at column `group * og` with row stride `o`; im2col wrote every
+                // element of `cols`.
+                unsafe {
+                    let dst = y_ptr.add((first * g.pixels()) * g.o + group * og) as *mut T;
+                    T::gemm(
+                        rows,
+                        og,
+                        patch,
+                        (dst, o, 1),
+                        (lhs, patch as isize, 1),
+                        (f.as_ptr().add(group * og), o, 1),
+                        gemm_par,
+                    );
+                }
             }
-        }
+        });
     });
 }
 
@@ -387,39 +417,45 @@ pub(super) fn backprop_input<T: ConvFloat>(
             // SAFETY: `len` elements of `dx` from `images`, this chunk's alone.
             zero(unsafe { std::slice::from_raw_parts_mut(images.cast::<MaybeUninit<T>>(), len) });
         }
-        let mut cols = Vec::with_capacity(if pointwise { 0 } else { rows * patch });
-        for group in 0..g.groups {
-            let dst = if pointwise {
-                images
-            } else {
-                cols.spare_capacity_mut().as_mut_ptr().cast::<T>()
-            };
-            // SAFETY: `dcols [rows, patch] = dy_group [rows, og] @ f_group^T [og, patch]`, each
-            // inside its buffer (dy's group block at column `group * og`, row stride `o`).
-            unsafe {
-                T::gemm(
-                    rows,
-                    patch,
-                    og,
-                    (dst, patch as isize, 1),
-                    (
-                        dy.as_ptr().add(first * g.out_image_len() + group * og),
-                        o,
-                        1,
-                    ),
-                    (f.as_ptr().add(group * og), 1, o),
-                    gemm_par,
-                );
+        let cols_len = if pointwise { 0 } else { rows * patch };
+        with_cols(cols_len, |cols: &mut [MaybeUninit<T>]| {
+            for group in 0..g.groups {
+                let dst = if pointwise {
+                    images
+                } else {
+                    cols.as_mut_ptr().cast::<T>()
+                };
+                // SAFETY: `dcols [rows, patch] = dy_group [rows, og] @ f_group^T [og, patch]`,
+                // each inside its buffer (dy's group block at column `group * og`, row stride
+                // `o`).
+                unsafe {
+                    T::gemm(
+                        rows,
+                        patch,
+                        og,
+                        (dst, patch as isize, 1),
+                        (
+                            dy.as_ptr().add(first * g.out_image_len() + group * og),
+                            o,
+                            1,
+                        ),
+                        (f.as_ptr().add(group * og), 1, o),
+                        gemm_par,
+                    );
+                }
+                if !pointwise {
+                    // SAFETY: the GEMM wrote all `rows * patch` elements of `cols`; the images
+                    // were zeroed and are this chunk's alone.
+                    let (cols, images) = unsafe {
+                        (
+                            assume_init(cols),
+                            std::slice::from_raw_parts_mut(images, len),
+                        )
+                    };
+                    col2im(g, cols, group, images);
+                }
             }
-            if !pointwise {
-                // SAFETY: the GEMM wrote all `rows * patch` elements; the images were zeroed.
-                unsafe { cols.set_len(rows * patch) };
-                col2im(g, &cols, group, unsafe {
-                    std::slice::from_raw_parts_mut(images, len)
-                });
-                cols.clear();
-            }
-        }
+        });
     });
 }
 
@@ -433,56 +469,87 @@ pub(super) fn backprop_filter<T: ConvFloat>(
     df: &mut [MaybeUninit<T>],
 ) {
     let (patch, og, o) = (g.patch(), g.og(), g.o as isize);
-    let chunks = n.div_ceil(g.chunk_images());
+    let chunks = n.div_ceil(g.chunk_images(n));
     if chunks == 0 {
         zero(df);
         return;
     }
     let gemm_par = gemm_parallel(g, n);
     // One partial filter gradient per chunk, summed in chunk order below.
-    let mut partials = vec![T::zero(); chunks * df.len()];
+    let mut partials: Vec<T> = Vec::with_capacity(chunks * df.len());
     let len = df.len();
     let part_ptr = SyncPtr(partials.as_mut_ptr() as *const T);
     for_chunks(g, n, |i, first, count| {
         let rows = count * g.pixels();
         let images = &x[first * g.image_len()..(first + count) * g.image_len()];
-        let mut cols = Vec::new();
-        for group in 0..g.groups {
-            let lhs = if g.pointwise() {
-                images.as_ptr()
-            } else {
-                filled(&mut cols, rows * patch, |c| im2col(g, images, group, c));
-                cols.as_ptr()
-            };
-            // SAFETY: `df_group [patch, og] = cols^T [patch, rows] @ dy_group [rows, og]`, into
-            // this chunk's own partial (the group's columns, row stride `o`).
-            unsafe {
-                let dst = part_ptr.add(i * len + group * og) as *mut T;
-                T::gemm(
-                    patch,
-                    og,
-                    rows,
-                    (dst, o, 1),
-                    (lhs, 1, patch as isize),
-                    (
-                        dy.as_ptr().add(first * g.out_image_len() + group * og),
-                        o,
-                        1,
-                    ),
-                    gemm_par,
-                );
+        let cols_len = if g.pointwise() { 0 } else { rows * patch };
+        with_cols(cols_len, |cols: &mut [MaybeUninit<T>]| {
+            for group in 0..g.groups {
+                let lhs = if g.pointwise() {
+                    images.as_ptr()
+                } else {
+                    im2col(g, images, group, cols);
+                    cols.as_ptr().cast::<T>()
+                };
+                // SAFETY: `df_group [patch, og] = cols^T [patch, rows] @ dy_group [rows, og]`,
+                // into this chunk's own partial (the group's columns, row stride `o`); im2col
+                // wrote every element of `cols`.
+                unsafe {
+                    let dst = part_ptr.add(i * len + group * og) as *mut T;
+                    T::gemm(
+                        patch,
+                        og,
+                        rows,
+                        (dst, o, 1),
+                        (lhs, 1, patch as isize),
+                        (
+                            dy.as_ptr().add(first * g.out_image_len() + group * og),
+                            o,
+                            1,
+                        ),
+                        gemm_par,
+                    );
+                }
             }
-        }
+        });
     });
-    let mut parts = partials.chunks_exact(len);
-    if let Some(first) = parts.next() {
-        copy(df, first);
-    }
-    // SAFETY: written just above (there is at least one chunk).
-    let df = unsafe { assume_init(df) };
-    for part in parts {
-        for (d, &p) in df.iter_mut().zip(part) {
-            *d = *d + p;
+    // SAFETY: every chunk's GEMMs wrote each element of its partial (all groups' columns).
+    unsafe { partials.set_len(chunks * len) };
+    sum_partials(&partials, df, worth_splitting(chunks * len, PARALLEL_SUM));
+}
+
+/// `df` = the sum of the `len`-long `partials` (`df.len() == len`), each element summed in
+/// partial order; on several threads (ranges of `df`) when `parallel`, with the same bits.
+fn sum_partials<T: ConvFloat>(partials: &[T], df: &mut [MaybeUninit<T>], parallel: bool) {
+    let len = df.len();
+    let sum_range = |start: usize, dst: &mut [MaybeUninit<T>]| {
+        let end = start + dst.len();
+        let mut parts = partials.chunks_exact(len);
+        if let Some(first) = parts.next() {
+            copy(dst, &first[start..end]);
         }
+        // SAFETY: written just above (there is at least one partial).
+        let dst = unsafe { assume_init(dst) };
+        for part in parts {
+            add_into(dst, &part[start..end]);
+        }
+    };
+    if !parallel {
+        sum_range(0, df);
+        return;
     }
+    // Ranges of whole cache lines, a few per thread.
+    let per = len.div_ceil(MIN_CHUNKS).next_multiple_of(16).max(16);
+    let df_ptr = SyncPtr(df.as_mut_ptr() as *const MaybeUninit<T>);
+    for_each_task(len.div_ceil(per), &|i| {
+        let start = i * per;
+        // SAFETY: range `i` of `df`, this task's alone.
+        let dst = unsafe {
+            std::slice::from_raw_parts_mut(
+                df_ptr.add(start) as *mut MaybeUninit<T>,
+                per.min(len - start),
+            )
+        };
+        sum_range(start, dst);
+    });
 }
