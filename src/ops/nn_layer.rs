@@ -2,6 +2,8 @@
 //! lookup are validation plus ops that already have VJPs (a multiply by a constant mask, a
 //! gather); `bias_add` (channels last) is an op of its own whose bias gradient is TensorFlow's
 //! `BiasAddGrad` (a sum over rows, its own VJP a broadcast), so every order works and batches.
+use super::kernel::{worth_splitting, PAR_CHEAP};
+use super::parallel::for_each_task;
 use super::{
     add, broadcast_shapes, broadcast_to, clip_by_norm, gather, multiply, reshape, uniform,
 };
@@ -11,6 +13,7 @@ use crate::tape::{
     input_needed, mixes_input, per_example_input, record_batched, record_per_example,
 };
 use crate::tensor::{unsupported, Data, Tensor, Values};
+use std::sync::Mutex;
 
 /// `tf.nn.dropout`: each element of `x` is kept with probability `1 - rate` and scaled by
 /// `1 / (1 - rate)`, else zeroed. `noise_shape` (broadcast against `x`'s shape) shares one
@@ -193,10 +196,30 @@ fn bias_add_last(value: &Tensor, bias: &Tensor) -> Result<Tensor> {
 }
 
 /// Rows of `c` elements summed pairwise (blocks of 64 rows added in order, then halves): the
-/// accuracy of pairwise summation without a temporary per row.
+/// accuracy of pairwise summation without a temporary per row. The two halves of a large sum
+/// run on two threads: the same additions in the same order, so the same result.
 fn sum_rows<T: Float>(rows: &[T], c: usize, out: &mut [T]) {
     const BLOCK: usize = 64;
     let n = rows.len() / c;
+    if n > BLOCK && worth_splitting(rows.len(), PAR_CHEAP) {
+        let half = n / 2;
+        let mut right = vec![T::zero(); c];
+        let halves = [Mutex::new(&mut *out), Mutex::new(&mut right[..])];
+        for_each_task(2, &|i| {
+            let mut dst = halves[i].lock().unwrap_or_else(|e| e.into_inner());
+            let part = if i == 0 {
+                &rows[..half * c]
+            } else {
+                &rows[half * c..]
+            };
+            sum_rows(part, c, &mut dst);
+        });
+        let [left, right] = halves.map(|h| h.into_inner().unwrap_or_else(|e| e.into_inner()));
+        for (o, &r) in left.iter_mut().zip(right.iter()) {
+            *o = *o + r;
+        }
+        return;
+    }
     if n <= BLOCK {
         out.fill(T::zero());
         for row in rows.chunks_exact(c) {

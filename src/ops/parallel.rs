@@ -266,6 +266,35 @@ pub(crate) fn map_tasks<R: Send>(count: usize, f: impl Fn(usize) -> R + Sync) ->
         .collect()
 }
 
+/// `a()` and `b()` as the two tasks of one job, their results: side by side when a helper
+/// takes the second, else one after the other on this thread (the caller starts with `a`).
+pub(crate) fn both<A: Send, B: Send>(
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    let (a, b) = (Mutex::new(Some(a)), Mutex::new(Some(b)));
+    let (ra, rb) = (Mutex::new(None), Mutex::new(None));
+    for_each_task(2, &|i| {
+        if i == 0 {
+            if let Some(f) = take(&a) {
+                *ra.lock().unwrap_or_else(|e| e.into_inner()) = Some(f());
+            }
+        } else if let Some(f) = take(&b) {
+            *rb.lock().unwrap_or_else(|e| e.into_inner()) = Some(f());
+        }
+    });
+    (done(ra), done(rb))
+}
+
+fn take<T>(slot: &Mutex<Option<T>>) -> Option<T> {
+    slot.lock().unwrap_or_else(|e| e.into_inner()).take()
+}
+
+fn done<T>(slot: Mutex<Option<T>>) -> T {
+    let r = slot.into_inner().unwrap_or_else(|e| e.into_inner());
+    r.expect("for_each_task runs every task once")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

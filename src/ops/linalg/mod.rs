@@ -1,7 +1,8 @@
 //! Linear algebra: matmul (batched, NumPy broadcasting of the batch dimensions), matvec,
 //! einsum with the generalised diagonals it needs, eye, solve and inv.
 //!
-//! - `matmul.rs`: the GEMM kernel glue, `matmul` with its VJP, `matvec`;
+//! - `matmul.rs`: `matmul` with its VJP, `matvec`;
+//! - `gemm_driver.rs`: the GEMM kernel glue (batches, splitting, two products side by side);
 //! - `zero_columns.rs`: GEMMs packed down to the nonzero columns of the left operand;
 //! - `einsum.rs`: the equation parser and the contraction into batched matmuls;
 //! - `diagonal.rs`: `diagonal_part` / `diagonal_embed` (einsum's repeated labels);
@@ -25,6 +26,7 @@ mod diagonal;
 mod eigh;
 mod einsum;
 mod expm;
+mod gemm_driver;
 mod lstsq;
 mod matmul;
 mod matrices;
