@@ -198,6 +198,11 @@ fn per_image<T: Send>(
 /// Two passes over each window, maxima then positions (the positions in reverse, so the first
 /// match is the last written): each is a branch-free select over a row of channels that
 /// vectorises, where one fused pass selecting a value and an index together does not.
+///
+/// Not inlined: as a function of its own its slices are known not to alias (they come from
+/// raw pointers in the caller), which the position pass needs to vectorise (inlined into the
+/// task, it ran up to ten times slower in some builds).
+#[inline(never)]
 fn max_image<T: Float>(win: &Window, x: &[T], y: &mut [T], mut at: Option<&mut [u32]>) {
     let c = win.c;
     for oy in 0..win.oh {

@@ -99,3 +99,16 @@ def test_bias_add_split_across_threads_matches_numpy() -> None:
     bias = rng.standard_normal(7).astype(np.float32)
     got = rt.nn.bias_add(rt.constant(value), rt.constant(bias)).numpy()
     assert np.array_equal(got, value + bias)
+
+
+def test_conv_layer_bias_gradient_matches_numpy() -> None:
+    # 43264 rows of 32 channels (the CNN's first conv layer).
+    rng = np.random.default_rng(3)
+    value = rt.constant(rng.standard_normal((64, 26, 26, 32)))
+    bias = rt.constant(rng.standard_normal(32))
+    dy = rng.standard_normal((64, 26, 26, 32))
+    with rt.GradientTape() as tape:
+        tape.watch(bias)
+        y = rt.nn.bias_add(value, bias)
+    got = tape.gradient(y, bias, output_gradients=rt.constant(dy)).numpy()
+    np.testing.assert_allclose(got, dy.sum(axis=(0, 1, 2)), rtol=1e-12, atol=1e-10)
