@@ -1,5 +1,6 @@
 //! The matmul kernel: the `gemm` crate (serial and on rayon's pool) against ndarray's `.dot`
-//! (matrixmultiply), and rustape's `ops::matmul` end to end, for square float32 matrices.
+//! (matrixmultiply), and rustape's `ops::matmul` end to end, for square float32 matrices; the
+//! two products of a matmul's VJP side by side or one after the other.
 //!
 //! `cargo bench --bench matmul -- --warm-up-time 1 --measurement-time 3`
 use std::hint::black_box;
@@ -276,5 +277,48 @@ fn bench_mlp_step_gemms(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_matmul, bench_mlp_step_gemms);
+/// The two gradients of one matmul's VJP (`dy @ B^T` and `A^T @ dy`, a tape's backward pass
+/// with a given cotangent, forward included), as rustape runs them: with `RAYON_NUM_THREADS=2`
+/// side by side from 8.4M multiply-adds each, with `=1` one after the other. The sizes of an
+/// RNN step (0.5M: stays sequential), W7's layers (4.2M), a 256^3 product (16.8M) and the MLP
+/// step's second layer (67M).
+fn bench_vjp_pair(c: &mut Criterion) {
+    use rustape::{Tape, Unconnected};
+    let mut group = c.benchmark_group("matmul_vjp_pair");
+    group.sample_size(20);
+    let t = |rows: usize, cols: usize, seed: u32| {
+        let v = values(rows.max(cols), seed);
+        Tensor::from_vec(v[..rows * cols].to_vec(), &[rows, cols]).unwrap()
+    };
+    for (m, k, n) in [
+        (32, 128, 128),
+        (1024, 64, 64),
+        (256, 256, 256),
+        (256, 512, 512),
+    ] {
+        let (a, b, dy) = (t(m, k, 1), t(k, n, 2), t(m, n, 3));
+        let vjp = || {
+            let tape = Tape::new(false, false);
+            let y = {
+                let _on = tape.enter().unwrap();
+                tape.watch(&a);
+                tape.watch(&b);
+                rustape::ops::matmul(&a, &b, false, false).unwrap()
+            };
+            let seed = [Some(dy.clone())];
+            tape.gradient(
+                &[y],
+                &[(&a).into(), (&b).into()],
+                Some(&seed),
+                Unconnected::None,
+            )
+            .unwrap()
+        };
+        let name = format!("{m}x{k}x{n}");
+        group.bench_function(name, |bench| bench.iter(|| black_box(vjp())));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_matmul, bench_mlp_step_gemms, bench_vjp_pair);
 criterion_main!(benches);
