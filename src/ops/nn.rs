@@ -6,7 +6,7 @@ use super::elementwise::when;
 use super::kernel::PAR_MATH;
 use super::parallel::for_each_task;
 use super::reduce_kernel::{sum_slice, Reducible};
-use super::vmath::{vectorised, VMath};
+use super::vmath::{vectorised, widest, VMath};
 use super::{
     add, broadcast_shapes, cast, divide, exp, expand_dims, greater, maximum, multiply, negative,
     normalize_axes, normalize_axis, reduce_mean, reduce_sum, reshape, scalar_like, sigmoid, sqrt,
@@ -34,13 +34,7 @@ fn softmax_kernel<T: RowFloat>(
     let width = out.shape()[axis];
     if axis + 1 == out.ndim() {
         if let Some(data) = out.as_slice_mut() {
-            for_each_row_block(data, width, &|_, block| {
-                vectorised(block.len(), || {
-                    for row in block.chunks_exact_mut(width) {
-                        softmax_row(row, log);
-                    }
-                })
-            });
+            for_each_row_block(data, width, &|_, block| softmax_rows(block, width, log));
             return out;
         }
     }
@@ -56,6 +50,15 @@ fn softmax_kernel<T: RowFloat>(
     }
     out
 }
+
+/// Softmax (or log-softmax) of each row of `width` elements of `block`.
+#[inline(always)]
+fn softmax_rows_body<T: RowFloat>(block: &mut [T], width: usize, log: bool) {
+    for row in block.chunks_exact_mut(width) {
+        softmax_row(row, log);
+    }
+}
+widest!(fn softmax_rows<T: RowFloat>(block: &mut [T], width: usize, log: bool) => softmax_rows_body, block.len());
 
 /// Float types of the row kernels: vectorised exp and a pairwise sum.
 trait RowFloat: Float + VMath + Reducible + Send + Sync {}
@@ -362,43 +365,51 @@ fn sparse_xent_rows<T: RowFloat>(ids: &[i64], x: &[T], classes: usize) -> (Vec<T
     if classes == 0 {
         return (losses, probs);
     }
-    struct Out<T>(*mut T);
-    // SAFETY: each row block writes only its own rows' losses (see below).
-    unsafe impl<T: Send> Sync for Out<T> {}
-    impl<T> Out<T> {
-        fn at(&self, k: usize) -> *mut T {
-            self.0.wrapping_add(k)
-        }
-    }
-    let out = Out(losses.as_mut_ptr());
+    let out = RowOut(losses.as_mut_ptr());
     for_each_row_block(&mut probs, classes, &|first, block| {
-        vectorised(block.len(), || {
-            for (r, row) in block.chunks_exact_mut(classes).enumerate() {
-                let k = first + r;
-                let max = row_max(row);
-                let loss = if max.is_finite() {
-                    // The exps of the softmax give the normaliser too.
-                    let label_logit = row[ids[k] as usize];
-                    for v in row.iter_mut() {
-                        *v = (*v - max).v_exp();
-                    }
-                    let sum = sum_slice(row);
-                    for v in row.iter_mut() {
-                        *v = *v / sum;
-                    }
-                    (sum.ln() + max) - label_logit
-                } else {
-                    let loss = row_logsumexp(row) - row[ids[k] as usize];
-                    softmax_row(row, false);
-                    loss
-                };
-                // SAFETY: row `k` belongs to this block alone; `losses` outlives the tasks.
-                unsafe { *out.at(k) = loss };
-            }
-        })
+        sparse_xent_block(ids, first, block, classes, &out)
     });
     (losses, probs)
 }
+
+/// Where the row kernels' tasks write one value per row.
+struct RowOut<T>(*mut T);
+// SAFETY: each row block writes only its own rows' values (see `sparse_xent_block_body`).
+unsafe impl<T: Send> Sync for RowOut<T> {}
+
+/// The losses of rows `first..` (`block`, replaced by their softmax) into `out`.
+#[inline(always)]
+fn sparse_xent_block_body<T: RowFloat>(
+    ids: &[i64],
+    first: usize,
+    block: &mut [T],
+    classes: usize,
+    out: &RowOut<T>,
+) {
+    for (r, row) in block.chunks_exact_mut(classes).enumerate() {
+        let k = first + r;
+        let max = row_max(row);
+        let loss = if max.is_finite() {
+            // The exps of the softmax give the normaliser too.
+            let label_logit = row[ids[k] as usize];
+            for v in row.iter_mut() {
+                *v = (*v - max).v_exp();
+            }
+            let sum = sum_slice(row);
+            for v in row.iter_mut() {
+                *v = *v / sum;
+            }
+            (sum.ln() + max) - label_logit
+        } else {
+            let loss = row_logsumexp(row) - row[ids[k] as usize];
+            softmax_row(row, false);
+            loss
+        };
+        // SAFETY: row `k` belongs to this block alone; the losses outlive the tasks.
+        unsafe { *out.0.wrapping_add(k) = loss };
+    }
+}
+widest!(fn sparse_xent_block<T: RowFloat>(ids: &[i64], first: usize, block: &mut [T], classes: usize, out: &RowOut<T>) => sparse_xent_block_body, block.len());
 
 /// `-sum(labels * log_softmax(logits), axis)` (`tf.nn.softmax_cross_entropy_with_logits`):
 /// `labels` and `logits` share a floating dtype and a shape; the result drops `axis`.
@@ -563,15 +574,7 @@ fn sparse_xent_grad(labels: &Tensor, probs: &Tensor, dy: &Tensor) -> Result<Tens
     fn kernel<T: RowFloat>(ids: &[usize], p: &[T], dy: &[T], classes: usize) -> Vec<T> {
         let mut g = p.to_vec();
         for_each_row_block(&mut g, classes, &|first, block| {
-            vectorised(block.len(), || {
-                for (r, row) in block.chunks_exact_mut(classes).enumerate() {
-                    let (k, d) = (first + r, dy[first + r]);
-                    row[ids[k]] = row[ids[k]] - T::one();
-                    for v in row.iter_mut() {
-                        *v = d * *v;
-                    }
-                }
-            })
+            sparse_xent_grad_block(ids, dy, first, block, classes)
         });
         g
     }
@@ -587,6 +590,25 @@ fn sparse_xent_grad(labels: &Tensor, probs: &Tensor, dy: &Tensor) -> Result<Tens
         _ => unreachable!("dtypes were checked"),
     }
 }
+
+/// `dy[k] * (softmax - onehot(ids[k]))` in place over rows `first..` (`block`, the softmax).
+#[inline(always)]
+fn sparse_xent_grad_block_body<T: RowFloat>(
+    ids: &[usize],
+    dy: &[T],
+    first: usize,
+    block: &mut [T],
+    classes: usize,
+) {
+    for (r, row) in block.chunks_exact_mut(classes).enumerate() {
+        let (k, d) = (first + r, dy[first + r]);
+        row[ids[k]] = row[ids[k]] - T::one();
+        for v in row.iter_mut() {
+            *v = d * *v;
+        }
+    }
+}
+widest!(fn sparse_xent_grad_block<T: RowFloat>(ids: &[usize], dy: &[T], first: usize, block: &mut [T], classes: usize) => sparse_xent_grad_block_body, block.len());
 
 /// `max(x, 0) - x·z + log(1 + e^-|x|)` for logits `x` and labels `z` of one shape
 /// (`tf.nn.sigmoid_cross_entropy_with_logits`). Gradients `dy · (sigmoid(x) - z)` to the

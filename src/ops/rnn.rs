@@ -8,7 +8,7 @@
 //! records and can differentiate again. Both take cotangents with leading batch axes.
 use std::sync::Arc;
 
-use super::vmath::VMath;
+use super::vmath::{widest, VMath};
 use super::{
     add, concat, multiply, scalar_like, sigmoid, sigmoid_grad, slice_axis, subtract, tanh,
     tanh_grad,
@@ -160,16 +160,13 @@ fn lstm_forward<T: CellFloat + Buffered>(
 
 /// The LSTM step's forward pass into `[h, c, act, tc]` (activated gates, `tanh(c)`). Each gate
 /// block is one loop of one function, so it vectorises (compiled for the CPU's widest vectors).
-pub(super) fn lstm_forward_rows<T: CellFloat>(
-    z: &[T],
-    cp: &[T],
-    units: usize,
-    [h, c, act, tc]: [&mut [T]; 4],
-) {
+#[inline(always)]
+fn lstm_forward_rows_body<T: CellFloat>(z: &[T], cp: &[T], units: usize, out: [&mut [T]; 4]) {
     if units == 0 {
         return;
     }
-    super::vmath::vectorised(z.len(), || {
+    let [h, c, act, tc] = out;
+    {
         let rows = z
             .chunks_exact(4 * units)
             .zip(act.chunks_exact_mut(4 * units))
@@ -199,8 +196,9 @@ pub(super) fn lstm_forward_rows<T: CellFloat>(
                 *hj = oj * tj;
             }
         }
-    });
+    }
 }
+widest!(pub(super) fn lstm_forward_rows<T: CellFloat>(z: &[T], cp: &[T], units: usize, out: [&mut [T]; 4]) => lstm_forward_rows_body, z.len());
 
 /// The LSTM step's gradient in recorded ops (differentiable again).
 pub(super) fn lstm_grad_ops(
@@ -275,17 +273,15 @@ fn lstm_grad_fused(
             return (dz, dcp);
         }
         let zeros = vec![T::zero(); len];
-        super::vmath::vectorised(dz.len(), || {
-            let outs = dz
-                .chunks_exact_mut(act.len())
-                .zip(dcp.chunks_exact_mut(len))
-                .enumerate();
-            for (s, (dz, dcp)) in outs {
-                let dh = dh.map_or(&zeros[..], |d| &d[s * len..(s + 1) * len]);
-                let dc = dc.map_or(&zeros[..], |d| &d[s * len..(s + 1) * len]);
-                lstm_grad_rows(act, cp, tc, dh, dc, units, dz, dcp);
-            }
-        });
+        let outs = dz
+            .chunks_exact_mut(act.len())
+            .zip(dcp.chunks_exact_mut(len))
+            .enumerate();
+        for (s, (dz, dcp)) in outs {
+            let dh = dh.map_or(&zeros[..], |d| &d[s * len..(s + 1) * len]);
+            let dc = dc.map_or(&zeros[..], |d| &d[s * len..(s + 1) * len]);
+            lstm_grad_rows(act, cp, tc, dh, dc, units, dz, dcp);
+        }
         (dz, dcp)
     }
     let mut dz_shape = lead.to_vec();
@@ -317,11 +313,11 @@ fn lstm_grad_fused(
 }
 
 /// The LSTM step's gradient for one set of cotangents `dh`, `dc`, into `dz` and `dcp`, from
-/// the forward's activated gates `act`, `c_prev` and `tanh(c)`. Inlined into a
-/// [`super::vmath::vectorised`] caller.
+/// the forward's activated gates `act`, `c_prev` and `tanh(c)` (`lstm_grad_rows` runs it
+/// compiled for the CPU's widest vectors).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(super) fn lstm_grad_rows<T: CellFloat>(
+fn lstm_grad_rows_body<T: CellFloat>(
     act: &[T],
     cp: &[T],
     tc: &[T],
@@ -361,6 +357,7 @@ pub(super) fn lstm_grad_rows<T: CellFloat>(
         }
     }
 }
+widest!(pub(super) fn lstm_grad_rows<T: CellFloat>(act: &[T], cp: &[T], tc: &[T], dh: &[T], dc: &[T], units: usize, dz: &mut [T], dcp: &mut [T]) => lstm_grad_rows_body, dz.len());
 
 /// Every present cotangent is `lead + shape`, of the saved tensors' dtype.
 fn check_cotangents(

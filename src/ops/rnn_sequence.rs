@@ -381,18 +381,16 @@ fn backward<T: CellFloat + 'static>(
             };
             // SAFETY: this block's rows of step t, written by this task only.
             let dz_t = unsafe { dz_p.part(g0, wide) };
-            super::vmath::vectorised(wide, || {
-                lstm_grad_rows(
-                    &act_v[g0..g0 + wide],
-                    c_prev,
-                    &tc_v[s0..s0 + rows],
-                    &dh,
-                    &dc,
-                    units,
-                    dz_t,
-                    &mut dc_prev,
-                )
-            });
+            lstm_grad_rows(
+                &act_v[g0..g0 + wide],
+                c_prev,
+                &tc_v[s0..s0 + rows],
+                &dh,
+                &dc,
+                units,
+                dz_t,
+                &mut dc_prev,
+            );
             std::mem::swap(&mut dc, &mut dc_prev);
             // SAFETY: dz_t is [rows, 4 * units], u_t [4 * units, units], dh_next [rows, units].
             unsafe {

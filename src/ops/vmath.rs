@@ -395,14 +395,14 @@ fn each3<C: Copy, T: Copy, U>(
 
 /// Which loop body to run: the same code compiled for AVX-512, for AVX2, or for the baseline.
 #[derive(Clone, Copy, PartialEq)]
-enum Isa {
+pub(crate) enum Isa {
     Avx512,
     Avx2,
     Base,
 }
 
 #[inline]
-fn isa(n: usize) -> Isa {
+pub(crate) fn isa(n: usize) -> Isa {
     // Below a few vectors the feature check and the call cost more than they save.
     #[cfg(target_arch = "x86_64")]
     if n >= 32 {
@@ -443,8 +443,10 @@ macro_rules! simd_variants {
     };
 }
 
-/// Runs `f` compiled with the widest vector features the CPU has, for `n` elements of work: the
-/// loops of `f` (inlined here, with the `#[inline(always)]` functions above) vectorise for them.
+/// Runs `f` compiled with the widest vector features the CPU has, for `n` elements of work, when
+/// the optimiser inlines `f` here. A closure is a function of its own, compiled for the
+/// baseline, and a large one is not inlined: its loops then run on 128-bit vectors (softmax's
+/// rows did, at a third of AVX-512's speed). For loops that matter use [`widest!`].
 #[inline(always)]
 pub(crate) fn vectorised<R>(n: usize, f: impl FnOnce() -> R) -> R {
     #[cfg(target_arch = "x86_64")]
@@ -494,3 +496,35 @@ pub(crate) fn map_slice_trig<T: VMath>(
         }
     }
 }
+
+/// `widest!(pub fn name<T: Bound>(args..) => body, len)` defines `name(args..)`, which runs
+/// `body(args..)` compiled for the widest vector features the CPU has (AVX-512, else AVX2, for
+/// `len` elements of work). `body` must be `#[inline(always)]`, as must what it calls in its
+/// loops: it is then compiled into each variant. Unlike a closure given to [`vectorised`], this
+/// does not depend on the optimiser's inlining.
+macro_rules! widest {
+    ($vis:vis fn $name:ident<$g:ident: $bound:path>($($arg:ident: $ty:ty),* $(,)?) => $body:ident, $len:expr) => {
+        #[allow(clippy::too_many_arguments)] // a kernel's whole context, as its body takes it
+        $vis fn $name<$g: $bound>($($arg: $ty),*) {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
+                fn wide<$g: $bound>($($arg: $ty),*) {
+                    $body($($arg),*)
+                }
+                #[target_feature(enable = "avx2,fma")]
+                fn mid<$g: $bound>($($arg: $ty),*) {
+                    $body($($arg),*)
+                }
+                match $crate::ops::vmath::isa($len) {
+                    // SAFETY: the features were detected at run time.
+                    $crate::ops::vmath::Isa::Avx512 => return unsafe { wide($($arg),*) },
+                    $crate::ops::vmath::Isa::Avx2 => return unsafe { mid($($arg),*) },
+                    $crate::ops::vmath::Isa::Base => {}
+                }
+            }
+            $body($($arg),*)
+        }
+    };
+}
+pub(crate) use widest;
