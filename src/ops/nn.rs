@@ -6,7 +6,7 @@ use super::elementwise::when;
 use super::kernel::PAR_MATH;
 use super::parallel::for_each_task;
 use super::reduce_kernel::{sum_slice, Reducible};
-use super::vmath::{vectorised, widest, VMath};
+use super::vmath::{widest, VMath};
 use super::{
     add, broadcast_shapes, cast, divide, exp, expand_dims, greater, maximum, multiply, negative,
     normalize_axes, normalize_axis, reduce_mean, reduce_sum, reshape, scalar_like, sigmoid, sqrt,
@@ -321,23 +321,13 @@ fn softmax_xent_kernel<T: RowFloat>(
     axis: usize,
 ) -> ArrayD<T> {
     let mut out = logits.sum_axis(Axis(axis));
-    let weighted = |x: &[T], z: &[T]| {
-        let lse = row_logsumexp(x);
-        x.iter()
-            .zip(z)
-            .fold(T::zero(), |s, (&v, &l)| s + l * (lse - v))
-    };
+    let weighted = xent_row::<T>;
     let width = logits.shape()[axis];
     if axis + 1 == logits.ndim() && width > 0 {
         if let (Some(x), Some(z), Some(o)) =
             (logits.as_slice(), labels.as_slice(), out.as_slice_mut())
         {
-            vectorised(x.len(), || {
-                let rows = x.chunks_exact(width).zip(z.chunks_exact(width));
-                for ((x, z), o) in rows.zip(o.iter_mut()) {
-                    *o = weighted(x, z);
-                }
-            });
+            xent_rows(x, z, width, o);
             return out;
         }
     }
@@ -410,6 +400,25 @@ fn sparse_xent_block_body<T: RowFloat>(
     }
 }
 widest!(fn sparse_xent_block<T: RowFloat>(ids: &[i64], first: usize, block: &mut [T], classes: usize, out: &RowOut<T>) => sparse_xent_block_body, block.len());
+
+/// `-sum(z * log_softmax(x))` of one row.
+#[inline(always)]
+fn xent_row<T: RowFloat>(x: &[T], z: &[T]) -> T {
+    let lse = row_logsumexp(x);
+    x.iter()
+        .zip(z)
+        .fold(T::zero(), |s, (&v, &l)| s + l * (lse - v))
+}
+
+/// [`xent_row`] of each row of `width` elements of `x` and `z`, into `o`.
+#[inline(always)]
+fn xent_rows_body<T: RowFloat>(x: &[T], z: &[T], width: usize, o: &mut [T]) {
+    let rows = x.chunks_exact(width).zip(z.chunks_exact(width));
+    for ((x, z), o) in rows.zip(o.iter_mut()) {
+        *o = xent_row(x, z);
+    }
+}
+widest!(fn xent_rows<T: RowFloat>(x: &[T], z: &[T], width: usize, o: &mut [T]) => xent_rows_body, x.len());
 
 /// `-sum(labels * log_softmax(logits), axis)` (`tf.nn.softmax_cross_entropy_with_logits`):
 /// `labels` and `logits` share a floating dtype and a shape; the result drops `axis`.

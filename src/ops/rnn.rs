@@ -385,6 +385,24 @@ fn check_cotangents(
 
 // ------------------------------------------------------------------------------------ GRU
 
+/// The GRU step's new state `h` from the input and recurrent projections and `hprev`.
+#[inline(always)]
+fn gru_rows_body<T: CellFloat>(xp: &[T], hp: &[T], hprev: &[T], units: usize, h: &mut [T]) {
+    let rows = xp.chunks_exact(3 * units).zip(hp.chunks_exact(3 * units));
+    let states = hprev.chunks_exact(units).zip(h.chunks_exact_mut(units));
+    for ((x, r), (hr, out)) in rows.zip(states) {
+        let (xz, xr, xh) = (&x[..units], &x[units..2 * units], &x[2 * units..]);
+        let (rz, rr, rh) = (&r[..units], &r[units..2 * units], &r[2 * units..]);
+        for j in 0..units {
+            let z = (xz[j] + rz[j]).v_sigmoid();
+            let rg = (xr[j] + rr[j]).v_sigmoid();
+            let hh = (xh[j] + rg * rh[j]).v_tanh();
+            out[j] = z * hr[j] + (T::one() - z) * hh;
+        }
+    }
+}
+widest!(fn gru_rows<T: CellFloat>(xp: &[T], hp: &[T], hprev: &[T], units: usize, h: &mut [T]) => gru_rows_body, xp.len());
+
 /// One GRU step with `reset_after=True` (Keras 3's `GRUCell` default; gates `z, r, h`):
 /// `x_proj = x @ kernel + input_bias` and `h_proj = h_prev @ recurrent_kernel + recurrent_bias`
 /// (both `[..., 3 * units]`), `h_prev` `[..., units]`. `z = sigmoid(xz + hz)`,
@@ -402,20 +420,7 @@ pub fn gru_cell(x_proj: &Tensor, h_proj: &Tensor, h_prev: &Tensor) -> Result<Ten
     ) -> Data {
         let mut h = vec![T::zero(); hprev.len()];
         if units > 0 {
-            super::vmath::vectorised(xp.len(), || {
-                let rows = xp.chunks_exact(3 * units).zip(hp.chunks_exact(3 * units));
-                let states = hprev.chunks_exact(units).zip(h.chunks_exact_mut(units));
-                for ((x, r), (hr, out)) in rows.zip(states) {
-                    let (xz, xr, xh) = (&x[..units], &x[units..2 * units], &x[2 * units..]);
-                    let (rz, rr, rh) = (&r[..units], &r[units..2 * units], &r[2 * units..]);
-                    for j in 0..units {
-                        let z = (xz[j] + rz[j]).v_sigmoid();
-                        let rg = (xr[j] + rr[j]).v_sigmoid();
-                        let hh = (xh[j] + rg * rh[j]).v_tanh();
-                        out[j] = z * hr[j] + (T::one() - z) * hh;
-                    }
-                }
-            });
+            gru_rows(xp, hp, hprev, units, &mut h);
         }
         T::into_data(Values::from_vec(shape, h))
     }
@@ -488,47 +493,7 @@ fn gru_grad_fused(
         if units == 0 || len == 0 {
             return [dx, dhp, dprev];
         }
-        let one = T::one();
-        super::vmath::vectorised(dx.len(), || {
-            let outs = dx
-                .chunks_exact_mut(xp.len())
-                .zip(dhp.chunks_exact_mut(xp.len()))
-                .zip(dprev.chunks_exact_mut(len))
-                .zip(dh.chunks_exact(len));
-            for (((dx, dhp), dprev), dh) in outs {
-                let rows = dx
-                    .chunks_exact_mut(3 * units)
-                    .zip(dhp.chunks_exact_mut(3 * units))
-                    .zip(dprev.chunks_exact_mut(units))
-                    .zip(dh.chunks_exact(units))
-                    .zip(xp.chunks_exact(3 * units).zip(hp.chunks_exact(3 * units)))
-                    .zip(hprev.chunks_exact(units));
-                for (((((dxr, dhpr), dpr), dhr), (x, h)), hpr) in rows {
-                    let (dxz, rest) = dxr.split_at_mut(units);
-                    let (dxr_, dxh) = rest.split_at_mut(units);
-                    let (dhz, rest) = dhpr.split_at_mut(units);
-                    let (dhr_, dhh_) = rest.split_at_mut(units);
-                    let (xz, xr, xh) = (&x[..units], &x[units..2 * units], &x[2 * units..]);
-                    let (hz, hr, hh_rec) = (&h[..units], &h[units..2 * units], &h[2 * units..]);
-                    for j in 0..units {
-                        let z = (xz[j] + hz[j]).v_sigmoid();
-                        let rg = (xr[j] + hr[j]).v_sigmoid();
-                        let hh = (xh[j] + rg * hh_rec[j]).v_tanh();
-                        let d = dhr[j];
-                        let dzp = d * (hpr[j] - hh) * (z * (one - z));
-                        let dhh = d * (one - z) * (one - hh * hh);
-                        let drp = dhh * hh_rec[j] * (rg * (one - rg));
-                        dxz[j] = dzp;
-                        dxr_[j] = drp;
-                        dxh[j] = dhh;
-                        dhz[j] = dzp;
-                        dhr_[j] = drp;
-                        dhh_[j] = dhh * rg;
-                        dpr[j] = d * z;
-                    }
-                }
-            }
-        });
+        gru_grad_rows(xp, hp, hprev, dh, units, &mut dx, &mut dhp, &mut dprev);
         [dx, dhp, dprev]
     }
     let mut proj_shape = lead.to_vec();
@@ -557,3 +522,58 @@ fn gru_grad_fused(
         _ => run!(f64),
     })
 }
+
+/// The GRU step's gradients for each slice of cotangents `dh` into `dx`, `dhp`, `dprev`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn gru_grad_rows_body<T: CellFloat>(
+    xp: &[T],
+    hp: &[T],
+    hprev: &[T],
+    dh: &[T],
+    units: usize,
+    dx: &mut [T],
+    dhp: &mut [T],
+    dprev: &mut [T],
+) {
+    let (one, len) = (T::one(), hprev.len());
+    let outs = dx
+        .chunks_exact_mut(xp.len())
+        .zip(dhp.chunks_exact_mut(xp.len()))
+        .zip(dprev.chunks_exact_mut(len))
+        .zip(dh.chunks_exact(len));
+    for (((dx, dhp), dprev), dh) in outs {
+        let rows = dx
+            .chunks_exact_mut(3 * units)
+            .zip(dhp.chunks_exact_mut(3 * units))
+            .zip(dprev.chunks_exact_mut(units))
+            .zip(dh.chunks_exact(units))
+            .zip(xp.chunks_exact(3 * units).zip(hp.chunks_exact(3 * units)))
+            .zip(hprev.chunks_exact(units));
+        for (((((dxr, dhpr), dpr), dhr), (x, h)), hpr) in rows {
+            let (dxz, rest) = dxr.split_at_mut(units);
+            let (dxr_, dxh) = rest.split_at_mut(units);
+            let (dhz, rest) = dhpr.split_at_mut(units);
+            let (dhr_, dhh_) = rest.split_at_mut(units);
+            let (xz, xr, xh) = (&x[..units], &x[units..2 * units], &x[2 * units..]);
+            let (hz, hr, hh_rec) = (&h[..units], &h[units..2 * units], &h[2 * units..]);
+            for j in 0..units {
+                let z = (xz[j] + hz[j]).v_sigmoid();
+                let rg = (xr[j] + hr[j]).v_sigmoid();
+                let hh = (xh[j] + rg * hh_rec[j]).v_tanh();
+                let d = dhr[j];
+                let dzp = d * (hpr[j] - hh) * (z * (one - z));
+                let dhh = d * (one - z) * (one - hh * hh);
+                let drp = dhh * hh_rec[j] * (rg * (one - rg));
+                dxz[j] = dzp;
+                dxr_[j] = drp;
+                dxh[j] = dhh;
+                dhz[j] = dzp;
+                dhr_[j] = drp;
+                dhh_[j] = dhh * rg;
+                dpr[j] = d * z;
+            }
+        }
+    }
+}
+widest!(fn gru_grad_rows<T: CellFloat>(xp: &[T], hp: &[T], hprev: &[T], dh: &[T], units: usize, dx: &mut [T], dhp: &mut [T], dprev: &mut [T]) => gru_grad_rows_body, dx.len());

@@ -443,33 +443,6 @@ macro_rules! simd_variants {
     };
 }
 
-/// Runs `f` compiled with the widest vector features the CPU has, for `n` elements of work, when
-/// the optimiser inlines `f` here. A closure is a function of its own, compiled for the
-/// baseline, and a large one is not inlined: its loops then run on 128-bit vectors (softmax's
-/// rows did, at a third of AVX-512's speed). For loops that matter use [`widest!`].
-#[inline(always)]
-pub(crate) fn vectorised<R>(n: usize, f: impl FnOnce() -> R) -> R {
-    #[cfg(target_arch = "x86_64")]
-    {
-        #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
-        fn wide<R>(f: impl FnOnce() -> R) -> R {
-            f()
-        }
-        #[target_feature(enable = "avx2,fma")]
-        fn mid<R>(f: impl FnOnce() -> R) -> R {
-            f()
-        }
-        match isa(n) {
-            // SAFETY: the features were detected at run time.
-            Isa::Avx512 => return unsafe { wide(f) },
-            Isa::Avx2 => return unsafe { mid(f) },
-            Isa::Base => {}
-        }
-    }
-    let _ = n;
-    f()
-}
-
 simd_variants!(map_slice, each, <T>, (src: &[T], dst: &mut [MaybeUninit<U>]), [Fn(T) -> U], src);
 simd_variants!(zip_slice, each2, <T>, (a: &[T], b: &[T], dst: &mut [MaybeUninit<U>]), [Fn(T, T) -> U], a);
 simd_variants!(select_slice, each3, <C, T>, (c: &[C], a: &[T], b: &[T], dst: &mut [MaybeUninit<U>]), [Fn(C, T, T) -> U], a);
@@ -500,8 +473,9 @@ pub(crate) fn map_slice_trig<T: VMath>(
 /// `widest!(pub fn name<T: Bound>(args..) => body, len)` defines `name(args..)`, which runs
 /// `body(args..)` compiled for the widest vector features the CPU has (AVX-512, else AVX2, for
 /// `len` elements of work). `body` must be `#[inline(always)]`, as must what it calls in its
-/// loops: it is then compiled into each variant. Unlike a closure given to [`vectorised`], this
-/// does not depend on the optimiser's inlining.
+/// loops: it is then compiled into each variant. (A closure passed to such a wrapper is a
+/// function of its own, compiled for the baseline unless the optimiser inlines it, which it
+/// does not for large loops: softmax's and the LSTM's rows ran on 128-bit vectors that way.)
 macro_rules! widest {
     ($vis:vis fn $name:ident<$g:ident: $bound:path>($($arg:ident: $ty:ty),* $(,)?) => $body:ident, $len:expr) => {
         #[allow(clippy::too_many_arguments)] // a kernel's whole context, as its body takes it
