@@ -6,6 +6,7 @@ chunk order; this runs the benchmark's CNN (benches/train.py) in a child process
 count and compares every gradient bit for bit, and against central finite differences of the
 loss in float64 along one random direction.
 """
+
 from __future__ import annotations
 
 import os
@@ -59,8 +60,16 @@ def step_gradients(threads: int, path: str) -> list[np.ndarray]:
 def test_cnn_step_gradients_have_the_same_bits_on_one_and_two_threads(tmp_path: object) -> None:
     one = step_gradients(1, os.path.join(str(tmp_path), "one.npz"))
     two = step_gradients(2, os.path.join(str(tmp_path), "two.npz"))
-    assert [g.shape for g in one] == [(3, 3, 1, 32), (32,), (3, 3, 32, 64), (64,),
-                                      (1600, 128), (128,), (128, 10), (10,)]
+    assert [g.shape for g in one] == [
+        (3, 3, 1, 32),
+        (32,),
+        (3, 3, 32, 64),
+        (64,),
+        (1600, 128),
+        (128,),
+        (128, 10),
+        (10,),
+    ]
     for k, (a, b) in enumerate(zip(one, two)):
         assert np.array_equal(a, b), f"gradient {k} differs between 1 and 2 threads"
         assert np.all(np.isfinite(a)) and np.any(a != 0), f"gradient {k}"
