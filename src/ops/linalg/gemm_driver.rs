@@ -30,11 +30,12 @@ const SMALL_GEMM_KC: usize = 512;
 /// that misses the caches against the fused multiply-adds of a packed inner loop.
 const OUTPUT_WORK: usize = 16;
 
-/// Multiply-adds per task of a split GEMM (~0.2-0.3 ms on one core): enough tasks that a
-/// helper thread arriving late still takes its share, few enough that repacking the shared
-/// operand (each task packs all of it) stays a small cost. At `1 << 22` the MLP step's
-/// 256x784x512 GEMMs ran as 16 tasks, each repacking the whole 256x784 operand.
-const GEMM_TASK_WORK: usize = 1 << 24;
+/// Multiply-adds per task of a split GEMM (~0.7 ms on one core): few tasks, as each repacks the
+/// whole shared operand; a helper that arrives late costs less than the repacking did. At
+/// `1 << 22` the MLP step's 256x784x512 GEMMs ran as 16 tasks; at `1 << 24` the LSTM step's
+/// [1120, 1024] x [1024, 256] ones did, and at `1 << 26` (4 tasks) each took 0.1-0.25 ms less
+/// at 2 threads (the LSTM step 20.6 -> 19.8 ms, W2 3.07 -> 2.99 ms).
+const GEMM_TASK_WORK: usize = 1 << 26;
 
 /// A shared operand against a batch that cannot be read as one matrix: at most this many GEMMs
 /// over the whole batch (one per output column, through strided writes), else one GEMM per
