@@ -345,6 +345,29 @@ fn with_cols<T: ConvFloat, R>(len: usize, f: impl FnOnce(&mut [MaybeUninit<T>]) 
     r
 }
 
+/// Runs `gemm(group, lhs)` for each group, `lhs` that group's patches of `images` as a
+/// row-major `[rows, patch]` matrix: the images themselves for a pointwise convolution, else
+/// their im2col in this thread's kept buffer.
+fn with_patches<T: ConvFloat>(
+    g: &Geometry,
+    images: &[T],
+    rows: usize,
+    gemm: impl Fn(usize, *const T),
+) {
+    let cols_len = if g.pointwise() { 0 } else { rows * g.patch() };
+    with_cols(cols_len, |cols: &mut [MaybeUninit<T>]| {
+        for group in 0..g.groups {
+            if g.pointwise() {
+                gemm(group, images.as_ptr());
+            } else {
+                // im2col writes every element of `cols`.
+                im2col(g, images, group, cols);
+                gemm(group, cols.as_ptr().cast::<T>());
+            }
+        }
+    });
+}
+
 /// Whether a chunk's GEMM may use threads itself: only when the whole call is one chunk.
 fn gemm_parallel(g: &Geometry, n: usize) -> bool {
     n <= g.chunk_images(n) && g.work(n) >= PARALLEL_WORK && may_split()
@@ -365,31 +388,21 @@ pub(super) fn forward<T: ConvFloat>(
     for_chunks(g, n, |_, first, count| {
         let rows = count * g.pixels();
         let images = &x[first * g.image_len()..(first + count) * g.image_len()];
-        let cols_len = if g.pointwise() { 0 } else { rows * patch };
-        with_cols(cols_len, |cols: &mut [MaybeUninit<T>]| {
-            for group in 0..g.groups {
-                let lhs = if g.pointwise() {
-                    images.as_ptr()
-                } else {
-                    im2col(g, images, group, cols);
-                    cols.as_ptr().cast::<T>()
-                };
-                // SAFETY: the chunk's output rows `[first * pixels, +rows)` of `y`
-                // (`[n * pixels, o]`) are written by this chunk only; the filter's group block is
-                // `[patch, og]` at column `group * og` with row stride `o`; im2col wrote every
-                // element of `cols`.
-                unsafe {
-                    let dst = y_ptr.add((first * g.pixels()) * g.o + group * og) as *mut T;
-                    T::gemm(
-                        rows,
-                        og,
-                        patch,
-                        (dst, o, 1),
-                        (lhs, patch as isize, 1),
-                        (f.as_ptr().add(group * og), o, 1),
-                        gemm_par,
-                    );
-                }
+        with_patches(g, images, rows, |group, lhs| {
+            // SAFETY: the chunk's output rows `[first * pixels, +rows)` of `y` (`[n * pixels,
+            // o]`) are written by this chunk only; the filter's group block is `[patch, og]` at
+            // column `group * og` with row stride `o`; `lhs` is `[rows, patch]`.
+            unsafe {
+                let dst = y_ptr.add((first * g.pixels()) * g.o + group * og) as *mut T;
+                T::gemm(
+                    rows,
+                    og,
+                    patch,
+                    (dst, o, 1),
+                    (lhs, patch as isize, 1),
+                    (f.as_ptr().add(group * og), o, 1),
+                    gemm_par,
+                );
             }
         });
     });
@@ -482,34 +495,24 @@ pub(super) fn backprop_filter<T: ConvFloat>(
     for_chunks(g, n, |i, first, count| {
         let rows = count * g.pixels();
         let images = &x[first * g.image_len()..(first + count) * g.image_len()];
-        let cols_len = if g.pointwise() { 0 } else { rows * patch };
-        with_cols(cols_len, |cols: &mut [MaybeUninit<T>]| {
-            for group in 0..g.groups {
-                let lhs = if g.pointwise() {
-                    images.as_ptr()
-                } else {
-                    im2col(g, images, group, cols);
-                    cols.as_ptr().cast::<T>()
-                };
-                // SAFETY: `df_group [patch, og] = cols^T [patch, rows] @ dy_group [rows, og]`,
-                // into this chunk's own partial (the group's columns, row stride `o`); im2col
-                // wrote every element of `cols`.
-                unsafe {
-                    let dst = part_ptr.add(i * len + group * og) as *mut T;
-                    T::gemm(
-                        patch,
-                        og,
-                        rows,
-                        (dst, o, 1),
-                        (lhs, 1, patch as isize),
-                        (
-                            dy.as_ptr().add(first * g.out_image_len() + group * og),
-                            o,
-                            1,
-                        ),
-                        gemm_par,
-                    );
-                }
+        with_patches(g, images, rows, |group, lhs| {
+            // SAFETY: `df_group [patch, og] = lhs^T [patch, rows] @ dy_group [rows, og]`, into
+            // this chunk's own partial (the group's columns, row stride `o`).
+            unsafe {
+                let dst = part_ptr.add(i * len + group * og) as *mut T;
+                T::gemm(
+                    patch,
+                    og,
+                    rows,
+                    (dst, o, 1),
+                    (lhs, 1, patch as isize),
+                    (
+                        dy.as_ptr().add(first * g.out_image_len() + group * og),
+                        o,
+                        1,
+                    ),
+                    gemm_par,
+                );
             }
         });
     });
