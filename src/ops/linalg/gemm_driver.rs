@@ -110,10 +110,31 @@ pub(super) trait MatElem: Element {
         rhs_rs: isize,
         rhs_cs: isize,
     );
+
+    /// A single-threaded product that writes `dst` in another way than `matmul_into` when
+    /// that pays, returning false (nothing written) when it does not; same safety contract.
+    /// `None` for types without one.
+    fn turned_product() -> Option<TurnedProduct<Self>> {
+        None
+    }
 }
+
+/// `(rows, cols, k, dst, lhs, rhs)`, each operand its first element and strides, as
+/// [`split_gemm`] takes them: see [`MatElem::turned_product`].
+pub(super) type TurnedProduct<T> = unsafe fn(
+    usize,
+    usize,
+    usize,
+    (*mut T, isize, isize),
+    (*const T, isize, isize),
+    (*const T, isize, isize),
+) -> bool;
 
 macro_rules! gemm_elem {
     ($t:ty, $zero:expr, $one:expr) => {
+        gemm_elem!($t, $zero, $one, None);
+    };
+    ($t:ty, $zero:expr, $one:expr, $turned:expr) => {
         impl MatElem for $t {
             unsafe fn matmul_into(
                 m: usize,
@@ -154,10 +175,14 @@ macro_rules! gemm_elem {
                     )
                 }
             }
+
+            fn turned_product() -> Option<TurnedProduct<$t>> {
+                $turned
+            }
         }
     };
 }
-gemm_elem!(f32, 0.0, 1.0);
+gemm_elem!(f32, 0.0, 1.0, Some(super::turned_gemm::product_f32));
 gemm_elem!(f64, 0.0, 1.0);
 gemm_elem!(
     num_complex::Complex<f32>,
@@ -606,6 +631,12 @@ unsafe fn split_gemm<T: MatElem>(
 ) {
     let work = rows * cols * k;
     if !split || work < PARALLEL_GEMM_WORK {
+        if let Some(turned) = T::turned_product() {
+            // SAFETY: as the caller promises.
+            if unsafe { turned(rows, cols, k, dst, lhs, rhs) } {
+                return;
+            }
+        }
         unsafe {
             T::matmul_into(
                 rows, cols, k, dst.0, dst.1, dst.2, lhs.0, lhs.1, lhs.2, rhs.0, rhs.1, rhs.2,

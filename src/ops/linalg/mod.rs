@@ -33,6 +33,7 @@ mod matrices;
 mod qr;
 mod solve;
 mod svd;
+mod turned_gemm;
 mod zero_columns;
 
 pub use band::{band_part, matrix_diag, matrix_diag_part, matrix_set_diag};
