@@ -428,6 +428,7 @@ fn sweep_nodes(
             accumulate(&mut grads[slot as usize], seed)?;
         }
     }
+    let reads = variable_reads(nodes.plan());
     for l in (0..nodes.plan().live.len()).rev() {
         let live = nodes.plan().live[l];
         let in_grads = {
@@ -457,10 +458,12 @@ fn sweep_nodes(
                 Modes::Uniform(batch) => (batch, 0),
                 Modes::PerStep(m) => (usize::from(m[l].batch), m[l].per_example),
             };
-            let in_grads = with_needed_inputs(needed, per_example, || {
-                (step.vjp)(&step.saved, &out_grads, batch)
-            })
-            .map_err(|e| Error {
+            let extra = batch + per_example as usize;
+            let (offered, origins) = offer_totals(&step, &mut grads, &kept, &reads, extra);
+            let (in_grads, untaken) = with_needed_inputs(needed, per_example, || {
+                with_running_totals(offered, || (step.vjp)(&step.saved, &out_grads, batch))
+            });
+            let in_grads = in_grads.map_err(|e| Error {
                 message: format!(
                     "{} (while computing the gradient of {})",
                     e.message, step.op
@@ -468,6 +471,12 @@ fn sweep_nodes(
                 ..e
             })?;
             let mut routed: SmallVec<[(u32, Tensor); 2]> = SmallVec::new();
+            // Totals the VJP did not take go back first, in their slots' order of old.
+            for (k, total) in untaken {
+                if let Some(&(_, slot)) = origins.iter().find(|(j, _)| *j == k) {
+                    routed.push((slot, total));
+                }
+            }
             for (k, grad) in in_grads.into_iter().enumerate().take(step.inputs.len()) {
                 let slot = step.input_slot(k);
                 if let (Some(grad), true) = (grad, slot != NO_SLOT) {
@@ -528,6 +537,105 @@ pub fn per_example_input(k: usize) -> bool {
 /// biggest tensor of the sweep.
 pub fn input_needed(k: usize) -> bool {
     NEEDED_INPUTS.with(|n| n.get() & needed_bit(k) != 0)
+}
+
+thread_local! {
+    /// The running gradient totals offered to the VJP now running, by input (see
+    /// [`take_running_total`]).
+    static RUNNING_TOTALS: std::cell::RefCell<SmallVec<[(usize, Tensor); 2]>> =
+        std::cell::RefCell::new(SmallVec::new());
+}
+
+/// For each slot, the slot of the variable it is a read of (`NO_SLOT` for the rest): a
+/// `ReadVariable` node passes its gradient on unchanged, so a total of the variable's is offered
+/// to the ops that use the read (see [`offer_totals`]). Empty when the plan reads none.
+fn variable_reads(plan: &Plan) -> Vec<u32> {
+    let mut reads = Vec::new();
+    for &live in &plan.live {
+        let step = plan.step(live);
+        if step.op == "ReadVariable" && step.input_connected(0) {
+            if let [output] = step.output_slots() {
+                if reads.is_empty() {
+                    reads = vec![NO_SLOT; plan.connected.len()];
+                }
+                reads[*output as usize] = step.input_slot(0);
+            }
+        }
+    }
+    reads
+}
+
+/// The running totals offered to a VJP, and the slot each came from (by input).
+type Offer = (SmallVec<[(usize, Tensor); 2]>, SmallVec<[(usize, u32); 2]>);
+
+/// Takes out of `grads` the running totals of `step`'s inputs for its VJP to add its own
+/// gradients into (see [`take_running_total`]), in a plain gradient sweep (`extra` 0: no batch
+/// rows, no per-example inputs) that nothing records, each slot once. An input that is a read
+/// of a variable (`reads`) with no total of its own yet is offered the variable's: the sum
+/// flows back to the variable through the read's identity VJP, the same sum in the same
+/// order. Not a read that is itself a source or target (`kept`): its gradient is returned.
+fn offer_totals(
+    step: &Step<'_>,
+    grads: &mut [Option<Tensor>],
+    kept: &[bool],
+    reads: &[u32],
+    extra: usize,
+) -> Offer {
+    let mut origins: SmallVec<[(usize, u32); 2]> = SmallVec::new();
+    if extra != 0 {
+        return (SmallVec::new(), origins);
+    }
+    for k in 0..step.inputs.len() {
+        if !step.input_connected(k) {
+            continue;
+        }
+        let slot = step.input_slot(k);
+        let origin = match reads.get(slot as usize) {
+            _ if grads[slot as usize].is_some() => slot,
+            Some(&read) if read != NO_SLOT && !kept[slot as usize] => read,
+            _ => continue,
+        };
+        let repeated = (0..k).any(|j| step.input_slot(j) == slot);
+        let taken = origins.iter().any(|&(_, o)| o == origin);
+        if !repeated && !taken && grads[origin as usize].is_some() {
+            origins.push((k, origin));
+        }
+    }
+    if origins.is_empty() || crate::tape::any_tape_recording() {
+        origins.clear();
+        return (SmallVec::new(), origins);
+    }
+    let offered = origins
+        .iter()
+        .filter_map(|&(k, origin)| Some((k, grads[origin as usize].take()?)))
+        .collect();
+    (offered, origins)
+}
+
+/// Runs a VJP with `offered` as its running totals; gives back its result and the totals it
+/// did not take.
+fn with_running_totals<R>(
+    offered: SmallVec<[(usize, Tensor); 2]>,
+    vjp: impl FnOnce() -> R,
+) -> (R, SmallVec<[(usize, Tensor); 2]>) {
+    let previous = RUNNING_TOTALS.with(|t| t.replace(offered));
+    let result = vjp();
+    let untaken = RUNNING_TOTALS.with(|t| t.replace(previous));
+    (result, untaken)
+}
+
+/// The gradient the sweep has accumulated so far for input `k` of the VJP now running, handed
+/// over: the VJP must then return that total plus its own gradient as input `k`'s gradient.
+/// A VJP that can add its gradient into the total's buffer (a GEMM that accumulates) saves the
+/// separate sum; one that does not call this changes nothing. `None` when there is no total,
+/// or when the sum must be recorded (a tape records the sweep), in batched or per-example
+/// sweeps, and for an input that shares its gradient with an earlier input of the same op.
+pub fn take_running_total(k: usize) -> Option<Tensor> {
+    RUNNING_TOTALS.with(|t| {
+        let mut totals = t.borrow_mut();
+        let at = totals.iter().position(|(j, _)| *j == k)?;
+        Some(totals.remove(at).1)
+    })
 }
 
 fn accumulate(total: &mut Option<Tensor>, grad: Tensor) -> Result<()> {

@@ -27,7 +27,7 @@ use crate::variable::Variable;
 pub(crate) use axes::{AxisMap, AxisTable, Rows};
 /// [`AxisMap::ELEMENTWISE`]: every input lines up with the output from its last axis.
 pub(crate) const ALIGNED: AxisMap = AxisMap::ELEMENTWISE;
-pub use backward::{input_needed, per_example_input, Unconnected};
+pub use backward::{input_needed, per_example_input, take_running_total, Unconnected};
 pub use record::record_custom;
 pub(crate) use record::{mixes_input, record_batched, record_multi, record_per_example};
 pub use rows::{JacobianOptions, JacobianStrategy};

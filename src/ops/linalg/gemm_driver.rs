@@ -6,6 +6,7 @@
 use gemm::Parallelism;
 use ndarray::{ArrayD, IxDyn};
 
+use crate::dtype::DType;
 use crate::ops::kernel::worth_splitting;
 use crate::ops::parallel::for_each_task;
 use crate::tensor::Element;
@@ -111,6 +112,27 @@ pub(super) trait MatElem: Element {
         rhs_cs: isize,
     );
 
+    /// `dst[m x n] += lhs[m x k] @ rhs[k x n]` (the product summed first, then added to each
+    /// element), as [`MatElem::matmul_into`]'s GEMM with `dst` read; false (nothing written)
+    /// for types without one. Same safety contract, `dst` initialised.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn matmul_add_into(
+        _m: usize,
+        _n: usize,
+        _k: usize,
+        _dst: *mut Self,
+        _dst_rs: isize,
+        _dst_cs: isize,
+        _lhs: *const Self,
+        _lhs_rs: isize,
+        _lhs_cs: isize,
+        _rhs: *const Self,
+        _rhs_rs: isize,
+        _rhs_cs: isize,
+    ) -> bool {
+        false
+    }
+
     /// A single-threaded product that writes `dst` in another way than `matmul_into` when
     /// that pays, returning false (nothing written) when it does not; same safety contract.
     /// `None` for types without one.
@@ -174,6 +196,61 @@ macro_rules! gemm_elem {
                         Parallelism::None,
                     )
                 }
+            }
+
+            unsafe fn matmul_add_into(
+                m: usize,
+                n: usize,
+                k: usize,
+                dst: *mut $t,
+                dst_rs: isize,
+                dst_cs: isize,
+                lhs: *const $t,
+                lhs_rs: isize,
+                lhs_cs: isize,
+                rhs: *const $t,
+                rhs_rs: isize,
+                rhs_cs: isize,
+            ) -> bool {
+                if k == 1 {
+                    // An outer product: each term one rounded product, then the sum (as the
+                    // product computed alone and added after; no fused multiply-add).
+                    for i in 0..m as isize {
+                        let a = unsafe { *lhs.offset(i * lhs_rs) };
+                        for j in 0..n as isize {
+                            unsafe {
+                                let d = dst.offset(i * dst_rs + j * dst_cs);
+                                *d += a * *rhs.offset(j * rhs_cs);
+                            }
+                        }
+                    }
+                    return true;
+                }
+                // dst := 1 * dst + 1 * lhs @ rhs: both scalings exact, one rounding per add.
+                unsafe {
+                    gemm::gemm(
+                        m,
+                        n,
+                        k,
+                        dst,
+                        dst_cs,
+                        dst_rs,
+                        true,
+                        lhs,
+                        lhs_cs,
+                        lhs_rs,
+                        rhs,
+                        rhs_cs,
+                        rhs_rs,
+                        $one,
+                        $one,
+                        false,
+                        false,
+                        false,
+                        Parallelism::None,
+                    )
+                };
+                true
             }
 
             fn turned_product() -> Option<TurnedProduct<$t>> {
@@ -370,6 +447,55 @@ pub(super) fn matmul_kernel<T: MatElem>(
     let mut out = output_buffer(d);
     compute_into(a, b, ta, tb, d, &mut out);
     into_array(d, out)
+}
+
+/// Inner dimensions up to this are one inner block of the gemm crate: the product is summed
+/// whole before it is added to `dst`, as a separate sum would add it.
+const MAX_ADD_DEPTH: usize = 512;
+
+/// `dst += a @ b` (transposed as `ta`, `tb`) for 2-D operands, `dst` row-major `[m, n]`, in one
+/// GEMM that reads `dst`: the same numbers as the product added afterwards (the product is
+/// summed in one inner block, then added). False (nothing written) for products that would
+/// split across threads or take more than one inner block, and for types without such a GEMM.
+pub(super) fn matmul_add_kernel<T: MatElem>(
+    a: &ndarray::ArrayViewD<'_, T>,
+    b: &ndarray::ArrayViewD<'_, T>,
+    ta: bool,
+    tb: bool,
+    d: &MatmulDims,
+    dst: &mut [T],
+) -> bool {
+    let (m, k, n) = (d.m, d.k, d.n);
+    let fits = d.batch.is_empty() && a.ndim() == 2 && b.ndim() == 2 && dst.len() == m * n;
+    // Vector products (one output side 1, or k = 2) and outputs of at most 16 x 16 take the
+    // gemm crate's other kernels, whose sums add `dst` in another order: left to the sum. An
+    // outer product of real numbers (k = 1, the gradient of `h @ r` for a column `r`) is
+    // written as one (`matmul_add_into`).
+    let real = matches!(T::DTYPE, DType::F32 | DType::F64);
+    let kernel = m > 1 && n > 1 && m * n > 16 * 16 && (k > 2 || (k == 1 && real));
+    if !fits || !kernel || k > MAX_ADD_DEPTH || m * n * k >= PARALLEL_GEMM_WORK {
+        return false;
+    }
+    let (a_rs, a_cs) = matrix_strides(a, ta);
+    let (b_rs, b_cs) = matrix_strides(b, tb);
+    // SAFETY: the views' own pointers and strides over validated sizes; `dst` holds m * n
+    // elements, row-major, and aliases neither operand (it is a buffer nothing else holds).
+    unsafe {
+        T::matmul_add_into(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            n as isize,
+            1,
+            a.as_ptr(),
+            a_rs,
+            a_cs,
+            b.as_ptr(),
+            b_rs,
+            b_cs,
+        )
+    }
 }
 
 /// Two independent products, `first` on this thread and `second` on a helper when one takes

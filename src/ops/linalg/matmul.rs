@@ -7,13 +7,16 @@ use crate::ops::{
     batched_dims, broadcast_shapes, conj, expand_dims, reshape, same_dtype, shape_of,
     sum_to_batched_shape,
 };
-use crate::tape::{input_needed, per_example_input, record_batched, record_per_example, AxisMap};
+use crate::tape::{
+    input_needed, per_example_input, record_batched, record_per_example, take_running_total,
+    AxisMap,
+};
 use crate::tensor::{Data, Tensor};
 use ndarray::ArrayD;
 use num_complex::Complex;
 
 use super::gemm_driver::{
-    matmul_kernel, matmul_kernel_pair, pair_worth_running, MatElem, MatmulDims,
+    matmul_add_kernel, matmul_kernel, matmul_kernel_pair, pair_worth_running, MatElem, MatmulDims,
 };
 
 fn matmul_dims(op: &str, a: &[usize], b: &[usize], ta: bool, tb: bool) -> Result<MatmulDims> {
@@ -166,6 +169,54 @@ where
     Some((Tensor::new(Data::from(x)), Tensor::new(Data::from(y))))
 }
 
+/// Input `k`'s gradient, the product `f`, added to the running total the sweep hands over
+/// (`tape::take_running_total`): in the total's buffer by one GEMM when the shapes and
+/// dtypes allow (`matmul_add_kernel`), else the product then the sum. `None` when the sweep
+/// offers no total.
+fn with_running_total(k: usize, f: &Factors<'_>, shape: &[usize]) -> Result<Option<Tensor>> {
+    let Some(mut total) = take_running_total(k) else {
+        return Ok(None);
+    };
+    let Factors(a, b, ta, tb) = *f;
+    let dims = matmul_dims("matmul", a.shape(), b.shape(), ta, tb)?;
+    let fits = dims.batch.is_empty()
+        && total.shape() == shape
+        && shape == [dims.m, dims.n]
+        && a.dtype() == b.dtype()
+        && total.dtype() == a.dtype();
+    if fits && add_product(&mut total, f, &dims) {
+        // A new value: a fresh id.
+        return Ok(Some(Tensor::new(total.data().clone())));
+    }
+    let product = sum_to_batched_shape(&f.product()?, 0, shape)?;
+    Ok(Some(crate::ops::accumulate(total, product)?))
+}
+
+/// `total += a @ b` in `total`'s buffer, when nothing else holds it (`matmul_add_kernel`).
+fn add_product(total: &mut Tensor, f: &Factors<'_>, dims: &MatmulDims) -> bool {
+    fn typed<T: MatElem>(
+        dst: &mut crate::values::Values<T>,
+        f: &Factors<'_>,
+        dims: &MatmulDims,
+    ) -> Option<bool> {
+        let a = T::values_of(f.0.data())?.view();
+        let b = T::values_of(f.1.data())?.view();
+        let dst = dst.unshared_slice_mut()?;
+        Some(matmul_add_kernel(&a, &b, f.2, f.3, dims, dst))
+    }
+    let Some(data) = total.data_mut() else {
+        return false;
+    };
+    let done = match data {
+        Data::F32(d) => typed(d, f, dims),
+        Data::F64(d) => typed(d, f, dims),
+        Data::C64(d) => typed(d, f, dims),
+        Data::C128(d) => typed(d, f, dims),
+        _ => None,
+    };
+    done == Some(true)
+}
+
 /// Records `y = a @ b` (computed already) on the active tapes.
 fn record_matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool, y: &Tensor) {
     let op = "matmul";
@@ -249,12 +300,31 @@ fn record_matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool, y
                 (true, true) => Factors(dy, a, true, true),
             })
         };
+        // A gradient the sweep has a running total for (a weight used at every step of a
+        // recurrence) is added into that total's buffer by the GEMM itself.
+        let (total_a, total_b) = if batch == 0 {
+            let a_total = match &ga {
+                Some(f) => with_running_total(0, f, &sa)?,
+                None => None,
+            };
+            let b_total = match &gb {
+                Some(f) if folded.is_none() => with_running_total(1, f, &sb)?,
+                _ => None,
+            };
+            (a_total, b_total)
+        } else {
+            (None, None)
+        };
+        let ga = ga.filter(|_| total_a.is_none());
+        let gb = gb.filter(|_| total_b.is_none());
         let (ga, gb) = products(ga, gb)?;
         Ok(crate::grads![
-            ga.map(|g| sum_to_batched_shape(&g, batch, &sa))
-                .transpose()?,
-            gb.map(|g| sum_to_batched_shape(&g, batch, &sb))
-                .transpose()?,
+            total_a.or(ga
+                .map(|g| sum_to_batched_shape(&g, batch, &sa))
+                .transpose()?),
+            total_b.or(gb
+                .map(|g| sum_to_batched_shape(&g, batch, &sb))
+                .transpose()?),
         ])
     };
     // A plain product of matrices (`x @ W`, rows of `x` apart) can give `W` per-example
