@@ -396,7 +396,7 @@ class Layer:
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         if _symbolic(inputs):
             # rt.keras.Input's symbolic tensors: the functional API (models.py) records the call.
-            from ..models import symbolic_call
+            from ..functional import symbolic_call
 
             return symbolic_call(self, inputs, *args, **kwargs)
         inputs = self._convert_input(inputs)
