@@ -172,6 +172,9 @@ class Layer:
 
     def _build_pending(self) -> None:
         shape = self.__dict__.pop("_pending_shape", None)
+        if shape is not None:
+            # A Sequential starts with an Input of this shape when this layer comes first.
+            self.__dict__["_input_shape_arg"] = shape
         if shape is not None and not self.built:
             self.build(shape)
             self.built = True
