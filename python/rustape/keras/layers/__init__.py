@@ -9,6 +9,7 @@ output shape without running it (None for unknown dimensions).
 from __future__ import annotations
 
 from ..activations import get_activation
+from ..functional import Input, InputLayer
 from ..initializers import get_initializer
 from .activation import Activation, LeakyReLU
 from .base import Layer
@@ -51,6 +52,8 @@ __all__ = [
     "GlobalAveragePooling2D",
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
+    "Input",
+    "InputLayer",
     "Lambda",
     "Layer",
     "LayerNormalization",
