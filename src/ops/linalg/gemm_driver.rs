@@ -453,6 +453,21 @@ pub(super) fn matmul_kernel<T: MatElem>(
 /// whole before it is added to `dst`, as a separate sum would add it.
 const MAX_ADD_DEPTH: usize = 512;
 
+/// Whether [`matmul_add_kernel`] takes a product of these sizes and dtype: one GEMM on one
+/// thread (products that would split across threads, or pair with the other gradient's, are
+/// better computed apart), one inner block.
+pub(super) fn addable(d: &MatmulDims, dtype: DType) -> bool {
+    let (m, k, n) = (d.m, d.k, d.n);
+    // Vector products (one output side 1, or k = 2) and outputs of at most 16 x 16 take the
+    // gemm crate's other kernels, whose sums add `dst` in another order: left to the sum. An
+    // outer product of real numbers (k = 1, the gradient of `h @ r` for a column `r`) is
+    // written as one (`matmul_add_into`).
+    let real = matches!(dtype, DType::F32 | DType::F64);
+    let kernel = m > 1 && n > 1 && m * n > 16 * 16 && (k > 2 || (k == 1 && real));
+    let work = m.saturating_mul(n).saturating_mul(k);
+    d.batch.is_empty() && kernel && k <= MAX_ADD_DEPTH && work < PAIR_MIN_WORK
+}
+
 /// `dst += a @ b` (transposed as `ta`, `tb`) for 2-D operands, `dst` row-major `[m, n]`, in one
 /// GEMM that reads `dst`: the same numbers as the product added afterwards (the product is
 /// summed in one inner block, then added). False (nothing written) for products that would
@@ -466,14 +481,8 @@ pub(super) fn matmul_add_kernel<T: MatElem>(
     dst: &mut [T],
 ) -> bool {
     let (m, k, n) = (d.m, d.k, d.n);
-    let fits = d.batch.is_empty() && a.ndim() == 2 && b.ndim() == 2 && dst.len() == m * n;
-    // Vector products (one output side 1, or k = 2) and outputs of at most 16 x 16 take the
-    // gemm crate's other kernels, whose sums add `dst` in another order: left to the sum. An
-    // outer product of real numbers (k = 1, the gradient of `h @ r` for a column `r`) is
-    // written as one (`matmul_add_into`).
-    let real = matches!(T::DTYPE, DType::F32 | DType::F64);
-    let kernel = m > 1 && n > 1 && m * n > 16 * 16 && (k > 2 || (k == 1 && real));
-    if !fits || !kernel || k > MAX_ADD_DEPTH || m * n * k >= PARALLEL_GEMM_WORK {
+    let fits = a.ndim() == 2 && b.ndim() == 2 && dst.len() == m * n;
+    if !fits || !addable(d, T::DTYPE) {
         return false;
     }
     let (a_rs, a_cs) = matrix_strides(a, ta);

@@ -16,7 +16,8 @@ use ndarray::ArrayD;
 use num_complex::Complex;
 
 use super::gemm_driver::{
-    matmul_add_kernel, matmul_kernel, matmul_kernel_pair, pair_worth_running, MatElem, MatmulDims,
+    addable, matmul_add_kernel, matmul_kernel, matmul_kernel_pair, pair_worth_running, MatElem,
+    MatmulDims,
 };
 
 fn matmul_dims(op: &str, a: &[usize], b: &[usize], ta: bool, tb: bool) -> Result<MatmulDims> {
@@ -174,17 +175,22 @@ where
 /// dtypes allow (`matmul_add_kernel`), else the product then the sum. `None` when the sweep
 /// offers no total.
 fn with_running_total(k: usize, f: &Factors<'_>, shape: &[usize]) -> Result<Option<Tensor>> {
+    let Factors(a, b, ta, tb) = *f;
+    let dims = matmul_dims("matmul", a.shape(), b.shape(), ta, tb)?;
+    // Products the GEMM cannot add (large ones: split, or paired with the other gradient's)
+    // leave the total to the sweep.
+    let fits = a.ndim() == 2
+        && b.ndim() == 2
+        && shape == [dims.m, dims.n]
+        && a.dtype() == b.dtype()
+        && addable(&dims, a.dtype());
+    if !fits {
+        return Ok(None);
+    }
     let Some(mut total) = take_running_total(k) else {
         return Ok(None);
     };
-    let Factors(a, b, ta, tb) = *f;
-    let dims = matmul_dims("matmul", a.shape(), b.shape(), ta, tb)?;
-    let fits = dims.batch.is_empty()
-        && total.shape() == shape
-        && shape == [dims.m, dims.n]
-        && a.dtype() == b.dtype()
-        && total.dtype() == a.dtype();
-    if fits && add_product(&mut total, f, &dims) {
+    if total.shape() == shape && total.dtype() == a.dtype() && add_product(&mut total, f, &dims) {
         // A new value: a fresh id.
         return Ok(Some(Tensor::new(total.data().clone())));
     }
