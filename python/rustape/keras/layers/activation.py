@@ -89,7 +89,7 @@ def _relu(x: Any, negative_slope: float, max_value: float | None, threshold: flo
         clip_max = False
     else:
         x = _rt.relu(x)
-    if clip_max:
+    if clip_max and max_value is not None:
         x = _rt.clip_by_value(x, 0.0, max_value)
     if negative_part is not None:
         x = _rt.subtract(x, _rt.multiply(negative_part, negative_slope))
