@@ -361,3 +361,24 @@ fn bad_arguments_are_errors_naming_the_metric() {
         (ErrorKind::Shape, "mean_squared_error".into())
     );
 }
+
+#[test]
+fn mean_absolute_error_is_the_mean_of_absolute_errors_over_the_last_axis() {
+    // float32 in float32 arithmetic, float64 in float64 (Keras's metric function).
+    let t = Tensor::from_vec(vec![0.0f32, 1.0, 2.0, -1.0], &[2, 2]).unwrap();
+    let p = Tensor::from_vec(vec![1.0f32, 3.0, 2.0, 0.5], &[2, 2]).unwrap();
+    let values = metrics::mean_absolute_error(&t, &p).unwrap();
+    assert_eq!(values.shape(), &[2]);
+    assert_eq!(values.to_f64_vec(), vec![1.5, 0.75]);
+    let mut mae = MeanMetric::new(Matcher::MeanAbsoluteError);
+    mae.update_state(&t, &p, None).unwrap();
+    let w = Tensor::from_vec(vec![3.0f32, 1.0], &[2]).unwrap();
+    mae.update_state(&t, &p, Some(&w)).unwrap();
+    // (1.5 + 0.75 + 3 * 1.5 + 1 * 0.75) / (1 + 1 + 3 + 1)
+    assert!((mae.result() - 7.5 / 6.0).abs() < 1e-6);
+    let err = mae.update_state(&s64(1.0), &s64(2.0), None).unwrap_err();
+    assert_eq!(
+        (err.kind, err.op.as_str()),
+        (ErrorKind::Shape, "mean_absolute_error")
+    );
+}

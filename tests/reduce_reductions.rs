@@ -393,6 +393,78 @@ fn logsumexp_values_and_stability() {
 }
 
 #[test]
+fn logsumexp_over_any_axes_matches_the_sum_of_exps() {
+    // Axes that are not the trailing ones (the lanes are gathered into rows first) and an
+    // empty reduction (log 0).
+    let x = input();
+    let xs = values(&x);
+    let lse = values(&reduce_logsumexp(&x, Some(&[0, 2]), false).unwrap());
+    let expected: Vec<f64> = (0..3)
+        .map(|j| {
+            let mut sum = 0.0;
+            for i in 0..2 {
+                for k in 0..4 {
+                    sum += xs[i * 12 + j * 4 + k].exp();
+                }
+            }
+            sum.ln()
+        })
+        .collect();
+    assert_close_labelled(&lse, &expected, 1e-15, "lse over axes 0 and 2");
+    let empty = Tensor::from_vec(Vec::<f64>::new(), &[2, 0]).unwrap();
+    assert_eq!(
+        values(&reduce_logsumexp(&empty, Some(&[1]), false).unwrap()),
+        vec![f64::NEG_INFINITY; 2]
+    );
+}
+
+#[test]
+fn logsumexp_rows_split_across_threads_equal_each_row_alone() {
+    // [1120, 1000] float32 runs as row blocks on the engine's threads; every row's value is
+    // the one it has alone, bit for bit.
+    let (rows, width) = (1120, 1000);
+    let data: Vec<f32> = (0..rows * width)
+        .map(|i| ((i * 7919 % 1013) as f32 / 101.0 - 5.0) * if i % 3 == 0 { 30.0 } else { 1.0 })
+        .collect();
+    let x = Tensor::from_vec(data.clone(), &[rows, width]).unwrap();
+    // float32 -> float64 is exact, so equal float64 values are equal float32 bits.
+    let all = values(&reduce_logsumexp(&x, Some(&[1]), false).unwrap());
+    for r in (0..rows).step_by(37) {
+        let row = Tensor::from_vec(data[r * width..(r + 1) * width].to_vec(), &[width]).unwrap();
+        let alone = values(&reduce_logsumexp(&row, None, false).unwrap());
+        assert!(all[r].is_finite());
+        assert_eq!(alone[0], all[r], "row {r}");
+    }
+    // Down the columns (axis 0: vectorised across columns, split by column groups), each
+    // against a lone column and a float64 sum of exps.
+    let down = values(&reduce_logsumexp(&x, Some(&[0]), false).unwrap());
+    for c in (0..width).step_by(41) {
+        let column: Vec<f32> = (0..rows).map(|r| data[r * width + c]).collect();
+        let exact = {
+            let max = column
+                .iter()
+                .fold(f64::NEG_INFINITY, |m, &v| m.max(v as f64));
+            column
+                .iter()
+                .map(|&v| (v as f64 - max).exp())
+                .sum::<f64>()
+                .ln()
+                + max
+        };
+        assert!(
+            (down[c] - exact).abs() <= 1e-5 * exact.abs().max(1.0),
+            "column {c}"
+        );
+        let column = Tensor::from_vec(column, &[rows, 1]).unwrap();
+        let alone = values(&reduce_logsumexp(&column, Some(&[0]), false).unwrap());
+        assert!(
+            (alone[0] - down[c]).abs() <= 1e-5 * exact.abs().max(1.0),
+            "column {c}"
+        );
+    }
+}
+
+#[test]
 fn logsumexp_gradient_is_softmax() {
     let x = input();
     let g = gradient(&|x| reduce_logsumexp(x, Some(&[-1]), false), &x).unwrap();

@@ -32,6 +32,8 @@ pub enum Matcher {
     },
     /// `mean(square(y_true - y_pred), axis=-1)`.
     MeanSquaredError,
+    /// `mean(abs(y_true - y_pred), axis=-1)`.
+    MeanAbsoluteError,
 }
 
 impl Matcher {
@@ -44,6 +46,7 @@ impl Matcher {
             Matcher::SparseCategoricalAccuracy => "sparse_categorical_accuracy",
             Matcher::TopKCategoricalAccuracy { .. } => "top_k_categorical_accuracy",
             Matcher::MeanSquaredError => "mean_squared_error",
+            Matcher::MeanAbsoluteError => "mean_absolute_error",
         }
     }
 
@@ -63,7 +66,8 @@ impl Matcher {
             Matcher::CategoricalAccuracy => categorical(name, t, p),
             Matcher::SparseCategoricalAccuracy => sparse_categorical(name, t, p),
             Matcher::TopKCategoricalAccuracy { k } => top_k(name, t, p, k),
-            Matcher::MeanSquaredError => squared_error(name, t, p),
+            Matcher::MeanSquaredError => mean_error(name, t, p, |d| d * d, |d| d * d),
+            Matcher::MeanAbsoluteError => mean_error(name, t, p, f32::abs, f64::abs),
         }
     }
 }
@@ -240,7 +244,15 @@ fn top_k(name: &str, t: Dense, p: Dense, k: usize) -> Result<Samples> {
     Ok((values, shape))
 }
 
-fn squared_error(name: &str, t: Dense, p: Dense) -> Result<Samples> {
+/// `mean(error(y_true - y_pred), axis=-1)`, with `error32` on float32 inputs and `error64` on
+/// others.
+fn mean_error(
+    name: &str,
+    t: Dense,
+    p: Dense,
+    error32: fn(f32) -> f32,
+    error64: fn(f64) -> f64,
+) -> Result<Samples> {
     let dtype = p.dtype;
     let t = t.cast(dtype);
     let (mut t_shape, mut p_shape) = (t.shape, p.shape);
@@ -265,11 +277,11 @@ fn squared_error(name: &str, t: Dense, p: Dense) -> Result<Samples> {
                 let sum: f32 = a
                     .iter()
                     .zip(b)
-                    .map(|(&x, &y)| (x as f32 - y as f32).powi(2))
+                    .map(|(&x, &y)| error32(x as f32 - y as f32))
                     .sum();
                 sum / last as f32
             } else {
-                let sum: f64 = a.iter().zip(b).map(|(x, y)| (x - y).powi(2)).sum();
+                let sum: f64 = a.iter().zip(b).map(|(x, y)| error64(x - y)).sum();
                 (sum / last as f64) as f32
             }
         })
@@ -305,6 +317,11 @@ pub fn top_k_categorical_accuracy(y_true: &Tensor, y_pred: &Tensor, k: usize) ->
 /// Keras's `mean_squared_error` as a metric: `mean(square(y_true - y_pred), axis=-1)`.
 pub fn mean_squared_error(y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
     Matcher::MeanSquaredError.values(y_true, y_pred)
+}
+
+/// Keras's `mean_absolute_error` as a metric: `mean(abs(y_true - y_pred), axis=-1)`.
+pub fn mean_absolute_error(y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
+    Matcher::MeanAbsoluteError.values(y_true, y_pred)
 }
 
 /// The mean of a [`Matcher`] over every sample seen (Keras's `MeanMetricWrapper`, behind

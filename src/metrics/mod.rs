@@ -28,7 +28,7 @@ mod auc;
 mod reduction;
 
 pub use accuracy::{
-    accuracy, binary_accuracy, categorical_accuracy, mean_squared_error,
+    accuracy, binary_accuracy, categorical_accuracy, mean_absolute_error, mean_squared_error,
     sparse_categorical_accuracy, top_k_categorical_accuracy, Matcher, MeanMetric,
 };
 pub use auc::{Auc, AucOptions, Curve, SummationMethod};

@@ -61,7 +61,7 @@ fn softmax_rows_body<T: RowFloat>(block: &mut [T], width: usize, log: bool) {
 widest!(fn softmax_rows<T: RowFloat>(block: &mut [T], width: usize, log: bool) => softmax_rows_body, block.len());
 
 /// Float types of the row kernels: vectorised exp and a pairwise sum.
-trait RowFloat: Float + VMath + Reducible + Send + Sync {}
+pub(super) trait RowFloat: Float + VMath + Reducible + Send + Sync {}
 impl RowFloat for f32 {}
 impl RowFloat for f64 {}
 
@@ -367,6 +367,13 @@ struct RowOut<T>(*mut T);
 // SAFETY: each row block writes only its own rows' values (see `sparse_xent_block_body`).
 unsafe impl<T: Send> Sync for RowOut<T> {}
 
+impl<T> RowOut<T> {
+    /// Where row `k`'s value goes (a method, so that closures capture the whole `RowOut`).
+    fn at(&self, k: usize) -> *mut T {
+        self.0.wrapping_add(k)
+    }
+}
+
 /// The losses of rows `first..` (`block`, replaced by their softmax) into `out`.
 #[inline(always)]
 fn sparse_xent_block_body<T: RowFloat>(
@@ -419,6 +426,131 @@ fn xent_rows_body<T: RowFloat>(x: &[T], z: &[T], width: usize, o: &mut [T]) {
     }
 }
 widest!(fn xent_rows<T: RowFloat>(x: &[T], z: &[T], width: usize, o: &mut [T]) => xent_rows_body, x.len());
+
+/// [`row_logsumexp`] of each row of `width` elements of `x`, into `o`.
+#[inline(always)]
+fn logsumexp_rows_body<T: RowFloat>(x: &[T], width: usize, o: &mut [T]) {
+    for (row, o) in x.chunks_exact(width).zip(o.iter_mut()) {
+        *o = row_logsumexp(row);
+    }
+}
+widest!(fn logsumexp_rows<T: RowFloat>(x: &[T], width: usize, o: &mut [T]) => logsumexp_rows_body, x.len());
+
+/// Columns per unit of [`logsumexp_columns`] (its running maxima and sums live on the stack).
+const LSE_COLUMNS: usize = 256;
+
+/// `logsumexp` down each column of `block` (`n` rows of `width`), columns `first..first +
+/// o.len()` (at most [`LSE_COLUMNS`]), into `o`: the same per-element steps as
+/// [`row_logsumexp`], vectorised across the columns.
+#[inline(always)]
+fn logsumexp_columns_body<T: RowFloat>(block: &[T], width: usize, first: usize, o: &mut [T]) {
+    let count = o.len();
+    let mut max = [T::neg_infinity(); LSE_COLUMNS];
+    let mut sum = [T::zero(); LSE_COLUMNS];
+    let (max, sum) = (&mut max[..count], &mut sum[..count]);
+    for row in block.chunks_exact(width) {
+        for (m, &v) in max.iter_mut().zip(&row[first..first + count]) {
+            *m = if v > *m { v } else { *m };
+        }
+    }
+    for m in max.iter_mut() {
+        *m = if m.is_finite() { *m } else { T::zero() };
+    }
+    for row in block.chunks_exact(width) {
+        let row = &row[first..first + count];
+        for ((s, &m), &v) in sum.iter_mut().zip(max.iter()).zip(row) {
+            *s = *s + (v - m).v_exp();
+        }
+    }
+    for ((o, &s), &m) in o.iter_mut().zip(sum.iter()).zip(max.iter()) {
+        *o = s.ln() + m;
+    }
+}
+widest!(fn logsumexp_columns<T: RowFloat>(block: &[T], width: usize, first: usize, o: &mut [T]) => logsumexp_columns_body, block.len());
+
+/// `log(sum(exp(a)))` over `axes` (normalised, sorted; the result drops them), one pass over
+/// the data per step: each lane's maximum is subtracted first (a non-finite one counts as 0,
+/// as in TensorFlow's `reduce_logsumexp`). Adjacent axes reduce in place, as `[outer, n,
+/// inner]`: rows of `n` when nothing follows them, else columns (vectorised across `inner`);
+/// other axes are gathered into rows first (one copy, fallibly reserved). Large tensors split
+/// across the engine's threads by whole lanes, so a value never depends on the thread count.
+pub(super) fn logsumexp_kernel<T: RowFloat>(
+    op: &str,
+    a: &ndarray::ArrayViewD<'_, T>,
+    axes: &[usize],
+) -> Result<ArrayD<T>> {
+    let shape = a.shape();
+    let kept: Vec<usize> = (0..a.ndim()).filter(|i| !axes.contains(i)).collect();
+    let out_shape: Vec<usize> = kept.iter().map(|&i| shape[i]).collect();
+    let lanes: usize = out_shape.iter().product();
+    let n: usize = axes.iter().map(|&i| shape[i]).product();
+    let mut out = crate::memory::try_filled(op, lanes, T::neg_infinity())?;
+    let finish = |out| Ok(ArrayD::from_shape_vec(out_shape.clone(), out).expect("lane count"));
+    if lanes == 0 || n == 0 {
+        // No lanes, or empty sums: log(0).
+        return finish(out);
+    }
+    let adjacent = axes.windows(2).all(|w| w[1] == w[0] + 1);
+    let (gathered, inner);
+    let x: &[T] = match a.as_slice() {
+        Some(x) if adjacent => {
+            inner = axes.last().map_or(1, |&l| shape[l + 1..].iter().product());
+            x
+        }
+        _ => {
+            let order: Vec<usize> = kept.iter().chain(axes).copied().collect();
+            let mut buffer = crate::memory::try_vec(op, lanes * n)?;
+            buffer.extend(a.view().permuted_axes(order).iter().copied());
+            gathered = buffer;
+            inner = 1;
+            &gathered
+        }
+    };
+    let dest = RowOut(out.as_mut_ptr());
+    // Units of work: `rows_per_unit` whole rows, or up to LSE_COLUMNS columns of one block.
+    let (units, unit_len) = if inner == 1 {
+        let rows_per_unit = (ROW_BLOCK / n).max(1);
+        (lanes.div_ceil(rows_per_unit), rows_per_unit * n)
+    } else {
+        (
+            (lanes / inner) * inner.div_ceil(LSE_COLUMNS),
+            n * inner.min(LSE_COLUMNS),
+        )
+    };
+    let run = |unit: usize| {
+        let (first, count);
+        if inner == 1 {
+            first = unit * (unit_len / n);
+            count = (unit_len / n).min(lanes - first);
+        } else {
+            let per_block = inner.div_ceil(LSE_COLUMNS);
+            let (block, column) = (unit / per_block, (unit % per_block) * LSE_COLUMNS);
+            first = block * inner + column;
+            count = LSE_COLUMNS.min(inner - column);
+        }
+        // SAFETY: each unit alone writes lanes `first..first + count` of `out`, which outlives
+        // the units (for_each_task returns after all have run).
+        let o = unsafe { std::slice::from_raw_parts_mut(dest.at(first), count) };
+        if inner == 1 {
+            logsumexp_rows(&x[first * n..(first + count) * n], n, o);
+        } else {
+            let block = first / inner;
+            let column = first % inner;
+            let data = &x[block * n * inner..(block + 1) * n * inner];
+            logsumexp_columns(data, inner, column, o);
+        }
+    };
+    let units_per_task = (ROW_BLOCK / unit_len).max(1);
+    if x.len() < PAR_MATH || units <= units_per_task {
+        (0..units).for_each(run);
+    } else {
+        for_each_task(units.div_ceil(units_per_task), &|t| {
+            let end = units.min((t + 1) * units_per_task);
+            (t * units_per_task..end).for_each(run);
+        });
+    }
+    finish(out)
+}
 
 /// `-sum(labels * log_softmax(logits), axis)` (`tf.nn.softmax_cross_entropy_with_logits`):
 /// `labels` and `logits` share a floating dtype and a shape; the result drops `axis`.

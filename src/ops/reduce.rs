@@ -5,8 +5,8 @@
 use ndarray::{ArrayD, Axis, IxDyn};
 
 use super::{
-    add, batched_dims, broadcast_to, cast, divide, equal, exp, log, multiply, normalize_axes,
-    normalize_axis, pow, reshape, scalar_like, shape_of, sqrt, stop_gradient, where_,
+    batched_dims, broadcast_to, cast, divide, equal, exp, multiply, normalize_axes, normalize_axis,
+    pow, reshape, scalar_like, shape_of, sqrt, stop_gradient, subtract, where_,
 };
 use crate::dispatch;
 use crate::error::{fmt_shape, Error, Result};
@@ -332,28 +332,54 @@ fn zero_ranks(marks: &ArrayD<bool>, axes: &[usize]) -> (ArrayD<usize>, usize) {
     (ranks, counts.into_iter().max().unwrap_or(0))
 }
 
-/// `log(sum(exp(x)))` over `axes`, computed stably: the (finite) maximum is subtracted first and
-/// taken as a constant, as in TensorFlow.
+/// `log(sum(exp(x)))` over `axes`, computed stably in one pass per lane: the lane's (finite)
+/// maximum is subtracted first, as in TensorFlow. Gradient: `dy · softmax(x)` over the reduced
+/// axes, written in rustape's ops (so every order works).
 pub fn reduce_logsumexp(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
     let op = "reduce_logsumexp";
     if !x.dtype().is_float() {
         return Err(unsupported(op, x.dtype(), "a floating"));
     }
     let axes = reduction_axes(op, axes, x.ndim())?;
-    let axes_i = as_isize(&axes);
-    // The shift needs no gradient (it cancels), so it is computed outside the tape.
+    let y = Tensor::new(
+        dispatch!(float x.data(), op, |a| super::nn::logsumexp_kernel(
+        op, a, &axes
+    )?),
+    );
+    let in_shape = shape_of(x);
+    let kept_axes = axes.clone();
+    record_batched(
+        op,
+        &[x],
+        &y,
+        &[x],
+        reduction_mixes(x.ndim(), &axes),
+        true,
+        move |s, dy, batch| {
+            let weights = softmax_over(&s[0], &kept_axes)?;
+            let dy = reshape(dy, &kept_shape(dy, batch, &in_shape, &kept_axes))?;
+            Ok(crate::grads![Some(multiply(&dy, &weights)?)])
+        },
+    );
+    finish_shape(y, x.shape(), &axes, keepdims)
+}
+
+/// `exp(x) / sum(exp(x))` over `axes` (normalised, sorted), kept in `x`'s shape: the fused
+/// [`softmax`](super::softmax) along one axis; over several, with the (finite) maximum
+/// subtracted first as a constant. Not `exp(x - logsumexp(x))`, which loses the low bits of
+/// the difference when the logsumexp is large.
+fn softmax_over(x: &Tensor, axes: &[usize]) -> Result<Tensor> {
+    if let [axis] = axes {
+        return super::softmax(x, *axis as isize);
+    }
+    let op = "reduce_logsumexp";
     let shift = Tensor::new(
-        dispatch!(values float x.data(), op, |a| extremum_kernel(op, a, &axes, true)?
+        dispatch!(values float x.data(), op, |a| extremum_kernel(op, a, axes, true)?
         .mapv(|v| if v.is_finite() { v } else { 0.0 })),
     );
-    let shift = stop_gradient(&reshape(&shift, &kept_shape(x, 0, x.shape(), &axes))?);
-    let sum = reduce_sum(&exp(&super::subtract(x, &shift)?)?, Some(&axes_i), keepdims)?;
-    let shift = if keepdims {
-        shift
-    } else {
-        reshape(&shift, &reduced_shape(x.shape(), &axes))?
-    };
-    add(&log(&sum)?, &shift)
+    let shift = stop_gradient(&reshape(&shift, &kept_shape(x, 0, x.shape(), axes))?);
+    let e = exp(&subtract(x, &shift)?)?;
+    divide(&e, &reduce_sum(&e, Some(&as_isize(axes)), true)?)
 }
 
 /// Which norm [`norm`] computes (TensorFlow's `ord`).

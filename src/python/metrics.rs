@@ -28,6 +28,7 @@ fn matcher(name: &str, threshold: f64, k: usize) -> PyResult<Matcher> {
         "sparse_categorical_accuracy" => Matcher::SparseCategoricalAccuracy,
         "top_k_categorical_accuracy" => Matcher::TopKCategoricalAccuracy { k },
         "mean_squared_error" => Matcher::MeanSquaredError,
+        "mean_absolute_error" => Matcher::MeanAbsoluteError,
         other => {
             return Err(value_error(
                 "metric_values",

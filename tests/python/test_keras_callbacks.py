@@ -51,14 +51,14 @@ def test_hooks_run_in_order_and_history_is_returned() -> None:
         callbacks=[Recorder()],
         validation_data=(x[:4], y[:4]),
     )
-    keys = ["loss", "mean_squared_error", "val_loss", "val_mean_squared_error"]
+    keys = ["loss", "mse", "val_loss", "val_mse"]
     assert calls == [
         ("train_begin", 2, 3),
         ("epoch_begin", 0),
-        *[("batch_end", b, ["loss", "mean_squared_error"]) for b in range(3)],
+        *[("batch_end", b, ["loss", "mse"]) for b in range(3)],
         ("epoch_end", 0, keys),
         ("epoch_begin", 1),
-        *[("batch_end", b, ["loss", "mean_squared_error"]) for b in range(3)],
+        *[("batch_end", b, ["loss", "mse"]) for b in range(3)],
         ("epoch_end", 1, keys),
         ("train_end", True),
     ]
@@ -67,9 +67,7 @@ def test_hooks_run_in_order_and_history_is_returned() -> None:
     assert history.epoch == [0, 1]
     assert sorted(history.history) == keys
     # The metric "mse" over the training batches is the loss "mse" (the same mean).
-    np.testing.assert_allclose(
-        history.history["loss"], history.history["mean_squared_error"], rtol=1e-6
-    )
+    np.testing.assert_allclose(history.history["loss"], history.history["mse"], rtol=1e-6)
     assert history.history["val_loss"][1] == model.evaluate(x[:4], y[:4], batch_size=4)[0]
 
 

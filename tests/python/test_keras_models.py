@@ -145,6 +145,26 @@ def test_sequential_without_input_builds_on_first_call() -> None:
     assert "(None, 3)" in buf.getvalue() and "Total params: 19" in buf.getvalue()
 
 
+def test_input_and_output_shapes() -> None:
+    # Keras: a first layer given input_shape= starts a Sequential with that Input, so its
+    # output_shape is known as layers are added; keras.layers.InputLayer works as in Keras.
+    model = keras.Sequential()
+    model.add(keras.layers.Dense(8, input_shape=(5,)))
+    assert model.input_shape == (None, 5) and model.output_shape == (None, 8)
+    model.add(keras.layers.Reshape((2, 4)))
+    assert model.output_shape == (None, 2, 4)
+    stacked = keras.Sequential([keras.layers.InputLayer(input_shape=(3,)), keras.layers.Dense(2)])
+    assert stacked.output_shape == (None, 2) and len(stacked.layers) == 1
+    inputs = keras.layers.Input(shape=(6,))
+    functional = keras.Model(inputs, keras.layers.Dense(3)(inputs))
+    assert functional.input_shape == (None, 6) and functional.output_shape == (None, 3)
+    # Built from data only: no symbolic ends, said by name.
+    lazy = keras.Sequential([keras.layers.Dense(3)])
+    lazy(np.ones((2, 4), np.float32))
+    with pytest.raises(AttributeError, match="has no output_shape"):
+        _ = lazy.output_shape
+
+
 def test_tracking_survives_cycles_and_shared_layers() -> None:
     shared = keras.layers.Dense(2)
 

@@ -25,6 +25,7 @@ __all__ = [
     "BinaryAccuracy",
     "CategoricalAccuracy",
     "Mean",
+    "MeanAbsoluteError",
     "MeanMetricWrapper",
     "MeanSquaredError",
     "Metric",
@@ -261,6 +262,10 @@ def _mse(y_true: Any, y_pred: Any) -> np.ndarray:
     return _values("mean_squared_error", y_true, y_pred)
 
 
+def _mae(y_true: Any, y_pred: Any) -> np.ndarray:
+    return _values("mean_absolute_error", y_true, y_pred)
+
+
 _ENGINE_FUNCTIONS.update(
     {
         accuracy: "accuracy",
@@ -269,6 +274,7 @@ _ENGINE_FUNCTIONS.update(
         sparse_categorical_accuracy: "sparse_categorical_accuracy",
         top_k_categorical_accuracy: "top_k_categorical_accuracy",
         _mse: "mean_squared_error",
+        _mae: "mean_absolute_error",
     }
 )
 
@@ -353,6 +359,16 @@ MeanSquaredError = _wrapped(
 
     >>> m = MeanSquaredError(); m.update_state([[0.0, 1.0]], [[1.0, 1.0]]); float(m.result())
     0.5
+    """,
+)
+MeanAbsoluteError = _wrapped(
+    _mae,
+    "MeanAbsoluteError",
+    "mean_absolute_error",
+    """The mean of absolute errors over every sample seen.
+
+    >>> m = MeanAbsoluteError(); m.update_state([[0.0, 1.0]], [[1.0, 3.0]]); float(m.result())
+    1.5
     """,
 )
 
@@ -503,6 +519,8 @@ _BY_NAME: dict[str, Any] = {
     "sparse_categorical_accuracy": SparseCategoricalAccuracy,
     "top_k_categorical_accuracy": TopKCategoricalAccuracy,
     "mse": MeanSquaredError,
+    "mae": MeanAbsoluteError,
+    "mean_absolute_error": MeanAbsoluteError,
     "mean_squared_error": MeanSquaredError,
     "auc": AUC,
     "mean": Mean,

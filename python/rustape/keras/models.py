@@ -18,7 +18,6 @@ code.
 
 from __future__ import annotations
 
-import inspect
 import os
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -26,166 +25,22 @@ from typing import Any
 import numpy as np
 
 from .. import _rustape as _rt
-from .._tape import GradientTape as _GradientTape
-from ._util import _as_dtype, _snake, _unique_name, check_number
-from .layers.base import Layer, _parameters
+from ._util import _snake, _unique_name
+from .functional import (
+    Input,
+    InputLayer,
+    KerasTensor,
+    _accepts,
+    _flatten,
+    _map,
+    _Node,
+    is_symbolic,
+    symbolic_call,
+)
+from .layers.base import Layer
+from .trainer import Trainer
 
 __all__ = ["Input", "InputLayer", "KerasTensor", "Model", "Sequential"]
-
-
-class KerasTensor:
-    """A symbolic tensor: the shape and dtype a layer will see, before any data flows.
-
-    >>> x = Input(shape=(28, 28, 1))
-    >>> x.shape
-    (None, 28, 28, 1)
-    """
-
-    _keras_symbolic = True
-
-    def __init__(
-        self, shape: tuple[Any, ...], dtype: Any, node: _Node | None = None, name: str | None = None
-    ) -> None:
-        self.shape = tuple(shape)
-        self.dtype = dtype
-        self.node = node
-        self.name = name
-
-    @property
-    def ndim(self) -> int:
-        """The number of axes (the batch axis included)."""
-        return len(self.shape)
-
-    def __repr__(self) -> str:
-        return f"<KerasTensor shape={self.shape}, dtype={self.dtype}, name={self.name}>"
-
-
-class _Node:
-    """One layer call in a functional graph: the layer, its (symbolic) inputs and arguments."""
-
-    def __init__(
-        self, layer: Any, inputs: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> None:
-        self.layer = layer
-        self.inputs = inputs
-        self.args = args
-        self.kwargs = kwargs
-        self.outputs: list[KerasTensor] = []
-
-
-def _flatten(structure: Any) -> list[Any]:
-    """The leaves of nested lists/tuples/dicts, in order (explicit stack)."""
-    out: list[Any] = []
-    stack = [structure]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            stack.extend(reversed(list(item.values())))
-        elif isinstance(item, (list, tuple)):
-            stack.extend(reversed(item))
-        else:
-            out.append(item)
-    return out
-
-
-def _map(structure: Any, fn: Any) -> Any:
-    if isinstance(structure, dict):
-        return {k: _map(v, fn) for k, v in structure.items()}
-    if isinstance(structure, (list, tuple)):
-        return type(structure)(_map(v, fn) for v in structure)
-    return fn(structure)
-
-
-def is_symbolic(inputs: Any) -> bool:
-    """Whether `inputs` (or any leaf of it) is a `KerasTensor`."""
-    if getattr(inputs, "_keras_symbolic", False):
-        return True
-    if isinstance(inputs, (list, tuple, dict)):
-        return any(getattr(x, "_keras_symbolic", False) for x in _flatten(inputs))
-    return False
-
-
-def _accepts(fn: Any, name: str) -> bool:
-    # The signature of a layer's `call` is looked up once per function (a Sequential model
-    # asks for every layer on every call): a bound method by its function, which keeps no
-    # layer alive in the cache.
-    func = getattr(fn, "__func__", fn)
-    try:
-        params = _parameters(func)
-    except TypeError:  # an unhashable callable object
-        try:
-            params = tuple(inspect.signature(fn).parameters.values())
-        except (TypeError, ValueError):
-            return False
-    return any(p.name == name or p.kind is p.VAR_KEYWORD for p in params)
-
-
-def symbolic_call(layer: Any, inputs: Any, *args: Any, **kwargs: Any) -> Any:
-    """Calls `layer` on symbolic inputs: builds it by running it once on a batch of zeros, and
-    returns symbolic outputs of the shapes it produced (the batch axis unknown)."""
-
-    def probe(x: Any) -> Any:
-        if not getattr(x, "_keras_symbolic", False):
-            return x
-        shape = [1 if d is None else int(d) for d in x.shape]
-        return _rt.zeros(shape, dtype=x.dtype)
-
-    concrete = _map(inputs, probe)
-    real_kwargs = {k: v for k, v in kwargs.items() if k != "training"}
-    outputs = layer(concrete, *args, **real_kwargs)
-    node = _Node(layer, inputs, args, kwargs)
-    first = _flatten(inputs)[0]
-    batch = first.shape[0] if getattr(first, "_keras_symbolic", False) and first.shape else None
-
-    def symbolic(t: Any) -> KerasTensor:
-        shape = tuple(t.shape)
-        if shape:
-            shape = (batch,) + shape[1:]
-        return KerasTensor(shape, t.dtype, node, name=getattr(layer, "name", None))
-
-    result = _map(outputs, symbolic)
-    node.outputs = _flatten(result)
-    return result
-
-
-class InputLayer:
-    """The input of a `Sequential` model (`rt.keras.Input` makes its tensor).
-
-    >>> InputLayer(input_shape=(3,)).output.shape
-    (None, 3)
-    """
-
-    def __init__(
-        self,
-        input_shape: Sequence[Any] | None = None,
-        batch_size: int | None = None,
-        dtype: Any = None,
-        name: str | None = None,
-        shape: Sequence[Any] | None = None,
-    ) -> None:
-        shape = shape if shape is not None else input_shape
-        if shape is None:
-            raise ValueError("InputLayer: give `shape` (the shape of one sample)")
-        self.name = name if name is not None else _unique_name("input_layer")
-        self.output = KerasTensor((batch_size,) + tuple(shape), _as_dtype(dtype), None, self.name)
-        self.output._input_layer = self  # type: ignore[attr-defined]
-
-
-def Input(
-    shape: Sequence[Any] | None = None,
-    batch_size: int | None = None,
-    dtype: Any = None,
-    name: str | None = None,
-    batch_shape: Sequence[Any] | None = None,
-) -> KerasTensor:
-    """A symbolic input of `shape` per sample (the batch axis is `batch_size`, None by default).
-
-    >>> Input(shape=(3,), batch_size=8).shape
-    (8, 3)
-    """
-    if batch_shape is not None:
-        batch_size, shape = batch_shape[0], tuple(batch_shape[1:])
-    return InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, name=name).output
 
 
 def _count(variables: Sequence[Any]) -> int:
@@ -198,29 +53,7 @@ def _count(variables: Sequence[Any]) -> int:
     return total
 
 
-def _batch_size(method: str, batch_size: Any) -> int:
-    """`batch_size` as a positive int (None: Keras's 32)."""
-    if batch_size is None:
-        return 32
-    return int(check_number(f"Model.{method}", "batch_size", batch_size, low=1, integer=True))
-
-
-def _samples(method: str, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
-    """`x` and `y` as arrays with a batch axis of the same length (ValueError otherwise)."""
-    x, y = np.asarray(x), np.asarray(y)
-    if x.ndim == 0 or y.ndim == 0:
-        raise ValueError(
-            f"Model.{method}: `x` and `y` need a batch axis, got shapes {x.shape} and {y.shape}"
-        )
-    if len(x) != len(y):
-        raise ValueError(
-            f"Model.{method}: `x` and `y` hold different numbers of samples: {len(x)} (shape "
-            f"{x.shape}) and {len(y)} (shape {y.shape})"
-        )
-    return x, y
-
-
-class Model(Layer):
+class Model(Trainer, Layer):
     """A model: subclass it (layers in attributes, your own `call`), or build it functionally
     with `Model(inputs, outputs)`.
 
@@ -387,6 +220,31 @@ class Model(Layer):
         return found
 
     @property
+    def input_shape(self) -> Any:
+        """The shape of the symbolic input(s), batch axis first (None when not fixed)."""
+        return _map(self._symbolic_ends("input_shape")[0], lambda x: x.shape)
+
+    @property
+    def output_shape(self) -> Any:
+        """The shape of the symbolic output(s), batch axis first (None when not fixed).
+
+        >>> import rustape as rt
+        >>> x = rt.keras.Input(shape=(3,))
+        >>> rt.keras.Model(x, rt.keras.layers.Dense(2)(x)).output_shape
+        (None, 2)
+        """
+        return _map(self._symbolic_ends("output_shape")[1], lambda x: x.shape)
+
+    def _symbolic_ends(self, what: str) -> tuple[Any, Any]:
+        if self._functional is None:
+            raise AttributeError(
+                f"{type(self).__name__} '{self.name}' has no {what}: only a model built on "
+                "rt.keras.Input (functional, or a Sequential starting with an Input or a layer "
+                "given input_shape=) has symbolic inputs and outputs"
+            )
+        return self._functional[0], self._functional[1]
+
+    @property
     def variables(self) -> list[Any]:
         """Every variable of the model and its layers (each once)."""
         return [v for v, _ in self._tracked() if isinstance(v, _rt.Variable)]
@@ -450,181 +308,6 @@ class Model(Layer):
         with np.load(filepath, allow_pickle=False) as data:
             keys = sorted(data.files)
             self.set_weights([data[k] for k in keys])
-
-    # -- compile / fit (a minimal Keras loop over NumPy arrays) ------------------------------
-    def compile(self, optimizer: Any = "rmsprop", loss: Any = None, metrics: Any = None) -> None:
-        """Sets the optimizer, loss and metrics `fit` and `evaluate` use (names or objects)."""
-        from . import losses as _losses
-        from . import optimizers as _optimizers
-
-        self.optimizer = _optimizers.get(optimizer)
-        if loss is None:
-            raise ValueError("compile: give a `loss` (a name, a function or a Loss)")
-        fn = _losses.get(loss)
-        self.loss = fn if isinstance(fn, _losses.Loss) else _losses.LossFunctionWrapper(fn)
-        self._metric_specs = list(metrics or [])
-        self._metrics_built: list[Any] = []
-
-    def _make_metrics(self, y: np.ndarray, y_pred: Any) -> list[Any]:
-        from . import metrics as _metrics
-
-        out = []
-        for spec in self._metric_specs:
-            if isinstance(spec, str) and spec.lower() in ("accuracy", "acc"):
-                width = int(y_pred.shape[-1]) if len(y_pred.shape) else 1
-                if width == 1:
-                    out.append(_metrics.BinaryAccuracy(name="accuracy"))
-                elif np.issubdtype(y.dtype, np.integer) or y.ndim < len(y_pred.shape):
-                    out.append(_metrics.SparseCategoricalAccuracy(name="accuracy"))
-                else:
-                    out.append(_metrics.CategoricalAccuracy(name="accuracy"))
-            else:
-                out.append(_metrics.get(spec))
-        return out
-
-    def _batches(self, n: int, batch_size: int, shuffle: bool, seed: int) -> list[np.ndarray]:
-        order = np.random.default_rng(seed).permutation(n) if shuffle else np.arange(n)
-        return [order[i : i + batch_size] for i in range(0, n, batch_size)]
-
-    def train_step(self, x: Any, y: Any) -> Any:
-        """One optimizer step on a batch; returns the batch's loss and predictions."""
-        with _GradientTape() as tape:
-            y_pred = self(x, training=True)
-            loss = self.loss(y, y_pred)
-        grads = tape.gradient(loss, self.trainable_variables)
-        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
-        return loss, y_pred
-
-    def fit(
-        self,
-        x: Any,
-        y: Any,
-        batch_size: int = 32,
-        epochs: int = 1,
-        verbose: int = 0,
-        callbacks: Any = None,
-        shuffle: bool = True,
-        validation_data: Any = None,
-        validation_split: float = 0.0,
-    ) -> Any:
-        """Trains for `epochs` passes over `(x, y)` (NumPy arrays) in batches; returns a History
-        whose `history` maps "loss", each metric and their "val_" forms to per-epoch values.
-        `callbacks` (`rt.keras.callbacks.Callback`s) are called around epochs and batches.
-        `validation_split` (in `[0, 1)`) holds out the last fraction of the samples for
-        validation, as Keras does, unless `validation_data` is given.
-
-        >>> import numpy as np, rustape as rt
-        >>> rt.random.set_seed(0)
-        >>> model = rt.keras.Sequential([rt.keras.Input(shape=(2,)), rt.keras.layers.Dense(1)])
-        >>> model.compile(optimizer=rt.keras.optimizers.SGD(0.1), loss="mse")
-        >>> x = np.random.default_rng(0).normal(size=(64, 2)).astype(np.float32)
-        >>> h = model.fit(x, x.sum(1, keepdims=True), epochs=20, shuffle=False)
-        >>> h.history["loss"][-1] < 0.01 * h.history["loss"][0]
-        True
-        >>> model.predict(x[:3]).shape
-        (3, 1)
-        """
-        from . import callbacks as _callbacks
-        from . import metrics as _metrics
-
-        if not hasattr(self, "loss"):
-            raise RuntimeError("You must call `compile()` before `fit()`.")
-        x, y = _samples("fit", x, y)
-        batch_size = _batch_size("fit", batch_size)
-        epochs = check_number("Model.fit", "epochs", epochs, low=0, integer=True)
-        split = check_number("Model.fit", "validation_split", validation_split, low=0.0)
-        if split >= 1:
-            raise ValueError(
-                f"Model.fit: `validation_split` must be in [0, 1), got {validation_split!r}"
-            )
-        if split and validation_data is None:
-            # Keras's rule: the last samples, before any shuffling.
-            kept = int(len(x) * (1.0 - split))
-            validation_data = (x[kept:], y[kept:])
-            x, y = x[:kept], y[:kept]
-        history = _callbacks.History()
-        hooks = [*(callbacks or []), history]
-        params = {"epochs": epochs, "steps": -(-len(x) // batch_size), "verbose": verbose}
-        for cb in hooks:
-            cb.set_model(self)
-            cb.set_params(params)
-        self.stop_training = False
-        for cb in hooks:
-            cb.on_train_begin()
-        logs: dict[str, float] = {}
-        for epoch in range(epochs):
-            for cb in hooks:
-                cb.on_epoch_begin(epoch)
-            mean_loss = _metrics.Mean()
-            metrics: list[Any] | None = None
-            for step, idx in enumerate(self._batches(len(x), batch_size, shuffle, epoch)):
-                for cb in hooks:
-                    cb.on_train_batch_begin(step)
-                loss, y_pred = self.train_step(x[idx], y[idx])
-                mean_loss.update_state(loss, sample_weight=float(len(idx)))
-                if metrics is None:
-                    metrics = self._make_metrics(y, y_pred)
-                for m in metrics:
-                    m.update_state(y[idx], y_pred)
-                if len(hooks) > 1:  # the running logs, only when a callback can read them
-                    batch_logs = {"loss": float(mean_loss.result())}
-                    batch_logs.update({m.name: float(m.result()) for m in metrics})
-                    for cb in hooks:
-                        cb.on_train_batch_end(step, batch_logs)
-            logs = {"loss": float(mean_loss.result())}
-            logs.update({m.name: float(m.result()) for m in metrics or []})
-            if validation_data is not None:
-                val_x, val_y = validation_data
-                val = self.evaluate(val_x, val_y, batch_size=batch_size, return_dict=True)
-                logs.update({f"val_{k}": v for k, v in val.items()})
-            for cb in hooks:
-                cb.on_epoch_end(epoch, logs)
-            if verbose:
-                print(
-                    f"Epoch {epoch + 1}/{epochs} - "
-                    + " - ".join(f"{k}: {v:.4f}" for k, v in logs.items())
-                )
-            if self.stop_training:
-                break
-        for cb in hooks:
-            cb.on_train_end(logs)
-        return history
-
-    def evaluate(
-        self, x: Any, y: Any, batch_size: int = 32, verbose: int = 0, return_dict: bool = False
-    ) -> Any:
-        """The loss (and metrics) over `(x, y)`, batch by batch, without training."""
-        from . import metrics as _metrics
-
-        x, y = _samples("evaluate", x, y)
-        batch_size = _batch_size("evaluate", batch_size)
-        mean_loss = _metrics.Mean()
-        metrics: list[Any] | None = None
-        for idx in self._batches(len(x), batch_size, False, 0):
-            y_pred = self(x[idx], training=False)
-            mean_loss.update_state(self.loss(y[idx], y_pred), sample_weight=float(len(idx)))
-            if metrics is None:
-                metrics = self._make_metrics(y, y_pred)
-            for m in metrics:
-                m.update_state(y[idx], y_pred)
-        logs = {"loss": float(mean_loss.result())}
-        logs.update({m.name: float(m.result()) for m in metrics or []})
-        if verbose:
-            print(" - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
-        return logs if return_dict else (list(logs.values()) if len(logs) > 1 else logs["loss"])
-
-    def predict(self, x: Any, batch_size: Any = 32, verbose: int = 0) -> np.ndarray:
-        """The model's outputs for `x`, batch by batch, as one NumPy array."""
-        x = np.asarray(x)
-        if x.ndim == 0:
-            raise ValueError(f"Model.predict: `x` must have a batch axis, got a scalar {x!r}")
-        batch_size = _batch_size("predict", batch_size)
-        # An empty `x` is still called once: the result keeps the model's output shape.
-        parts = [
-            np.asarray(self(x[i : i + batch_size], training=False).numpy())
-            for i in range(0, max(len(x), 1), batch_size)
-        ]
-        return np.concatenate(parts, axis=0)
 
     # -- summary -----------------------------------------------------------------------------
     def _layer_rows(self) -> list[tuple[str, str, int]]:
@@ -769,6 +452,10 @@ class Sequential(Model):
             return
         if not isinstance(layer, Layer):
             raise TypeError(f"Sequential.add: expected a Layer, got {type(layer).__name__}")
+        shape = layer.__dict__.get("_input_shape_arg")
+        if shape is not None and not self._layers and self._input is None:
+            # Keras: a first layer given input_shape= starts the model with that Input.
+            self.add(Input(batch_shape=shape, dtype=layer.dtype))
         self._layers.append(layer)
         if self._symbolic is not None:
             self._symbolic = layer(self._symbolic)
@@ -786,6 +473,14 @@ class Sequential(Model):
     @property
     def layers(self) -> list[Any]:
         return list(self._layers)
+
+    def _symbolic_ends(self, what: str) -> tuple[Any, Any]:
+        if self._input is None or self._symbolic is None:
+            raise AttributeError(
+                f"Sequential '{self.name}' has no {what}: start it with rt.keras.Input(shape=...)"
+                " or give its first layer input_shape="
+            )
+        return self._input, self._symbolic
 
     def _direct(self) -> list[tuple[Any, bool]]:
         return [(layer, True) for layer in self._layers]

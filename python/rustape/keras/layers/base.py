@@ -172,6 +172,9 @@ class Layer:
 
     def _build_pending(self) -> None:
         shape = self.__dict__.pop("_pending_shape", None)
+        if shape is not None:
+            # A Sequential starts with an Input of this shape when this layer comes first.
+            self.__dict__["_input_shape_arg"] = shape
         if shape is not None and not self.built:
             self.build(shape)
             self.built = True
@@ -396,7 +399,7 @@ class Layer:
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         if _symbolic(inputs):
             # rt.keras.Input's symbolic tensors: the functional API (models.py) records the call.
-            from ..models import symbolic_call
+            from ..functional import symbolic_call
 
             return symbolic_call(self, inputs, *args, **kwargs)
         inputs = self._convert_input(inputs)

@@ -1,0 +1,518 @@
+"""`compile`, `fit`, `evaluate` and `predict` for `rt.keras.Model`, with Keras 3's protocol.
+
+`fit` runs `train_step(data)` on each batch, `evaluate` runs `test_step(data)` and `predict`
+runs `predict_step(data)`; override them to customise what a step does ("Customizing what
+happens in fit()"). `data` is what Keras passes: `x` alone when there is no `y`, else
+`(x, y)`, or `(x, y, sample_weight)`. A step returns the logs, a dict of metric values;
+`fit` and `evaluate` reset `self.metrics` at the start of every epoch and evaluation.
+
+>>> import numpy as np, rustape as rt
+>>> class Custom(rt.keras.Model):
+...     def __init__(self):
+...         super().__init__()
+...         self.dense = rt.keras.layers.Dense(1)
+...         self.tracker = rt.keras.metrics.Mean(name="loss")
+...     def call(self, x):
+...         return self.dense(x)
+...     def train_step(self, data):
+...         x, y = data
+...         with rt.GradientTape() as tape:
+...             loss = rt.reduce_mean((self(x, training=True) - y) ** 2)
+...         grads = tape.gradient(loss, self.trainable_variables)
+...         self.optimizer.apply(grads, self.trainable_variables)
+...         self.tracker.update_state(loss)
+...         return {"loss": self.tracker.result()}
+>>> rt.random.set_seed(0)
+>>> model = Custom()
+>>> model.compile(optimizer=rt.keras.optimizers.SGD(0.1))
+>>> x = np.random.default_rng(0).normal(size=(64, 2)).astype(np.float32)
+>>> h = model.fit(x, x.sum(1, keepdims=True), epochs=10, shuffle=False)
+>>> h.history["loss"][-1] < 0.01 * h.history["loss"][0]
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _rustape as _rt
+from .._tape import GradientTape as _GradientTape
+from ._util import check_number
+
+__all__ = ["Trainer"]
+
+
+def _batch_size(method: str, batch_size: Any) -> int:
+    """`batch_size` as a positive int (None: Keras's 32)."""
+    if batch_size is None:
+        return 32
+    return int(check_number(f"Model.{method}", "batch_size", batch_size, low=1, integer=True))
+
+
+def _arrays(structure: Any) -> Any:
+    """`structure` (an array, or lists, tuples and dicts of them) with NumPy arrays as leaves."""
+    if isinstance(structure, dict):
+        return {k: _arrays(v) for k, v in structure.items()}
+    if isinstance(structure, (list, tuple)):
+        return type(structure)(_arrays(v) for v in structure)
+    if isinstance(structure, _rt.Tensor):
+        return np.asarray(structure.numpy())
+    return np.asarray(structure)
+
+
+def _leaves(structure: Any) -> list[np.ndarray]:
+    if isinstance(structure, dict):
+        return [leaf for v in structure.values() for leaf in _leaves(v)]
+    if isinstance(structure, (list, tuple)):
+        return [leaf for v in structure for leaf in _leaves(v)]
+    return [structure]
+
+
+def _take(structure: Any, idx: Any) -> Any:
+    """The samples `idx` of every array in `structure`."""
+    if isinstance(structure, dict):
+        return {k: _take(v, idx) for k, v in structure.items()}
+    if isinstance(structure, (list, tuple)):
+        return type(structure)(_take(v, idx) for v in structure)
+    return structure[idx]
+
+
+def _samples(method: str, *parts: Any) -> int:
+    """The number of samples every array of `parts` (None skipped) holds (ValueError else)."""
+    counts = []
+    for name, part in zip(("x", "y", "sample_weight"), parts):
+        if part is None:
+            continue
+        for leaf in _leaves(part):
+            if leaf.ndim == 0:
+                raise ValueError(
+                    f"Model.{method}: `{name}` needs a batch axis, got a scalar of shape "
+                    f"{leaf.shape} (`x` and `y` need a batch axis)"
+                )
+            counts.append((name, len(leaf), leaf.shape))
+    if counts and any(n != counts[0][1] for _, n, _ in counts):
+        described = ", ".join(f"`{name}` {n} (shape {shape})" for name, n, shape in counts)
+        raise ValueError(
+            f"Model.{method}: `x` and `y` hold different numbers of samples: {described}"
+        )
+    return counts[0][1] if counts else 0
+
+
+def pack_x_y_sample_weight(x: Any, y: Any = None, sample_weight: Any = None) -> Any:
+    """What a step receives, as Keras packs it: `x` alone, `(x, y)` or `(x, y, sample_weight)`.
+
+    >>> pack_x_y_sample_weight(1, 2)
+    (1, 2)
+    """
+    if y is None:
+        return (x,) if isinstance(x, (list, tuple)) else x
+    return (x, y) if sample_weight is None else (x, y, sample_weight)
+
+
+def unpack_x_y_sample_weight(data: Any) -> tuple[Any, Any, Any]:
+    """`(x, y, sample_weight)` from a step's `data` (missing parts None).
+
+    >>> unpack_x_y_sample_weight((1, 2))
+    (1, 2, None)
+    """
+    if isinstance(data, list):
+        data = tuple(data)
+    if not isinstance(data, tuple):
+        return data, None, None
+    if len(data) == 1:
+        return data[0], None, None
+    if len(data) == 2:
+        return data[0], data[1], None
+    if len(data) == 3:
+        return data[0], data[1], data[2]
+    raise ValueError(
+        f"Data is expected to be in format `x`, `(x,)`, `(x, y)`, or `(x, y, sample_weight)`, "
+        f"found a tuple of {len(data)} elements"
+    )
+
+
+def _floats(logs: Any) -> dict[str, Any]:
+    """A step's logs with tensors as Python floats (a non-dict result is logged as "loss")."""
+    if not isinstance(logs, dict):
+        logs = {"loss": logs}
+    out: dict[str, Any] = {}
+    for k, v in logs.items():
+        if isinstance(v, dict):
+            out.update(_floats(v))
+            continue
+        value = v.numpy() if isinstance(v, _rt.Tensor) else v
+        out[k] = float(value) if np.ndim(value) == 0 else value
+    return out
+
+
+class _CompileMetrics:
+    """The metrics given to `compile`, as one metric (Keras's `CompileMetrics`), built on the
+    first batch (`"accuracy"` picks its kind from the shapes and dtypes, as Keras does), each
+    named as it was given. `metrics` never see the sample weights, `weighted_metrics` do.
+    `result()` is a dict of their results under Keras's names (a repeated name gets `_1`,
+    `_2`...; a weighted metric named like an unweighted one is `weighted_<name>`)."""
+
+    name = "compile_metrics"
+
+    def __init__(self, specs: list[Any], weighted_specs: list[Any]) -> None:
+        self.specs, self.weighted_specs = specs, weighted_specs
+        self.built: tuple[list[Any], list[Any]] | None = None
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        if self.built is None:
+            self.built = (
+                [self._make(spec, y_true, y_pred) for spec in self.specs],
+                [self._make(spec, y_true, y_pred) for spec in self.weighted_specs],
+            )
+        plain, weighted = self.built
+        for m in plain:
+            m.update_state(y_true, y_pred)
+        for m in weighted:
+            m.update_state(y_true, y_pred, sample_weight=sample_weight)
+
+    def result(self) -> dict[str, Any]:
+        results: dict[str, Any] = {}
+        counts: dict[str, int] = {}
+
+        def unique(name: str) -> str:
+            if name not in counts:
+                counts[name] = 1
+                return name
+            counts[name] += 1
+            return f"{name}_{counts[name] - 1}"
+
+        plain, weighted = self.built or ([], [])
+        for m in plain:
+            results[unique(m.name)] = m.result()
+        for m in weighted:
+            name = m.name if m.name not in counts else f"weighted_{m.name}"
+            results[unique(name)] = m.result()
+        return results
+
+    def reset_state(self) -> None:
+        for group in self.built or ():
+            for m in group:
+                m.reset_state()
+
+    @staticmethod
+    def _make(spec: Any, y: Any, y_pred: Any) -> Any:
+        from . import metrics as _metrics
+
+        if isinstance(spec, str) and spec.lower() in ("accuracy", "acc"):
+            width = int(y_pred.shape[-1]) if len(y_pred.shape) else 1
+            if width == 1:
+                metric = _metrics.BinaryAccuracy()
+            elif np.issubdtype(np.asarray(y).dtype, np.integer) or np.ndim(y) < len(y_pred.shape):
+                metric = _metrics.SparseCategoricalAccuracy()
+            else:
+                metric = _metrics.CategoricalAccuracy()
+        else:
+            metric = _metrics.get(spec)
+        if isinstance(spec, str):
+            metric.name = spec  # Keras logs a metric under the name it was given
+        return metric
+
+
+class Trainer:
+    """The training half of `rt.keras.Model` (as Keras 3 splits it): compile and the loops.
+
+    >>> import numpy as np, rustape as rt
+    >>> model = rt.keras.Sequential([rt.keras.Input(shape=(2,)), rt.keras.layers.Dense(1)])
+    >>> model.compile(optimizer="sgd", loss="mse", metrics=["mae"])
+    >>> sorted(model.evaluate(np.ones((4, 2)), np.ones((4, 1)), return_dict=True))
+    ['loss', 'mae']
+    """
+
+    def compile(
+        self,
+        optimizer: Any = "rmsprop",
+        loss: Any = None,
+        metrics: Any = None,
+        weighted_metrics: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        """Sets the optimizer, loss and metrics the default steps use (names or objects):
+        `metrics` ignore the sample weights, `weighted_metrics` apply them.
+
+        `loss` may be None when `train_step` computes its own. Keras's other arguments
+        (`loss_weights`, `run_eagerly`, `jit_compile`, `steps_per_execution`, ...) are accepted
+        and have no effect: rustape always runs eagerly.
+        """
+        from . import losses as _losses
+        from . import metrics as _metrics
+        from . import optimizers as _optimizers
+
+        self.optimizer = _optimizers.get(optimizer)
+        self.loss: Any = None
+        if loss is not None:
+            fn = _losses.get(loss)
+            self.loss = fn if isinstance(fn, _losses.Loss) else _losses.LossFunctionWrapper(fn)
+        self._compile_metrics = _CompileMetrics(list(metrics or []), list(weighted_metrics or []))
+        self._loss_tracker = _metrics.Mean(name="loss")
+        self.compiled = True
+
+    @property
+    def metrics(self) -> list[Any]:
+        """The metrics `fit` and `evaluate` reset and report: the loss tracker and the compiled
+        metrics (after `compile`), then metrics held in the model's attributes."""
+        from . import metrics as _metrics
+
+        out: list[Any] = []
+        if getattr(self, "compiled", False):
+            out.append(self._loss_tracker)
+            if self._compile_metrics.specs or self._compile_metrics.weighted_specs:
+                out.append(self._compile_metrics)
+        known = {id(m) for m in out}
+        for v in self.__dict__.values():
+            if isinstance(v, _metrics.Metric) and id(v) not in known:
+                known.add(id(v))
+                out.append(v)
+        return out
+
+    @property
+    def metrics_names(self) -> list[str]:
+        """The names of `self.metrics`."""
+        return [m.name for m in self.metrics]
+
+    def reset_metrics(self) -> None:
+        """Resets the state of every metric in `self.metrics`."""
+        for m in self.metrics:
+            m.reset_state()
+
+    def compute_loss(
+        self,
+        x: Any = None,
+        y: Any = None,
+        y_pred: Any = None,
+        sample_weight: Any = None,
+        training: bool = True,
+    ) -> Any:
+        """The compiled loss of `(y, y_pred)` plus the losses layers added (`self.losses`)."""
+        terms = []
+        if getattr(self, "loss", None) is not None and y is not None:
+            terms.append(self.loss(y, y_pred, sample_weight=sample_weight))
+        terms.extend(self.losses)  # type: ignore[attr-defined]
+        if not terms:
+            return _rt.constant(0.0)
+        total = terms[0]
+        for t in terms[1:]:
+            total = total + t
+        return total
+
+    def compute_metrics(self, x: Any, y: Any, y_pred: Any, sample_weight: Any = None) -> Any:
+        """Updates the compiled metrics with a batch; returns `get_metrics_result()`."""
+        if y is not None:
+            self._compile_metrics.update_state(y, y_pred, sample_weight=sample_weight)
+        return self.get_metrics_result()
+
+    def get_metrics_result(self) -> dict[str, Any]:
+        """Every metric's current result, by name (the compiled metrics' each by its own)."""
+        out: dict[str, Any] = {}
+        for m in self.metrics:
+            result = m.result()
+            if isinstance(result, dict):
+                out.update(result)
+            else:
+                out[m.name] = result
+        return out
+
+    def _require_compiled(self, method: str) -> None:
+        if not getattr(self, "compiled", False):
+            raise RuntimeError(f"You must call `compile()` before `{method}()`.")
+
+    def train_step(self, data: Any) -> Any:
+        """One optimizer step on a batch (Keras 3's): the loss under a tape, its gradient
+        applied, the loss tracker and metrics updated; returns the logs."""
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
+        with _GradientTape() as tape:
+            y_pred = self(x, training=True)  # type: ignore[operator]
+            loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
+        self._loss_tracker.update_state(loss, sample_weight=float(len(_leaves(x)[0])))
+        variables = self.trainable_variables  # type: ignore[attr-defined]
+        if variables:
+            grads = tape.gradient(loss, variables)
+            self.optimizer.apply_gradients(zip(grads, variables))
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def test_step(self, data: Any) -> Any:
+        """The loss and metrics of a batch without training (Keras 3's); returns the logs."""
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
+        y_pred = self(x, training=False)  # type: ignore[operator]
+        loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
+        self._loss_tracker.update_state(loss, sample_weight=float(len(_leaves(x)[0])))
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def predict_step(self, data: Any) -> Any:
+        """The model's outputs for a batch."""
+        x, _, _ = unpack_x_y_sample_weight(data)
+        return self(x, training=False)  # type: ignore[operator]
+
+    def _batches(self, n: int, batch_size: int, shuffle: bool, seed: int) -> list[np.ndarray]:
+        order = np.random.default_rng(seed).permutation(n) if shuffle else np.arange(n)
+        return [order[i : i + batch_size] for i in range(0, n, batch_size)]
+
+    def fit(
+        self,
+        x: Any = None,
+        y: Any = None,
+        batch_size: int | None = None,
+        epochs: int = 1,
+        verbose: Any = 0,
+        callbacks: Any = None,
+        validation_split: float = 0.0,
+        validation_data: Any = None,
+        shuffle: bool = True,
+        sample_weight: Any = None,
+        initial_epoch: int = 0,
+    ) -> Any:
+        """Trains for `epochs` passes over `x` (and `y`, `sample_weight`: NumPy arrays, or
+        lists and dicts of them) in batches, running `train_step` on each; returns a History
+        whose `history` maps each log (the loss, the metrics, their "val_" forms) to per-epoch
+        values. `callbacks` (`rt.keras.callbacks.Callback`s) are called around epochs and
+        batches. `validation_split` (in `[0, 1)`) holds out the last fraction of the samples
+        for validation, as Keras does, unless `validation_data` is given.
+
+        >>> import numpy as np, rustape as rt
+        >>> rt.random.set_seed(0)
+        >>> model = rt.keras.Sequential([rt.keras.Input(shape=(2,)), rt.keras.layers.Dense(1)])
+        >>> model.compile(optimizer=rt.keras.optimizers.SGD(0.1), loss="mse")
+        >>> x = np.random.default_rng(0).normal(size=(64, 2)).astype(np.float32)
+        >>> h = model.fit(x, x.sum(1, keepdims=True), epochs=20, shuffle=False)
+        >>> h.history["loss"][-1] < 0.01 * h.history["loss"][0]
+        True
+        >>> model.predict(x[:3]).shape
+        (3, 1)
+        """
+        from . import callbacks as _callbacks
+
+        self._require_compiled("fit")
+        x, y, sample_weight = (None if v is None else _arrays(v) for v in (x, y, sample_weight))
+        n = _samples("fit", x, y, sample_weight)
+        batch_size = _batch_size("fit", batch_size)
+        epochs = check_number("Model.fit", "epochs", epochs, low=0, integer=True)
+        initial_epoch = check_number(
+            "Model.fit", "initial_epoch", initial_epoch, low=0, integer=True
+        )
+        split = check_number("Model.fit", "validation_split", validation_split, low=0.0)
+        if split >= 1:
+            raise ValueError(
+                f"Model.fit: `validation_split` must be in [0, 1), got {validation_split!r}"
+            )
+        if split and validation_data is None:
+            # Keras's rule: the last samples, before any shuffling.
+            kept = int(n * (1.0 - split))
+            head, tail = np.arange(kept), np.arange(kept, n)
+            validation_data = tuple(_take(v, tail) for v in (x, y, sample_weight) if v is not None)
+            x, y, sample_weight = (
+                None if v is None else _take(v, head) for v in (x, y, sample_weight)
+            )
+            n = kept
+        history = _callbacks.History()
+        hooks = [*(callbacks or []), history]
+        params = {"epochs": epochs, "steps": -(-n // batch_size), "verbose": verbose}
+        for cb in hooks:
+            cb.set_model(self)
+            cb.set_params(params)
+        self.stop_training = False
+        for cb in hooks:
+            cb.on_train_begin()
+        logs: dict[str, Any] = {}
+        for epoch in range(initial_epoch, epochs):
+            self.reset_metrics()
+            for cb in hooks:
+                cb.on_epoch_begin(epoch)
+            step_logs: Any = {}
+            for step, idx in enumerate(self._batches(n, batch_size, shuffle, epoch)):
+                for cb in hooks:
+                    cb.on_train_batch_begin(step)
+                data = pack_x_y_sample_weight(
+                    _take(x, idx),
+                    None if y is None else _take(y, idx),
+                    None if sample_weight is None else _take(sample_weight, idx),
+                )
+                step_logs = self.train_step(data)
+                if len(hooks) > 1:  # the running logs, only when a callback can read them
+                    batch_logs = _floats(step_logs)
+                    for cb in hooks:
+                        cb.on_train_batch_end(step, batch_logs)
+            logs = _floats(step_logs)
+            if validation_data is not None:
+                val_x, val_y, val_w = unpack_x_y_sample_weight(tuple(validation_data))
+                val = self.evaluate(
+                    val_x, val_y, batch_size=batch_size, sample_weight=val_w, return_dict=True
+                )
+                logs.update({f"val_{k}": v for k, v in val.items()})
+            for cb in hooks:
+                cb.on_epoch_end(epoch, logs)
+            if verbose:
+                print(
+                    f"Epoch {epoch + 1}/{epochs} - "
+                    + " - ".join(f"{k}: {v:.4f}" for k, v in logs.items())
+                )
+            if self.stop_training:
+                break
+        for cb in hooks:
+            cb.on_train_end(logs)
+        return history
+
+    def evaluate(
+        self,
+        x: Any = None,
+        y: Any = None,
+        batch_size: int | None = None,
+        verbose: Any = 0,
+        sample_weight: Any = None,
+        return_dict: bool = False,
+    ) -> Any:
+        """The loss and metrics over `x` (and `y`), running `test_step` batch by batch.
+
+        Returns a dict with `return_dict=True`; else the loss alone when it is the only
+        value, or the values in `metrics_names` order."""
+        self._require_compiled("evaluate")
+        x, y, sample_weight = (None if v is None else _arrays(v) for v in (x, y, sample_weight))
+        n = _samples("evaluate", x, y, sample_weight)
+        batch_size = _batch_size("evaluate", batch_size)
+        self.reset_metrics()
+        step_logs: Any = {}
+        for idx in self._batches(n, batch_size, False, 0):
+            data = pack_x_y_sample_weight(
+                _take(x, idx),
+                None if y is None else _take(y, idx),
+                None if sample_weight is None else _take(sample_weight, idx),
+            )
+            step_logs = self.test_step(data)
+        logs = _floats(step_logs)
+        if verbose:
+            print(" - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
+        if return_dict:
+            return logs
+        return list(logs.values()) if len(logs) > 1 else next(iter(logs.values()), None)
+
+    def predict(self, x: Any, batch_size: Any = None, verbose: int = 0) -> Any:
+        """The model's outputs for `x`, batch by batch (`predict_step`), as NumPy arrays."""
+        x = _arrays(x)
+        n = _samples("predict", x)
+        if any(leaf.ndim == 0 for leaf in _leaves(x)):
+            raise ValueError(f"Model.predict: `x` must have a batch axis, got a scalar {x!r}")
+        batch_size = _batch_size("predict", batch_size)
+        # An empty `x` is still called once: the result keeps the model's output shape.
+        parts = [
+            self.predict_step(
+                pack_x_y_sample_weight(_take(x, np.arange(i, min(i + batch_size, n))))
+            )
+            for i in range(0, max(n, 1), batch_size)
+        ]
+        return _concat(parts)
+
+
+def _concat(parts: list[Any]) -> Any:
+    """Batch outputs (tensors, or lists, tuples and dicts of them) joined along axis 0."""
+    first = parts[0]
+    if isinstance(first, dict):
+        return {k: _concat([p[k] for p in parts]) for k in first}
+    if isinstance(first, (list, tuple)):
+        return type(first)(_concat([p[i] for p in parts]) for i in range(len(first)))
+    arrays = [np.asarray(p.numpy() if isinstance(p, _rt.Tensor) else p) for p in parts]
+    return np.concatenate(arrays, axis=0)
