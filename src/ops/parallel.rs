@@ -68,13 +68,14 @@ const MAX_SPIN: Duration = Duration::from_micros(50);
 const SPIN_SHARE: u32 = 8;
 
 /// Recent work from which a helper spins as long as that work took (up to [`MAX_LONG_SPIN`]):
-/// a step of large GEMMs separated by 50-350 µs of serial work (an MLP's training step). A
+/// a step of large GEMMs separated by 20-450 µs of serial work (an MLP's training step). A
 /// parked helper costs each such job ~35 µs of the caller's time to wake it and arrives
-/// ~40-60 µs late (KVM); spinning through the gaps instead took the MLP Adam step 3.50 ->
-/// 3.20 ms at 2 threads with no more process CPU (the wake-ups cost as much as the spinning).
-/// Short kernels (a nested-tape PINN's) keep the short spin.
+/// ~40-60 µs late (KVM); spinning through the gaps instead took the MLP Adam step 3.49 ->
+/// 3.13 ms at 2 threads with less process CPU (the wake-ups cost more than the spinning).
+/// Up to 500 µs was no faster; the CNN and LSTM steps spend ~5-10% more CPU spinning at
+/// either, in the same time. Short kernels (a nested-tape PINN's) keep the short spin.
 const LONG_WORK: Duration = Duration::from_micros(100);
-const MAX_LONG_SPIN: Duration = Duration::from_micros(500);
+const MAX_LONG_SPIN: Duration = Duration::from_micros(250);
 
 /// How long a helper spins for the next job after `worked` in its last one, given its `recent`
 /// work (the larger of the last job's and half the recent work before it: a short elementwise
