@@ -279,7 +279,14 @@ _ENGINE_FUNCTIONS.update(
 )
 
 
-def _wrapped(fn: Callable, class_name: str, default_name: str, doc: str, **defaults: Any) -> type:
+def _wrapped(
+    fn: Callable,
+    class_name: str,
+    default_name: str,
+    doc: str,
+    direction: str = "up",
+    **defaults: Any,
+) -> type:
     def __init__(self: Any, name: str = default_name, dtype: Any = None, **kwargs: Any) -> None:
         options = dict(defaults)
         for key, value in kwargs.items():
@@ -294,7 +301,9 @@ def _wrapped(fn: Callable, class_name: str, default_name: str, doc: str, **defau
         for key, value in options.items():
             setattr(self, key, value)
 
-    cls = type(class_name, (MeanMetricWrapper,), {"__init__": __init__, "__doc__": doc})
+    # `_direction`: whether larger is better, for callbacks monitoring it (mode="auto").
+    attributes = {"__init__": __init__, "__doc__": doc, "_direction": direction}
+    cls = type(class_name, (MeanMetricWrapper,), attributes)
     cls.__qualname__ = class_name
     return cls
 
@@ -360,6 +369,7 @@ MeanSquaredError = _wrapped(
     >>> m = MeanSquaredError(); m.update_state([[0.0, 1.0]], [[1.0, 1.0]]); float(m.result())
     0.5
     """,
+    direction="down",
 )
 MeanAbsoluteError = _wrapped(
     _mae,
@@ -370,6 +380,7 @@ MeanAbsoluteError = _wrapped(
     >>> m = MeanAbsoluteError(); m.update_state([[0.0, 1.0]], [[1.0, 3.0]]); float(m.result())
     1.5
     """,
+    direction="down",
 )
 
 
@@ -388,6 +399,8 @@ class AUC(_StateMetric):
     >>> m.update_state([[0, 1], [1, 0]], [[0.2, 0.3], [0.9, 0.8]]); float(m.result())
     1.0
     """
+
+    _direction = "up"  # larger is better (callbacks monitoring it, mode="auto")
 
     def __init__(
         self,
