@@ -29,6 +29,7 @@ __all__ = [
     "MeanMetricWrapper",
     "MeanSquaredError",
     "Metric",
+    "RootMeanSquaredError",
     "SparseCategoricalAccuracy",
     "Sum",
     "TopKCategoricalAccuracy",
@@ -384,6 +385,33 @@ MeanAbsoluteError = _wrapped(
 )
 
 
+class RootMeanSquaredError(Mean):
+    """The square root of the (weighted) mean of squared errors over every element seen
+    (Keras 3's `RootMeanSquaredError`).
+
+    >>> m = RootMeanSquaredError(); m.update_state([[0.0, 1.0]], [[3.0, 5.0]]); float(m.result())
+    3.535533905029297
+    """
+
+    _direction = "down"
+
+    def __init__(self, name: str = "root_mean_squared_error", dtype: Any = None) -> None:
+        super().__init__(name=name, dtype=dtype)
+
+    def update_state(  # type: ignore[override]  # Keras's signature
+        self, y_true: Any, y_pred: Any, sample_weight: Any = None
+    ) -> None:
+        """Adds the squared errors of a batch."""
+        from .losses import _pair, squeeze_or_expand_to_same_rank
+
+        y_true, y_pred = squeeze_or_expand_to_same_rank(*_pair(y_true, y_pred))
+        super().update_state(_rt.square(_rt.subtract(y_pred, y_true)), sample_weight)
+
+    def result(self) -> Any:
+        """The root of the mean so far."""
+        return _rt.sqrt(super().result())
+
+
 class AUC(_StateMetric):
     """Area under the ROC (or PR) curve, from confusion counts at `num_thresholds` thresholds.
 
@@ -533,6 +561,7 @@ _BY_NAME: dict[str, Any] = {
     "top_k_categorical_accuracy": TopKCategoricalAccuracy,
     "mse": MeanSquaredError,
     "mae": MeanAbsoluteError,
+    "root_mean_squared_error": RootMeanSquaredError,
     "mean_absolute_error": MeanAbsoluteError,
     "mean_squared_error": MeanSquaredError,
     "auc": AUC,
