@@ -7,8 +7,9 @@
 //! the work is a list of tasks that every thread claims one by one from a shared counter, so
 //! the caller starts at once and never waits for a helper that is slow to wake (a sleeping
 //! vCPU can take a millisecond); a late helper just takes fewer tasks. Helpers wait for work
-//! briefly (spinning no longer than a fraction of the work they last did) and then sleep, so
-//! between kernels they cost no CPU.
+//! briefly (spinning no longer than a fraction of the work they last did, or as long as their
+//! recent work when that was long: see [`LONG_WORK`]) and then sleep, so between kernels they
+//! cost little CPU.
 //!
 //! Helpers: rayon's thread count less one (the caller is the other), so `RAYON_NUM_THREADS`
 //! sets both. One fork-join at a time: a second thread calling meanwhile runs its tasks alone.
@@ -66,6 +67,27 @@ thread_local! {
 const MAX_SPIN: Duration = Duration::from_micros(50);
 const SPIN_SHARE: u32 = 8;
 
+/// Recent work from which a helper spins as long as that work took (up to [`MAX_LONG_SPIN`]):
+/// a step of large GEMMs separated by 20-450 µs of serial work (an MLP's training step). A
+/// parked helper costs each such job ~35 µs of the caller's time to wake it and arrives
+/// ~40-60 µs late (KVM); spinning through the gaps instead took the MLP Adam step 3.49 ->
+/// 3.13 ms at 2 threads with less process CPU (the wake-ups cost more than the spinning).
+/// Up to 500 µs was no faster; the CNN and LSTM steps spend ~5-10% more CPU spinning at
+/// either, in the same time. Short kernels (a nested-tape PINN's) keep the short spin.
+const LONG_WORK: Duration = Duration::from_micros(100);
+const MAX_LONG_SPIN: Duration = Duration::from_micros(250);
+
+/// How long a helper spins for the next job after `worked` in its last one, given its `recent`
+/// work (the larger of the last job's and half the recent work before it: a short elementwise
+/// job between two GEMMs does not end the long spin).
+fn spin_budget(recent: Duration, worked: Duration) -> Duration {
+    if recent >= LONG_WORK {
+        recent.min(MAX_LONG_SPIN)
+    } else {
+        (worked / SPIN_SHARE).min(MAX_SPIN)
+    }
+}
+
 static POOL: OnceLock<Pool> = OnceLock::new();
 
 /// The pool if it has started.
@@ -111,6 +133,7 @@ fn helper_loop(pool: &'static Pool, i: usize) {
     let me = &pool.helpers[i];
     let mut seen = pool.epoch.load(Acquire);
     let mut spin = Duration::ZERO;
+    let mut recent = Duration::ZERO;
     loop {
         // Wait for a new job: spin a little (the next kernel often follows at once), then park.
         let started = Instant::now();
@@ -128,9 +151,11 @@ fn helper_loop(pool: &'static Pool, i: usize) {
         seen = pool.epoch.load(Acquire);
         pool.active.fetch_add(1, SeqCst);
         if !pool.open.load(SeqCst) || pool.epoch.load(SeqCst) != seen {
-            // Too late for that job (or a newer one is being published): wait again.
+            // Too late for that job (or a newer one is being published): wait again, spinning
+            // if the recent work was long (the caller did a short job alone meanwhile).
             leave(pool);
-            spin = Duration::ZERO;
+            recent /= 2;
+            spin = spin_budget(recent, Duration::ZERO);
             continue;
         }
         let (f, tasks) = (pool.job.load(SeqCst), pool.tasks.load(SeqCst));
@@ -144,7 +169,9 @@ fn helper_loop(pool: &'static Pool, i: usize) {
             run_tasks(pool, f, tasks);
             IN_TASK.with(|t| t.set(false));
         }
-        spin = (worked.elapsed() / SPIN_SHARE).min(MAX_SPIN);
+        let worked = worked.elapsed();
+        recent = worked.max(recent / 2);
+        spin = spin_budget(recent, worked);
         leave(pool);
     }
 }

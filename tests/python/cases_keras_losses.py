@@ -58,6 +58,11 @@ CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
     "poisson": (lambda p: L.Poisson(**F64)(np.abs(TRUE), p), [np.abs(PRED) + 0.5]),
     "cosine": (lambda p, y: L.CosineSimilarity(**F64)(y, p), [PRED, TRUE]),
     "hinge": (lambda p: L.Hinge(**F64)(np.sign(TRUE), p), [PRED * 0.3]),
+    "squared_hinge": (lambda p: L.SquaredHinge(**F64)(np.sign(TRUE), p), [PRED * 0.3]),
+    "categorical_hinge": (
+        lambda p: L.CategoricalHinge(**F64)(np.eye(4)[SPARSE], p),
+        [PRED * 0.3],
+    ),
 }
 
 

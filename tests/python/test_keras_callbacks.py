@@ -1,11 +1,15 @@
-"""`Model.fit(..., callbacks=[...])`: the hooks in Keras's order, the History it returns, and
-`model.stop_training`."""
+"""`Model.fit(..., callbacks=[...])`: the hooks in Keras's order, the History it returns,
+`model.stop_training`, and the training callbacks against Keras 3
+(tests/reference/gen_callbacks.py)."""
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
 import numpy as np
+import pytest
 import rustape as rt
 
 
@@ -84,3 +88,42 @@ def test_stop_training_ends_after_the_epoch() -> None:
     )
     assert history.epoch == [0, 1]
     assert len(history.history["loss"]) == 2
+
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference"))
+import gen_callbacks
+
+CALLBACKS_REF = np.load(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference", "callbacks.npz"),
+    allow_pickle=False,
+)
+
+
+@pytest.mark.parametrize("name", gen_callbacks.RUNS)
+def test_training_callbacks_match_keras(name: str) -> None:
+    # EarlyStopping (on the loss with min_delta; on val_mae with patience, start_from_epoch and
+    # restore_best_weights), ReduceLROnPlateau with cooldown, LearningRateScheduler: the same
+    # epochs, logs (with "learning_rate") and final weights as Keras 3.
+    out = gen_callbacks.run(rt.keras, name)
+    expected = {k for k in CALLBACKS_REF.files if k.startswith(f"{name}/")}
+    assert set(out) == expected
+    for key in sorted(expected):
+        np.testing.assert_allclose(out[key], CALLBACKS_REF[key], rtol=1e-4, atol=1e-6, err_msg=key)
+
+
+def test_terminate_on_nan_and_monitor_errors() -> None:
+    model = rt.keras.Sequential([rt.keras.Input(shape=(1,)), rt.keras.layers.Dense(1)])
+    model.compile(optimizer=rt.keras.optimizers.SGD(1e30), loss="mse")
+    x = np.full((8, 1), 1e10, np.float32)
+    history = model.fit(
+        x, x, batch_size=2, epochs=5, callbacks=[rt.keras.callbacks.TerminateOnNaN()]
+    )
+    assert len(history.epoch) == 1  # stopped in the first epoch
+    model.compile(optimizer="sgd", loss="mse", metrics=["mae"])
+    with pytest.raises(ValueError, match="maximized or minimized"):
+        model.fit(x, x, callbacks=[rt.keras.callbacks.EarlyStopping(monitor="custom")])
+    with pytest.raises(ValueError, match="factor"):
+        rt.keras.callbacks.ReduceLROnPlateau(factor=1.5)
+    bad = rt.keras.callbacks.LearningRateScheduler(lambda epoch: "fast")
+    with pytest.raises(ValueError, match="float"):
+        model.fit(x, x, callbacks=[bad])

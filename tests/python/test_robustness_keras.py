@@ -189,6 +189,15 @@ LAYER_ARGUMENTS: list[tuple[str, str, dict[str, Any]]] = [
     ("BatchNormalization", "axis", {}),
     ("LayerNormalization", "epsilon", {}),
     ("LeakyReLU", "negative_slope", {}),
+    ("ReLU", "max_value", {}),
+    ("ReLU", "negative_slope", {}),
+    ("ReLU", "threshold", {}),
+    ("ELU", "alpha", {}),
+    ("UpSampling1D", "size", {}),
+    ("ZeroPadding1D", "padding", {}),
+    ("Cropping1D", "cropping", {}),
+    ("Cropping2D", "cropping", {}),
+    ("RepeatVector", "n", {"n": 2}),
     ("Concatenate", "axis", {}),
     ("SimpleRNN", "units", {"units": 2}),
     ("LSTM", "dropout", {"units": 2}),
@@ -197,7 +206,17 @@ LAYER_ARGUMENTS: list[tuple[str, str, dict[str, Any]]] = [
 # Hostile for every numeric argument; integers beyond int64 and fractions for integer ones.
 HOSTILE = [10**400, float("nan"), float("inf"), "x", object()]
 HOSTILE_INTEGERS = [2**70, -(2**70), 1.5]
-FLOAT_ARGUMENTS = {"rate", "momentum", "epsilon", "negative_slope", "dropout", "recurrent_dropout"}
+FLOAT_ARGUMENTS = {
+    "rate",
+    "momentum",
+    "epsilon",
+    "negative_slope",
+    "dropout",
+    "recurrent_dropout",
+    "max_value",
+    "threshold",
+    "alpha",
+}
 
 
 @pytest.mark.parametrize(("layer", "argument", "sane"), LAYER_ARGUMENTS)
@@ -235,6 +254,16 @@ def test_layer_constructors_refuse_hostile_numbers(
         (lambda: L.LeakyReLU(-1.0), "negative_slope"),
         (lambda: L.LayerNormalization(epsilon=-1.0), "epsilon"),
         (lambda: L.Embedding(0, 2), "input_dim"),
+        (lambda: L.ReLU(max_value=-1.0), "max_value"),
+        (lambda: L.ReLU(threshold=-0.5), "threshold"),
+        (lambda: L.Permute((1, 1)), "dims"),
+        (lambda: L.Cropping1D(-1), "cropping"),
+        (lambda: L.Cropping2D((1, 2, 3)), "cropping"),
+        (lambda: L.Cropping1D(2)(np.ones((2, 4, 3), np.float32)), "cropping"),
+        (lambda: L.RepeatVector(2)(np.ones((2, 4, 3), np.float32)), "rank 2"),
+        (lambda: L.Permute((2, 1))(np.ones((2, 4), np.float32)), "rank 3"),
+        (lambda: L.PReLU(shared_axes=[3])(np.ones((2, 4), np.float32)), "shared axis 3"),
+        (lambda: L.Softmax()(np.ones((2, 4), np.float32), mask=np.ones((3, 4))), "mask"),
     ],
 )
 def test_layer_constructors_refuse_out_of_range(make: Any, argument: str) -> None:

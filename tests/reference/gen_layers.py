@@ -260,6 +260,27 @@ case(
     [2, 4, 3],
 )
 
+# -- activations and reshaping added later (appended, so the earlier cases keep their inputs) --
+case("relu", "ReLU", {}, [3, 4])
+case("relu_all", "ReLU", {"max_value": 1.5, "negative_slope": 0.1, "threshold": 0.2}, [3, 5])
+case("relu6", "ReLU", {"max_value": 6.0}, [3, 4], distinct=True)
+case("relu_leaky", "ReLU", {"negative_slope": 0.25}, [3, 4])
+case("elu", "ELU", {}, [3, 4])
+case("elu_alpha", "ELU", {"alpha": 0.4}, [3, 4])
+case("prelu", "PReLU", {}, [2, 3, 4])
+case("prelu_shared", "PReLU", {"shared_axes": [1]}, [2, 3, 4])
+case("softmax", "Softmax", {}, [3, 4])
+case("softmax_axes", "Softmax", {"axis": [1, 2]}, [2, 3, 4])
+case("cropping1d", "Cropping1D", {"cropping": (1, 2)}, [2, 6, 3])
+case("cropping2d", "Cropping2D", {"cropping": ((1, 0), (2, 1))}, [2, 5, 6, 3])
+case(
+    "cropping2d_first", "Cropping2D", {"cropping": 1, "data_format": "channels_first"}, [2, 3, 5, 6]
+)
+case("repeat_vector", "RepeatVector", {"n": 3}, [2, 4])
+case("permute", "Permute", {"dims": (3, 1, 2)}, [2, 3, 4, 5])
+case("upsampling1d", "UpSampling1D", {"size": 3}, [2, 4, 3])
+case("zero_padding1d", "ZeroPadding1D", {"padding": (2, 1)}, [2, 4, 3])
+
 if __name__ == "__main__":
     with open(os.path.join(HERE, "layers.json"), "w") as fh:
         json.dump(

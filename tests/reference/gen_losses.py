@@ -148,6 +148,9 @@ LOSS_CASES: dict[str, tuple[str, dict[str, Any], np.ndarray, np.ndarray, Any]] =
     "cosine_axis0": ("CosineSimilarity", {"axis": 0}, reg_true, reg_pred, None),
     "hinge": ("Hinge", {}, hinge_true, reg_pred, None),
     "hinge_binary_labels": ("Hinge", {}, binary_true, reg_pred, weights),
+    "squared_hinge": ("SquaredHinge", {}, hinge_true, reg_pred, None),
+    "squared_hinge_binary_labels": ("SquaredHinge", {}, binary_true, reg_pred, weights),
+    "categorical_hinge": ("CategoricalHinge", {}, onehot, logits, weights),
 }
 
 metric_true_bin = np.array([1, 0, 1, 1, 0, 0, 1, 0], F)
@@ -190,6 +193,16 @@ METRIC_CASES: dict[str, tuple[str, dict[str, Any], list[tuple[Any, ...]]]] = {
     "top_k_3": ("TopKCategoricalAccuracy", {"k": 3}, [(onehot, logits)]),
     "mse_metric": (
         "MeanSquaredError",
+        {},
+        [(reg_true, reg_pred), (reg_true, reg_pred * 2, weights)],
+    ),
+    "mae_metric": (
+        "MeanAbsoluteError",
+        {},
+        [(reg_true, reg_pred), (reg_true, reg_pred * 2, weights)],
+    ),
+    "rmse_metric": (
+        "RootMeanSquaredError",
         {},
         [(reg_true, reg_pred), (reg_true, reg_pred * 2, weights)],
     ),

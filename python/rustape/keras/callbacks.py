@@ -121,3 +121,14 @@ class LambdaCallback(Callback):
         for name, fn in hooks.items():
             if fn is not None:
                 setattr(self, name, fn)
+
+
+# The training-steering callbacks live in their own module (they need `Callback` above).
+from .callbacks_training import (
+    EarlyStopping,
+    LearningRateScheduler,
+    ReduceLROnPlateau,
+    TerminateOnNaN,
+)
+
+__all__ += ["EarlyStopping", "LearningRateScheduler", "ReduceLROnPlateau", "TerminateOnNaN"]

@@ -27,6 +27,7 @@ __all__ = [
     "MSE",
     "BinaryCrossentropy",
     "CategoricalCrossentropy",
+    "CategoricalHinge",
     "CosineSimilarity",
     "Hinge",
     "Huber",
@@ -38,8 +39,10 @@ __all__ = [
     "MeanSquaredError",
     "Poisson",
     "SparseCategoricalCrossentropy",
+    "SquaredHinge",
     "binary_crossentropy",
     "categorical_crossentropy",
+    "categorical_hinge",
     "cosine_similarity",
     "get",
     "hinge",
@@ -56,6 +59,7 @@ __all__ = [
     "mse",
     "poisson",
     "sparse_categorical_crossentropy",
+    "squared_hinge",
 ]
 
 EPSILON = 1e-7
@@ -200,10 +204,41 @@ def hinge(y_true: Any, y_pred: Any) -> Any:
     1.0
     """
     y_true, y_pred = _pair(y_true, y_pred)
+    return _mean_last(
+        _rt.maximum(_rt.subtract(1.0, _rt.multiply(_hinge_labels(y_true), y_pred)), 0.0)
+    )
+
+
+def _hinge_labels(y_true: Any) -> Any:
+    """Labels in {0, 1} as {-1, 1} (Keras's `convert_binary_labels_to_hinge`)."""
     values = y_true.numpy()
     if ((values == 0) | (values == 1)).all():
-        y_true = _rt.subtract(_rt.multiply(2.0, y_true), 1.0)
-    return _mean_last(_rt.maximum(_rt.subtract(1.0, _rt.multiply(y_true, y_pred)), 0.0))
+        return _rt.subtract(_rt.multiply(2.0, y_true), 1.0)
+    return y_true
+
+
+def squared_hinge(y_true: Any, y_pred: Any) -> Any:
+    """`mean(square(max(1 - y_true * y_pred, 0)), axis=-1)`; labels in {0, 1} become {-1, 1}.
+
+    >>> float(squared_hinge([1.0, 0.0], [0.5, 0.5]))
+    1.25
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    margin = _rt.maximum(_rt.subtract(1.0, _rt.multiply(_hinge_labels(y_true), y_pred)), 0.0)
+    return _mean_last(_rt.square(margin))
+
+
+def categorical_hinge(y_true: Any, y_pred: Any) -> Any:
+    """`max(neg - pos + 1, 0)` with `pos = sum(y_true * y_pred)` and `neg = max((1 - y_true) *
+    y_pred)` along the last axis (one-hot labels).
+
+    >>> float(categorical_hinge([0.0, 1.0], [0.3, 0.8]))
+    0.5
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    pos = _rt.reduce_sum(_rt.multiply(y_true, y_pred), axis=-1)
+    neg = _rt.reduce_max(_rt.multiply(_rt.subtract(1.0, y_true), y_pred), axis=-1)
+    return _rt.maximum(_rt.add(_rt.subtract(neg, pos), 1.0), 0.0)
 
 
 def binary_crossentropy(
@@ -654,6 +689,26 @@ Hinge = _wrapper(
     """,
 )
 Hinge.__name__ = Hinge.__qualname__ = "Hinge"
+SquaredHinge = _wrapper(
+    squared_hinge,
+    "squared_hinge",
+    """Squared hinge loss.
+
+    >>> float(SquaredHinge()([[1.0, 0.0]], [[0.5, 0.5]]))
+    1.25
+    """,
+)
+SquaredHinge.__name__ = SquaredHinge.__qualname__ = "SquaredHinge"
+CategoricalHinge = _wrapper(
+    categorical_hinge,
+    "categorical_hinge",
+    """Categorical hinge loss (one-hot labels).
+
+    >>> float(CategoricalHinge()([[0.0, 1.0]], [[0.3, 0.8]]))
+    0.5
+    """,
+)
+CategoricalHinge.__name__ = CategoricalHinge.__qualname__ = "CategoricalHinge"
 
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error

@@ -29,6 +29,7 @@ __all__ = [
     "MeanMetricWrapper",
     "MeanSquaredError",
     "Metric",
+    "RootMeanSquaredError",
     "SparseCategoricalAccuracy",
     "Sum",
     "TopKCategoricalAccuracy",
@@ -279,7 +280,14 @@ _ENGINE_FUNCTIONS.update(
 )
 
 
-def _wrapped(fn: Callable, class_name: str, default_name: str, doc: str, **defaults: Any) -> type:
+def _wrapped(
+    fn: Callable,
+    class_name: str,
+    default_name: str,
+    doc: str,
+    direction: str = "up",
+    **defaults: Any,
+) -> type:
     def __init__(self: Any, name: str = default_name, dtype: Any = None, **kwargs: Any) -> None:
         options = dict(defaults)
         for key, value in kwargs.items():
@@ -294,7 +302,9 @@ def _wrapped(fn: Callable, class_name: str, default_name: str, doc: str, **defau
         for key, value in options.items():
             setattr(self, key, value)
 
-    cls = type(class_name, (MeanMetricWrapper,), {"__init__": __init__, "__doc__": doc})
+    # `_direction`: whether larger is better, for callbacks monitoring it (mode="auto").
+    attributes = {"__init__": __init__, "__doc__": doc, "_direction": direction}
+    cls = type(class_name, (MeanMetricWrapper,), attributes)
     cls.__qualname__ = class_name
     return cls
 
@@ -360,6 +370,7 @@ MeanSquaredError = _wrapped(
     >>> m = MeanSquaredError(); m.update_state([[0.0, 1.0]], [[1.0, 1.0]]); float(m.result())
     0.5
     """,
+    direction="down",
 )
 MeanAbsoluteError = _wrapped(
     _mae,
@@ -370,7 +381,35 @@ MeanAbsoluteError = _wrapped(
     >>> m = MeanAbsoluteError(); m.update_state([[0.0, 1.0]], [[1.0, 3.0]]); float(m.result())
     1.5
     """,
+    direction="down",
 )
+
+
+class RootMeanSquaredError(Mean):
+    """The square root of the (weighted) mean of squared errors over every element seen
+    (Keras 3's `RootMeanSquaredError`).
+
+    >>> m = RootMeanSquaredError(); m.update_state([[0.0, 1.0]], [[3.0, 5.0]]); float(m.result())
+    3.535533905029297
+    """
+
+    _direction = "down"
+
+    def __init__(self, name: str = "root_mean_squared_error", dtype: Any = None) -> None:
+        super().__init__(name=name, dtype=dtype)
+
+    def update_state(  # type: ignore[override]  # Keras's signature
+        self, y_true: Any, y_pred: Any, sample_weight: Any = None
+    ) -> None:
+        """Adds the squared errors of a batch."""
+        from .losses import _pair, squeeze_or_expand_to_same_rank
+
+        y_true, y_pred = squeeze_or_expand_to_same_rank(*_pair(y_true, y_pred))
+        super().update_state(_rt.square(_rt.subtract(y_pred, y_true)), sample_weight)
+
+    def result(self) -> Any:
+        """The root of the mean so far."""
+        return _rt.sqrt(super().result())
 
 
 class AUC(_StateMetric):
@@ -388,6 +427,8 @@ class AUC(_StateMetric):
     >>> m.update_state([[0, 1], [1, 0]], [[0.2, 0.3], [0.9, 0.8]]); float(m.result())
     1.0
     """
+
+    _direction = "up"  # larger is better (callbacks monitoring it, mode="auto")
 
     def __init__(
         self,
@@ -520,6 +561,7 @@ _BY_NAME: dict[str, Any] = {
     "top_k_categorical_accuracy": TopKCategoricalAccuracy,
     "mse": MeanSquaredError,
     "mae": MeanAbsoluteError,
+    "root_mean_squared_error": RootMeanSquaredError,
     "mean_absolute_error": MeanAbsoluteError,
     "mean_squared_error": MeanSquaredError,
     "auc": AUC,

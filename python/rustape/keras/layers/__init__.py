@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..activations import get_activation
 from ..functional import Input, InputLayer
 from ..initializers import get_initializer
-from .activation import Activation, LeakyReLU
+from .activation import ELU, Activation, LeakyReLU, PReLU, ReLU, Softmax
 from .base import Layer
 from .convolutional import Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D
 from .core import Dense, Dropout, Embedding, Lambda
@@ -27,10 +27,22 @@ from .pooling import (
     MaxPooling1D,
     MaxPooling2D,
 )
-from .reshaping import Flatten, Reshape, UpSampling2D, ZeroPadding2D
+from .reshaping import (
+    Cropping1D,
+    Cropping2D,
+    Flatten,
+    Permute,
+    RepeatVector,
+    Reshape,
+    UpSampling1D,
+    UpSampling2D,
+    ZeroPadding1D,
+    ZeroPadding2D,
+)
 from .rnn import GRU, LSTM, SimpleRNN
 
 __all__ = [
+    "ELU",
     "GRU",
     "LSTM",
     "Activation",
@@ -43,6 +55,8 @@ __all__ = [
     "Conv1D",
     "Conv2D",
     "Conv2DTranspose",
+    "Cropping1D",
+    "Cropping2D",
     "Dense",
     "DepthwiseConv2D",
     "Dropout",
@@ -63,10 +77,17 @@ __all__ = [
     "Maximum",
     "Minimum",
     "Multiply",
+    "PReLU",
+    "Permute",
+    "ReLU",
+    "RepeatVector",
     "Reshape",
     "SimpleRNN",
+    "Softmax",
     "Subtract",
+    "UpSampling1D",
     "UpSampling2D",
+    "ZeroPadding1D",
     "ZeroPadding2D",
     "get_activation",
     "get_initializer",

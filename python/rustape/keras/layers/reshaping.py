@@ -1,4 +1,5 @@
-"""Reshaping layers (Keras 3): `Flatten`, `Reshape`, `ZeroPadding2D`, `UpSampling2D`."""
+"""Reshaping layers (Keras 3): `Flatten`, `Reshape`, `Permute`, `RepeatVector`, zero padding,
+upsampling and cropping in one and two dimensions."""
 
 from __future__ import annotations
 
@@ -15,7 +16,18 @@ from ._args import (
 )
 from .base import Layer
 
-__all__ = ["Flatten", "Reshape", "UpSampling2D", "ZeroPadding2D"]
+__all__ = [
+    "Cropping1D",
+    "Cropping2D",
+    "Flatten",
+    "Permute",
+    "RepeatVector",
+    "Reshape",
+    "UpSampling1D",
+    "UpSampling2D",
+    "ZeroPadding1D",
+    "ZeroPadding2D",
+]
 
 
 def _product(dims: Any) -> int | None:
@@ -231,3 +243,229 @@ class UpSampling2D(Layer):
             if s[first + k] is not None:
                 s[first + k] = s[first + k] * self.size[k]
         return tuple(s)
+
+
+def _pair(layer: str, name: str, value: Any) -> tuple[int, int]:
+    """An int or a pair of ints >= 0, as `(before, after)`."""
+    pair = normalize_tuple(value, 2, name, allow_zero=True, owner=layer)
+    if any(v < 0 for v in pair):
+        raise ValueError(f"{layer}: `{name}` must be >= 0, got {value!r}")
+    return (int(pair[0]), int(pair[1]))
+
+
+class ZeroPadding1D(Layer):
+    """Zeros before and after the steps of `[batch, steps, features]` (Keras 3's
+    `ZeroPadding1D`): `padding` an int or `(before, after)`.
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.ZeroPadding1D((1, 2))(rt.ones([2, 3, 4])).shape
+    (2, 6, 4)
+    """
+
+    def __init__(
+        self,
+        padding: Any = 1,
+        data_format: str | None = None,
+        name: str | None = None,
+        dtype: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        reject_options("ZeroPadding1D", kwargs, ("input_shape", "batch_size"))
+        super().__init__(name=name, dtype=dtype)
+        self.padding = _pair("ZeroPadding1D", "padding", padding)
+        self.data_format = normalize_data_format(data_format)
+
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        a, b = self.padding
+        if self.data_format == "channels_last":
+            return _rt.pad(inputs, [[0, 0], [a, b], [0, 0]])
+        return _rt.pad(inputs, [[0, 0], [0, 0], [a, b]])
+
+    def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The steps grown by the padding."""
+        s = list(input_shape)
+        axis = 1 if self.data_format == "channels_last" else 2
+        if s[axis] is not None:
+            s[axis] = s[axis] + sum(self.padding)
+        return tuple(s)
+
+
+class UpSampling1D(Layer):
+    """Each step of `[batch, steps, features]` repeated `size` times (Keras 3's
+    `UpSampling1D`).
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.UpSampling1D(3)(rt.ones([2, 4, 5])).shape
+    (2, 12, 5)
+    """
+
+    def __init__(
+        self, size: int = 2, name: str | None = None, dtype: Any = None, **kwargs: Any
+    ) -> None:
+        reject_options("UpSampling1D", kwargs, ("input_shape", "batch_size"))
+        super().__init__(name=name, dtype=dtype)
+        self.size = int(check_number("UpSampling1D", "size", size, low=1, integer=True))
+
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        return _rt.repeat(inputs, self.size, axis=1)
+
+    def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The steps multiplied by `size`."""
+        s = list(input_shape)
+        if s[1] is not None:
+            s[1] = s[1] * self.size
+        return tuple(s)
+
+
+class Cropping1D(Layer):
+    """Drops steps at the start and end of `[batch, steps, features]` (Keras 3's
+    `Cropping1D`): `cropping` an int or `(start, end)`.
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.Cropping1D((1, 2))(rt.ones([2, 6, 4])).shape
+    (2, 3, 4)
+    """
+
+    def __init__(
+        self, cropping: Any = (1, 1), name: str | None = None, dtype: Any = None, **kwargs: Any
+    ) -> None:
+        reject_options("Cropping1D", kwargs, ("input_shape", "batch_size"))
+        super().__init__(name=name, dtype=dtype)
+        self.cropping = _pair("Cropping1D", "cropping", cropping)
+
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        x = _rt.convert_to_tensor(inputs)
+        a, b = self.cropping
+        if len(x.shape) != 3 or a + b >= x.shape[1]:
+            raise ValueError(
+                f"Cropping1D: `cropping` {self.cropping} must leave steps of inputs "
+                f"[batch, steps, features], got shape {tuple(x.shape)}"
+            )
+        return x[:, a : x.shape[1] - b, :]
+
+    def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The steps less the cropping."""
+        s = list(input_shape)
+        if s[1] is not None:
+            s[1] = s[1] - sum(self.cropping)
+        return tuple(s)
+
+
+class Cropping2D(Layer):
+    """Drops rows and columns at the edges of images (Keras 3's `Cropping2D`): `cropping` an
+    int, `(rows, cols)` or `((top, bottom), (left, right))`.
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.Cropping2D(((1, 0), (2, 1)))(rt.ones([1, 5, 6, 3])).shape
+    (1, 4, 3, 3)
+    """
+
+    def __init__(
+        self,
+        cropping: Any = ((0, 0), (0, 0)),
+        data_format: str | None = None,
+        name: str | None = None,
+        dtype: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        reject_options("Cropping2D", kwargs, ("input_shape", "batch_size"))
+        super().__init__(name=name, dtype=dtype)
+        if isinstance(cropping, (list, tuple)) and len(cropping) == 2:
+            rows, cols = cropping
+        elif isinstance(cropping, (list, tuple)):
+            raise ValueError(
+                "Cropping2D: `cropping` should be an int, a tuple of 2 ints or a tuple of 2 "
+                f"tuples of 2 ints, got {cropping!r}"
+            )
+        else:
+            rows = cols = cropping
+        self.cropping = (
+            _pair("Cropping2D", "cropping", rows),
+            _pair("Cropping2D", "cropping", cols),
+        )
+        self.data_format = normalize_data_format(data_format)
+
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        x = _rt.convert_to_tensor(inputs)
+        (t, b), (left, r) = self.cropping
+        first = 1 if self.data_format == "channels_last" else 2
+        if len(x.shape) != 4 or t + b >= x.shape[first] or left + r >= x.shape[first + 1]:
+            raise ValueError(
+                f"Cropping2D: `cropping` {self.cropping} must leave rows and columns of 4-d "
+                f"images ({self.data_format}), got shape {tuple(x.shape)}"
+            )
+        h, w = x.shape[first], x.shape[first + 1]
+        if self.data_format == "channels_last":
+            return x[:, t : h - b, left : w - r, :]
+        return x[:, :, t : h - b, left : w - r]
+
+    def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Height and width less the cropping."""
+        s = list(input_shape)
+        first = 1 if self.data_format == "channels_last" else 2
+        for k, (a, b) in enumerate(self.cropping):
+            if s[first + k] is not None:
+                s[first + k] = s[first + k] - a - b
+        return tuple(s)
+
+
+class RepeatVector(Layer):
+    """`[batch, features]` to `[batch, n, features]`, the vector repeated (Keras 3's
+    `RepeatVector`).
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.RepeatVector(3)(rt.ones([2, 4])).shape
+    (2, 3, 4)
+    """
+
+    def __init__(self, n: int, name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
+        reject_options("RepeatVector", kwargs, ("input_shape", "batch_size"))
+        super().__init__(name=name, dtype=dtype)
+        self.n = int(check_number("RepeatVector", "n", n, low=0, integer=True))
+
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        x = _rt.convert_to_tensor(inputs)
+        if len(x.shape) != 2:
+            raise ValueError(
+                f"RepeatVector: expected inputs of rank 2 [batch, features], got shape "
+                f"{tuple(x.shape)}"
+            )
+        return _rt.tile(_rt.expand_dims(x, 1), [1, self.n, 1])
+
+    def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
+        """`(batch, n, features)`."""
+        return (input_shape[0], self.n, input_shape[1])
+
+
+class Permute(Layer):
+    """Permutes the axes of each sample (Keras 3's `Permute`): `dims` numbers them from 1
+    (the batch axis stays first).
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.Permute((2, 1))(rt.ones([5, 3, 4])).shape
+    (5, 4, 3)
+    """
+
+    def __init__(
+        self, dims: Any, name: str | None = None, dtype: Any = None, **kwargs: Any
+    ) -> None:
+        reject_options("Permute", kwargs, ("input_shape", "batch_size"))
+        super().__init__(name=name, dtype=dtype)
+        self.dims = tuple(int(d) for d in dims)
+        if sorted(self.dims) != list(range(1, len(self.dims) + 1)):
+            raise ValueError(
+                f"Permute: `dims` must be a permutation of 1..{len(self.dims)}, got {dims!r}"
+            )
+
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        x = _rt.convert_to_tensor(inputs)
+        if len(x.shape) != len(self.dims) + 1:
+            raise ValueError(
+                f"Permute: dims {self.dims} need inputs of rank {len(self.dims) + 1}, got "
+                f"shape {tuple(x.shape)}"
+            )
+        return _rt.transpose(x, (0, *self.dims))
+
+    def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The sample axes in `dims` order."""
+        return (input_shape[0], *(input_shape[d] for d in self.dims))
