@@ -3,6 +3,8 @@
 //!
 //! - `matmul.rs`: `matmul` with its VJP, `matvec`;
 //! - `gemm_driver.rs`: the GEMM kernel glue (batches, splitting, two products side by side);
+//! - `mat_elem.rs`: one single-threaded product per element type (`MatElem`);
+//! - `turned_gemm.rs`: small float32 `dy @ W^T` products written column-major, then transposed;
 //! - `zero_columns.rs`: GEMMs packed down to the nonzero columns of the left operand;
 //! - `einsum.rs`: the equation parser and the contraction into batched matmuls;
 //! - `diagonal.rs`: `diagonal_part` / `diagonal_embed` (einsum's repeated labels);
@@ -28,6 +30,7 @@ mod einsum;
 mod expm;
 mod gemm_driver;
 mod lstsq;
+mod mat_elem;
 mod matmul;
 mod matrices;
 mod qr;
