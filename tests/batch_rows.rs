@@ -380,7 +380,7 @@ fn reductions_and_softmax_over_axis_0_are_refused() {
         (
             "reduce_logsumexp over axis 0",
             Box::new(|x| reduce_logsumexp(x, Some(&[0]), false)),
-            "reduce_sum",
+            "reduce_logsumexp",
         ),
         (
             "norm over axis 0",
