@@ -99,7 +99,11 @@ def measure(name, fns, quick):
                 times[col].append(dt)
                 spent, done = spent + dt, done + 1
     med = {c: statistics.median(v) for c, v in times.items()}
-    cpu = {c: tuple(statistics.median(x[i] for x in v) for i in (0, 1)) for c, v in cpus.items()}
+    # CPU per call is the mean over a column's consecutive calls, not the median: the kernel
+    # adds a thread's CPU time to the process's total only when the thread is switched out or
+    # at a scheduler tick (4 ms), so a helper still spinning when a call ends shows up in a few
+    # calls' deltas at once, and a median would leave it out.
+    cpu = {c: tuple(statistics.fmean(x[i] for x in v) for i in (0, 1)) for c, v in cpus.items()}
     return med, cpu
 
 
@@ -317,7 +321,7 @@ def main():
         cells = [f"{fmt_t(med[c])} ({ratios[name][c]:.3g}x)" if c in med else "" for c in cols]
         print(f"| {name} {title} | {fmt_t(med['rustape'])} | " + " | ".join(cells) + " |")
 
-    print("\n## CPU per call (medians): process CPU / main thread's CPU; the difference is what "
+    print("\n## CPU per call (means): process CPU / main thread's CPU; the difference is what "
           "other threads of the process used (working, or spinning while they wait)")
     ccols = ["rustape"] + cols
     print("| workload | " + " | ".join(ccols) + " |")
