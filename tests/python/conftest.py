@@ -10,6 +10,8 @@ part of the loss (TensorFlow's convention).
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Sequence
 from typing import Callable
 
@@ -153,3 +155,19 @@ def check_gradients(
 def seeded():
     rt.random.set_seed(1234)
     yield
+
+
+def arrays_from_child(script: str, threads: int, path: str) -> list[np.ndarray]:
+    """Runs `script` (which saves arrays with `np.savez(sys.argv[1], ...)`) in a fresh Python
+    at `threads` threads (RAYON_NUM_THREADS is read once, when the pool starts); its arrays."""
+    proc = subprocess.run(
+        [sys.executable, "-c", script, path],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "RAYON_NUM_THREADS": str(threads)},
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    with np.load(path) as saved:
+        return [saved[f"arr_{k}"] for k in range(len(saved.files))]

@@ -10,12 +10,11 @@ loss in float64 along one random direction.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import rustape as rt
+from conftest import arrays_from_child
 
 STEP = textwrap.dedent(
     """
@@ -44,17 +43,7 @@ STEP = textwrap.dedent(
 
 
 def step_gradients(threads: int, path: str) -> list[np.ndarray]:
-    proc = subprocess.run(
-        [sys.executable, "-c", STEP, path],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**os.environ, "RAYON_NUM_THREADS": str(threads)},
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    with np.load(path) as saved:
-        return [saved[f"arr_{k}"] for k in range(len(saved.files))]
+    return arrays_from_child(STEP, threads, path)
 
 
 def test_cnn_step_gradients_have_the_same_bits_on_one_and_two_threads(tmp_path: object) -> None:

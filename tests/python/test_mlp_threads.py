@@ -10,11 +10,10 @@ for bit, after a few steps.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
+from conftest import arrays_from_child
 
 STEPS = textwrap.dedent(
     """
@@ -46,17 +45,7 @@ STEPS = textwrap.dedent(
 
 
 def trained(threads: int, path: str) -> list[np.ndarray]:
-    proc = subprocess.run(
-        [sys.executable, "-c", STEPS, path],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**os.environ, "RAYON_NUM_THREADS": str(threads)},
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    with np.load(path) as saved:
-        return [saved[f"arr_{k}"] for k in range(len(saved.files))]
+    return arrays_from_child(STEPS, threads, path)
 
 
 def test_mlp_adam_steps_have_the_same_bits_on_one_and_two_threads(tmp_path: object) -> None:
