@@ -7,6 +7,8 @@
 //! writes the output row-major. Each output element is the same sum in the same order (one
 //! inner block: `k` at most the crate's block depth), so the values do not change.
 
+use super::mat_elem::MatElem;
+
 /// Inner dimensions up to this take one inner block in the gemm crate either way round (its
 /// small-product and general blockings both keep `kc = k` up to 512): sums stay in one order.
 const MAX_DEPTH: usize = 512;
@@ -52,29 +54,22 @@ pub(super) unsafe fn product_f32(
     if std::arch::is_x86_feature_detected!("avx") {
         let mut scratch: Vec<f32> = Vec::with_capacity(rows * cols);
         // SAFETY: the scratch holds rows * cols elements, column-major (row stride 1, column
-        // stride rows); the gemm crate writes each (it does not read dst here); the operands
-        // are as the caller promises.
+        // stride rows); `matmul_into` writes each without reading it; the operands are as the
+        // caller promises.
         unsafe {
-            gemm::gemm(
+            <f32 as MatElem>::matmul_into(
                 rows,
                 cols,
                 k,
                 scratch.as_mut_ptr(),
-                rows as isize,
                 1,
-                false,
+                rows as isize,
                 lhs.0,
-                lhs.2,
                 lhs.1,
+                lhs.2,
                 rhs.0,
-                rhs.2,
                 rhs.1,
-                0.0,
-                1.0,
-                false,
-                false,
-                false,
-                gemm::Parallelism::None,
+                rhs.2,
             );
             scratch.set_len(rows * cols);
             transpose_avx(cols, rows, scratch.as_ptr(), dst.0, dst.1 as usize);
