@@ -487,11 +487,12 @@ class Layer:
             outputs = self.call(inputs, *args, **kwargs)
         finally:
             stack.pop()
-        if getattr(self, "activity_regularizer", None) is not None:
-            self._add_activity_losses(outputs)
+        regularizer = getattr(self, "activity_regularizer", None)
+        if regularizer is not None:
+            self._add_activity_losses(regularizer, outputs)
         return outputs
 
-    def _add_activity_losses(self, outputs: Any) -> None:
+    def _add_activity_losses(self, regularizer: Any, outputs: Any) -> None:
         """Keras's activity penalty: the regularizer of each output tensor, divided by its
         batch size (its first dimension; a scalar output's penalty as is)."""
         stack = [outputs]
@@ -502,7 +503,7 @@ class Layer:
             elif isinstance(out, dict):
                 stack.extend(reversed(list(out.values())))
             elif isinstance(out, _rt.Tensor):
-                loss = self.activity_regularizer(out)
+                loss = regularizer(out)
                 if len(out.shape) > 0:
                     batch = _rt.cast(out.shape[0], loss.dtype)
                     loss = _rt.divide_no_nan(loss, batch)

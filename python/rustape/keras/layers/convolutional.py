@@ -32,6 +32,11 @@ class _Conv(Layer):
 
     _rank = 2
 
+    kernel_regularizer: Any
+    kernel_constraint: Any
+    bias_regularizer: Any
+    bias_constraint: Any
+
     def __init__(
         self,
         filters: int,

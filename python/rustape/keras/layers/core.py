@@ -25,6 +25,11 @@ class Dense(Layer):
     (2, 3)
     """
 
+    kernel_regularizer: Any
+    kernel_constraint: Any
+    bias_regularizer: Any
+    bias_constraint: Any
+
     def __init__(
         self,
         units: int,
@@ -162,6 +167,9 @@ class Embedding(Layer):
     >>> layer.embeddings.shape
     (10, 4)
     """
+
+    embeddings_regularizer: Any
+    embeddings_constraint: Any
 
     def __init__(
         self,

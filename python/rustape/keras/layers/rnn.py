@@ -37,6 +37,13 @@ class _RNN(Layer):
     _gates = 1
     _states = 1
 
+    kernel_regularizer: Any
+    kernel_constraint: Any
+    recurrent_regularizer: Any
+    recurrent_constraint: Any
+    bias_regularizer: Any
+    bias_constraint: Any
+
     def __init__(
         self,
         units: int,
