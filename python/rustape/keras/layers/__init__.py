@@ -16,6 +16,7 @@ from .attention import EinsumDense, MultiHeadAttention
 from .base import Layer
 from .convolutional import Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D
 from .core import Dense, Dropout, Embedding, Lambda
+from .masking import Masking, Rescaling
 from .merging import Add, Average, Concatenate, Maximum, Minimum, Multiply, Subtract
 from .normalization import BatchNormalization, LayerNormalization
 from .pooling import (
@@ -76,6 +77,7 @@ __all__ = [
     "Layer",
     "LayerNormalization",
     "LeakyReLU",
+    "Masking",
     "MaxPooling1D",
     "MaxPooling2D",
     "Maximum",
@@ -86,6 +88,7 @@ __all__ = [
     "Permute",
     "ReLU",
     "RepeatVector",
+    "Rescaling",
     "Reshape",
     "SimpleRNN",
     "Softmax",
