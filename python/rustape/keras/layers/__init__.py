@@ -17,7 +17,7 @@ from .base import Layer
 from .convolutional import Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D
 from .core import Dense, Dropout, Embedding, Lambda
 from .masking import Masking, Rescaling
-from .merging import Add, Average, Concatenate, Maximum, Minimum, Multiply, Subtract
+from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
 from .normalization import BatchNormalization, LayerNormalization
 from .pooling import (
     AveragePooling1D,
@@ -63,6 +63,7 @@ __all__ = [
     "Cropping2D",
     "Dense",
     "DepthwiseConv2D",
+    "Dot",
     "Dropout",
     "EinsumDense",
     "Embedding",
