@@ -18,6 +18,7 @@ from .convolutional import Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D
 from .core import Dense, Dropout, Embedding, Lambda
 from .masking import Masking, Rescaling
 from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
+from .noise import GaussianDropout, GaussianNoise, SpatialDropout1D, SpatialDropout2D
 from .normalization import BatchNormalization, LayerNormalization
 from .pooling import (
     AveragePooling1D,
@@ -68,6 +69,8 @@ __all__ = [
     "EinsumDense",
     "Embedding",
     "Flatten",
+    "GaussianDropout",
+    "GaussianNoise",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
     "GlobalMaxPooling1D",
@@ -93,6 +96,8 @@ __all__ = [
     "Reshape",
     "SimpleRNN",
     "Softmax",
+    "SpatialDropout1D",
+    "SpatialDropout2D",
     "Subtract",
     "TimeDistributed",
     "UpSampling1D",
