@@ -16,7 +16,7 @@ from .attention import EinsumDense, MultiHeadAttention
 from .base import Layer
 from .convolutional import Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D
 from .core import Dense, Dropout, Embedding, Lambda
-from .masking import Masking, Rescaling
+from .masking import Masking
 from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
 from .noise import GaussianDropout, GaussianNoise, SpatialDropout1D, SpatialDropout2D
 from .normalization import BatchNormalization, LayerNormalization
@@ -30,6 +30,7 @@ from .pooling import (
     MaxPooling1D,
     MaxPooling2D,
 )
+from .preprocessing import Normalization, Rescaling
 from .reshaping import (
     Cropping1D,
     Cropping2D,
@@ -88,6 +89,7 @@ __all__ = [
     "Minimum",
     "MultiHeadAttention",
     "Multiply",
+    "Normalization",
     "PReLU",
     "Permute",
     "ReLU",
