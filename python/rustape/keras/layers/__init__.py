@@ -14,12 +14,12 @@ from ..initializers import get_initializer
 from .activation import ELU, Activation, LeakyReLU, PReLU, ReLU, Softmax
 from .attention import EinsumDense, MultiHeadAttention
 from .base import Layer
-from .convolutional import Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D
+from .convolutional import Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D, SeparableConv2D
 from .core import Dense, Dropout, Embedding, Lambda
 from .masking import Masking
 from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
 from .noise import GaussianDropout, GaussianNoise, SpatialDropout1D, SpatialDropout2D
-from .normalization import BatchNormalization, LayerNormalization
+from .normalization import BatchNormalization, GroupNormalization, LayerNormalization
 from .pooling import (
     AveragePooling1D,
     AveragePooling2D,
@@ -76,6 +76,7 @@ __all__ = [
     "GlobalAveragePooling2D",
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
+    "GroupNormalization",
     "Input",
     "InputLayer",
     "Lambda",
@@ -96,6 +97,7 @@ __all__ = [
     "RepeatVector",
     "Rescaling",
     "Reshape",
+    "SeparableConv2D",
     "SimpleRNN",
     "Softmax",
     "SpatialDropout1D",
