@@ -16,6 +16,7 @@ from .attention import EinsumDense, MultiHeadAttention
 from .base import Layer
 from .convolutional import Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D, SeparableConv2D
 from .core import Dense, Dropout, Embedding, Lambda
+from .dot_attention import AdditiveAttention, Attention
 from .masking import Masking
 from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
 from .noise import GaussianDropout, GaussianNoise, SpatialDropout1D, SpatialDropout2D
@@ -52,6 +53,8 @@ __all__ = [
     "LSTM",
     "Activation",
     "Add",
+    "AdditiveAttention",
+    "Attention",
     "Average",
     "AveragePooling1D",
     "AveragePooling2D",
