@@ -13,7 +13,7 @@ use super::kernel::{map_array, PAR_MATH};
 use super::vmath::VMath;
 use super::{
     abs, add, broadcast_shapes, divide, erf, exp, greater, less, multiply, negative, scalar_like,
-    square, sum_to_batched_shape, where_, zip_map,
+    square, sum_to_batched_shape, triple_product, where_, zip_map,
 };
 use crate::error::Result;
 use crate::tape::{input_needed, record_batched};
@@ -75,13 +75,14 @@ pub fn softplus(x: &Tensor) -> Result<Tensor> {
 // Fused gradients
 
 /// Records a gradient op `g = op(y, dy)` whose VJP gives `(to_y, to_dy)` from the saved `y`,
-/// `dy` and the incoming `ddg`; each is reduced to its input's shape.
+/// `dy` and the incoming `ddg` (with `batch` leading axes); each is reduced to its input's
+/// shape (`to_y` may return it reduced already).
 fn record_grad(
     op: &'static str,
     y: &Tensor,
     dy: &Tensor,
     g: &Tensor,
-    to_y: fn(&Tensor, &Tensor, &Tensor) -> Result<Option<Tensor>>,
+    to_y: fn(&Tensor, &Tensor, &Tensor, usize) -> Result<Option<Tensor>>,
     to_dy: fn(&Tensor, &Tensor) -> Result<Tensor>,
 ) {
     let rows = broadcast_mixes(&[y, dy], g.shape());
@@ -95,7 +96,7 @@ fn record_grad(
         move |s, ddg, batch| {
             let (y, dy) = (&s[0], &s[1]);
             let gy = match input_needed(0) {
-                true => to_y(y, dy, ddg)?,
+                true => to_y(y, dy, ddg, batch)?,
                 false => None,
             };
             let gy = match gy {
@@ -119,7 +120,8 @@ pub fn tanh_grad(y: &Tensor, dy: &Tensor) -> Result<Tensor> {
         y,
         dy,
         &g,
-        |y, dy, ddg| Ok(Some(multiply(&multiply(ddg, dy)?, &scale(y, -2.0)?)?)),
+        // -2 y dy ddg, summed to y's shape in the same pass
+        |y, dy, ddg, batch| triple_product(y, dy, ddg, -2.0, batch, y.shape()).map(Some),
         tanh_grad,
     );
     Ok(g)
@@ -136,7 +138,7 @@ pub fn sqrt_grad(y: &Tensor, dy: &Tensor) -> Result<Tensor> {
         y,
         dy,
         &g,
-        |y, dy, ddg| {
+        |y, dy, ddg, _| {
             let ga = divide(ddg, y)?;
             Ok(Some(negative(&multiply(&ga, &sqrt_grad(y, dy)?)?)?))
         },
@@ -153,7 +155,7 @@ pub fn sigmoid_grad(y: &Tensor, dy: &Tensor) -> Result<Tensor> {
         y,
         dy,
         &g,
-        |y, dy, ddg| {
+        |y, dy, ddg, _| {
             Ok(Some(multiply(
                 &multiply(ddg, dy)?,
                 &rsub(1.0, &scale(y, 2.0)?)?,
@@ -168,7 +170,7 @@ pub fn sigmoid_grad(y: &Tensor, dy: &Tensor) -> Result<Tensor> {
 /// gradient reaches `dy` only (`y` enters through a comparison).
 pub fn relu_grad(y: &Tensor, dy: &Tensor) -> Result<Tensor> {
     let g = zip!(num "relu_grad", y, dy, |p, q| if p > Default::default() { q } else { Default::default() });
-    record_grad("relu_grad", y, dy, &g, |_, _, _| Ok(None), relu_grad);
+    record_grad("relu_grad", y, dy, &g, |_, _, _, _| Ok(None), relu_grad);
     Ok(g)
 }
 
@@ -181,7 +183,7 @@ pub fn elu_grad(y: &Tensor, dy: &Tensor) -> Result<Tensor> {
         y,
         dy,
         &g,
-        |y, dy, ddg| {
+        |y, dy, ddg, _| {
             // zero where y > 0; elsewhere (NaN included, as in the forward) d(dy (y + 1))/dy
             let positive = greater(y, &scalar_like(0.0, y))?;
             let g = where_(&positive, &scalar_like(0.0, y), &multiply(ddg, dy)?)?;
