@@ -170,3 +170,60 @@ fn errors_name_the_op_and_shapes() {
     let f32s = t32(&[1.0, 2.0], &[2]);
     assert!(triple_product(&a, &f32s, &a, 1.0, 0, &[2]).is_err());
 }
+
+/// `d sum(f(xs) * w) / d xs[k]` for the `k` in `which`, on a fresh tape.
+fn grads_of(
+    f: &dyn Fn(&[Tensor]) -> Result<Tensor>,
+    xs: &[Tensor],
+    w: &Tensor,
+    which: &[usize],
+) -> Vec<Vec<f64>> {
+    let tape = rustape::Tape::new(false, true);
+    let y = {
+        let _on = tape.enter().unwrap();
+        xs.iter().for_each(|x| tape.watch(x));
+        multiply(&f(xs).unwrap(), w).unwrap()
+    };
+    let sources: Vec<rustape::Source> = which
+        .iter()
+        .map(|&k| rustape::Source::from(&xs[k]))
+        .collect();
+    tape.gradient(&[y], &sources, None, rustape::Unconnected::Zero)
+        .unwrap()
+        .into_iter()
+        .map(|g| values(&g.unwrap()))
+        .collect()
+}
+
+#[test]
+fn gradients_from_one_pass_equal_one_op_each_bit_for_bit() {
+    // The VJPs compute all the gradients asked for in one blocked pass; each alone takes its
+    // own op. Same products, summed in the same order: the same bits. Large enough for
+    // several pieces of the pass, small enough not to split over threads.
+    let f32s = |t: Tensor| rustape::ops::cast(&t, rustape::DType::F32).unwrap();
+    for dtype_f32 in [false, true] {
+        let conv = |t: Tensor| if dtype_f32 { f32s(t) } else { t };
+        let h = conv(pseudo_random(&[64, 40], 1));
+        let dh = conv(pseudo_random(&[64, 40], 2));
+        let ddz = conv(pseudo_random(&[3, 64, 40], 3));
+        let w = conv(pseudo_random(&[3, 64, 40], 4));
+        let wy = conv(pseudo_random(&[64, 40], 5));
+        // triple_product summed to each shape, and with batch axes kept
+        for (keep, shape) in [(1usize, vec![64usize, 40]), (0, vec![64, 40])] {
+            let f = move |xs: &[Tensor]| triple_product(&xs[0], &xs[1], &xs[2], -2.0, keep, &shape);
+            let weight = if keep == 1 { &w } else { &wy };
+            let xs = [h.clone(), dh.clone(), ddz.clone()];
+            let all = grads_of(&f, &xs, weight, &[0, 1, 2]);
+            for (k, together) in all.iter().enumerate() {
+                let alone = &grads_of(&f, &xs, weight, &[k])[0];
+                assert_eq!(together, alone, "tp keep {keep} input {k}");
+            }
+        }
+        // tanh_grad with a batched cotangent: y's and dy's gradients together and alone
+        let f = |xs: &[Tensor]| tanh_grad(&xs[0], &xs[1]);
+        let xs = [h.clone(), ddz.clone()];
+        let both = grads_of(&f, &xs, &w, &[0, 1]);
+        assert_eq!(both[0], grads_of(&f, &xs, &w, &[0])[0], "tanh_grad y");
+        assert_eq!(both[1], grads_of(&f, &xs, &w, &[1])[0], "tanh_grad dy");
+    }
+}

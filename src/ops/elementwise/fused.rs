@@ -81,7 +81,7 @@ pub fn triple_product(
 }
 
 /// The shapes of one `triple_product`: the broadcast shape `full` and which of its axes stay.
-struct Reduction<'a> {
+pub(crate) struct Reduction<'a> {
     full: Vec<usize>,
     keep: usize,
     shape: &'a [usize],
@@ -90,7 +90,7 @@ struct Reduction<'a> {
 }
 
 impl<'a> Reduction<'a> {
-    fn new(full: &[usize], keep: usize, shape: &'a [usize]) -> Result<Reduction<'a>> {
+    pub(crate) fn new(full: &[usize], keep: usize, shape: &'a [usize]) -> Result<Reduction<'a>> {
         let rank = full.len();
         let fits = keep + shape.len() <= rank && {
             let lead = rank - shape.len();
@@ -140,7 +140,7 @@ impl<'a> Reduction<'a> {
 
 /// The size of the trailing block of `full` that an operand of shape `s` repeats along the
 /// leading axes (its shape, leading 1s stripped, is the end of `full`); `None` otherwise.
-fn repeated_block(s: &[usize], full: &[usize]) -> Option<usize> {
+pub(crate) fn repeated_block(s: &[usize], full: &[usize]) -> Option<usize> {
     let core = &s[s.iter().position(|&d| d != 1).unwrap_or(s.len())..];
     full.ends_with(core).then(|| core.iter().product())
 }
@@ -190,11 +190,11 @@ where
                 let (pa, pb, pc) = (s % la, s % lb, s % lc);
                 let (x, y, z) = (&xa[pa..pa + len], &xb[pb..pb + len], &xc[pc..pc + len]);
                 if m == 0 {
-                    write(d, x, y, z, k);
+                    product_write(d, x, y, z, k);
                 } else {
                     // SAFETY: the first pass (m == 0) wrote every element of `d`.
                     let d = unsafe { &mut *(d as *mut [MaybeUninit<T>] as *mut [T]) };
-                    accumulate(d, x, y, z, k);
+                    product_add(d, x, y, z, k);
                 }
             }
             p = stop;
@@ -207,8 +207,8 @@ where
 }
 
 // Compiled for the widest vectors the CPU has (the closures of `fill` are not).
-widest!(fn write<T: Float>(d: &mut [MaybeUninit<T>], x: &[T], y: &[T], z: &[T], k: T) => write_body, d.len());
-widest!(fn accumulate<T: Float>(d: &mut [T], x: &[T], y: &[T], z: &[T], k: T) => accumulate_body, d.len());
+widest!(fn product_write<T: Float>(d: &mut [MaybeUninit<T>], x: &[T], y: &[T], z: &[T], k: T) => write_body, d.len());
+widest!(fn product_add<T: Float>(d: &mut [T], x: &[T], y: &[T], z: &[T], k: T) => accumulate_body, d.len());
 
 /// `d = (z * y) * (x * k)`, elementwise.
 #[inline(always)]
@@ -230,8 +230,8 @@ fn accumulate_body<T: Float>(d: &mut [T], x: &[T], y: &[T], z: &[T], k: T) {
     }
 }
 
-/// Records `y = triple_product(a, b, c, k, keep, shape)`.
-fn record(a: &Tensor, b: &Tensor, c: &Tensor, k: f64, plan: &Reduction<'_>, y: &Tensor) {
+/// Records `y = triple_product(a, b, c, k, keep, shape)` (computed already).
+pub(crate) fn record(a: &Tensor, b: &Tensor, c: &Tensor, k: f64, plan: &Reduction<'_>, y: &Tensor) {
     let rank = plan.full.len();
     let out_rank = plan.keep + plan.shape.len();
     // An operand stretched along an axis of size 1 reaches many rows there: not described.
@@ -270,8 +270,14 @@ fn record(a: &Tensor, b: &Tensor, c: &Tensor, k: f64, plan: &Reduction<'_>, y: &
                     reshape(dy, &dims)?
                 }
             };
+            let need = [input_needed(0), input_needed(1), input_needed(2)];
+            if need.iter().filter(|&&n| n).count() > 1 {
+                if let Some([g0, g1, g2]) = joint_grads(&dy, s, need, k, batch)? {
+                    return Ok(crate::grads![g0, g1, g2]);
+                }
+            }
             let grad = |j: usize| -> Result<Option<Tensor>> {
-                if !input_needed(j) {
+                if !need[j] {
                     return Ok(None);
                 }
                 let (p, q) = match j {
@@ -300,4 +306,202 @@ fn record(a: &Tensor, b: &Tensor, c: &Tensor, k: f64, plan: &Reduction<'_>, y: &
             Ok(crate::grads![grad(0)?, grad(1)?, grad(2)?])
         },
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Several results in one pass
+
+/// Elements of one piece of a blocked pass: a piece of every operand stays in L1 while each
+/// result of the pass reads it, so an operand is read from memory once however many results
+/// read it.
+const PIECE: usize = 2048;
+
+/// The pieces `(start, len)` of a pass over `n` elements: none crosses a multiple of `step`
+/// (each stays within one block of every operand and result), none is longer than [`PIECE`].
+pub(crate) fn pieces(n: usize, step: usize) -> impl Iterator<Item = (usize, usize)> {
+    let mut s = 0;
+    std::iter::from_fn(move || {
+        (s < n).then(|| {
+            let len = (step - s % step).min(PIECE).min(n - s);
+            s += len;
+            (s - len, len)
+        })
+    })
+}
+
+/// One result of a blocked pass: the broadcast shape `full` summed to `[full[..keep],
+/// full[lead..]]` (leading axes after the kept ones summed away, as `triple_product` sums).
+pub(crate) struct Summed<T> {
+    inner: usize,
+    summed: usize,
+    shape: Vec<usize>,
+    buf: Vec<T>,
+}
+
+impl<T: Element> Summed<T> {
+    /// The result summed to `[full[..keep], shape]`, when `shape` is the end of `full` after
+    /// the kept axes (`None` otherwise: a sum this pass does not do).
+    pub(crate) fn new(
+        op: &str,
+        full: &[usize],
+        keep: usize,
+        shape: &[usize],
+    ) -> Result<Option<Summed<T>>> {
+        let fits = keep + shape.len() <= full.len() && full.ends_with(shape);
+        if !fits {
+            return Ok(None);
+        }
+        let inner: usize = shape.iter().product();
+        let summed = full[keep..full.len() - shape.len()].iter().product();
+        let out_shape: Vec<usize> = full[..keep].iter().chain(shape).copied().collect();
+        let n = out_shape.iter().product();
+        Ok(Some(Summed {
+            inner,
+            summed,
+            shape: out_shape,
+            buf: crate::memory::try_vec(op, n)?,
+        }))
+    }
+
+    /// The elements per block of the result (pieces must not cross one).
+    pub(crate) fn block(&self) -> usize {
+        self.inner
+    }
+
+    /// Where piece `s..s + len` of the broadcast shape lands: the result's elements, and
+    /// whether this is their first term (write) or a later one (add; written before).
+    pub(crate) fn at(&mut self, s: usize, len: usize) -> Landing<'_, T> {
+        let (inner, summed) = (self.inner, self.summed);
+        let at = (s / (inner * summed)) * inner + s % inner;
+        let d = &mut self.buf.spare_capacity_mut()[at..at + len];
+        match (s / inner) % summed {
+            0 => Landing::First(d),
+            // SAFETY: the pieces go in order, so the first term (m = 0) wrote these elements.
+            _ => Landing::Later(unsafe { &mut *(d as *mut [MaybeUninit<T>] as *mut [T]) }),
+        }
+    }
+
+    /// The result, once a pass wrote every piece.
+    pub(crate) fn finish(mut self) -> Tensor
+    where
+        Data: From<Values<T>>,
+    {
+        let n = self.shape.iter().product();
+        // SAFETY: the pieces of a pass cover the broadcast shape, and each element of the
+        // result is the first term of one of them.
+        unsafe { self.buf.set_len(n) };
+        Tensor::new(Data::from(Values::from_vec(&self.shape, self.buf)))
+    }
+}
+
+/// Where a piece of a pass lands in a result (see [`Summed::at`]).
+pub(crate) enum Landing<'a, T> {
+    First(&'a mut [MaybeUninit<T>]),
+    Later(&'a mut [T]),
+}
+
+impl<T: Float> Landing<'_, T> {
+    /// Adds `(z * y) * (x * k)` (the term of `triple_product`) here.
+    pub(crate) fn product(self, x: &[T], y: &[T], z: &[T], k: T) {
+        match self {
+            Landing::First(d) => product_write(d, x, y, z, k),
+            Landing::Later(d) => product_add(d, x, y, z, k),
+        }
+    }
+}
+
+/// The gradients of `triple_product` with respect to the operands in `need` (`s`: the saved
+/// operands; `dy`: the cotangent, lined up with them), from one blocked pass over `dy` and the
+/// operands, each recorded as its own `triple_product` (the same numbers, summed in the same
+/// order, as one op per gradient). `None` for shapes the pass does not take (a cotangent
+/// smaller than the broadcast shape, an operand stretched along an axis or needing its sum
+/// broadcast back, sums over axes of size 1) and for work large enough to split over threads.
+fn joint_grads(
+    dy: &Tensor,
+    s: &[Tensor],
+    need: [bool; 3],
+    k: f64,
+    batch: usize,
+) -> Result<Option<[Option<Tensor>; 3]>> {
+    let full = dy.shape();
+    let n = dy.size();
+    if n == 0 || full.contains(&0) || crate::ops::kernel::worth_splitting(n, PAR_CHEAP) {
+        return Ok(None);
+    }
+    match dy.dtype() {
+        crate::dtype::DType::F32 => joint_typed::<f32>(dy, s, need, k, batch),
+        crate::dtype::DType::F64 => joint_typed::<f64>(dy, s, need, k, batch),
+        _ => Ok(None),
+    }
+}
+
+fn joint_typed<T: Element + Float>(
+    dy: &Tensor,
+    saved: &[Tensor],
+    need: [bool; 3],
+    k: f64,
+    batch: usize,
+) -> Result<Option<[Option<Tensor>; 3]>>
+where
+    Data: From<Values<T>>,
+{
+    let (Some(d), Some(a), Some(b), Some(c)) = (
+        dy.values::<T>(),
+        saved[0].values::<T>(),
+        saved[1].values::<T>(),
+        saved[2].values::<T>(),
+    ) else {
+        return Ok(None);
+    };
+    let (full, ops) = (dy.shape(), [a, b, c]);
+    let blocks = ops.map(|v| repeated_block(v.shape(), full));
+    let [Some(l0), Some(l1), Some(l2)] = blocks else {
+        return Ok(None);
+    };
+    let mut results: [Option<Summed<T>>; 3] = [None, None, None];
+    for j in (0..3).filter(|&j| need[j]) {
+        match Summed::new(OP, full, batch, ops[j].shape())? {
+            Some(r) => results[j] = Some(r),
+            None => return Ok(None),
+        }
+    }
+    let step = results
+        .iter()
+        .flatten()
+        .map(Summed::block)
+        .fold(l0.min(l1).min(l2), usize::min);
+    let (x, xs) = (d.as_slice(), ops.map(Values::as_slice));
+    let lens = [l0, l1, l2];
+    let kt = T::from(k).unwrap_or_else(T::nan);
+    for (at, len) in pieces(x.len(), step) {
+        let piece = |j: usize| {
+            let o = at % lens[j];
+            &xs[j][o..o + len]
+        };
+        let dx = &x[at..at + len];
+        for (j, r) in results.iter_mut().enumerate() {
+            if let Some(r) = r {
+                let (p, q) = match j {
+                    0 => (piece(1), piece(2)),
+                    1 => (piece(0), piece(2)),
+                    _ => (piece(0), piece(1)),
+                };
+                r.at(at, len).product(dx, p, q, kt);
+            }
+        }
+    }
+    let mut grads: [Option<Tensor>; 3] = [None, None, None];
+    for (j, r) in results.into_iter().enumerate() {
+        let Some(r) = r else { continue };
+        let g = r.finish();
+        let (p, q) = match j {
+            0 => (&saved[1], &saved[2]),
+            1 => (&saved[0], &saved[2]),
+            _ => (&saved[0], &saved[1]),
+        };
+        let own = saved[j].shape();
+        record(dy, p, q, k, &Reduction::new(full, batch, own)?, &g);
+        grads[j] = Some(g);
+    }
+    Ok(Some(grads))
 }
