@@ -280,6 +280,11 @@ case("repeat_vector", "RepeatVector", {"n": 3}, [2, 4])
 case("permute", "Permute", {"dims": (3, 1, 2)}, [2, 3, 4, 5])
 case("upsampling1d", "UpSampling1D", {"size": 3}, [2, 4, 3])
 case("zero_padding1d", "ZeroPadding1D", {"padding": (2, 1)}, [2, 4, 3])
+case("dot_vectors", "Dot", {"axes": 1}, [[2, 3], [2, 3]])
+case("dot_sequences", "Dot", {"axes": (2, 2)}, [[2, 3, 4], [2, 5, 4]])
+case("dot_normalize", "Dot", {"axes": (1, 2), "normalize": True}, [[2, 4], [2, 3, 4]])
+case("dot_last_axis", "Dot", {"axes": -1}, [[2, 3, 4], [2, 4]])
+case("rescaling", "Rescaling", {"scale": 0.5, "offset": 1.0}, [2, 3])
 
 if __name__ == "__main__":
     with open(os.path.join(HERE, "layers.json"), "w") as fh:

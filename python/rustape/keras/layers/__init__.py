@@ -12,10 +12,13 @@ from ..activations import get_activation
 from ..functional import Input, InputLayer
 from ..initializers import get_initializer
 from .activation import ELU, Activation, LeakyReLU, PReLU, ReLU, Softmax
+from .attention import EinsumDense, MultiHeadAttention
 from .base import Layer
 from .convolutional import Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D
 from .core import Dense, Dropout, Embedding, Lambda
-from .merging import Add, Average, Concatenate, Maximum, Minimum, Multiply, Subtract
+from .masking import Masking, Rescaling
+from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
+from .noise import GaussianDropout, GaussianNoise, SpatialDropout1D, SpatialDropout2D
 from .normalization import BatchNormalization, LayerNormalization
 from .pooling import (
     AveragePooling1D,
@@ -40,6 +43,7 @@ from .reshaping import (
     ZeroPadding2D,
 )
 from .rnn import GRU, LSTM, SimpleRNN
+from .wrappers import Bidirectional, TimeDistributed
 
 __all__ = [
     "ELU",
@@ -51,6 +55,7 @@ __all__ = [
     "AveragePooling1D",
     "AveragePooling2D",
     "BatchNormalization",
+    "Bidirectional",
     "Concatenate",
     "Conv1D",
     "Conv2D",
@@ -59,9 +64,13 @@ __all__ = [
     "Cropping2D",
     "Dense",
     "DepthwiseConv2D",
+    "Dot",
     "Dropout",
+    "EinsumDense",
     "Embedding",
     "Flatten",
+    "GaussianDropout",
+    "GaussianNoise",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
     "GlobalMaxPooling1D",
@@ -72,19 +81,25 @@ __all__ = [
     "Layer",
     "LayerNormalization",
     "LeakyReLU",
+    "Masking",
     "MaxPooling1D",
     "MaxPooling2D",
     "Maximum",
     "Minimum",
+    "MultiHeadAttention",
     "Multiply",
     "PReLU",
     "Permute",
     "ReLU",
     "RepeatVector",
+    "Rescaling",
     "Reshape",
     "SimpleRNN",
     "Softmax",
+    "SpatialDropout1D",
+    "SpatialDropout2D",
     "Subtract",
+    "TimeDistributed",
     "UpSampling1D",
     "UpSampling2D",
     "ZeroPadding1D",

@@ -11,7 +11,13 @@ The interface other layers build on (Keras 3's):
 - `weights` / `variables`, `trainable_weights` / `trainable_variables`,
   `non_trainable_weights` / `non_trainable_variables`: the layer's own variables, then those of
   every layer it holds in attributes, lists, tuples and dicts (nested to any depth), in the
-  order they were assigned. `losses`: the losses of the last call, its layers' included.
+  order they were assigned. `losses`: the losses of the last call, its layers' included, then
+  the penalties of the trainable weights that have a regularizer (computed when read).
+- `activity_regularizer`: a regularizer of the outputs, divided by the batch size (Keras's),
+  added to `losses` at each call.
+- Masks (Keras's): a layer whose `call` takes `mask` gets the mask attached to its input; a
+  layer that `supports_masking` attaches `compute_mask(inputs, mask)` to its output (by
+  default the input's mask, passed on). Overriding `compute_mask` means support.
 """
 
 from __future__ import annotations
@@ -19,12 +25,15 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from ... import _rustape as _rt
+from .. import constraints, regularizers
+from .._masking import mask_of, set_keras_mask
 from .._util import _as_dtype, _snake, _unique_name
 from ..initializers import get_initializer
 
@@ -77,6 +86,10 @@ def _takes_training(call: Any) -> bool:
     return any(p.name == "training" for p in _parameters(call))
 
 
+def _takes_mask(call: Any) -> bool:
+    return any(p.name == "mask" for p in _parameters(call))
+
+
 def _takes_keywords(call: Any) -> bool:
     """Whether `call` takes `**kwargs` (an explicit `training=` is passed on to it)."""
     return any(p.kind is inspect.Parameter.VAR_KEYWORD for p in _parameters(call))
@@ -125,8 +138,25 @@ class Layer:
     [(4, 3), (3,), (3, 1), (1,)]
     """
 
+    #: Whether the layer passes a mask on (`compute_mask`); Keras's layers that keep the
+    #: timesteps (Dense, Dropout, activations, normalisations) set it.
+    supports_masking = False
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "compute_mask" in cls.__dict__ and "supports_masking" not in cls.__dict__:
+            cls.supports_masking = True
+        build = cls.__dict__.get("build")
+        if build is not None:
+
+            @functools.wraps(build)
+            def built(self: Layer, *args: Any, **kwargs: Any) -> None:
+                # As Keras does: a layer is built once its `build` returns, however it was
+                # called (a second call would make its weights again).
+                build(self, *args, **kwargs)
+                self.built = True
+
+            cls.build = built  # type: ignore[method-assign]
         init = cls.__dict__.get("__init__")
         if init is None:
             return
@@ -152,7 +182,12 @@ class Layer:
         cls.__init__ = __init__  # type: ignore[method-assign]
 
     def __init__(
-        self, name: str | None = None, dtype: Any = None, trainable: bool = True, **kwargs: Any
+        self,
+        name: str | None = None,
+        dtype: Any = None,
+        trainable: bool = True,
+        activity_regularizer: Any = None,
+        **kwargs: Any,
     ) -> None:
         shape = _take_input_shape(kwargs, frozenset())
         if kwargs:
@@ -165,6 +200,8 @@ class Layer:
         self.built = False
         self._variables: list[Any] = []
         self._losses: list[Any] = []
+        self._regularizers: list[tuple[Any, Any]] = []
+        self.activity_regularizer = regularizers.get(activity_regularizer)
         if shape is not None:
             self.__dict__["_pending_shape"] = shape
         if type(self) is Layer:
@@ -188,11 +225,15 @@ class Layer:
         dtype: Any = None,
         trainable: bool = True,
         name: str | None = None,
+        regularizer: Any = None,
+        constraint: Any = None,
         **options: Any,
     ) -> Any:
         """A new variable of the layer: Keras 3's `add_weight(shape, initializer, dtype,
-        trainable, ..., name)`, or positionally `add_weight(name, shape, initializer)`.
-        Without an initializer, float weights start Glorot-uniform (Keras's default).
+        trainable, regularizer, constraint, ..., name)`, or positionally
+        `add_weight(name, shape, initializer)`. Without an initializer, float weights start
+        Glorot-uniform (Keras's default). A regularizer's penalty of the weight joins `losses`;
+        the optimizers apply a constraint after each update.
 
         >>> import rustape as rt
         >>> layer = rt.keras.layers.Layer()
@@ -224,6 +265,10 @@ class Layer:
         label = name if name is not None else f"variable_{len(self._variables)}"
         var = _rt.Variable(value, trainable=trainable, name=f"{self.name}/{label}")
         self._variables.append(var)
+        regularizer = regularizers.get(regularizer)
+        if regularizer is not None:
+            self.__dict__.setdefault("_regularizers", []).append((var, regularizer))
+        constraints.attach(var, constraints.get(constraint))
         return var
 
     def _held(self) -> Iterator[Any]:
@@ -365,11 +410,46 @@ class Layer:
 
     @property
     def losses(self) -> list[Any]:
-        """The losses added during the last call, this layer's then its layers'."""
+        """The losses added during the last call, this layer's then its layers', then the
+        regularizers' penalties of the trainable weights (computed now, so a tape recording
+        around the read differentiates them).
+
+        >>> import rustape as rt
+        >>> layer = rt.keras.layers.Dense(
+        ...     1, kernel_initializer="ones", kernel_regularizer=rt.keras.regularizers.L1(0.5))
+        >>> _ = layer(rt.ones([1, 4]))
+        >>> [float(l) for l in layer.losses]
+        [2.0]
+        """
+        out = self._added_losses()
+        trainable = {id(v) for v in self.trainable_weights}
+        for layer in [self, *self._all_sublayers()]:
+            for var, regularizer in layer.__dict__.get("_regularizers", []):
+                if id(var) in trainable:
+                    trainable.discard(id(var))
+                    out.append(regularizer(var))
+        return out
+
+    def _added_losses(self) -> list[Any]:
+        """The `add_loss` losses of the last call, this layer's then its layers'."""
         out = list(self.__dict__.get("_losses", []))
         for layer in self._sublayers():
-            out.extend(layer.losses)
+            out.extend(layer._added_losses())
         return out
+
+    def _all_sublayers(self) -> list[Layer]:
+        """Every layer held at any depth, each once, in `_held` order."""
+        found: list[Layer] = []
+        seen: set[int] = set()
+        stack = list(reversed(list(self._sublayers())))
+        while stack:
+            layer = stack.pop()
+            if id(layer) in seen:
+                continue
+            seen.add(id(layer))
+            found.append(layer)
+            stack.extend(reversed(list(layer._sublayers())))
+        return found
 
     def _clear_losses(self) -> None:
         self.__dict__["_losses"] = []
@@ -402,6 +482,11 @@ class Layer:
             from ..functional import symbolic_call
 
             return symbolic_call(self, inputs, *args, **kwargs)
+        previous_mask = kwargs.get("mask")
+        if previous_mask is None:
+            previous_mask = mask_of(inputs)
+            if previous_mask is not None and _takes_mask(type(self).call):
+                kwargs["mask"] = previous_mask
         inputs = self._convert_input(inputs)
         if not self.built:
             self.build(_shape_of(inputs))
@@ -419,9 +504,60 @@ class Layer:
             self._clear_losses()
         stack.append(training)
         try:
-            return self.call(inputs, *args, **kwargs)
+            outputs = self.call(inputs, *args, **kwargs)
         finally:
             stack.pop()
+        regularizer = getattr(self, "activity_regularizer", None)
+        if regularizer is not None:
+            self._add_activity_losses(regularizer, outputs)
+        if self.supports_masking:
+            self._attach_masks(outputs, self.compute_mask(inputs, previous_mask))
+        elif previous_mask is not None:
+            warnings.warn(
+                f"Layer '{self.name}' (of type {type(self).__name__}) was passed an input with "
+                "a mask attached to it. However, this layer does not support masking and will "
+                "therefore destroy the mask information. Downstream layers will not see the "
+                "mask.",
+                stacklevel=2,
+            )
+        return outputs
+
+    def compute_mask(self, inputs: Any, previous_mask: Any) -> Any:
+        """The mask of the outputs: the input's, passed on (layers that change the timesteps
+        override it).
+
+        >>> import rustape as rt
+        >>> rt.keras.layers.Dense(2).compute_mask(None, rt.constant([True, False])).numpy()
+        array([ True, False])
+        """
+        return previous_mask
+
+    @staticmethod
+    def _attach_masks(outputs: Any, masks: Any) -> None:
+        if isinstance(outputs, (list, tuple)):
+            if not isinstance(masks, (list, tuple)):
+                masks = [masks] + [None] * (len(outputs) - 1)
+            for out, mask in zip(outputs, masks):
+                set_keras_mask(out, mask)
+        else:
+            set_keras_mask(outputs, masks)
+
+    def _add_activity_losses(self, regularizer: Any, outputs: Any) -> None:
+        """Keras's activity penalty: the regularizer of each output tensor, divided by its
+        batch size (its first dimension; a scalar output's penalty as is)."""
+        stack = [outputs]
+        while stack:
+            out = stack.pop()
+            if isinstance(out, (list, tuple)):
+                stack.extend(reversed(out))
+            elif isinstance(out, dict):
+                stack.extend(reversed(list(out.values())))
+            elif isinstance(out, _rt.Tensor):
+                loss = regularizer(out)
+                if len(out.shape) > 0:
+                    batch = _rt.cast(out.shape[0], loss.dtype)
+                    loss = _rt.divide_no_nan(loss, batch)
+                self.add_loss(loss)
 
     def __repr__(self) -> str:
         return f"<rt.layers.{type(self).__name__} name={self.name!r} built={self.built}>"
