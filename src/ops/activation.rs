@@ -6,18 +6,26 @@
 //! A gradient op takes the activation's output `y` and a cotangent `dy`; `dy` may carry leading
 //! batch axes (a vectorised Jacobian), and `y` broadcasts against it from the right.
 use super::cmath::CMath;
+use super::elementwise::fused::{
+    pieces, record as record_triple_product, repeated_block, Landing, Reduction, Summed,
+};
 use super::elementwise::{
     broadcast_mixes, map_float, map_num, max_nan, plus, rsub, scale, unary_vjp, zip, Saves,
 };
-use super::kernel::{map_array, PAR_MATH};
+use super::kernel::worth_splitting;
+use super::kernel::{map_array, PAR_CHEAP, PAR_MATH};
+use super::vmath::widest;
 use super::vmath::VMath;
 use super::{
     abs, add, broadcast_shapes, divide, erf, exp, greater, less, multiply, negative, scalar_like,
-    square, sum_to_batched_shape, where_, zip_map,
+    square, sum_to_batched_shape, triple_product, where_, zip_map,
 };
+use crate::dtype::DType;
 use crate::error::Result;
 use crate::tape::{input_needed, record_batched};
-use crate::tensor::Tensor;
+use crate::tensor::{Data, Element, Tensor, Values};
+use num_traits::Float;
+use std::mem::MaybeUninit;
 
 /// `tanh(x)`. Gradient `tanh_grad(y, dy) = dy * (1 - y^2)`; for a complex `x`,
 /// `dy * conj(1 - y^2)` (TensorFlow's convention, see `ops::complex`).
@@ -74,15 +82,22 @@ pub fn softplus(x: &Tensor) -> Result<Tensor> {
 // ---------------------------------------------------------------------------------------------
 // Fused gradients
 
+/// The two gradients of a gradient op `op(y, dy)` from one pass, when it has such a pass and
+/// the shapes suit it (`None`: each from its own ops).
+type BothGrads = fn(&Tensor, &Tensor, &Tensor, usize) -> Result<Option<[Tensor; 2]>>;
+
 /// Records a gradient op `g = op(y, dy)` whose VJP gives `(to_y, to_dy)` from the saved `y`,
-/// `dy` and the incoming `ddg`; each is reduced to its input's shape.
+/// `dy` and the incoming `ddg` (with `batch` leading axes); each is reduced to its input's
+/// shape (`to_y` may return it reduced already). `both`, when both are needed, may give the
+/// two at once.
 fn record_grad(
     op: &'static str,
     y: &Tensor,
     dy: &Tensor,
     g: &Tensor,
-    to_y: fn(&Tensor, &Tensor, &Tensor) -> Result<Option<Tensor>>,
+    to_y: fn(&Tensor, &Tensor, &Tensor, usize) -> Result<Option<Tensor>>,
     to_dy: fn(&Tensor, &Tensor) -> Result<Tensor>,
+    both: Option<BothGrads>,
 ) {
     let rows = broadcast_mixes(&[y, dy], g.shape());
     record_batched(
@@ -94,8 +109,13 @@ fn record_grad(
         true,
         move |s, ddg, batch| {
             let (y, dy) = (&s[0], &s[1]);
+            if let (Some(both), true, true) = (both, input_needed(0), input_needed(1)) {
+                if let Some([gy, gdy]) = both(y, dy, ddg, batch)? {
+                    return Ok(crate::grads![Some(gy), Some(gdy)]);
+                }
+            }
             let gy = match input_needed(0) {
-                true => to_y(y, dy, ddg)?,
+                true => to_y(y, dy, ddg, batch)?,
                 false => None,
             };
             let gy = match gy {
@@ -114,15 +134,104 @@ fn record_grad(
 /// `dy * (1 - y^2)`: the gradient of `y = tanh(x)` (TensorFlow's `TanhGrad`).
 pub fn tanh_grad(y: &Tensor, dy: &Tensor) -> Result<Tensor> {
     let g = zip!(float "tanh_grad", y, dy, |p, q| q * (1.0 - p * p));
+    record_tanh_grad(y, dy, &g);
+    Ok(g)
+}
+
+/// Records `g = tanh_grad(y, dy)` (computed already).
+fn record_tanh_grad(y: &Tensor, dy: &Tensor, g: &Tensor) {
     record_grad(
         "tanh_grad",
         y,
         dy,
-        &g,
-        |y, dy, ddg| Ok(Some(multiply(&multiply(ddg, dy)?, &scale(y, -2.0)?)?)),
+        g,
+        // -2 y dy ddg, summed to y's shape in the same pass
+        |y, dy, ddg, batch| triple_product(y, dy, ddg, -2.0, batch, y.shape()).map(Some),
         tanh_grad,
+        Some(tanh_grad_grads),
     );
-    Ok(g)
+}
+
+/// `tanh_grad`'s two gradients, `triple_product(y, dy, ddg, -2, ..)` for `y` and
+/// `tanh_grad(y, ddg)` for `dy`, from one blocked pass over `ddg` (each recorded as that op;
+/// the same numbers). Taken when `ddg` has the whole broadcast shape, `y` and `dy` repeat
+/// trailing blocks of it, `dy`'s gradient needs no sum, and the work is too small to split.
+fn tanh_grad_grads(
+    y: &Tensor,
+    dy: &Tensor,
+    ddg: &Tensor,
+    batch: usize,
+) -> Result<Option<[Tensor; 2]>> {
+    let n = ddg.size();
+    if n == 0 || ddg.shape().contains(&0) || worth_splitting(n, PAR_CHEAP) {
+        return Ok(None);
+    }
+    match ddg.dtype() {
+        DType::F32 => tanh_grad_grads_typed::<f32>(y, dy, ddg, batch),
+        DType::F64 => tanh_grad_grads_typed::<f64>(y, dy, ddg, batch),
+        _ => Ok(None),
+    }
+}
+
+fn tanh_grad_grads_typed<T: Element + Float>(
+    y: &Tensor,
+    dy: &Tensor,
+    ddg: &Tensor,
+    batch: usize,
+) -> Result<Option<[Tensor; 2]>>
+where
+    Data: From<Values<T>>,
+{
+    let (Some(vy), Some(vdy), Some(vg)) = (y.values::<T>(), dy.values::<T>(), ddg.values::<T>())
+    else {
+        return Ok(None);
+    };
+    let (full, n) = (ddg.shape(), ddg.size());
+    let (Some(ly), Some(ldy)) = (
+        repeated_block(y.shape(), full),
+        repeated_block(dy.shape(), full),
+    ) else {
+        return Ok(None);
+    };
+    let op = "tanh_grad";
+    let (Some(mut to_y), Some(mut to_dy)) = (
+        Summed::<T>::new(op, full, batch, y.shape())?,
+        Summed::<T>::new(op, full, batch, dy.shape())?,
+    ) else {
+        return Ok(None);
+    };
+    if to_dy.block() * full[..batch].iter().product::<usize>() != n {
+        return Ok(None); // dy's gradient would need a sum
+    }
+    let step = ly.min(ldy).min(to_y.block()).min(to_dy.block());
+    let (sy, sdy, sg) = (vy.as_slice(), vdy.as_slice(), vg.as_slice());
+    let minus_two = T::from(-2.0).unwrap_or_else(T::nan);
+    for (at, len) in pieces(n, step) {
+        let (oy, ody) = (at % ly, at % ldy);
+        let (py, pdy, pg) = (&sy[oy..oy + len], &sdy[ody..ody + len], &sg[at..at + len]);
+        to_y.at(at, len).product(py, pdy, pg, minus_two);
+        match to_dy.at(at, len) {
+            Landing::First(d) => tanh_grad_write(d, py, pg),
+            Landing::Later(_) => unreachable!("dy's gradient sums nothing (checked above)"),
+        }
+    }
+    let (gy, gdy) = (to_y.finish(), to_dy.finish());
+    let plan = Reduction::new(full, batch, y.shape())?;
+    record_triple_product(y, dy, ddg, -2.0, &plan, &gy);
+    record_tanh_grad(y, ddg, &gdy);
+    Ok(Some([gy, gdy]))
+}
+
+// `d = g * (1 - y^2)` (tanh_grad's kernel) compiled for the widest vectors the CPU has.
+widest!(fn tanh_grad_write<T: Float>(d: &mut [MaybeUninit<T>], y: &[T], g: &[T]) => tanh_grad_body, d.len());
+
+#[inline(always)]
+fn tanh_grad_body<T: Float>(d: &mut [MaybeUninit<T>], y: &[T], g: &[T]) {
+    let len = d.len();
+    let (y, g) = (&y[..len], &g[..len]);
+    for j in 0..len {
+        d[j] = MaybeUninit::new(g[j] * (T::one() - y[j] * y[j]));
+    }
 }
 
 /// `dy / (2 y)`, and 0 wherever `dy` is 0: the gradient of `y = sqrt(x)` (TensorFlow's
@@ -136,11 +245,12 @@ pub fn sqrt_grad(y: &Tensor, dy: &Tensor) -> Result<Tensor> {
         y,
         dy,
         &g,
-        |y, dy, ddg| {
+        |y, dy, ddg, _| {
             let ga = divide(ddg, y)?;
             Ok(Some(negative(&multiply(&ga, &sqrt_grad(y, dy)?)?)?))
         },
         |y, ddg| divide(ddg, &scale(y, 2.0)?),
+        None,
     );
     Ok(g)
 }
@@ -153,13 +263,14 @@ pub fn sigmoid_grad(y: &Tensor, dy: &Tensor) -> Result<Tensor> {
         y,
         dy,
         &g,
-        |y, dy, ddg| {
+        |y, dy, ddg, _| {
             Ok(Some(multiply(
                 &multiply(ddg, dy)?,
                 &rsub(1.0, &scale(y, 2.0)?)?,
             )?))
         },
         sigmoid_grad,
+        None,
     );
     Ok(g)
 }
@@ -168,7 +279,15 @@ pub fn sigmoid_grad(y: &Tensor, dy: &Tensor) -> Result<Tensor> {
 /// gradient reaches `dy` only (`y` enters through a comparison).
 pub fn relu_grad(y: &Tensor, dy: &Tensor) -> Result<Tensor> {
     let g = zip!(num "relu_grad", y, dy, |p, q| if p > Default::default() { q } else { Default::default() });
-    record_grad("relu_grad", y, dy, &g, |_, _, _| Ok(None), relu_grad);
+    record_grad(
+        "relu_grad",
+        y,
+        dy,
+        &g,
+        |_, _, _, _| Ok(None),
+        relu_grad,
+        None,
+    );
     Ok(g)
 }
 
@@ -181,13 +300,14 @@ pub fn elu_grad(y: &Tensor, dy: &Tensor) -> Result<Tensor> {
         y,
         dy,
         &g,
-        |y, dy, ddg| {
+        |y, dy, ddg, _| {
             // zero where y > 0; elsewhere (NaN included, as in the forward) d(dy (y + 1))/dy
             let positive = greater(y, &scalar_like(0.0, y))?;
             let g = where_(&positive, &scalar_like(0.0, y), &multiply(ddg, dy)?)?;
             Ok(Some(g))
         },
         elu_grad,
+        None,
     );
     Ok(g)
 }

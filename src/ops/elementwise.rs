@@ -27,9 +27,11 @@ use crate::tensor::{Data, Element, Tensor, Values};
 
 mod binary;
 mod binary_math;
+pub(crate) mod fused;
 mod unary;
 pub use binary::*;
 pub use binary_math::*;
+pub use fused::triple_product;
 pub use unary::*;
 
 // ---------------------------------------------------------------------------------------------

@@ -202,13 +202,10 @@ pub(crate) fn zip_repeating_vec<T: Copy + Sync, U: Send>(
         let head = (y.len() - first).min(d.len());
         let (dh, dt) = d.split_at_mut(head);
         let (sh, st) = src.split_at(head);
-        for ((o, &p), &q) in dh.iter_mut().zip(sh).zip(&y[first..]) {
-            o.write(f(p, q));
-        }
+        // Each block through the vectorised loop (compiled for the widest vectors the CPU has).
+        super::vmath::zip_slice(sh, &y[first..first + head], dh, &f);
         for (ob, sb) in dt.chunks_mut(y.len()).zip(st.chunks(y.len())) {
-            for ((o, &p), &q) in ob.iter_mut().zip(sb).zip(y) {
-                o.write(f(p, q));
-            }
+            super::vmath::zip_slice(sb, &y[..sb.len()], ob, &f);
         }
     })
 }

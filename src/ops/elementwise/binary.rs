@@ -8,7 +8,8 @@ use crate::error::{fmt_shape, Error, Result};
 use crate::ops::arith::{Field, Ring};
 use crate::ops::cmath::CMath;
 use crate::ops::complex::{div_conj, mul_conj, pow_grads_complex};
-use crate::ops::kernel::{zip_assign, PAR_CHEAP};
+use crate::ops::kernel::{worth_splitting, zip_assign, PAR_CHEAP};
+use crate::ops::vmath::widest;
 use crate::ops::{
     broadcast_shapes, into_batched_shape, into_per_example_shape, same_dtype, scalar_like, zip_map,
 };
@@ -155,16 +156,12 @@ pub(crate) fn accumulate(mut total: Tensor, mut grad: Tensor) -> Result<Tensor> 
 /// `dst + src` in `dst`'s buffer when only `dst` holds it (same floating or complex dtype),
 /// under a fresh id.
 fn add_into(dst: &mut Tensor, src: &Tensor) -> Option<Tensor> {
-    fn add_slices<T: Copy + Send + Sync + std::ops::Add<Output = T>>(
-        dst: &mut Values<T>,
-        src: &Values<T>,
-    ) -> Option<()> {
-        zip_assign(
-            dst.unshared_slice_mut()?,
-            src.as_slice(),
-            PAR_CHEAP,
-            |p, q| p + q,
-        );
+    fn add_slices<T: Summand + Send + Sync>(dst: &mut Values<T>, src: &Values<T>) -> Option<()> {
+        let (dst, src) = (dst.unshared_slice_mut()?, src.as_slice());
+        match worth_splitting(dst.len(), PAR_CHEAP) {
+            true => zip_assign(dst, src, PAR_CHEAP, |p, q| p + q),
+            false => add_assign(dst, src),
+        }
         Some(())
     }
     match (dst.data_mut()?, src.data()) {
@@ -175,6 +172,22 @@ fn add_into(dst: &mut Tensor, src: &Tensor) -> Option<Tensor> {
         _ => return None,
     }
     Some(Tensor::new(dst.data().clone()))
+}
+
+/// An element the sweep sums in place.
+trait Summand: Copy + std::ops::Add<Output = Self> {}
+impl<T: Copy + std::ops::Add<Output = T>> Summand for T {}
+
+// `dst += src` compiled for the widest vectors the CPU has: the sums of gradients are a pass
+// over the largest tensors of a sweep.
+widest!(fn add_assign<T: Summand>(dst: &mut [T], src: &[T]) => add_assign_body, dst.len());
+
+#[inline(always)]
+fn add_assign_body<T: Summand>(dst: &mut [T], src: &[T]) {
+    let src = &src[..dst.len()];
+    for (d, &s) in dst.iter_mut().zip(src) {
+        *d = *d + s;
+    }
 }
 
 /// `a - b`, broadcasting.
