@@ -213,3 +213,15 @@ def test_compile_fit_evaluate_predict() -> None:
     )
     assert abs(loss - full) < 1e-5
     assert model.predict(x, batch_size=64).shape == (240, 3)
+
+
+def test_functional_residual_add_takes_numpy_inputs() -> None:
+    # The model's input reaches `Add` beside a layer's output: both arrive as tensors (a
+    # NumPy array in the list used to make Add see one stacked input).
+    inputs = rt.keras.Input(shape=(3,))
+    dense = rt.keras.layers.Dense(3, kernel_initializer="ones")
+    twice = rt.keras.Model(inputs, rt.keras.layers.Add()([inputs, inputs]))
+    residual = rt.keras.Model(inputs, rt.keras.layers.Add()([inputs, dense(inputs)]))
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_allclose(twice(x).numpy(), 2 * x)
+    np.testing.assert_allclose(residual(x).numpy(), x + x.sum(1, keepdims=True))

@@ -1,6 +1,7 @@
 """`rt.keras`: Keras 3's names over rustape, so `tf.keras.X` ports as `rt.keras.X`.
 
-Submodules: `layers`, `activations`, `callbacks`, `initializers`, `optimizers`, `losses`, `metrics`, `models`;
+Submodules: `layers`, `activations`, `callbacks`, `initializers`, `optimizers`, `losses`, `metrics`,
+`models`, `regularizers`, `constraints`;
 `Model`, `Sequential` and `Input` at the top, as in Keras.
 """
 
@@ -9,12 +10,14 @@ from __future__ import annotations
 from . import (
     activations,
     callbacks,
+    constraints,
     initializers,
     layers,
     losses,
     metrics,
     models,
     optimizers,
+    regularizers,
 )
 from .models import Input, InputLayer, Model, Sequential
 
@@ -25,10 +28,12 @@ __all__ = [
     "Sequential",
     "activations",
     "callbacks",
+    "constraints",
     "initializers",
     "layers",
     "losses",
     "metrics",
     "models",
     "optimizers",
+    "regularizers",
 ]

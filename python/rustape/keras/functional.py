@@ -60,6 +60,12 @@ class _Node:
         self.kwargs = kwargs
         self.outputs: list[KerasTensor] = []
 
+    def symbols(self) -> list[Any]:
+        """The symbolic tensors the call reads: in its inputs, and in its other arguments
+        (`MultiHeadAttention(query, value)`)."""
+        leaves = _flatten([self.inputs, list(self.args), list(self.kwargs.values())])
+        return [x for x in leaves if getattr(x, "_keras_symbolic", False)]
+
 
 def _flatten(structure: Any) -> list[Any]:
     """The leaves of nested lists/tuples/dicts, in order (explicit stack)."""
@@ -119,8 +125,9 @@ def symbolic_call(layer: Any, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         return _rt.zeros(shape, dtype=x.dtype)
 
     concrete = _map(inputs, probe)
-    real_kwargs = {k: v for k, v in kwargs.items() if k != "training"}
-    outputs = layer(concrete, *args, **real_kwargs)
+    real_args = _map(args, probe)
+    real_kwargs = {k: _map(v, probe) for k, v in kwargs.items() if k != "training"}
+    outputs = layer(concrete, *real_args, **real_kwargs)
     node = _Node(layer, inputs, args, kwargs)
     first = _flatten(inputs)[0]
     batch = first.shape[0] if getattr(first, "_keras_symbolic", False) and first.shape else None

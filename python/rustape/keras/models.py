@@ -124,9 +124,7 @@ class Model(Trainer, Layer):
                 continue
             state[key] = 1
             stack.append((node, True))
-            for x in _flatten(node.inputs):
-                if not getattr(x, "_keras_symbolic", False):
-                    continue
+            for x in node.symbols():
                 if x.node is None:
                     if id(x) not in input_ids:
                         raise ValueError(
@@ -151,15 +149,19 @@ class Model(Trainer, Layer):
                 f"Model {self.name}: expected {len(sym_flat)} inputs, got {len(real_flat)}"
             )
         for s, r in zip(sym_flat, real_flat):
-            values[id(s)] = r
-        for node in nodes:
-            args = _map(
-                node.inputs, lambda x: values[id(x)] if getattr(x, "_keras_symbolic", False) else x
+            # As tensors: a layer given a list of inputs (Add) takes a list of tensors.
+            values[id(s)] = (
+                r if isinstance(r, (_rt.Tensor, _rt.Variable)) else _rt.convert_to_tensor(r)
             )
-            kwargs = dict(node.kwargs)
+
+        def value_of(x: Any) -> Any:
+            return values[id(x)] if getattr(x, "_keras_symbolic", False) else x
+
+        for node in nodes:
+            kwargs = {k: _map(v, value_of) for k, v in node.kwargs.items()}
             if training is not None and _accepts(node.layer.call, "training"):
                 kwargs["training"] = training
-            out = node.layer(args, *node.args, **kwargs)
+            out = node.layer(_map(node.inputs, value_of), *_map(node.args, value_of), **kwargs)
             # Outputs are matched to the node's symbolic outputs by position.
             for sym, real in zip(node.outputs, _flatten(out)):
                 values[id(sym)] = real

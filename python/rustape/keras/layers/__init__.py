@@ -12,6 +12,7 @@ from ..activations import get_activation
 from ..functional import Input, InputLayer
 from ..initializers import get_initializer
 from .activation import ELU, Activation, LeakyReLU, PReLU, ReLU, Softmax
+from .attention import EinsumDense, MultiHeadAttention
 from .base import Layer
 from .convolutional import Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D
 from .core import Dense, Dropout, Embedding, Lambda
@@ -60,6 +61,7 @@ __all__ = [
     "Dense",
     "DepthwiseConv2D",
     "Dropout",
+    "EinsumDense",
     "Embedding",
     "Flatten",
     "GlobalAveragePooling1D",
@@ -76,6 +78,7 @@ __all__ = [
     "MaxPooling2D",
     "Maximum",
     "Minimum",
+    "MultiHeadAttention",
     "Multiply",
     "PReLU",
     "Permute",

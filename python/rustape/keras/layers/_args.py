@@ -73,13 +73,24 @@ def reject_options(layer: str, kwargs: dict, none_ok: Sequence[str] = ()) -> Non
         )
 
 
+def weight_options(kwargs: dict, weights: Sequence[str]) -> dict[str, Any]:
+    """Takes `<weight>_regularizer` and `<weight>_constraint` for each named weight, and
+    `activity_regularizer`, out of `kwargs`, resolved by `regularizers.get` and
+    `constraints.get`: the attributes a Keras layer has under those names."""
+    from .. import constraints, regularizers
+
+    options: dict[str, Any] = {}
+    for weight in weights:
+        options[f"{weight}_regularizer"] = regularizers.get(
+            kwargs.pop(f"{weight}_regularizer", None)
+        )
+        options[f"{weight}_constraint"] = constraints.get(kwargs.pop(f"{weight}_constraint", None))
+    options["activity_regularizer"] = regularizers.get(kwargs.pop("activity_regularizer", None))
+    return options
+
+
 #: Options of the weighted layers rustape accepts only at None.
 WEIGHT_OPTIONS = (
-    "kernel_regularizer",
-    "bias_regularizer",
-    "activity_regularizer",
-    "kernel_constraint",
-    "bias_constraint",
     "lora_rank",
     "lora_alpha",
     "input_shape",

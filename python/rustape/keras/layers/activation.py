@@ -6,6 +6,7 @@ from typing import Any
 
 from ... import _rustape as _rt
 from ..._ops import relu6 as _relu6
+from .. import constraints, regularizers
 from .._util import check_number
 from ..activations import get_activation
 from ..initializers import get_initializer
@@ -172,12 +173,9 @@ class PReLU(_Elementwise):
         **kwargs: Any,
     ) -> None:
         reject_options("PReLU", kwargs, ("input_shape", "batch_size"))
-        if alpha_regularizer is not None or alpha_constraint is not None:
-            raise ValueError(
-                "PReLU: alpha_regularizer and alpha_constraint are not supported (add the "
-                "penalty to the loss, or clip `alpha` after the step)"
-            )
         super().__init__(name=name, dtype=dtype)
+        self.alpha_regularizer = regularizers.get(alpha_regularizer)
+        self.alpha_constraint = constraints.get(alpha_constraint)
         self.alpha_initializer = get_initializer(alpha_initializer)
         if shared_axes is None:
             self.shared_axes: list[int] | None = None
@@ -200,7 +198,13 @@ class PReLU(_Elementwise):
                 f"PReLU: the sample shape {tuple(input_shape[1:])} must be known (or its unknown "
                 "axes shared)"
             )
-        self.alpha = self.add_weight(shape=shape, initializer=self.alpha_initializer, name="alpha")
+        self.alpha = self.add_weight(
+            shape=shape,
+            initializer=self.alpha_initializer,
+            name="alpha",
+            regularizer=self.alpha_regularizer,
+            constraint=self.alpha_constraint,
+        )
 
     def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         x = _rt.convert_to_tensor(inputs)

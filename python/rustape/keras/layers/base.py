@@ -11,7 +11,10 @@ The interface other layers build on (Keras 3's):
 - `weights` / `variables`, `trainable_weights` / `trainable_variables`,
   `non_trainable_weights` / `non_trainable_variables`: the layer's own variables, then those of
   every layer it holds in attributes, lists, tuples and dicts (nested to any depth), in the
-  order they were assigned. `losses`: the losses of the last call, its layers' included.
+  order they were assigned. `losses`: the losses of the last call, its layers' included, then
+  the penalties of the trainable weights that have a regularizer (computed when read).
+- `activity_regularizer`: a regularizer of the outputs, divided by the batch size (Keras's),
+  added to `losses` at each call.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ... import _rustape as _rt
+from .. import constraints, regularizers
 from .._util import _as_dtype, _snake, _unique_name
 from ..initializers import get_initializer
 
@@ -127,6 +131,17 @@ class Layer:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        build = cls.__dict__.get("build")
+        if build is not None:
+
+            @functools.wraps(build)
+            def built(self: Layer, *args: Any, **kwargs: Any) -> None:
+                # As Keras does: a layer is built once its `build` returns, however it was
+                # called (a second call would make its weights again).
+                build(self, *args, **kwargs)
+                self.built = True
+
+            cls.build = built  # type: ignore[method-assign]
         init = cls.__dict__.get("__init__")
         if init is None:
             return
@@ -152,7 +167,12 @@ class Layer:
         cls.__init__ = __init__  # type: ignore[method-assign]
 
     def __init__(
-        self, name: str | None = None, dtype: Any = None, trainable: bool = True, **kwargs: Any
+        self,
+        name: str | None = None,
+        dtype: Any = None,
+        trainable: bool = True,
+        activity_regularizer: Any = None,
+        **kwargs: Any,
     ) -> None:
         shape = _take_input_shape(kwargs, frozenset())
         if kwargs:
@@ -165,6 +185,8 @@ class Layer:
         self.built = False
         self._variables: list[Any] = []
         self._losses: list[Any] = []
+        self._regularizers: list[tuple[Any, Any]] = []
+        self.activity_regularizer = regularizers.get(activity_regularizer)
         if shape is not None:
             self.__dict__["_pending_shape"] = shape
         if type(self) is Layer:
@@ -188,11 +210,15 @@ class Layer:
         dtype: Any = None,
         trainable: bool = True,
         name: str | None = None,
+        regularizer: Any = None,
+        constraint: Any = None,
         **options: Any,
     ) -> Any:
         """A new variable of the layer: Keras 3's `add_weight(shape, initializer, dtype,
-        trainable, ..., name)`, or positionally `add_weight(name, shape, initializer)`.
-        Without an initializer, float weights start Glorot-uniform (Keras's default).
+        trainable, regularizer, constraint, ..., name)`, or positionally
+        `add_weight(name, shape, initializer)`. Without an initializer, float weights start
+        Glorot-uniform (Keras's default). A regularizer's penalty of the weight joins `losses`;
+        the optimizers apply a constraint after each update.
 
         >>> import rustape as rt
         >>> layer = rt.keras.layers.Layer()
@@ -224,6 +250,10 @@ class Layer:
         label = name if name is not None else f"variable_{len(self._variables)}"
         var = _rt.Variable(value, trainable=trainable, name=f"{self.name}/{label}")
         self._variables.append(var)
+        regularizer = regularizers.get(regularizer)
+        if regularizer is not None:
+            self.__dict__.setdefault("_regularizers", []).append((var, regularizer))
+        constraints.attach(var, constraints.get(constraint))
         return var
 
     def _held(self) -> Iterator[Any]:
@@ -365,11 +395,46 @@ class Layer:
 
     @property
     def losses(self) -> list[Any]:
-        """The losses added during the last call, this layer's then its layers'."""
+        """The losses added during the last call, this layer's then its layers', then the
+        regularizers' penalties of the trainable weights (computed now, so a tape recording
+        around the read differentiates them).
+
+        >>> import rustape as rt
+        >>> layer = rt.keras.layers.Dense(
+        ...     1, kernel_initializer="ones", kernel_regularizer=rt.keras.regularizers.L1(0.5))
+        >>> _ = layer(rt.ones([1, 4]))
+        >>> [float(l) for l in layer.losses]
+        [2.0]
+        """
+        out = self._added_losses()
+        trainable = {id(v) for v in self.trainable_weights}
+        for layer in [self, *self._all_sublayers()]:
+            for var, regularizer in layer.__dict__.get("_regularizers", []):
+                if id(var) in trainable:
+                    trainable.discard(id(var))
+                    out.append(regularizer(var))
+        return out
+
+    def _added_losses(self) -> list[Any]:
+        """The `add_loss` losses of the last call, this layer's then its layers'."""
         out = list(self.__dict__.get("_losses", []))
         for layer in self._sublayers():
-            out.extend(layer.losses)
+            out.extend(layer._added_losses())
         return out
+
+    def _all_sublayers(self) -> list[Layer]:
+        """Every layer held at any depth, each once, in `_held` order."""
+        found: list[Layer] = []
+        seen: set[int] = set()
+        stack = list(reversed(list(self._sublayers())))
+        while stack:
+            layer = stack.pop()
+            if id(layer) in seen:
+                continue
+            seen.add(id(layer))
+            found.append(layer)
+            stack.extend(reversed(list(layer._sublayers())))
+        return found
 
     def _clear_losses(self) -> None:
         self.__dict__["_losses"] = []
@@ -419,9 +484,30 @@ class Layer:
             self._clear_losses()
         stack.append(training)
         try:
-            return self.call(inputs, *args, **kwargs)
+            outputs = self.call(inputs, *args, **kwargs)
         finally:
             stack.pop()
+        regularizer = getattr(self, "activity_regularizer", None)
+        if regularizer is not None:
+            self._add_activity_losses(regularizer, outputs)
+        return outputs
+
+    def _add_activity_losses(self, regularizer: Any, outputs: Any) -> None:
+        """Keras's activity penalty: the regularizer of each output tensor, divided by its
+        batch size (its first dimension; a scalar output's penalty as is)."""
+        stack = [outputs]
+        while stack:
+            out = stack.pop()
+            if isinstance(out, (list, tuple)):
+                stack.extend(reversed(out))
+            elif isinstance(out, dict):
+                stack.extend(reversed(list(out.values())))
+            elif isinstance(out, _rt.Tensor):
+                loss = regularizer(out)
+                if len(out.shape) > 0:
+                    batch = _rt.cast(out.shape[0], loss.dtype)
+                    loss = _rt.divide_no_nan(loss, batch)
+                self.add_loss(loss)
 
     def __repr__(self) -> str:
         return f"<rt.layers.{type(self).__name__} name={self.name!r} built={self.built}>"

@@ -19,6 +19,7 @@ from ._args import (
     reject_options,
     to_channels_first,
     to_channels_last,
+    weight_options,
 )
 from .base import Layer
 
@@ -30,6 +31,11 @@ class _Conv(Layer):
     filters)`, then the bias and the activation."""
 
     _rank = 2
+
+    kernel_regularizer: Any
+    kernel_constraint: Any
+    bias_regularizer: Any
+    bias_constraint: Any
 
     def __init__(
         self,
@@ -50,8 +56,10 @@ class _Conv(Layer):
         **kwargs: Any,
     ) -> None:
         cls = type(self).__name__
+        options = weight_options(kwargs, ("kernel", "bias"))
         reject_options(cls, kwargs, WEIGHT_OPTIONS)
         super().__init__(name=name, dtype=dtype, trainable=trainable)
+        vars(self).update(options)
         rank = self._rank
         self.filters = check_number(cls, "filters", filters, low=1, integer=True)
         self.groups = check_number(cls, "groups", groups, low=1, integer=True)
@@ -107,9 +115,21 @@ class _Conv(Layer):
 
     def build(self, input_shape: tuple[Any, ...]) -> None:
         shape = self._kernel_shape(self._channels(input_shape))
-        self.kernel = self.add_weight("kernel", shape, self.kernel_initializer)
+        self.kernel = self.add_weight(
+            "kernel",
+            shape,
+            self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
         if self.use_bias:
-            self.bias = self.add_weight("bias", (self.filters,), self.bias_initializer)
+            self.bias = self.add_weight(
+                "bias",
+                (self.filters,),
+                self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
         self.built = True
 
     def _convolve(self, x: Any) -> Any:
@@ -299,9 +319,10 @@ class DepthwiseConv2D(_Conv):
         trainable: bool = True,
         **kwargs: Any,
     ) -> None:
-        for key in ("depthwise_regularizer", "depthwise_constraint"):
-            if kwargs.get(key, 0) is None:
-                del kwargs[key]
+        # The depthwise kernel is `kernel` here: its options are the kernel's.
+        for option in ("regularizer", "constraint"):
+            if f"depthwise_{option}" in kwargs:
+                kwargs[f"kernel_{option}"] = kwargs.pop(f"depthwise_{option}")
         self.depth_multiplier = check_number(
             "DepthwiseConv2D", "depth_multiplier", depth_multiplier, low=1, integer=True
         )
@@ -330,10 +351,20 @@ class DepthwiseConv2D(_Conv):
         channels = self._channels(input_shape)
         self.filters = channels * self.depth_multiplier
         self.kernel = self.add_weight(
-            "kernel", self.kernel_size + (channels, self.depth_multiplier), self.kernel_initializer
+            "kernel",
+            self.kernel_size + (channels, self.depth_multiplier),
+            self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
         )
         if self.use_bias:
-            self.bias = self.add_weight("bias", (self.filters,), self.bias_initializer)
+            self.bias = self.add_weight(
+                "bias",
+                (self.filters,),
+                self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
         self.built = True
 
     @property

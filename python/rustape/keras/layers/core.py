@@ -8,7 +8,7 @@ from ... import _rustape as _rt
 from .._util import check_number
 from ..activations import get_activation
 from ..initializers import get_initializer
-from ._args import reject_options
+from ._args import reject_options, weight_options
 from ._init import initializer
 from .base import Layer
 
@@ -25,6 +25,11 @@ class Dense(Layer):
     (2, 3)
     """
 
+    kernel_regularizer: Any
+    kernel_constraint: Any
+    bias_regularizer: Any
+    bias_constraint: Any
+
     def __init__(
         self,
         units: int,
@@ -37,9 +42,11 @@ class Dense(Layer):
         trainable: bool = True,
         **kwargs: Any,
     ) -> None:
+        options = weight_options(kwargs, ("kernel", "bias"))
         if kwargs:
             raise TypeError(f"Dense got unexpected keyword arguments: {sorted(kwargs)}")
         super().__init__(name=name, dtype=dtype, trainable=trainable)
+        vars(self).update(options)
         self.units = check_number("Dense", "units", units, low=1, integer=True)
         self.activation = get_activation(activation)
         self.use_bias = bool(use_bias)
@@ -56,9 +63,21 @@ class Dense(Layer):
                 f"{list(input_shape)}"
             )
         in_dim = int(input_shape[-1])
-        self.kernel = self.add_weight("kernel", (in_dim, self.units), self.kernel_initializer)
+        self.kernel = self.add_weight(
+            "kernel",
+            (in_dim, self.units),
+            self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
         if self.use_bias:
-            self.bias = self.add_weight("bias", (self.units,), self.bias_initializer)
+            self.bias = self.add_weight(
+                "bias",
+                (self.units,),
+                self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
         self.built = True
 
     def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
@@ -149,6 +168,9 @@ class Embedding(Layer):
     (10, 4)
     """
 
+    embeddings_regularizer: Any
+    embeddings_constraint: Any
+
     def __init__(
         self,
         input_dim: int,
@@ -160,13 +182,11 @@ class Embedding(Layer):
         trainable: bool = True,
         **kwargs: Any,
     ) -> None:
+        options = weight_options(kwargs, ("embeddings",))
         reject_options(
             "Embedding",
             kwargs,
             (
-                "embeddings_regularizer",
-                "embeddings_constraint",
-                "activity_regularizer",
                 "lora_rank",
                 "input_length",
                 "input_shape",
@@ -175,6 +195,7 @@ class Embedding(Layer):
             ),
         )
         super().__init__(name=name, dtype=dtype, trainable=trainable)
+        vars(self).update(options)
         self.input_dim = check_number("Embedding", "input_dim", input_dim, low=1, integer=True)
         self.output_dim = check_number("Embedding", "output_dim", output_dim, low=1, integer=True)
         self.embeddings_initializer = initializer(embeddings_initializer)
@@ -183,7 +204,11 @@ class Embedding(Layer):
 
     def build(self, input_shape: tuple[Any, ...]) -> None:
         self.embeddings = self.add_weight(
-            "embeddings", (self.input_dim, self.output_dim), self.embeddings_initializer
+            "embeddings",
+            (self.input_dim, self.output_dim),
+            self.embeddings_initializer,
+            regularizer=self.embeddings_regularizer,
+            constraint=self.embeddings_constraint,
         )
         self.built = True
 

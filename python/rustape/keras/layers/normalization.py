@@ -8,6 +8,7 @@ from ... import _ops
 from ... import _rustape as _rt
 from .._util import check_number
 from ..initializers import get_initializer
+from ._args import weight_options
 from .base import Layer
 
 __all__ = ["BatchNormalization", "LayerNormalization"]
@@ -17,6 +18,17 @@ def _axes(owner: str, axis: Any) -> list[int]:
     """`axis` (an int or a sequence of ints) as a list of ints (ranges are checked at build)."""
     axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
     return [check_number(owner, "axis", a, integer=True) for a in axes]
+
+
+def _scale_or_offset(layer: Layer, name: str, shape: tuple[int, ...]) -> Any:
+    """`gamma` or `beta` with the layer's initializer, regularizer and constraint for it."""
+    return layer.add_weight(
+        name,
+        shape,
+        getattr(layer, f"{name}_initializer"),
+        regularizer=getattr(layer, f"{name}_regularizer"),
+        constraint=getattr(layer, f"{name}_constraint"),
+    )
 
 
 class BatchNormalization(Layer):
@@ -51,11 +63,13 @@ class BatchNormalization(Layer):
         trainable: bool = True,
         **kwargs: Any,
     ) -> None:
+        options = weight_options(kwargs, ("beta", "gamma"))
         if kwargs:
             raise TypeError(
                 f"BatchNormalization got unexpected keyword arguments: {sorted(kwargs)}"
             )
         super().__init__(name=name, dtype=dtype, trainable=trainable)
+        vars(self).update(options)
         owner = "BatchNormalization"
         self.axis = _axes(owner, axis)
         self.momentum = check_number(owner, "momentum", momentum)
@@ -87,9 +101,9 @@ class BatchNormalization(Layer):
         param_shape = tuple(int(input_shape[a]) for a in self.axis)
         self._param_shape = param_shape
         if self.scale:
-            self.gamma = self.add_weight("gamma", param_shape, self.gamma_initializer)
+            self.gamma = _scale_or_offset(self, "gamma", param_shape)
         if self.center:
-            self.beta = self.add_weight("beta", param_shape, self.beta_initializer)
+            self.beta = _scale_or_offset(self, "beta", param_shape)
         self.moving_mean = self.add_weight(
             "moving_mean", param_shape, self.moving_mean_initializer, trainable=False
         )
@@ -180,14 +194,8 @@ class LayerNormalization(Layer):
         trainable: bool = True,
         **kwargs: Any,
     ) -> None:
-        for key in (
-            "beta_regularizer",
-            "gamma_regularizer",
-            "beta_constraint",
-            "gamma_constraint",
-            "input_shape",
-            "batch_size",
-        ):
+        options = weight_options(kwargs, ("beta", "gamma"))
+        for key in ("input_shape", "batch_size"):
             if key in kwargs and kwargs[key] is None:
                 del kwargs[key]
         if kwargs:
@@ -195,6 +203,7 @@ class LayerNormalization(Layer):
                 f"LayerNormalization got unexpected keyword arguments: {sorted(kwargs)}"
             )
         super().__init__(name=name, dtype=dtype, trainable=trainable)
+        vars(self).update(options)
         self.axis = _axes("LayerNormalization", axis)
         self.epsilon = check_number("LayerNormalization", "epsilon", epsilon, low=0.0)
         self.rms_scaling = bool(rms_scaling)
@@ -222,9 +231,9 @@ class LayerNormalization(Layer):
         shape = tuple(int(input_shape[a]) for a in self.axis)
         self._param_shape = shape
         if self.scale:
-            self.gamma = self.add_weight("gamma", shape, self.gamma_initializer)
+            self.gamma = _scale_or_offset(self, "gamma", shape)
         if self.center:
-            self.beta = self.add_weight("beta", shape, self.beta_initializer)
+            self.beta = _scale_or_offset(self, "beta", shape)
         self.built = True
 
     def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses

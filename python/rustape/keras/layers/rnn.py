@@ -16,15 +16,13 @@ from typing import Any
 from ... import _rustape as _rt
 from .._util import check_number
 from ..activations import get_activation
-from ._args import WEIGHT_OPTIONS, reject_options
+from ._args import WEIGHT_OPTIONS, reject_options, weight_options
 from ._init import initializer
 from .base import Layer
 
 __all__ = ["GRU", "LSTM", "SimpleRNN"]
 
 _RNN_OPTIONS = WEIGHT_OPTIONS + (
-    "recurrent_regularizer",
-    "recurrent_constraint",
     "time_major",
     "use_cudnn",
     "zero_output_for_mask",
@@ -38,6 +36,13 @@ class _RNN(Layer):
 
     _gates = 1
     _states = 1
+
+    kernel_regularizer: Any
+    kernel_constraint: Any
+    recurrent_regularizer: Any
+    recurrent_constraint: Any
+    bias_regularizer: Any
+    bias_constraint: Any
 
     def __init__(
         self,
@@ -61,8 +66,10 @@ class _RNN(Layer):
         **kwargs: Any,
     ) -> None:
         cls = type(self).__name__
+        options = weight_options(kwargs, ("kernel", "recurrent", "bias"))
         reject_options(cls, kwargs, _RNN_OPTIONS)
         super().__init__(name=name, dtype=dtype, trainable=trainable)
+        vars(self).update(options)
         self.units = check_number(cls, "units", units, low=1, integer=True)
         if stateful:
             raise ValueError(f"{cls}: stateful=True is not supported")
@@ -107,13 +114,27 @@ class _RNN(Layer):
             )
         width = self._gates * self.units
         self.kernel = self.add_weight(
-            "kernel", (int(input_shape[-1]), width), self.kernel_initializer
+            "kernel",
+            (int(input_shape[-1]), width),
+            self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
         )
         self.recurrent_kernel = self.add_weight(
-            "recurrent_kernel", (self.units, width), self.recurrent_initializer
+            "recurrent_kernel",
+            (self.units, width),
+            self.recurrent_initializer,
+            regularizer=self.recurrent_regularizer,
+            constraint=self.recurrent_constraint,
         )
         if self.use_bias:
-            self.bias = self.add_weight("bias", self._bias_shape(), self._bias_initializer())
+            self.bias = self.add_weight(
+                "bias",
+                self._bias_shape(),
+                self._bias_initializer(),
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
         self.built = True
 
     # -- the loop --------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ... import _rustape as _rt
+from .. import constraints as _constraints
 from .._util import check_number
 from . import schedules
 from .schedules import LearningRateSchedule
@@ -286,6 +287,11 @@ class Optimizer:
         if not self._core.built:
             self.build(variables)
         self._core.apply(grads, variables, self._python_rate())
+        # Keras applies each updated variable's constraint right after the update.
+        for g, v in zip(grads, variables):
+            constraint = _constraints.constraint_of(v) if g is not None else None
+            if constraint is not None:
+                v.assign(constraint(v))
 
     @property
     def variables_built_with(self) -> list[Any]:
