@@ -27,7 +27,7 @@ use crate::variable::Variable;
 /// ((2, 2), 'float32')
 /// >>> (t * 2 + 1)[1].numpy()
 /// array([7., 9.], dtype=float32)
-#[pyclass(frozen, name = "Tensor", module = "rustape._rustape")]
+#[pyclass(frozen, weakref, name = "Tensor", module = "rustape._rustape")]
 pub struct PyTensor {
     pub t: Tensor,
     /// Set on `variable[key]`: the variable and the key, so that `.assign(...)` writes that

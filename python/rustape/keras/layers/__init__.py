@@ -41,6 +41,7 @@ from .reshaping import (
     ZeroPadding2D,
 )
 from .rnn import GRU, LSTM, SimpleRNN
+from .wrappers import Bidirectional, TimeDistributed
 
 __all__ = [
     "ELU",
@@ -52,6 +53,7 @@ __all__ = [
     "AveragePooling1D",
     "AveragePooling2D",
     "BatchNormalization",
+    "Bidirectional",
     "Concatenate",
     "Conv1D",
     "Conv2D",
@@ -88,6 +90,7 @@ __all__ = [
     "SimpleRNN",
     "Softmax",
     "Subtract",
+    "TimeDistributed",
     "UpSampling1D",
     "UpSampling2D",
     "ZeroPadding1D",

@@ -24,6 +24,8 @@ class Activation(Layer):
     [0.0, 2.0]
     """
 
+    supports_masking = True
+
     def __init__(
         self, activation: Any, name: str | None = None, dtype: Any = None, **kwargs: Any
     ) -> None:
@@ -47,6 +49,8 @@ class LeakyReLU(Layer):
     [-0.3, 2.0]
     """
 
+    supports_masking = True
+
     def __init__(
         self, negative_slope: float = 0.3, name: str | None = None, dtype: Any = None, **kwargs: Any
     ) -> None:
@@ -68,6 +72,8 @@ class LeakyReLU(Layer):
 
 class _Elementwise(Layer):
     """A layer whose output has its input's shape."""
+
+    supports_masking = True
 
     def compute_output_shape(self, input_shape: tuple[Any, ...]) -> tuple[Any, ...]:
         """The input shape."""

@@ -9,6 +9,7 @@ import string
 from typing import Any
 
 from ... import _rustape as _rt
+from .._masking import get_keras_mask, set_keras_mask
 from .._util import check_number
 from ..activations import get_activation
 from ..initializers import VarianceScaling, get_initializer
@@ -267,6 +268,8 @@ class MultiHeadAttention(Layer):
     ((3, 5, 8), (3, 2, 5, 6))
     """
 
+    supports_masking = True
+
     def __init__(
         self,
         num_heads: int,
@@ -403,7 +406,23 @@ class MultiHeadAttention(Layer):
                 return tuple(_rt.convert_to_tensor(x).shape)
 
             self.build(shape(query), shape(value), None if key is None else shape(key))
-        return super().__call__(query, value, key=key, **kwargs)
+        if _symbolic(query):
+            return super().__call__(query, value, key=key, **kwargs)
+        # Keras's masks: the query's, and the value's and key's unless given; taken off the
+        # inputs (the projections do not take masks) and put on the output.
+        query_mask = kwargs.pop("query_mask", None)
+        if query_mask is None:
+            query_mask = get_keras_mask(query)
+        if kwargs.get("value_mask") is None:
+            kwargs["value_mask"] = get_keras_mask(value)
+        if key is not None and kwargs.get("key_mask") is None:
+            kwargs["key_mask"] = get_keras_mask(key)
+        for x in (query, value, key):
+            set_keras_mask(x, None)
+        outputs = super().__call__(query, value, key=key, query_mask=query_mask, **kwargs)
+        first = outputs[0] if isinstance(outputs, tuple) else outputs
+        set_keras_mask(first, query_mask)
+        return outputs
 
     def _attention_mask(
         self,

@@ -15,6 +15,9 @@ The interface other layers build on (Keras 3's):
   the penalties of the trainable weights that have a regularizer (computed when read).
 - `activity_regularizer`: a regularizer of the outputs, divided by the batch size (Keras's),
   added to `losses` at each call.
+- Masks (Keras's): a layer whose `call` takes `mask` gets the mask attached to its input; a
+  layer that `supports_masking` attaches `compute_mask(inputs, mask)` to its output (by
+  default the input's mask, passed on). Overriding `compute_mask` means support.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,6 +33,7 @@ import numpy as np
 
 from ... import _rustape as _rt
 from .. import constraints, regularizers
+from .._masking import mask_of, set_keras_mask
 from .._util import _as_dtype, _snake, _unique_name
 from ..initializers import get_initializer
 
@@ -81,6 +86,10 @@ def _takes_training(call: Any) -> bool:
     return any(p.name == "training" for p in _parameters(call))
 
 
+def _takes_mask(call: Any) -> bool:
+    return any(p.name == "mask" for p in _parameters(call))
+
+
 def _takes_keywords(call: Any) -> bool:
     """Whether `call` takes `**kwargs` (an explicit `training=` is passed on to it)."""
     return any(p.kind is inspect.Parameter.VAR_KEYWORD for p in _parameters(call))
@@ -129,8 +138,14 @@ class Layer:
     [(4, 3), (3,), (3, 1), (1,)]
     """
 
+    #: Whether the layer passes a mask on (`compute_mask`); Keras's layers that keep the
+    #: timesteps (Dense, Dropout, activations, normalisations) set it.
+    supports_masking = False
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "compute_mask" in cls.__dict__ and "supports_masking" not in cls.__dict__:
+            cls.supports_masking = True
         build = cls.__dict__.get("build")
         if build is not None:
 
@@ -467,6 +482,11 @@ class Layer:
             from ..functional import symbolic_call
 
             return symbolic_call(self, inputs, *args, **kwargs)
+        previous_mask = kwargs.get("mask")
+        if previous_mask is None:
+            previous_mask = mask_of(inputs)
+            if previous_mask is not None and _takes_mask(type(self).call):
+                kwargs["mask"] = previous_mask
         inputs = self._convert_input(inputs)
         if not self.built:
             self.build(_shape_of(inputs))
@@ -490,7 +510,37 @@ class Layer:
         regularizer = getattr(self, "activity_regularizer", None)
         if regularizer is not None:
             self._add_activity_losses(regularizer, outputs)
+        if self.supports_masking:
+            self._attach_masks(outputs, self.compute_mask(inputs, previous_mask))
+        elif previous_mask is not None:
+            warnings.warn(
+                f"Layer '{self.name}' (of type {type(self).__name__}) was passed an input with "
+                "a mask attached to it. However, this layer does not support masking and will "
+                "therefore destroy the mask information. Downstream layers will not see the "
+                "mask.",
+                stacklevel=2,
+            )
         return outputs
+
+    def compute_mask(self, inputs: Any, previous_mask: Any) -> Any:
+        """The mask of the outputs: the input's, passed on (layers that change the timesteps
+        override it).
+
+        >>> import rustape as rt
+        >>> rt.keras.layers.Dense(2).compute_mask(None, rt.constant([True, False])).numpy()
+        array([ True, False])
+        """
+        return previous_mask
+
+    @staticmethod
+    def _attach_masks(outputs: Any, masks: Any) -> None:
+        if isinstance(outputs, (list, tuple)):
+            if not isinstance(masks, (list, tuple)):
+                masks = [masks] + [None] * (len(outputs) - 1)
+            for out, mask in zip(outputs, masks):
+                set_keras_mask(out, mask)
+        else:
+            set_keras_mask(outputs, masks)
 
     def _add_activity_losses(self, regularizer: Any, outputs: Any) -> None:
         """Keras's activity penalty: the regularizer of each output tensor, divided by its

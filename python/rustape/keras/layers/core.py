@@ -25,6 +25,8 @@ class Dense(Layer):
     (2, 3)
     """
 
+    supports_masking = True
+
     kernel_regularizer: Any
     kernel_constraint: Any
     bias_regularizer: Any
@@ -113,6 +115,8 @@ class Dropout(Layer):
     [0.0, 2.0]
     """
 
+    supports_masking = True
+
     def __init__(
         self,
         rate: float,
@@ -200,6 +204,7 @@ class Embedding(Layer):
         self.output_dim = check_number("Embedding", "output_dim", output_dim, low=1, integer=True)
         self.embeddings_initializer = initializer(embeddings_initializer)
         self.mask_zero = bool(mask_zero)
+        self.supports_masking = self.mask_zero
         self.embeddings: Any = None
 
     def build(self, input_shape: tuple[Any, ...]) -> None:

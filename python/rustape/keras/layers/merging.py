@@ -33,6 +33,16 @@ class _Merge(Layer):
         reject_options(type(self).__name__, kwargs, ("input_shape", "batch_size"))
         super().__init__(name=name, dtype=dtype)
 
+    def compute_mask(self, inputs: Any, previous_mask: Any) -> Any:
+        """Keras's: a timestep is kept where any input keeps it (None unless every input has
+        a mask)."""
+        if previous_mask is None or any(m is None for m in previous_mask):
+            return None
+        out = previous_mask[0]
+        for m in previous_mask[1:]:
+            out = _rt.logical_or(out, m)
+        return out
+
     def _check(self, inputs: Any) -> list[Any]:
         if not isinstance(inputs, (list, tuple)) or len(inputs) < self._min_inputs:
             raise ValueError(
@@ -168,6 +178,20 @@ class Concatenate(_Merge):
 
     def call(self, inputs: Sequence[Any]) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         return _rt.concat(self._check(inputs), axis=self.axis)
+
+    def compute_mask(self, inputs: Any, previous_mask: Any) -> Any:
+        """Keras's: each input's mask (all True where it has none) widened to the input's
+        shape, joined along `axis`, then kept where any feature is kept."""
+        if previous_mask is None:
+            return None
+        masks = []
+        for x, m in zip(inputs, previous_mask):
+            if m is None:
+                m = _rt.ones(list(x.shape), dtype=_rt.bool)
+            elif len(m.shape) < len(x.shape):
+                m = _rt.broadcast_to(_rt.expand_dims(m, -1), list(x.shape))
+            masks.append(m)
+        return _rt.reduce_any(_rt.concat(masks, axis=self.axis), axis=-1)
 
     def compute_output_shape(self, input_shape: Sequence[tuple[Any, ...]]) -> tuple[Any, ...]:
         """The inputs' shapes with the `axis` sizes added."""

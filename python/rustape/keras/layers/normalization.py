@@ -47,6 +47,8 @@ class BatchNormalization(Layer):
     [0.01, 0.01, 0.01]
     """
 
+    supports_masking = True
+
     def __init__(
         self,
         axis: Any = -1,
@@ -179,6 +181,8 @@ class LayerNormalization(Layer):
     >>> [round(float(v), 3) for v in y.numpy()[0]]
     [-1.224, 0.0, 1.224]
     """
+
+    supports_masking = True
 
     def __init__(
         self,

@@ -227,6 +227,21 @@ class GlobalAveragePooling1D(_GlobalPooling):
 
     _rank = 1
     _op = "reduce_mean"
+    supports_masking = True
+
+    def call(self, inputs: Any, mask: Any = None) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        """The mean over the steps; with a `[batch, steps]` mask, over the kept steps."""
+        if mask is None:
+            return super().call(inputs)
+        steps = 1 if self.data_format == "channels_last" else 2
+        keep = _rt.expand_dims(_rt.cast(mask, _rt.bool), 2 if steps == 1 else 1)
+        kept = _rt.where(keep, inputs, _rt.zeros([], dtype=inputs.dtype))
+        counts = _rt.reduce_sum(_rt.cast(keep, inputs.dtype), axis=steps, keepdims=self.keepdims)
+        return _rt.reduce_sum(kept, axis=steps, keepdims=self.keepdims) / counts
+
+    def compute_mask(self, inputs: Any, previous_mask: Any) -> Any:
+        """None: the steps are gone."""
+        return None
 
 
 class GlobalMaxPooling1D(_GlobalPooling):

@@ -3,13 +3,16 @@
 The input projection of every step is one matmul over the whole sequence (its bias folded in);
 each step then adds the recurrent projection and runs the cell. LSTM and GRU (`reset_after`)
 steps are single fused ops (`lstm_cell`, `gru_cell`), forward and backward; an LSTM without
-recurrent dropout or `go_backwards` runs its whole loop as one op (`lstm_sequence`), whose
-gradient is backpropagation through time in one pass. Gate order and
+recurrent dropout, `go_backwards` or a mask runs its whole loop as one op (`lstm_sequence`),
+whose gradient is backpropagation through time in one pass. A mask (`[batch, timesteps]`,
+given or attached by `Embedding(mask_zero=True)`) holds the states and repeats the output over
+masked steps, as Keras does. Gate order and
 formulas are Keras 3's: LSTM `i, f, c, o`; GRU `z, r, h`.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,7 +28,6 @@ __all__ = ["GRU", "LSTM", "SimpleRNN"]
 _RNN_OPTIONS = WEIGHT_OPTIONS + (
     "time_major",
     "use_cudnn",
-    "zero_output_for_mask",
     "implementation",
 )
 
@@ -60,6 +62,7 @@ class _RNN(Layer):
         go_backwards: bool = False,
         stateful: bool = False,
         unroll: bool = False,
+        zero_output_for_mask: bool = False,
         name: str | None = None,
         dtype: Any = None,
         trainable: bool = True,
@@ -89,9 +92,27 @@ class _RNN(Layer):
         self.go_backwards = bool(go_backwards)
         self.stateful = False
         self.unroll = bool(unroll)
+        self.zero_output_for_mask = bool(zero_output_for_mask)
         self.kernel: Any = None
         self.recurrent_kernel: Any = None
         self.bias: Any = None
+
+    def _unbuilt_copy(self, name: str, go_backwards: bool) -> _RNN:
+        """The same layer, unbuilt, renamed, running forwards or backwards (`Bidirectional`'s
+        two directions; Keras makes them from the layer's config)."""
+        clone = copy.copy(self)
+        vars(clone).update(
+            name=name,
+            go_backwards=go_backwards,
+            built=False,
+            kernel=None,
+            recurrent_kernel=None,
+            bias=None,
+            _variables=[],
+            _losses=[],
+            _regularizers=[],
+        )
+        return clone
 
     @property
     def cell(self) -> _RNN:
@@ -186,8 +207,6 @@ class _RNN(Layer):
         mask: Any = None,
         training: Any = None,
     ) -> Any:
-        if mask is not None:
-            raise ValueError(f"{type(self).__name__} {self.name}: masking is not supported")
         if isinstance(training, _rt.Tensor):
             training = bool(training.numpy())
         shape = tuple(sequences.shape)
@@ -217,7 +236,7 @@ class _RNN(Layer):
         projected = _rt.reshape(projected, [steps, batch, width])
         recurrent_kernel = self.recurrent_kernel.value()
         whole = None
-        if steps and not self.go_backwards and recurrent_mask is None:
+        if steps and not self.go_backwards and recurrent_mask is None and mask is None:
             whole = self._sequence(projected, states, recurrent_kernel)
         if whole is not None:
             # The whole loop ran as one op: every step's output, time-major.
@@ -230,11 +249,23 @@ class _RNN(Layer):
                 return [output, *states]
             return output
         inputs = _rt.unstack(projected) if steps else []
+        # Masked steps (Keras's): the states carry over, the output repeats the previous one
+        # (zeros with `zero_output_for_mask`).
+        keeps: list[Any] = [None] * steps
+        if mask is not None and steps:
+            keeps = _rt.unstack(_rt.expand_dims(_rt.cast(mask, _rt.bool), -1), axis=1)
         if self.go_backwards:
-            inputs = inputs[::-1]
-        outputs = []
-        for x_t in inputs:
-            out, states = self._step(x_t, states, recurrent_kernel, recurrent_mask)
+            inputs, keeps = inputs[::-1], keeps[::-1]
+        outputs: list[Any] = []
+        for x_t, keep in zip(inputs, keeps):
+            out, new_states = self._step(x_t, states, recurrent_kernel, recurrent_mask)
+            if keep is not None:
+                held = (
+                    _rt.zeros_like(out) if self.zero_output_for_mask or not outputs else outputs[-1]
+                )
+                out = _rt.where(keep, out, held)
+                new_states = [_rt.where(keep, n, o) for n, o in zip(new_states, states)]
+            states = new_states
             outputs.append(out)
         if self.return_sequences:
             output = (
@@ -247,6 +278,14 @@ class _RNN(Layer):
         if self.return_state:
             return [output, *states]
         return output
+
+    def compute_mask(self, inputs: Any, previous_mask: Any) -> Any:
+        """The input's mask when the output keeps the timesteps (`return_sequences`), else
+        None; None for each returned state."""
+        if isinstance(previous_mask, (list, tuple)):
+            previous_mask = previous_mask[0]
+        out = previous_mask if self.return_sequences else None
+        return [out] + [None] * self._states if self.return_state else out
 
     def compute_output_shape(self, input_shape: Sequence[Any]) -> Any:
         """`(batch, timesteps, units)` with `return_sequences`, else `(batch, units)`; with
