@@ -210,11 +210,12 @@ pub(crate) fn zip_map<T: Element, U: Send + Copy + Default>(
             let p = x[0];
             return kernel::map_vec(op, shape, y, kernel::PAR_CHEAP, |q| f(p, q));
         }
-        (true, false) if repeats_along_leading_axes(b.shape(), shape) => {
-            return Ok(Values::from_vec(shape, zip_repeating(op, x, y, &f)?));
+        (true, false) if repeats_along_leading_axes(b.shape(), shape) && !y.is_empty() => {
+            let v = kernel::zip_repeating_vec(op, x, y, kernel::PAR_CHEAP, f)?;
+            return Ok(Values::from_vec(shape, v));
         }
-        (false, true) if repeats_along_leading_axes(a.shape(), shape) => {
-            let v = zip_repeating(op, y, x, |q, p| f(p, q))?;
+        (false, true) if repeats_along_leading_axes(a.shape(), shape) && !x.is_empty() => {
+            let v = kernel::zip_repeating_vec(op, y, x, kernel::PAR_CHEAP, |q, p| f(p, q))?;
             return Ok(Values::from_vec(shape, v));
         }
         _ => {}
@@ -245,18 +246,6 @@ fn repeats_along_leading_axes(small: &[usize], shape: &[usize]) -> bool {
     let first_real = small.iter().position(|&d| d != 1).unwrap_or(small.len());
     let core = &small[first_real..];
     !core.is_empty() && shape.ends_with(core)
-}
-
-/// `f(x[i], y[i % y.len()])` for every `i`: `y` repeats along `x` (see above).
-fn zip_repeating<T: Copy, U>(op: &str, x: &[T], y: &[T], f: impl Fn(T, T) -> U) -> Result<Vec<U>> {
-    let mut out = memory::try_vec(op, x.len())?;
-    if y.is_empty() {
-        return Ok(out); // a zero-length axis: `x` is empty too
-    }
-    for block in x.chunks_exact(y.len()) {
-        out.extend(block.iter().zip(y).map(|(&p, &q)| f(p, q)));
-    }
-    Ok(out)
 }
 
 /// `axis` (negative counts from the end) as an index into `ndim` dimensions.

@@ -77,6 +77,12 @@ const SPIN_SHARE: u32 = 8;
 const LONG_WORK: Duration = Duration::from_micros(100);
 const MAX_LONG_SPIN: Duration = Duration::from_micros(250);
 
+/// How much of the recent work a short job between long ones forgets (1 / this): an MLP
+/// step's bias adds and relus between its GEMMs, and the small products of a 512 -> 10 layer
+/// and the loss, take ~230 us of serial work before the backward's large pair. At 1 / 2 the
+/// helper had parked by then and arrived ~65 us late for the pair (W2 at 2 threads).
+const RECENT_DECAY: u32 = 8;
+
 /// How long a helper spins for the next job after `worked` in its last one, given its `recent`
 /// work (the larger of the last job's and half the recent work before it: a short elementwise
 /// job between two GEMMs does not end the long spin).
@@ -170,7 +176,7 @@ fn helper_loop(pool: &'static Pool, i: usize) {
             IN_TASK.with(|t| t.set(false));
         }
         let worked = worked.elapsed();
-        recent = worked.max(recent / 2);
+        recent = worked.max(recent - recent / RECENT_DECAY);
         spin = spin_budget(recent, worked);
         leave(pool);
     }
@@ -188,12 +194,19 @@ fn leave(pool: &Pool) {
 /// Spins this long for helpers still in their last tasks before parking until they leave.
 const JOIN_SPIN: Duration = Duration::from_micros(20);
 
+/// After long tasks of its own, the caller spins for a share of their time (up to
+/// [`MAX_JOIN_SPIN`]): the helper's last long task then ends a few tens of µs later, and a
+/// parked caller took ~35 µs more to wake (the MLP step's 0.5 ms weight-gradient GEMM).
+const JOIN_SPIN_SHARE: u32 = 4;
+const MAX_JOIN_SPIN: Duration = Duration::from_micros(150);
+
 /// Waits until no helper is inside the closed job: spins briefly (tasks are short), then parks
 /// (a long task, or a helper preempted mid-task, would otherwise cost a core of spinning).
-fn join(pool: &Pool) {
+fn join(pool: &Pool, own_work: Duration) {
     let started = Instant::now();
+    let spin = JOIN_SPIN.max((own_work / JOIN_SPIN_SHARE).min(MAX_JOIN_SPIN));
     while pool.active.load(SeqCst) != 0 {
-        if started.elapsed() < JOIN_SPIN {
+        if started.elapsed() < spin {
             std::hint::spin_loop();
             continue;
         }
@@ -265,11 +278,13 @@ pub(crate) fn for_each_task(tasks: usize, f: &(dyn Fn(usize) + Sync)) {
         }
     }
     IN_TASK.with(|t| t.set(true));
+    let own = Instant::now();
     run_tasks(pool, f, tasks);
+    let own_work = own.elapsed();
     IN_TASK.with(|t| t.set(false));
     pool.open.store(false, SeqCst);
     // The helpers still inside finish the tasks they took.
-    join(pool);
+    join(pool, own_work);
     pool.job.store(std::ptr::null_mut(), SeqCst);
     let panicked = pool.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
     if let Some(payload) = panicked {

@@ -45,6 +45,13 @@ def test_multi_head_attention_matches_keras(name: str) -> None:
     _compare(gen_attention._mha(rt.keras, rt, name), f"mha/{name}/")
 
 
+@pytest.mark.parametrize("name", gen_attention.DOT_CASES)
+def test_single_head_attention_matches_keras(name: str) -> None:
+    # Attention (dot, scaled, "concat" scores, causal) and AdditiveAttention (scaled or not)
+    # with query and value masks: outputs, scores, gradients of the inputs and weights.
+    _compare(gen_attention._dot(rt.keras, rt, name), f"dot/{name}/")
+
+
 def test_transformer_block_fit_matches_keras() -> None:
     _compare(gen_attention._transformer(rt.keras), "transformer/", rtol=2e-4)
 

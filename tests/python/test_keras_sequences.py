@@ -43,6 +43,15 @@ def test_attention_takes_padding_masks_from_the_embedding() -> None:
     _compare(gen_sequences._attention(rt.keras, rt), "attention/")
 
 
+def test_masking_and_rescaling_match_keras() -> None:
+    # Masking: zero-vector steps give zeros and a mask the GRU holds its state over (a step
+    # with one zero feature stays); the gradients of the input and the GRU's weights.
+    # Rescaling: uint8 pixels to [-1, 1], and per-channel scales and offsets.
+    out = gen_sequences._masking(rt.keras, rt)
+    _compare({k: v for k, v in out.items() if k.startswith("masking/")}, "masking/")
+    _compare({k: v for k, v in out.items() if k.startswith("rescaling/")}, "rescaling/")
+
+
 def test_text_classifier_fit_matches_keras() -> None:
     _compare(gen_sequences._classifier(rt.keras), "classifier/", rtol=2e-4)
 

@@ -70,6 +70,36 @@ MHA_CASES: dict[str, tuple[dict[str, Any], tuple[Any, ...], dict[str, Any]]] = {
 }
 
 
+#: name -> (class name, layer arguments, shapes of query, value, key (or None), call arguments)
+DOT_CASES: dict[str, tuple[str, dict[str, Any], tuple[Any, ...], dict[str, Any]]] = {
+    "dot": ("Attention", {}, ((2, 3, 4), (2, 5, 4), None), {"return_attention_scores": True}),
+    "dot_scaled_masked": (
+        "Attention",
+        {"use_scale": True},
+        ((2, 3, 4), (2, 5, 4), (2, 5, 4)),
+        {"mask": "query_and_value"},
+    ),
+    "concat_causal": (
+        "Attention",
+        {"score_mode": "concat", "use_scale": True},
+        ((2, 4, 3), (2, 4, 3), None),
+        {"use_causal_mask": True, "return_attention_scores": True},
+    ),
+    "additive_masked": (
+        "AdditiveAttention",
+        {},
+        ((2, 3, 4), (2, 5, 4), None),
+        {"mask": "value", "return_attention_scores": True},
+    ),
+    "additive_unscaled": (
+        "AdditiveAttention",
+        {"use_scale": False},
+        ((2, 3, 4), (2, 5, 4), None),
+        {},
+    ),
+}
+
+
 def _weights(layer: Any, seed: int) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     weights = [(rng.normal(size=tuple(w.shape)) * 0.5).astype(np.float32) for w in layer.weights]
@@ -155,6 +185,45 @@ def _mha(keras: Any, lib: Any, name: str) -> dict[str, np.ndarray]:
     return out
 
 
+def _dot(keras: Any, lib: Any, name: str) -> dict[str, np.ndarray]:
+    cls, options, shapes, call = DOT_CASES[name]
+    layer = getattr(keras.layers, cls)(**options)
+    rng = np.random.default_rng(11)
+    arrays = [None if s is None else rng.normal(size=s).astype(np.float32) for s in shapes]
+    arrays = [a for a in arrays if a is not None]
+    layer.build([a.shape for a in arrays])
+    weights = _weights(layer, 12)
+    kwargs = dict(call)
+    out: dict[str, np.ndarray] = {}
+    if "mask" in kwargs:
+        value_mask = np.ones((2, 5), bool)
+        value_mask[0, 3:] = False
+        query_mask = np.array([[True, False, True], [True, True, True]])
+        out[f"dot/{name}/value_mask"] = value_mask
+        kwargs["mask"] = [
+            lib.constant(query_mask) if kwargs["mask"] == "query_and_value" else None,
+            lib.constant(value_mask),
+        ]
+    inputs = [lib.constant(a) for a in arrays]
+    with lib.GradientTape() as tape:
+        for t in inputs:
+            tape.watch(t)
+        result = layer(inputs, **kwargs)
+        y, scores = result if call.get("return_attention_scores") else (result, None)
+        w = np.random.default_rng(13).normal(size=tuple(y.shape)).astype(np.float32)
+        loss = lib.reduce_sum(y * w)
+    grads = tape.gradient(loss, inputs + list(layer.trainable_weights))
+    out[f"dot/{name}/y"] = np.asarray(y)
+    if scores is not None:
+        out[f"dot/{name}/scores"] = np.asarray(scores)
+    for j, g in enumerate(grads[: len(inputs)]):
+        out[f"dot/{name}/dinput{j}"] = np.asarray(g)
+    for j, (g, wt) in enumerate(zip(grads[len(inputs) :], weights)):
+        out[f"dot/{name}/w{j}"] = wt
+        out[f"dot/{name}/dw{j}"] = np.asarray(g)
+    return out
+
+
 def _transformer(keras: Any) -> dict[str, np.ndarray]:
     """A Transformer encoder block on sequences, trained with `fit`."""
     L = keras.layers
@@ -184,6 +253,8 @@ def run(keras: Any, lib: Any) -> dict[str, np.ndarray]:
         out.update(_einsum(keras, lib, name))
     for name in MHA_CASES:
         out.update(_mha(keras, lib, name))
+    for name in DOT_CASES:
+        out.update(_dot(keras, lib, name))
     out.update(_transformer(keras))
     return out
 

@@ -280,6 +280,26 @@ case("repeat_vector", "RepeatVector", {"n": 3}, [2, 4])
 case("permute", "Permute", {"dims": (3, 1, 2)}, [2, 3, 4, 5])
 case("upsampling1d", "UpSampling1D", {"size": 3}, [2, 4, 3])
 case("zero_padding1d", "ZeroPadding1D", {"padding": (2, 1)}, [2, 4, 3])
+case("dot_vectors", "Dot", {"axes": 1}, [[2, 3], [2, 3]])
+case("dot_sequences", "Dot", {"axes": (2, 2)}, [[2, 3, 4], [2, 5, 4]])
+case("dot_normalize", "Dot", {"axes": (1, 2), "normalize": True}, [[2, 4], [2, 3, 4]])
+case("dot_last_axis", "Dot", {"axes": -1}, [[2, 3, 4], [2, 4]])
+case("rescaling", "Rescaling", {"scale": 0.5, "offset": 1.0}, [2, 3])
+case("group_norm", "GroupNormalization", {"groups": 2}, [2, 3, 3, 4])
+case("group_norm_instance", "GroupNormalization", {"groups": -1, "epsilon": 1e-5}, [2, 5, 3])
+case("group_norm_axis1", "GroupNormalization", {"groups": 2, "axis": 1, "center": False}, [2, 4, 3])
+case(
+    "separable_conv2d_same_strided",
+    "SeparableConv2D",
+    {"filters": 3, "kernel_size": 2, "depth_multiplier": 2, "padding": "same", "strides": 2},
+    [2, 5, 5, 2],
+)
+case(
+    "separable_conv2d_dilated_relu",
+    "SeparableConv2D",
+    {"filters": 4, "kernel_size": 3, "dilation_rate": 2, "activation": "relu"},
+    [1, 7, 7, 3],
+)
 
 if __name__ == "__main__":
     with open(os.path.join(HERE, "layers.json"), "w") as fh:

@@ -120,6 +120,36 @@ def _attention(keras: Any, lib: Any) -> dict[str, np.ndarray]:
     }
 
 
+def _masking(keras: Any, lib: Any) -> dict[str, np.ndarray]:
+    """`Masking` over float sequences padded with zero vectors, into a GRU; and `Rescaling`
+    of integer pixels."""
+    rng = np.random.default_rng(73)
+    x = rng.normal(size=(3, 5, 2)).astype(np.float32)
+    x[0, 3:] = 0.0
+    x[2, 0] = 0.0
+    x[1, 2, 0] = 0.0  # one zero feature alone does not mask the step
+    masking = keras.layers.Masking(mask_value=0.0)
+    gru = keras.layers.GRU(3, return_sequences=True)
+    gru.build((3, 5, 2))
+    gru.set_weights(
+        [(rng.normal(size=tuple(w.shape)) * 0.5).astype(np.float32) for w in gru.weights]
+    )
+    xv = lib.Variable(x)
+    with lib.GradientTape() as tape:
+        y = gru(masking(xv))
+        loss = lib.reduce_sum(y * _weights(79, tuple(y.shape)))
+    grads = tape.gradient(loss, [xv, *gru.trainable_weights])
+    out = {"masking/y": np.asarray(y), "masking/dx": np.asarray(grads[0])}
+    for k, g in enumerate(grads[1:]):
+        out[f"masking/dw{k}"] = np.asarray(g)
+    pixels = rng.integers(0, 256, size=(2, 3, 3, 3)).astype(np.uint8)
+    scaled = keras.layers.Rescaling(1 / 127.5, offset=-1.0)(pixels)
+    per_channel = keras.layers.Rescaling([0.5, 2.0, -1.0], offset=[1.0, 0.0, 3.0])(pixels)
+    out["rescaling/scaled"] = np.asarray(scaled)
+    out["rescaling/per_channel"] = np.asarray(per_channel)
+    return out
+
+
 def _classifier(keras: Any) -> dict[str, np.ndarray]:
     """The text-classification tutorial's model (stacked Bidirectional LSTMs over a masked
     embedding), small, trained with `fit`."""
@@ -164,6 +194,7 @@ def run(keras: Any, lib: Any) -> dict[str, np.ndarray]:
     for name in MASKED:
         out.update(_masked(keras, lib, name))
     out.update(_attention(keras, lib))
+    out.update(_masking(keras, lib))
     out.update(_classifier(keras))
     return out
 

@@ -124,6 +124,7 @@ class LambdaCallback(Callback):
 
 
 # The training-steering callbacks live in their own module (they need `Callback` above).
+from .callbacks_files import CSVLogger, ModelCheckpoint
 from .callbacks_training import (
     EarlyStopping,
     LearningRateScheduler,
@@ -131,4 +132,11 @@ from .callbacks_training import (
     TerminateOnNaN,
 )
 
-__all__ += ["EarlyStopping", "LearningRateScheduler", "ReduceLROnPlateau", "TerminateOnNaN"]
+__all__ += [
+    "CSVLogger",
+    "EarlyStopping",
+    "LearningRateScheduler",
+    "ModelCheckpoint",
+    "ReduceLROnPlateau",
+    "TerminateOnNaN",
+]

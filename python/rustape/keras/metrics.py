@@ -17,22 +17,37 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _rustape as _rt
-from ._util import _snake, check_number
+from ._util import check_number
+from .metrics_base import Metric
+from .metrics_confusion import (
+    FalseNegatives,
+    FalsePositives,
+    Precision,
+    Recall,
+    TrueNegatives,
+    TruePositives,
+)
 
 __all__ = [
     "AUC",
     "Accuracy",
     "BinaryAccuracy",
     "CategoricalAccuracy",
+    "FalseNegatives",
+    "FalsePositives",
     "Mean",
     "MeanAbsoluteError",
     "MeanMetricWrapper",
     "MeanSquaredError",
     "Metric",
+    "Precision",
+    "Recall",
     "RootMeanSquaredError",
     "SparseCategoricalAccuracy",
     "Sum",
     "TopKCategoricalAccuracy",
+    "TrueNegatives",
+    "TruePositives",
     "accuracy",
     "binary_accuracy",
     "categorical_accuracy",
@@ -51,51 +66,6 @@ def _array(x: Any) -> Any:
 
 #: The most thresholds an AUC accumulates over (2^20 is finer than float32 probabilities).
 _MAX_THRESHOLDS = 2**20
-
-
-class Metric:
-    """Base class: state that `update_state` accumulates and `result` reads.
-
-    >>> class Count(Metric):
-    ...     def __init__(self):
-    ...         super().__init__(name="count")
-    ...         self.n = 0
-    ...     def update_state(self, values):
-    ...         self.n += len(values)
-    ...     def result(self):
-    ...         return self.n
-    ...     def reset_state(self):
-    ...         self.n = 0
-    >>> c = Count(); c.update_state([1, 2]); c.result()
-    2
-    """
-
-    def __init__(self, name: str | None = None, dtype: Any = None) -> None:
-        self.name = name if name is not None else _snake(type(self).__name__)
-        self.dtype = _rt.float32 if dtype is None else _rt.as_dtype(dtype)
-
-    def update_state(self, *args: Any, **kwargs: Any) -> None:
-        """Accumulates statistics."""
-        raise NotImplementedError
-
-    def result(self) -> Any:
-        """The metric's value from the accumulated statistics."""
-        raise NotImplementedError
-
-    def reset_state(self) -> None:
-        """Forgets every statistic."""
-        raise NotImplementedError
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        self.update_state(*args, **kwargs)
-        return self.result()
-
-    def get_config(self) -> dict[str, Any]:
-        """The constructor arguments."""
-        return {"name": self.name}
-
-    def __repr__(self) -> str:
-        return f"<rt.keras.metrics.{type(self).__name__} name={self.name!r}>"
 
 
 class _StateMetric(Metric):
@@ -565,6 +535,8 @@ _BY_NAME: dict[str, Any] = {
     "mean_absolute_error": MeanAbsoluteError,
     "mean_squared_error": MeanSquaredError,
     "auc": AUC,
+    "precision": Precision,
+    "recall": Recall,
     "mean": Mean,
     "sum": Sum,
 }

@@ -539,6 +539,10 @@ unsafe fn split_gemm<T: MatElem>(
 ) {
     let work = rows * cols * k;
     if !split || work < PARALLEL_GEMM_WORK {
+        // SAFETY: as the caller promises.
+        if unsafe { narrow_output(rows, cols, k, dst, lhs, rhs) } {
+            return;
+        }
         if let Some(turned) = T::turned_product() {
             // SAFETY: as the caller promises.
             if unsafe { turned(rows, cols, k, dst, lhs, rhs) } {
@@ -632,6 +636,65 @@ unsafe fn split_gemm<T: MatElem>(
             }
         }
     });
+}
+
+/// Outputs at most this many columns wide count as narrow for [`narrow_output`]: less than one
+/// AVX-512 register of float32, the gemm crate's tall tile would run mostly empty along them.
+const NARROW_COLS: usize = 16;
+
+/// `dst[rows x cols] = lhs[rows x k] @ rhs[k x cols]` for a narrow row-major output over many
+/// rows with a column-major `lhs` (`h^T @ dy` of a dense layer with few outputs: the weight
+/// gradient of a 512 -> 10 layer), written column-major into a scratch and copied. The gemm
+/// crate walks the output's unit-stride axis with its tall register tile (64 float32): along
+/// 10 columns most of each tile is empty, and it packs `lhs` row by row with strided reads;
+/// column-major, the tile runs along the rows and `lhs` packs with unit stride. The MLP step's
+/// `[512, 256]^T @ [256, 10]` took 41.8 -> ~13 us. Each element is the same sum in the same
+/// order (one inner block: `k` at most [`MAX_ADD_DEPTH`]; not the small-product path, whose
+/// sides are at most 64), so the values do not change. False (nothing written) otherwise.
+///
+/// # Safety
+/// As for [`MatElem::matmul_into`].
+unsafe fn narrow_output<T: MatElem>(
+    rows: usize,
+    cols: usize,
+    k: usize,
+    dst: (*mut T, isize, isize),
+    lhs: (*const T, isize, isize),
+    rhs: (*const T, isize, isize),
+) -> bool {
+    let real = matches!(T::DTYPE, DType::F32 | DType::F64);
+    let narrow = dst.2 == 1 && cols <= NARROW_COLS && cols > 1 && rows > 4 * SMALL_GEMM_SIDE;
+    if !(real && narrow && lhs.1 == 1 && lhs.2 != 1 && k > 2 && k <= MAX_ADD_DEPTH) {
+        return false;
+    }
+    let mut scratch: Vec<T> = Vec::with_capacity(rows * cols);
+    // SAFETY: the scratch holds rows * cols elements, column-major (row stride 1, column stride
+    // rows), each written once by the GEMM; `dst` row `i` holds `cols` elements at `dst.1`
+    // apart, as the caller promises.
+    unsafe {
+        T::matmul_into(
+            rows,
+            cols,
+            k,
+            scratch.as_mut_ptr(),
+            1,
+            rows as isize,
+            lhs.0,
+            lhs.1,
+            lhs.2,
+            rhs.0,
+            rhs.1,
+            rhs.2,
+        );
+        scratch.set_len(rows * cols);
+        for i in 0..rows {
+            let row = dst.0.offset(i as isize * dst.1);
+            for j in 0..cols {
+                *row.add(j) = scratch[j * rows + i];
+            }
+        }
+    }
+    true
 }
 
 /// The `[rows x cols]` matrix at `src` with unit row stride and column stride `cs` (a

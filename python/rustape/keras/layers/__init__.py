@@ -14,10 +14,13 @@ from ..initializers import get_initializer
 from .activation import ELU, Activation, LeakyReLU, PReLU, ReLU, Softmax
 from .attention import EinsumDense, MultiHeadAttention
 from .base import Layer
-from .convolutional import Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D
+from .convolutional import Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D, SeparableConv2D
 from .core import Dense, Dropout, Embedding, Lambda
-from .merging import Add, Average, Concatenate, Maximum, Minimum, Multiply, Subtract
-from .normalization import BatchNormalization, LayerNormalization
+from .dot_attention import AdditiveAttention, Attention
+from .masking import Masking
+from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
+from .noise import GaussianDropout, GaussianNoise, SpatialDropout1D, SpatialDropout2D
+from .normalization import BatchNormalization, GroupNormalization, LayerNormalization
 from .pooling import (
     AveragePooling1D,
     AveragePooling2D,
@@ -28,6 +31,7 @@ from .pooling import (
     MaxPooling1D,
     MaxPooling2D,
 )
+from .preprocessing import Normalization, Rescaling
 from .reshaping import (
     Cropping1D,
     Cropping2D,
@@ -49,6 +53,8 @@ __all__ = [
     "LSTM",
     "Activation",
     "Add",
+    "AdditiveAttention",
+    "Attention",
     "Average",
     "AveragePooling1D",
     "AveragePooling2D",
@@ -62,33 +68,43 @@ __all__ = [
     "Cropping2D",
     "Dense",
     "DepthwiseConv2D",
+    "Dot",
     "Dropout",
     "EinsumDense",
     "Embedding",
     "Flatten",
+    "GaussianDropout",
+    "GaussianNoise",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
+    "GroupNormalization",
     "Input",
     "InputLayer",
     "Lambda",
     "Layer",
     "LayerNormalization",
     "LeakyReLU",
+    "Masking",
     "MaxPooling1D",
     "MaxPooling2D",
     "Maximum",
     "Minimum",
     "MultiHeadAttention",
     "Multiply",
+    "Normalization",
     "PReLU",
     "Permute",
     "ReLU",
     "RepeatVector",
+    "Rescaling",
     "Reshape",
+    "SeparableConv2D",
     "SimpleRNN",
     "Softmax",
+    "SpatialDropout1D",
+    "SpatialDropout2D",
     "Subtract",
     "TimeDistributed",
     "UpSampling1D",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import _rustape as _rt
+from .. import constraints, regularizers
 from .._util import check_number
 from ..activations import get_activation
 from ..initializers import get_initializer
@@ -23,7 +24,7 @@ from ._args import (
 )
 from .base import Layer
 
-__all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "DepthwiseConv2D"]
+__all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "DepthwiseConv2D", "SeparableConv2D"]
 
 
 class _Conv(Layer):
@@ -386,3 +387,102 @@ class DepthwiseConv2D(_Conv):
         """The output shape for inputs of `input_shape` (None for unknown dimensions)."""
         self.filters = self._channels(tuple(input_shape)) * self.depth_multiplier
         return super().compute_output_shape(input_shape)
+
+
+class SeparableConv2D(_Conv):
+    """A depthwise convolution (`depth_multiplier` filters per input channel) then a 1x1
+    convolution to `filters` channels, then the bias and activation (Keras 3's
+    `SeparableConv2D`; weights `depthwise_kernel`, `pointwise_kernel`, `bias`).
+
+    >>> import rustape as rt
+    >>> layer = rt.keras.layers.SeparableConv2D(4, 3, depth_multiplier=2, padding="same")
+    >>> layer(rt.ones([1, 5, 5, 3])).shape
+    (1, 5, 5, 4)
+    >>> tuple(layer.depthwise_kernel.shape), tuple(layer.pointwise_kernel.shape)
+    ((3, 3, 3, 2), (1, 1, 6, 4))
+    """
+
+    def __init__(
+        self,
+        filters: int,
+        kernel_size: Any,
+        strides: Any = 1,
+        padding: str = "valid",
+        data_format: str | None = None,
+        dilation_rate: Any = 1,
+        depth_multiplier: int = 1,
+        activation: Any = None,
+        use_bias: bool = True,
+        depthwise_initializer: Any = "glorot_uniform",
+        pointwise_initializer: Any = "glorot_uniform",
+        bias_initializer: Any = "zeros",
+        name: str | None = None,
+        dtype: Any = None,
+        trainable: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        pointwise = {k: kwargs.pop(f"pointwise_{k}", None) for k in ("regularizer", "constraint")}
+        # The depthwise kernel takes the kernel's options.
+        for option in ("regularizer", "constraint"):
+            if f"depthwise_{option}" in kwargs:
+                kwargs[f"kernel_{option}"] = kwargs.pop(f"depthwise_{option}")
+        super().__init__(
+            filters,
+            kernel_size,
+            strides=strides,
+            padding=padding,
+            data_format=data_format,
+            dilation_rate=dilation_rate,
+            activation=activation,
+            use_bias=use_bias,
+            kernel_initializer=depthwise_initializer,
+            bias_initializer=bias_initializer,
+            name=name,
+            dtype=dtype,
+            trainable=trainable,
+            **kwargs,
+        )
+        self.depth_multiplier = check_number(
+            "SeparableConv2D", "depth_multiplier", depth_multiplier, low=1, integer=True
+        )
+        self.pointwise_initializer = get_initializer(pointwise_initializer)
+        self.pointwise_regularizer = regularizers.get(pointwise["regularizer"])
+        self.pointwise_constraint = constraints.get(pointwise["constraint"])
+        self.depthwise_kernel: Any = None
+        self.pointwise_kernel: Any = None
+
+    def build(self, input_shape: tuple[Any, ...]) -> None:
+        channels = self._channels(input_shape)
+        self.depthwise_kernel = self.add_weight(
+            "depthwise_kernel",
+            self.kernel_size + (channels, self.depth_multiplier),
+            self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
+        self.pointwise_kernel = self.add_weight(
+            "pointwise_kernel",
+            (1, 1, channels * self.depth_multiplier, self.filters),
+            self.pointwise_initializer,
+            regularizer=self.pointwise_regularizer,
+            constraint=self.pointwise_constraint,
+        )
+        if self.use_bias:
+            self.bias = self.add_weight(
+                "bias",
+                (self.filters,),
+                self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
+
+    def _convolve(self, x: Any) -> Any:
+        s = self.strides
+        depthwise = _rt.depthwise_conv2d(
+            x,
+            self.depthwise_kernel,
+            [1, s[0], s[1], 1],
+            self.padding.upper(),
+            dilations=list(self.dilation_rate),
+        )
+        return _rt.conv2d(depthwise, self.pointwise_kernel, [1, 1], "VALID")

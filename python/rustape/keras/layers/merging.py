@@ -11,7 +11,16 @@ from .._util import check_number
 from ._args import reject_options
 from .base import Layer
 
-__all__ = ["Add", "Average", "Concatenate", "Maximum", "Minimum", "Multiply", "Subtract"]
+__all__ = [
+    "Add",
+    "Average",
+    "Concatenate",
+    "Dot",
+    "Maximum",
+    "Minimum",
+    "Multiply",
+    "Subtract",
+]
 
 
 def _broadcast_dim(a: Any, b: Any) -> Any:
@@ -209,3 +218,92 @@ class Concatenate(_Merge):
                 )
             out[axis] = None if out[axis] is None or s[axis] is None else out[axis] + s[axis]
         return tuple(out)
+
+
+class Dot(_Merge):
+    """The dot product of two inputs' samples along `axes` (one axis for both, or one each;
+    negative counts from the end), with `normalize=True` L2-normalising them along those
+    axes first (cosine similarity). The result keeps `x`'s other axes, then `y`'s other
+    non-batch axes; two `[batch, d]` inputs give `[batch, 1]` (Keras's `Dot`).
+
+    >>> import rustape as rt
+    >>> x, y = rt.ones([2, 3, 4]), rt.ones([2, 5, 4])
+    >>> rt.keras.layers.Dot(axes=(2, 2))([x, y]).shape
+    (2, 3, 5)
+    >>> rt.keras.layers.Dot(axes=1)([rt.ones([2, 3]), rt.ones([2, 3])]).numpy().tolist()
+    [[3.0], [3.0]]
+    """
+
+    def __init__(
+        self,
+        axes: Any,
+        normalize: bool = False,
+        name: str | None = None,
+        dtype: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        if isinstance(axes, int) and not isinstance(axes, bool):
+            pair: tuple[int, int] | None = None
+        elif (
+            isinstance(axes, (list, tuple))
+            and len(axes) == 2
+            and all(isinstance(a, int) and not isinstance(a, bool) for a in axes)
+        ):
+            pair = (int(axes[0]), int(axes[1]))
+        else:
+            raise ValueError(
+                f"Dot: `axes` must be an integer or a list of two integers. Received: axes={axes!r}"
+            )
+        super().__init__(name=name, dtype=dtype, **kwargs)
+        self.axes = axes if pair is None else pair
+        self.normalize = bool(normalize)
+
+    def _check(self, inputs: Any) -> list[Any]:
+        xs = super()._check(inputs)
+        if len(xs) != 2:
+            raise ValueError(f"Dot {self.name}: expects exactly 2 inputs, got {len(xs)}")
+        return xs
+
+    def _axes_of(self, x: Any, y: Any) -> tuple[int, int]:
+        pair = (self.axes, self.axes) if isinstance(self.axes, int) else self.axes
+        axes = (pair[0] % len(x.shape), pair[1] % len(y.shape))
+        if 0 in axes or x.shape[0] != y.shape[0] or x.shape[axes[0]] != y.shape[axes[1]]:
+            raise ValueError(
+                f"Dot {self.name}: cannot take the dot product of shapes {tuple(x.shape)} and "
+                f"{tuple(y.shape)} along axes {self.axes} (the batches and the two axes must "
+                "match, and the batch axis cannot be one of them)"
+            )
+        return axes
+
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        x, y = self._check(inputs)
+        ax, ay = self._axes_of(x, y)
+        if self.normalize:
+            x, y = _unit(x, ax), _unit(y, ay)
+        # One einsum: z the batch, c the contracted pair, fresh letters for the rest.
+        letters = iter("abdefghijklmnopqrstuvwxy")
+        xs = ["z"] + [next(letters) for _ in range(len(x.shape) - 1)]
+        xs[ax] = "c"
+        ys = ["z"] + ["c" if i == ay else next(letters) for i in range(1, len(y.shape))]
+        out = [a for a in xs if a != "c"] + [a for a in ys[1:] if a != "c"]
+        result = _rt.einsum(f"{''.join(xs)},{''.join(ys)}->{''.join(out)}", x, y)
+        return _rt.expand_dims(result, -1) if len(result.shape) == 1 else result
+
+    def compute_output_shape(self, input_shape: Sequence[tuple[Any, ...]]) -> tuple[Any, ...]:
+        """`x`'s shape without its axis, then `y`'s without its batch and axis."""
+        sx, sy = (tuple(s) for s in input_shape)
+        pair = (self.axes, self.axes) if isinstance(self.axes, int) else self.axes
+        ax, ay = pair[0] % len(sx), pair[1] % len(sy)
+        out = sx[:ax] + sx[ax + 1 :] + sy[1:ay] + sy[ay + 1 :]
+        return out if len(out) > 1 else out + (1,)
+
+
+def _unit(x: Any, axis: int) -> Any:
+    """Keras's `normalize`: `x * min(rsqrt(sum of squares), 1 / epsilon)` along `axis`."""
+    from ..._ops import rsqrt
+
+    inv = _rt.minimum(
+        rsqrt(_rt.reduce_sum(_rt.square(x), axis=axis, keepdims=True)),
+        _rt.cast(1e7, x.dtype),
+    )
+    return x * inv

@@ -11,7 +11,7 @@ from ..initializers import get_initializer
 from ._args import weight_options
 from .base import Layer
 
-__all__ = ["BatchNormalization", "LayerNormalization"]
+__all__ = ["BatchNormalization", "GroupNormalization", "LayerNormalization"]
 
 
 def _axes(owner: str, axis: Any) -> list[int]:
@@ -278,4 +278,121 @@ class LayerNormalization(Layer):
     def compute_output_shape(self, input_shape: tuple) -> tuple:
         """The input shape."""
         self._axes(len(tuple(input_shape)))
+        return tuple(input_shape)
+
+
+class GroupNormalization(Layer):
+    """Normalises each sample over groups of channels (Keras 3's `GroupNormalization`): the
+    `axis` channels split into `groups` (-1: one per channel, instance normalization), each
+    group standardised over its channels and every other non-batch axis, then scaled by
+    `gamma` and shifted by `beta` per channel.
+
+    >>> import rustape as rt
+    >>> layer = rt.keras.layers.GroupNormalization(groups=2)
+    >>> y = layer(rt.reshape(rt.range(16.0), [1, 2, 2, 4]))
+    >>> y.shape, tuple(layer.gamma.shape)
+    ((1, 2, 2, 4), (4,))
+    """
+
+    supports_masking = True
+    beta_regularizer: Any
+    beta_constraint: Any
+    gamma_regularizer: Any
+    gamma_constraint: Any
+
+    def __init__(
+        self,
+        groups: int = 32,
+        axis: int = -1,
+        epsilon: float = 1e-3,
+        center: bool = True,
+        scale: bool = True,
+        beta_initializer: Any = "zeros",
+        gamma_initializer: Any = "ones",
+        name: str | None = None,
+        dtype: Any = None,
+        trainable: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        options = weight_options(kwargs, ("beta", "gamma"))
+        for key in ("input_shape", "batch_size"):
+            if key in kwargs and kwargs[key] is None:
+                del kwargs[key]
+        if kwargs:
+            raise TypeError(
+                f"GroupNormalization got unexpected keyword arguments: {sorted(kwargs)}"
+            )
+        owner = "GroupNormalization"
+        groups = check_number(owner, "groups", groups, low=-1, integer=True)
+        if groups == 0:
+            raise ValueError(
+                "Received an invalid value for argument `groups`, expected a positive integer "
+                f"(or `-1` for instance normalization). Received: groups={groups}"
+            )
+        super().__init__(name=name, dtype=dtype, trainable=trainable)
+        vars(self).update(options)
+        self.groups = groups
+        self.axis = check_number(owner, "axis", axis, integer=True)
+        self.epsilon = check_number(owner, "epsilon", epsilon, low=0.0)
+        self.center = bool(center)
+        self.scale = bool(scale)
+        self.beta_initializer = get_initializer(beta_initializer)
+        self.gamma_initializer = get_initializer(gamma_initializer)
+        self.gamma: Any = None
+        self.beta: Any = None
+
+    def build(self, input_shape: tuple) -> None:
+        ndim = len(input_shape)
+        if not -ndim <= self.axis < ndim:
+            raise ValueError(
+                f"GroupNormalization {self.name}: axis {self.axis} is out of range for inputs "
+                f"of rank {ndim}"
+            )
+        self.axis %= ndim
+        dim = input_shape[self.axis]
+        if dim is None:
+            raise ValueError(
+                f"Axis {self.axis} of input tensor should have a defined dimension but the layer "
+                f"received an input with shape {tuple(input_shape)}."
+            )
+        if self.groups == -1:
+            self.groups = int(dim)
+        if dim < self.groups:
+            raise ValueError(
+                f"Number of groups ({self.groups}) cannot be more than the number of channels "
+                f"({dim})."
+            )
+        if dim % self.groups != 0:
+            raise ValueError(
+                f"Number of groups ({self.groups}) must be a multiple of the number of channels "
+                f"({dim})."
+            )
+        if self.scale:
+            self.gamma = _scale_or_offset(self, "gamma", (int(dim),))
+        if self.center:
+            self.beta = _scale_or_offset(self, "beta", (int(dim),))
+
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        shape = [int(d) for d in inputs.shape]
+        grouped_shape = list(shape)
+        grouped_shape[self.axis] = shape[self.axis] // self.groups
+        grouped_shape.insert(self.axis, self.groups)
+        grouped = _rt.reshape(inputs, grouped_shape)
+        # Over everything but the batch and the group axis.
+        axes = [a for a in range(1, len(grouped_shape)) if a != self.axis]
+        mean = _rt.reduce_mean(grouped, axis=axes, keepdims=True)
+        variance = _ops.reduce_variance(grouped, axis=axes, keepdims=True)
+        inv = _ops.rsqrt(variance + _rt.cast(self.epsilon, grouped.dtype))
+        per_channel = [1] * len(grouped_shape)
+        per_channel[self.axis] = self.groups
+        per_channel[self.axis + 1] = shape[self.axis] // self.groups
+        if self.scale:
+            inv = inv * _rt.reshape(self.gamma, per_channel)
+        offset = -mean * inv
+        if self.center:
+            offset = offset + _rt.reshape(self.beta, per_channel)
+        return _rt.reshape(grouped * inv + offset, shape)
+
+    def compute_output_shape(self, input_shape: tuple) -> tuple:
+        """The input shape."""
         return tuple(input_shape)
