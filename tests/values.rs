@@ -59,3 +59,37 @@ fn tensors_from_mismatched_values_are_shape_errors() {
     let t = Tensor::from_array(ArrayD::from_elem(IxDyn(&[2, 2]), true));
     assert_eq!(t.to_f64_vec(), vec![1.0; 4]);
 }
+
+#[test]
+fn broadcasting_copies_runs_as_ndarray_broadcasts_elements() {
+    // (source, target): a scalar, leading axes added, inner and outer axes of size 1, both,
+    // empty targets, and a source of 1..=8 elements (inline) and more (shared).
+    let cases: &[(&[usize], &[usize])] = &[
+        (&[], &[3, 4]),
+        (&[1], &[5]),
+        (&[4], &[3, 4]),
+        (&[128], &[32, 128]),
+        (&[32, 1], &[32, 128]),
+        (&[3, 1, 4], &[2, 3, 5, 4]),
+        (&[1, 3, 1], &[4, 3, 2]),
+        (&[2, 1, 1, 3], &[2, 4, 5, 3]),
+        (&[1, 1], &[3, 2]),
+        (&[2, 3], &[0, 2, 3]),
+        (&[5, 1, 6], &[5, 7, 6]),
+    ];
+    for &(from, to) in cases {
+        let n: usize = from.iter().product();
+        let v: Vec<f32> = (0..n).map(|i| i as f32 * 0.5 - 3.0).collect();
+        let values = Values::from_vec(from, v.clone());
+        let expected = ArrayD::from_shape_vec(IxDyn(from), v)
+            .unwrap()
+            .broadcast(IxDyn(to))
+            .unwrap()
+            .iter()
+            .copied()
+            .collect::<Vec<_>>();
+        let got = values.broadcast_to(to);
+        assert_eq!(got.shape(), to, "{from:?} -> {to:?}");
+        assert_eq!(got.as_slice(), &expected[..], "{from:?} -> {to:?}");
+    }
+}

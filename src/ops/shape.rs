@@ -120,12 +120,7 @@ pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
         ));
     }
     ensure_shape("broadcast_to", shape, x.dtype())?;
-    let y = Tensor::new(
-        dispatch!(all x.data(), |a| match a.broadcast(IxDyn(shape)) {
-            Some(view) => view.to_owned(),
-            None => unreachable!("validated above"),
-        }),
-    );
+    let y = Tensor::new(dispatch!(values all x.data(), |a| a.broadcast_to(shape)));
     let in_shape = shape_of(x);
     // Aligned from the end; only axes of size 1 (never a batch axis) are broadcast.
     record_batched(

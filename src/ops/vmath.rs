@@ -216,9 +216,17 @@ macro_rules! exp_log {
                 sel(x == 0.0, x, y)
             }
 
+            /// `-e / (e + 2)` with `e = expm1(-2|x|)`, sign of `x`. `exp_m1` inlined for its
+            /// argument `t <= 0` (or NaN): no upper clamp; `2^n` normal for the clamped `t`,
+            /// so one scaling gives the two factors' exact product; at `t = 0` the sum is 0
+            /// as `exp_m1`'s own selection of `t`, up to a sign the quotient's copysign drops.
+            /// The same values as through `exp_m1`, in fewer instructions.
             #[inline(always)]
             pub fn tanh(x: $t) -> $t {
-                let e = exp_m1(-2.0 * x.abs());
+                let t = -2.0 * x.abs();
+                let (r, n) = reduce_ln2(sel(t < $em1min, $em1min, t));
+                let em = r + r * r * horner(r, EM1_C);
+                let e = (em + (1.0 - pow2(-n))) * pow2(n);
                 (-e / (e + 2.0)).copysign(x)
             }
 
@@ -502,3 +510,36 @@ macro_rules! widest {
     };
 }
 pub(crate) use widest;
+
+#[cfg(test)]
+mod tests {
+    /// `tanh` with `exp_m1` inlined and simplified gives the bits of `-e / (e + 2)` through
+    /// `exp_m1` itself: every 4099th float32 bit pattern (all exponents, signs, NaNs, infinities,
+    /// subnormals) and float64 values across the clamping range.
+    #[test]
+    fn tanh_keeps_the_bits_of_the_exp_m1_form() {
+        let through_exp_m1_32 = |x: f32| {
+            let e = super::f32m::exp_m1(-2.0 * x.abs());
+            (-e / (e + 2.0)).copysign(x)
+        };
+        for bits in (0..=u32::MAX).step_by(4099).chain([0, 0x8000_0000]) {
+            let x = f32::from_bits(bits);
+            let (got, want) = (super::f32m::tanh(x), through_exp_m1_32(x));
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "float32 {x:e} ({bits:#x}): {got:e} vs {want:e}"
+            );
+        }
+        let through_exp_m1_64 = |x: f64| {
+            let e = super::f64m::exp_m1(-2.0 * x.abs());
+            (-e / (e + 2.0)).copysign(x)
+        };
+        for i in -20_000..=20_000 {
+            let x = i as f64 * 1.37e-3;
+            for x in [x, x * 1e-9, x * 1e3] {
+                let (got, want) = (super::f64m::tanh(x), through_exp_m1_64(x));
+                assert_eq!(got.to_bits(), want.to_bits(), "float64 {x:e}");
+            }
+        }
+    }
+}

@@ -413,6 +413,8 @@ fn sweep_nodes(
     keep: &FxHashSet<TensorId>,
     modes: Modes,
 ) -> Result<FxHashMap<TensorId, Tensor>> {
+    // Transposed copies of operands used again and again, for this sweep (plain ones only).
+    let _transposes = super::transposes::SweepTransposes::enter(matches!(modes, Modes::Uniform(0)));
     let connected = &nodes.plan().connected;
     // Gradients by slot; kept slots are read, not consumed, by the steps that produce them.
     let mut grads: Vec<Option<Tensor>> = vec![None; connected.len()];

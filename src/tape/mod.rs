@@ -11,6 +11,7 @@ mod jacobian;
 mod per_example;
 pub(crate) mod record;
 mod rows;
+mod transposes;
 mod vmap;
 
 use std::cell::RefCell;
@@ -31,6 +32,7 @@ pub use backward::{input_needed, per_example_input, take_running_total, Unconnec
 pub use record::record_custom;
 pub(crate) use record::{mixes_input, record_batched, record_multi, record_per_example};
 pub use rows::{JacobianOptions, JacobianStrategy};
+pub use transposes::sweep_transpose;
 pub use vmap::BatchRows;
 
 /// A VJP: given the tensors the op saved and the gradient flowing into each of its outputs

@@ -8,8 +8,8 @@ use crate::ops::{
     sum_to_batched_shape,
 };
 use crate::tape::{
-    input_needed, per_example_input, record_batched, record_per_example, take_running_total,
-    AxisMap,
+    input_needed, per_example_input, record_batched, record_per_example, sweep_transpose,
+    take_running_total, AxisMap,
 };
 use crate::tensor::{Data, Tensor};
 use ndarray::ArrayD;
@@ -271,7 +271,12 @@ fn record_matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool, y
         }
         // Only the gradients the sweep will use: the other one can be the largest tensor of a
         // vectorised Jacobian (a constant weight's gradient, one per row).
+        // `b^T` read again and again in one sweep (a recurrence's weight) from a row-major copy.
+        let b_t = (input_needed(0) && !ta && !tb && batch == 0)
+            .then(|| sweep_transpose(b))
+            .flatten();
         let ga = input_needed(0).then_some(match (ta, tb) {
+            (false, false) if b_t.is_some() => Factors(dy, b_t.as_ref().unwrap_or(b), false, false),
             (false, false) => Factors(dy, b, false, true),
             (false, true) => Factors(dy, b, false, false),
             (true, false) => Factors(b, dy, false, true),
