@@ -179,12 +179,8 @@ class CSVLogger(Callback):
                 self.keys += [f"val_{k}" for k in self.keys]
         if self._writer is None:
             assert self._file is not None, "CSVLogger: on_train_begin opens the file"
-
-            class Dialect(csv.excel):
-                delimiter = self.sep
-
             self._writer = csv.DictWriter(
-                self._file, fieldnames=["epoch", *self.keys], dialect=Dialect
+                self._file, fieldnames=["epoch", *self.keys], dialect="excel", delimiter=self.sep
             )
             if self._header:
                 self._writer.writeheader()
