@@ -112,3 +112,42 @@ def check_number(
         bounds = f"{left}{'-inf' if low is None else low}, {'inf' if high is None else high}]"
         raise ValueError(f"{owner}: `{argument}` must be in {bounds}, got {_shown(value)}")
     return number
+
+
+def from_config_dict(
+    kind: str, config: Any, by_name: dict[str, Any], custom_objects: dict[str, Any] | None
+) -> Any:
+    """The object a `{"class_name": ..., "config": ...}` dict describes, its class found in
+    `by_name` or `custom_objects` (Keras's `deserialize` for regularizers and constraints).
+
+    >>> from_config_dict("thing", {"class_name": "C", "config": {}}, {"C": dict}, None)
+    {}
+    """
+    known = dict(by_name)
+    known.update(custom_objects or {})
+    name = config.get("class_name") if isinstance(config, dict) else None
+    if name not in known:
+        raise ValueError(f"Could not interpret {kind} config: {config!r}")
+    cls = known[name]
+    options = dict(config.get("config") or {})
+    return cls.from_config(options) if hasattr(cls, "from_config") else cls(**options)
+
+
+def object_from(kind: str, identifier: Any, by_name: dict[str, Any], deserialize: Any) -> Any:
+    """Keras's `get` for regularizers and constraints: None stays None; a name from `by_name`
+    or a class is made with its defaults; a config dict goes to `deserialize`; a callable is
+    kept.
+
+    >>> object_from("thing", "list", {"list": list}, None)
+    []
+    """
+    if identifier is None:
+        return None
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    obj: Any = by_name.get(identifier) if isinstance(identifier, str) else identifier
+    if isinstance(obj, type):
+        return obj()
+    if callable(obj):
+        return obj
+    raise ValueError(f"Could not interpret {kind} identifier: {identifier!r}")

@@ -19,6 +19,7 @@ import weakref
 from typing import Any, Callable
 
 from .. import _rustape as _rt
+from ._util import from_config_dict, object_from
 
 __all__ = [
     "Constraint",
@@ -207,12 +208,7 @@ def deserialize(config: dict[str, Any], custom_objects: dict[str, Any] | None = 
     >>> rt.keras.constraints.deserialize({"class_name": "UnitNorm", "config": {"axis": 1}})
     UnitNorm(axis=1)
     """
-    known: dict[str, Any] = dict(_BY_NAME)
-    known.update(custom_objects or {})
-    name = config.get("class_name") if isinstance(config, dict) else None
-    if name not in known:
-        raise ValueError(f"Could not interpret constraint config: {config!r}")
-    return known[name].from_config(dict(config.get("config") or {}))
+    return from_config_dict("constraint", config, _BY_NAME, custom_objects)
 
 
 def get(identifier: Any) -> Callable[[Any], Any] | None:
@@ -223,16 +219,7 @@ def get(identifier: Any) -> Callable[[Any], Any] | None:
     >>> rt.keras.constraints.get("max_norm")
     MaxNorm(max_value=2, axis=0)
     """
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        return deserialize(identifier)
-    obj: Any = _BY_NAME.get(identifier) if isinstance(identifier, str) else identifier
-    if isinstance(obj, type):
-        return obj()
-    if callable(obj):
-        return obj
-    raise ValueError(f"Could not interpret constraint identifier: {identifier!r}")
+    return object_from("constraint", identifier, _BY_NAME, deserialize)
 
 
 #: Each constrained variable's constraint, by the variable's engine id (never reused); an

@@ -65,6 +65,14 @@ class _Confusion:
         self._kinds = kinds
         self._reset_counts()
 
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        """Adds the batch's weighted counts at each threshold."""
+        self._count(y_true, y_pred, sample_weight)
+
+    def reset_state(self) -> None:
+        """Sets the counts to 0."""
+        self._reset_counts()
+
     def _reset_counts(self) -> None:
         n = len(self.thresholds)
         self._counts = {kind: _rt.zeros([n], dtype=_rt.float32) for kind in self._kinds}
@@ -123,17 +131,9 @@ class _Count(_Confusion, Metric):
         Metric.__init__(self, name=name, dtype=dtype)
         self._setup(type(self).__name__, (self._kind,), thresholds, None, None)
 
-    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
-        """Adds the batch's weighted count at each threshold."""
-        self._count(y_true, y_pred, sample_weight)
-
     def result(self) -> Any:
         """The count (one per threshold when several were given)."""
         return self._shaped(self._counts[self._kind])
-
-    def reset_state(self) -> None:
-        """Sets the counts to 0."""
-        self._reset_counts()
 
     def get_config(self) -> dict[str, Any]:
         """`{"name", "thresholds"}`."""
@@ -204,18 +204,10 @@ class _Ratio(_Confusion, Metric):
         Metric.__init__(self, name=name, dtype=dtype)
         self._setup(type(self).__name__, ("tp", self._other), thresholds, top_k, class_id)
 
-    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
-        """Adds the batch's weighted counts at each threshold."""
-        self._count(y_true, y_pred, sample_weight)
-
     def result(self) -> Any:
         """`tp / (tp + other)` (0 where nothing was counted)."""
         tp = self._counts["tp"]
         return self._shaped(_rt.divide_no_nan(tp, tp + self._counts[self._other]))
-
-    def reset_state(self) -> None:
-        """Sets the counts to 0."""
-        self._reset_counts()
 
     def get_config(self) -> dict[str, Any]:
         """`{"name", "thresholds", "top_k", "class_id"}`."""

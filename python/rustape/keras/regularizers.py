@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from .. import _rustape as _rt
 from .._ops import rsqrt
+from ._util import from_config_dict, object_from
 
 __all__ = [
     "L1",
@@ -243,12 +244,7 @@ def deserialize(config: dict[str, Any], custom_objects: dict[str, Any] | None = 
     >>> rt.keras.regularizers.deserialize({"class_name": "L1", "config": {"l1": 0.5}})
     L1(l1=0.5)
     """
-    known: dict[str, Any] = dict(_BY_NAME)
-    known.update(custom_objects or {})
-    name = config.get("class_name") if isinstance(config, dict) else None
-    if name not in known:
-        raise ValueError(f"Could not interpret regularizer config: {config!r}")
-    return known[name].from_config(dict(config.get("config") or {}))
+    return from_config_dict("regularizer", config, _BY_NAME, custom_objects)
 
 
 def get(identifier: Any) -> Callable[[Any], Any] | None:
@@ -259,13 +255,4 @@ def get(identifier: Any) -> Callable[[Any], Any] | None:
     >>> rt.keras.regularizers.get("l2")
     L2(l2=0.01)
     """
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        return deserialize(identifier)
-    obj: Any = _BY_NAME.get(identifier) if isinstance(identifier, str) else identifier
-    if isinstance(obj, type):
-        return obj()
-    if callable(obj):
-        return obj
-    raise ValueError(f"Could not interpret regularizer identifier: {identifier!r}")
+    return object_from("regularizer", identifier, _BY_NAME, deserialize)
