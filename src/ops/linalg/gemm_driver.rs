@@ -667,26 +667,10 @@ unsafe fn narrow_output<T: MatElem>(
     if !(real && narrow && lhs.1 == 1 && lhs.2 != 1 && k > 2 && k <= MAX_ADD_DEPTH) {
         return false;
     }
-    let mut scratch: Vec<T> = Vec::with_capacity(rows * cols);
-    // SAFETY: the scratch holds rows * cols elements, column-major (row stride 1, column stride
-    // rows), each written once by the GEMM; `dst` row `i` holds `cols` elements at `dst.1`
-    // apart, as the caller promises.
+    // SAFETY: the operands are as the caller promises; `dst` row `i` holds `cols` elements at
+    // `dst.1` apart.
     unsafe {
-        T::matmul_into(
-            rows,
-            cols,
-            k,
-            scratch.as_mut_ptr(),
-            1,
-            rows as isize,
-            lhs.0,
-            lhs.1,
-            lhs.2,
-            rhs.0,
-            rhs.1,
-            rhs.2,
-        );
-        scratch.set_len(rows * cols);
+        let scratch = T::column_major_product(rows, cols, k, lhs, rhs);
         for i in 0..rows {
             let row = dst.0.offset(i as isize * dst.1);
             for j in 0..cols {

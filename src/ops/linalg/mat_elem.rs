@@ -30,6 +30,42 @@ pub(super) trait MatElem: Element {
         rhs_cs: isize,
     );
 
+    /// `lhs[m x k] @ rhs[k x n]` in a new column-major buffer (row stride 1, column stride
+    /// `m`), through [`MatElem::matmul_into`]: the turned and narrow products compute there and
+    /// then copy the result to its row-major destination.
+    ///
+    /// # Safety
+    /// The operands as for [`MatElem::matmul_into`] (each `(pointer, row stride, column stride)`).
+    unsafe fn column_major_product(
+        m: usize,
+        n: usize,
+        k: usize,
+        lhs: (*const Self, isize, isize),
+        rhs: (*const Self, isize, isize),
+    ) -> Vec<Self> {
+        let mut out: Vec<Self> = Vec::with_capacity(m * n);
+        // SAFETY: `out` holds m * n elements at row stride 1 and column stride m, each written
+        // once by the GEMM (which reads none of them); the operands are as the caller promises.
+        unsafe {
+            Self::matmul_into(
+                m,
+                n,
+                k,
+                out.as_mut_ptr(),
+                1,
+                m as isize,
+                lhs.0,
+                lhs.1,
+                lhs.2,
+                rhs.0,
+                rhs.1,
+                rhs.2,
+            );
+            out.set_len(m * n);
+        }
+        out
+    }
+
     /// `dst[m x n] += lhs[m x k] @ rhs[k x n]` (the product summed first, then added to each
     /// element), as [`MatElem::matmul_into`]'s GEMM with `dst` read; false (nothing written)
     /// for types without one. Same safety contract, `dst` initialised.

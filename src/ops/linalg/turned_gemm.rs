@@ -52,26 +52,10 @@ pub(super) unsafe fn product_f32(
     }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx") {
-        let mut scratch: Vec<f32> = Vec::with_capacity(rows * cols);
-        // SAFETY: the scratch holds rows * cols elements, column-major (row stride 1, column
-        // stride rows); `matmul_into` writes each without reading it; the operands are as the
-        // caller promises.
+        // SAFETY: the operands are as the caller promises; the scratch holds the column-major
+        // product, which `transpose_avx` writes to the row-major `dst`.
         unsafe {
-            <f32 as MatElem>::matmul_into(
-                rows,
-                cols,
-                k,
-                scratch.as_mut_ptr(),
-                1,
-                rows as isize,
-                lhs.0,
-                lhs.1,
-                lhs.2,
-                rhs.0,
-                rhs.1,
-                rhs.2,
-            );
-            scratch.set_len(rows * cols);
+            let scratch = <f32 as MatElem>::column_major_product(rows, cols, k, lhs, rhs);
             transpose_avx(cols, rows, scratch.as_ptr(), dst.0, dst.1 as usize);
         }
         return true;
