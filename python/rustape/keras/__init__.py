@@ -1,7 +1,7 @@
 """`rt.keras`: Keras 3's names over rustape, so `tf.keras.X` ports as `rt.keras.X`.
 
 Submodules: `layers`, `activations`, `callbacks`, `initializers`, `optimizers`, `losses`, `metrics`,
-`models`, `regularizers`, `constraints`;
+`models`, `regularizers`, `constraints`, `ops`;
 `Model`, `Sequential` and `Input` at the top, as in Keras.
 """
 
@@ -16,6 +16,7 @@ from . import (
     losses,
     metrics,
     models,
+    ops,
     optimizers,
     regularizers,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "losses",
     "metrics",
     "models",
+    "ops",
     "optimizers",
     "regularizers",
 ]
