@@ -1,7 +1,7 @@
 """`rt.keras`: Keras 3's names over rustape, so `tf.keras.X` ports as `rt.keras.X`.
 
 Submodules: `layers`, `activations`, `callbacks`, `initializers`, `optimizers`, `losses`, `metrics`,
-`models`, `regularizers`, `constraints`, `ops`;
+`models`, `regularizers`, `constraints`, `ops`, `saving`;
 `Model`, `Sequential` and `Input` at the top, as in Keras.
 """
 
@@ -19,6 +19,7 @@ from . import (
     ops,
     optimizers,
     regularizers,
+    saving,
 )
 from .models import Input, InputLayer, Model, Sequential
 
@@ -38,4 +39,5 @@ __all__ = [
     "ops",
     "optimizers",
     "regularizers",
+    "saving",
 ]

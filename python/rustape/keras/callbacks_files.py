@@ -30,14 +30,15 @@ __all__ = ["CSVLogger", "ModelCheckpoint"]
 
 
 class ModelCheckpoint(_MonitorCallback):
-    """Saves the model's weights (`model.save_weights`) at the end of every epoch, or every
+    """Saves the model (`model.save`, a `.keras` file) or with `save_weights_only` its weights
+    (`model.save_weights`) at the end of every epoch, or every
     `save_freq` batches; with `save_best_only`, only when `monitor` improved (`mode` "min",
     "max" or "auto"; `initial_value_threshold` the value to beat first). `filepath` may
     name the epoch and any logged value: `"ckpt-{epoch:02d}-{val_loss:.2f}.weights.h5"`.
 
-    The file holds rustape's weights format (read it with `model.load_weights`; nothing in
-    it can run code), whatever its name. Saving whole models (`save_weights_only=False`,
-    Keras's `.keras` files) is not supported.
+    A weights file holds rustape's weights format (read it with `model.load_weights`), a
+    `.keras` file rustape's model format (read it with `rt.keras.models.load_model`); nothing
+    in either can run code.
 
     >>> import rustape as rt
     >>> rt.keras.callbacks.ModelCheckpoint("best.weights.h5", save_weights_only=True,
@@ -69,11 +70,10 @@ class ModelCheckpoint(_MonitorCallback):
                 "positive integer values"
             )
         self.save_freq = save_freq
-        if not self.save_weights_only:
+        if not self.save_weights_only and not self.filepath.endswith(".keras"):
             raise ValueError(
-                "ModelCheckpoint: rustape saves weights, not whole models (Keras's .keras "
-                "files): pass save_weights_only=True (and read the file with "
-                "model.load_weights)"
+                "The filepath provided must end in `.keras` (Keras model format). Received: "
+                f"filepath={self.filepath}"
             )
         self._epoch = 0
         self._batches_since_save = 0
@@ -137,7 +137,10 @@ class ModelCheckpoint(_MonitorCallback):
                 "Please specify a non-directory filepath for ModelCheckpoint. Filepath used is "
                 f"an existing directory: {path}"
             )
-        self.model.save_weights(path, overwrite=True)
+        if self.save_weights_only:
+            self.model.save_weights(path, overwrite=True)
+        else:
+            self.model.save(path, overwrite=True)
 
 
 class CSVLogger(Callback):

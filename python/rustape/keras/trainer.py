@@ -252,6 +252,13 @@ class Trainer:
         self._compile_metrics = _CompileMetrics(list(metrics or []), list(weighted_metrics or []))
         self._loss_tracker = _metrics.Mean(name="loss")
         self.compiled = True
+        # What Model.save writes, to compile the loaded model the same way.
+        self.__dict__["_compile_arguments"] = {
+            "optimizer": self.optimizer,
+            "loss": loss,
+            "metrics": list(metrics or []),
+            "weighted_metrics": list(weighted_metrics or []),
+        }
 
     @property
     def metrics(self) -> list[Any]:
