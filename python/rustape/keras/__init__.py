@@ -1,7 +1,7 @@
 """`rt.keras`: Keras 3's names over rustape, so `tf.keras.X` ports as `rt.keras.X`.
 
 Submodules: `layers`, `activations`, `callbacks`, `initializers`, `optimizers`, `losses`, `metrics`,
-`models`, `regularizers`, `constraints`, `ops`, `saving`;
+`models`, `regularizers`, `constraints`, `ops`, `saving`, `utils`;
 `Model`, `Sequential` and `Input` at the top, as in Keras.
 """
 
@@ -20,6 +20,7 @@ from . import (
     optimizers,
     regularizers,
     saving,
+    utils,
 )
 from .models import Input, InputLayer, Model, Sequential
 
@@ -40,4 +41,5 @@ __all__ = [
     "optimizers",
     "regularizers",
     "saving",
+    "utils",
 ]
