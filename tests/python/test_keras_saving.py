@@ -244,3 +244,86 @@ def test_saving_errors(tmp_path: Path) -> None:
     lambda_model = rt.keras.Sequential([rt.keras.Input(shape=(2,)), L.Lambda(lambda t: 2 * t)])
     with pytest.raises(ValueError, match="cannot save the function '<lambda>'"):
         lambda_model.save(tmp_path / "lambda.keras")
+
+
+class _Interrupt(rt.keras.callbacks.Callback):
+    def __init__(self, at_epoch: int) -> None:
+        super().__init__()
+        self.at_epoch = at_epoch
+
+    def on_epoch_begin(self, epoch: int, logs: Any = None) -> None:
+        if epoch == self.at_epoch:
+            raise RuntimeError("interrupted")
+
+
+def test_backup_and_restore_resumes_an_interrupted_fit_exactly(tmp_path: Path) -> None:
+    x = RNG.normal(size=(12, 3)).astype(np.float32)
+    y = x @ np.array([[1.0], [-2.0], [0.5]], np.float32)
+
+    def make() -> Any:
+        rt.random.set_seed(5)
+        model = rt.keras.Sequential([rt.keras.Input(shape=(3,)), L.Dense(4, "tanh"), L.Dense(1)])
+        model.compile(optimizer=rt.keras.optimizers.Adam(0.05), loss="mse")
+        return model
+
+    whole = make()
+    expected = whole.fit(x, y, batch_size=4, epochs=5, shuffle=False).history["loss"]
+    backup_dir = tmp_path / "backup"
+    first = make()
+    backup = rt.keras.callbacks.BackupAndRestore(backup_dir)
+    with pytest.raises(RuntimeError, match="interrupted"):
+        first.fit(x, y, batch_size=4, epochs=5, shuffle=False, callbacks=[backup, _Interrupt(3)])
+    assert (backup_dir / "latest.weights.npz").exists()
+    # A new process would make a new model: it resumes from the backup at epoch 3.
+    second = make()
+    backup = rt.keras.callbacks.BackupAndRestore(backup_dir)
+    resumed = second.fit(x, y, batch_size=4, epochs=5, shuffle=False, callbacks=[backup])
+    assert resumed.history["loss"] == expected[3:]
+    for a, b in zip(whole.get_weights(), second.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    assert not backup_dir.exists()  # removed once training ended normally
+
+
+def test_backup_every_few_batches_records_the_epoch_in_progress(tmp_path: Path) -> None:
+    # As Keras: a backup taken between epochs' ends holds the epoch still running, which a
+    # resumed fit starts again.
+    model = rt.keras.Sequential([rt.keras.Input(shape=(1,)), L.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    backup = rt.keras.callbacks.BackupAndRestore(tmp_path / "b", save_freq=2)
+    with pytest.raises(RuntimeError, match="interrupted"):
+        model.fit(
+            np.ones((12, 1)),
+            np.ones((12, 1)),
+            batch_size=4,
+            epochs=3,
+            callbacks=[backup, _Interrupt(2)],
+        )
+    metadata = json.loads((tmp_path / "b" / "training_metadata.json").read_text())
+    assert metadata == {"epoch": 1, "batch": 2}
+    seen: list[int] = []
+    resume = rt.keras.callbacks.LambdaCallback(on_epoch_begin=lambda e, logs: seen.append(e))
+    model.fit(
+        np.ones((12, 1)),
+        np.ones((12, 1)),
+        batch_size=4,
+        epochs=3,
+        callbacks=[rt.keras.callbacks.BackupAndRestore(tmp_path / "b", save_freq=2), resume],
+    )
+    assert seen == [1, 2]
+
+
+def test_backup_and_restore_errors(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="Empty `backup_dir`"):
+        rt.keras.callbacks.BackupAndRestore("")
+    with pytest.raises(ValueError, match="save_freq"):
+        rt.keras.callbacks.BackupAndRestore(tmp_path, save_freq=0)
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "training_metadata.json").write_text('{"epoch": "x"}')
+    model = rt.keras.Sequential([rt.keras.Input(shape=(1,)), L.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    with pytest.raises(ValueError, match="no valid `epoch`"):
+        model.fit(
+            np.ones((2, 1)),
+            np.ones((2, 1)),
+            callbacks=[rt.keras.callbacks.BackupAndRestore(tmp_path / "b")],
+        )

@@ -386,3 +386,35 @@ def load_model(
                     _read_arrays(archive, "optimizer.weights.npz"),
                 )
     return model
+
+
+def save_training_state(model: Any, path: str) -> None:
+    """Writes the model's variables and its optimizer's (when built) to one `.npz` file,
+    atomically (a temporary file renamed over `path`)."""
+    arrays = {f"model/{i:05d}": np.asarray(v.numpy()) for i, v in enumerate(model.variables)}
+    optimizer = getattr(model, "optimizer", None)
+    if optimizer is not None and optimizer.built:
+        for i, v in enumerate(optimizer.variables):
+            arrays[f"optimizer/{i:05d}"] = np.asarray(v.numpy())
+    partial = f"{path}.partial"
+    with open(partial, "wb") as f:
+        np.savez(f, **arrays)  # type: ignore[arg-type]
+    os.replace(partial, path)
+
+
+def load_training_state(model: Any, path: str) -> None:
+    """Reads `save_training_state`'s file back into the model and its optimizer (built on the
+    model's trainable variables first), checking every shape."""
+    with np.load(path, allow_pickle=False) as data:
+        parts: dict[str, list[np.ndarray]] = {"model": [], "optimizer": []}
+        for key in sorted(data.files):
+            part = key.split("/", 1)[0]
+            if part not in parts:
+                raise ValueError(f"{path}: unexpected array {key!r}")
+            parts[part].append(data[key])
+    _assign("weight", model.variables, parts["model"])
+    if parts["optimizer"]:
+        optimizer = model.optimizer
+        if not optimizer.built:
+            optimizer.build(model.trainable_variables)
+        _assign("optimizer variable", optimizer.variables, parts["optimizer"])

@@ -356,18 +356,21 @@ class Trainer:
             cb.set_model(self)
             cb.set_params(params)
         self.stop_training = False
+        self._initial_epoch: int | None = None
         data.start()
         for cb in hooks:
-            cb.on_train_begin()
+            cb.on_train_begin({})
+        # A callback restoring a backup (BackupAndRestore) says where training resumes.
+        initial_epoch = self._initial_epoch or initial_epoch
         logs: dict[str, Any] = {}
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             for cb in hooks:
-                cb.on_epoch_begin(epoch)
+                cb.on_epoch_begin(epoch, {})
             step_logs: Any = None
             for step, batch in enumerate(data.epoch(epoch)):
                 for cb in hooks:
-                    cb.on_train_batch_begin(step)
+                    cb.on_train_batch_begin(step, {})
                 step_logs = self.train_step(batch)
                 if len(hooks) > 1:  # the running logs, only when a callback can read them
                     batch_logs = _floats(step_logs)
