@@ -160,8 +160,6 @@ def test_errors_name_the_layer_and_shapes() -> None:
         L.RNN(NoStateSize())
     with pytest.raises(ValueError, match="state_size"):
         L.StackedRNNCells([L.GRUCell(2), NoStateSize()])
-    with pytest.raises(ValueError, match="stateful"):
-        L.RNN(L.GRUCell(2), stateful=True)
     with pytest.raises(ValueError, match=r"rank 3 or more.*\[2, 4\]"):
         L.RNN(L.GRUCell(2))(rt.ones([2, 4]))
     with pytest.raises(ValueError, match=r"rank 3 or more.*\[2, 4\]"):
@@ -181,3 +179,35 @@ def test_errors_name_the_layer_and_shapes() -> None:
     built(rt.ones([1, 2, 3]))
     with pytest.raises(ValueError, match="built already"):
         L.Bidirectional(built)
+
+
+def test_stateful_layers_match_keras() -> None:
+    # States carry across calls until reset_states; a stateful model trained with fit.
+    _compare(gen_rnn_cells._stateful(rt.keras, rt), "stateful/", rtol=1e-4)
+
+
+def test_stateful_states_are_not_weights_and_keep_their_batch() -> None:
+    layer = L.LSTM(3, stateful=True)
+    layer(rt.ones([2, 4, 5]))
+    assert len(layer.weights) == 3 and len(layer.states) == 2
+    assert all(not s.trainable for s in layer.states)
+    with pytest.raises(ValueError, match="(?s)Expected batch size: 2.*Received batch size: 3"):
+        layer(rt.ones([3, 4, 5]))
+    layer.reset_states([np.ones((2, 3), np.float32), np.zeros((2, 3), np.float32)])
+    np.testing.assert_array_equal(layer.states[0].numpy(), 1.0)
+    with pytest.raises(AttributeError, match="Layer must be stateful"):
+        L.GRU(2).reset_states()
+    # A stack of cells resets too (Keras 3.15 cannot): it then starts like a fresh call.
+    stack = L.RNN([L.LSTMCell(2), L.GRUCell(3)], stateful=True)
+    x = np.random.default_rng(2).normal(size=(2, 4, 5)).astype(np.float32)
+    first = stack(x).numpy()
+    assert not np.allclose(stack(x).numpy(), first)
+    stack.reset_states()
+    np.testing.assert_array_equal(stack(x).numpy(), first)
+    # Gradients flow through the current call, not into the carried states.
+    stateful = L.SimpleRNN(2, stateful=True)
+    x = rt.Variable(np.ones((1, 3, 2), np.float32))
+    stateful(x)
+    with rt.GradientTape() as tape:
+        y = rt.reduce_sum(stateful(x))
+    assert tape.gradient(y, x) is not None

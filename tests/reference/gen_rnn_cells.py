@@ -1,8 +1,8 @@
 """Keras 3's recurrent cells and generic `RNN` layer (TensorFlow 2.21) with fixed weights:
 `RNN` over `SimpleRNNCell`, `LSTMCell`, `GRUCell` (both bias forms), stacked cells (a list
 and `StackedRNNCells`), a user-written cell with two states, masks, `go_backwards`, initial
-states, `Bidirectional(RNN(cell))`; the cells called alone; outputs and gradients; and a
-small `RNN(LSTMCell)` model trained with `fit`.
+states, `Bidirectional(RNN(cell))`; the cells called alone; outputs and gradients; a
+small `RNN(LSTMCell)` model trained with `fit`; stateful layers and a stateful model.
 
 `run(keras, lib)` is imported by the test and runs the same code on rustape (`lib` is
 tensorflow or rustape). Run with TensorFlow's venv (see README.md); writes rnn_cells.npz
@@ -173,6 +173,42 @@ def _trained(keras: Any) -> dict[str, np.ndarray]:
     return out
 
 
+def _stateful(keras: Any, lib: Any) -> dict[str, np.ndarray]:
+    """Stateful layers: the states carry from one call to the next until `reset_states`;
+    a stateful model trained with `fit` (batches in order)."""
+    L = keras.layers
+    x = _array(100, (3, 5, 4))
+    out: dict[str, np.ndarray] = {}
+    layers = {
+        "lstm": L.LSTM(3, stateful=True, return_sequences=True),
+        "gru": L.GRU(3, stateful=True),
+        "cells": L.RNN([L.LSTMCell(2), L.GRUCell(3)], stateful=True, return_state=True),
+    }
+    for name, layer in layers.items():
+        layer.build((3, 5, 4))
+        layer.set_weights(
+            [_array(101 + k, tuple(w.shape), 0.5) for k, w in enumerate(layer.weights)]
+        )
+        results = [layer(x[:, :2]), layer(x[:, 2:])]
+        if name != "cells":  # Keras 3.15 cannot reset a stack's nested states
+            layer.reset_states()
+            results.append(layer(x[:, :2]))
+        for k, result in enumerate(results):
+            for j, o in enumerate(_flat(result)):
+                out[f"stateful/{name}/call{k}/{j}"] = np.asarray(o)
+    model = keras.Sequential(
+        [keras.Input(batch_shape=(3, 5, 4)), L.GRU(4, stateful=True), L.Dense(1)]
+    )
+    model.set_weights([_array(110 + k, w.shape, 0.4) for k, w in enumerate(model.weights)])
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+    data = _array(111, (9, 5, 4))
+    history = model.fit(data, data[:, -1, :1], batch_size=3, epochs=2, shuffle=False, verbose=0)
+    out["stateful/fit/loss"] = np.array(history.history["loss"], np.float32)
+    for k, w in enumerate(model.get_weights()):
+        out[f"stateful/fit/w{k}"] = np.asarray(w)
+    return out
+
+
 def run(keras: Any, lib: Any) -> dict[str, np.ndarray]:
     """Every array, computed with `keras` over `lib` (tensorflow or rustape)."""
     out: dict[str, np.ndarray] = {}
@@ -183,6 +219,7 @@ def run(keras: Any, lib: Any) -> dict[str, np.ndarray]:
     out.update(_initial_state(keras, lib))
     out.update(_cells_alone(keras))
     out.update(_trained(keras))
+    out.update(_stateful(keras, lib))
     return out
 
 

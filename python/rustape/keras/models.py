@@ -435,7 +435,9 @@ def _walk(roots: list[tuple[Any, bool]], seen: set) -> Iterator[tuple[Any, bool]
                 children = [x for x, _ in item._direct()]
             else:
                 children = list(item._variables) + [
-                    v for k, v in item.__dict__.items() if k != "_variables"
+                    v
+                    for k, v in item.__dict__.items()
+                    if k != "_variables" and k not in item._untracked
                 ]
             stack.extend((c, inner) for c in reversed(children))
         elif isinstance(item, dict):

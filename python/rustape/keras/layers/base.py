@@ -166,6 +166,9 @@ class Layer:
     [(4, 3), (3,), (3, 1), (1,)]
     """
 
+    #: Attributes whose variables are not the layer's weights (a stateful RNN's `states`).
+    _untracked: frozenset[str] = frozenset()
+
     #: Whether the layer passes a mask on (`compute_mask`); Keras's layers that keep the
     #: timesteps (Dense, Dropout, activations, normalisations) set it.
     supports_masking = False
@@ -311,7 +314,7 @@ class Layer:
         attributes, and the items of lists, tuples and dicts in them, nested to any depth
         (each once; a held layer's own contents are its own)."""
         seen = {id(self)}
-        stack = list(reversed(list(vars(self).values())))
+        stack = [v for k, v in reversed(list(vars(self).items())) if k not in self._untracked]
         while stack:
             obj = stack.pop()
             if id(obj) in seen:

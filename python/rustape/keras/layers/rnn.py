@@ -165,6 +165,8 @@ class _Recurrent(Layer):
 class _RNN(_Recurrent):
     """A recurrent layer: the input projection of every step in one product, then the loop."""
 
+    _untracked = frozenset({"states"})
+
     def __init__(
         self,
         units: int,
@@ -202,12 +204,11 @@ class _RNN(_Recurrent):
             trainable=trainable,
             **kwargs,
         )
-        if stateful:
-            raise ValueError(f"{type(self).__name__}: stateful=True is not supported")
         self.return_sequences = bool(return_sequences)
         self.return_state = bool(return_state)
         self.go_backwards = bool(go_backwards)
-        self.stateful = False
+        self.stateful = bool(stateful)
+        self.states: Any = None
         self.unroll = bool(unroll)
         self.zero_output_for_mask = bool(zero_output_for_mask)
 
@@ -222,11 +223,18 @@ class _RNN(_Recurrent):
             kernel=None,
             recurrent_kernel=None,
             bias=None,
+            states=None,
             _variables=[],
             _losses=[],
             _regularizers=[],
         )
         return clone
+
+    def reset_states(self, states: Any = None) -> None:
+        """Zeroes the carried states of a `stateful` layer (or sets them to `states`)."""
+        reset_carried(self, states)
+
+    reset_state = reset_states
 
     @property
     def cell(self) -> _RNN:
@@ -281,6 +289,8 @@ class _RNN(_Recurrent):
                 f"[batch, timesteps, features], got shape {list(shape)}"
             )
         batch, steps, features = shape
+        if initial_state is None and self.stateful:
+            initial_state = carried(self, batch, [(batch, self.units)] * self._states)
         states = self._initial_states(batch, initial_state)
         x = sequences
         # One mask for every step (Keras' get_dropout_mask).
@@ -303,6 +313,8 @@ class _RNN(_Recurrent):
         if whole is not None:
             # The whole loop ran as one op: every step's output, time-major.
             sequence, states = whole
+            if self.stateful:
+                carry(self, states)
             if self.return_sequences:
                 output = _rt.transpose(sequence, [1, 0, 2])
             else:
@@ -323,6 +335,8 @@ class _RNN(_Recurrent):
             self.go_backwards,
             self.zero_output_for_mask,
         )
+        if self.stateful:
+            carry(self, states)
         last = outputs[-1] if outputs else states[0]
         return sequence_result(
             outputs,
@@ -350,6 +364,65 @@ class _RNN(_Recurrent):
 
 
 # -- the loop's parts, shared with `RNN` over any cell -------------------------------------
+
+
+def _map_nested(structure: Any, fn: Any) -> Any:
+    # Lists nest (a stack of cells' states); a tuple is a leaf (a shape).
+    if isinstance(structure, list):
+        return [_map_nested(x, fn) for x in structure]
+    return fn(structure)
+
+
+def carried(layer: Any, batch: int, shapes: Any) -> Any:
+    """A `stateful` layer's states from its previous call (`layer.states`: variables, made as
+    zeros of `shapes` on the first call); the batch size must stay the same."""
+    if layer.states is None:
+        layer.states = _map_nested(
+            shapes, lambda s: _rt.Variable(_rt.zeros(list(s), dtype=layer.dtype), trainable=False)
+        )
+    held = layer.states[0]
+    while isinstance(held, list):
+        held = held[0]
+    if int(held.shape[0]) != batch:
+        raise ValueError(
+            "If an RNN is stateful, the batch size of the input sequences must be the same as "
+            f"the batch size of the initial state. \n- Expected batch size: {held.shape[0]}\n"
+            f"- Received batch size: {batch}"
+        )
+    return _map_nested(layer.states, lambda v: v.value())
+
+
+def carry(layer: Any, states: Any) -> None:
+    """Keeps a `stateful` layer's final states for its next call."""
+
+    def assign(pair: Any) -> None:
+        variable, value = pair
+        variable.assign(_rt.stop_gradient(value))
+
+    pairs = _zip_nested(layer.states, states)
+    for pair in pairs:
+        assign(pair)
+
+
+def _zip_nested(a: Any, b: Any) -> list[tuple[Any, Any]]:
+    if isinstance(a, (list, tuple)):
+        return [pair for x, y in zip(a, b) for pair in _zip_nested(x, y)]
+    return [(a, b)]
+
+
+def reset_carried(layer: Any, values: Any = None) -> None:
+    """Zeroes a `stateful` layer's carried states, or sets them to `values`."""
+    if not layer.stateful:
+        raise AttributeError("Layer must be stateful.")
+    if layer.states is None:
+        return
+    if values is None:
+        for variable, _ in _zip_nested(layer.states, layer.states):
+            variable.assign(_rt.zeros_like(variable.value()))
+        return
+    given = list(values) if isinstance(values, (list, tuple)) else [values]
+    for variable, value in _zip_nested(layer.states, given):
+        variable.assign(value)
 
 
 def step_keeps(mask: Any, steps: int) -> list[Any]:

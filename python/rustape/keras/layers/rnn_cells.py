@@ -23,6 +23,9 @@ from .rnn import (
     _LSTMStep,
     _Recurrent,
     _SimpleRNNStep,
+    carried,
+    carry,
+    reset_carried,
     run_steps,
     sequence_mask,
     sequence_result,
@@ -121,6 +124,13 @@ class GRUCell(_GRUStep, _Cell):
     >>> out.shape, state.shape
     ((2, 4), (2, 4))
     """
+
+
+def _map_shapes(states: Any) -> Any:
+    """The shapes (tuples) of (nested: lists) initial states."""
+    if _is_nested(states):
+        return [_map_shapes(s) for s in states]
+    return tuple(states.shape)
 
 
 def _is_nested(x: Any) -> bool:
@@ -255,6 +265,7 @@ class RNN(Layer):
     """
 
     supports_masking = True
+    _untracked = frozenset({"states"})
 
     def __init__(
         self,
@@ -280,13 +291,12 @@ class RNN(Layer):
                 "RNN: a cell's state_size must be an integer, or a list/tuple of integers "
                 f"(one for each state tensor); got {sizes!r}"
             )
-        if stateful:
-            raise ValueError("RNN: stateful=True is not supported")
         self.cell = cell
+        self.states: Any = None
         self.return_sequences = bool(return_sequences)
         self.return_state = bool(return_state)
         self.go_backwards = bool(go_backwards)
-        self.stateful = False
+        self.stateful = bool(stateful)
         self.unroll = bool(unroll)
         self.zero_output_for_mask = bool(zero_output_for_mask)
 
@@ -299,6 +309,12 @@ class RNN(Layer):
     @property
     def _states(self) -> int:
         return len(self.state_size)
+
+    def reset_states(self, states: Any = None) -> None:
+        """Zeroes the carried states of a `stateful` layer (or sets them to `states`)."""
+        reset_carried(self, states)
+
+    reset_state = reset_states
 
     def _unbuilt_copy(self, name: str, go_backwards: bool) -> RNN:
         """The same layer with a copy of its unbuilt cell, renamed, running forwards or
@@ -314,6 +330,7 @@ class RNN(Layer):
             go_backwards=go_backwards,
             built=False,
             cell=copy.deepcopy(self.cell),
+            states=None,
             _variables=[],
             _losses=[],
             _regularizers=[],
@@ -355,7 +372,9 @@ class RNN(Layer):
                 f"got shape {list(shape)}"
             )
         batch, steps = shape[0], shape[1]
-        if initial_state is None:
+        if initial_state is None and self.stateful:
+            states = carried(self, batch, _map_shapes(self.get_initial_state(batch)))
+        elif initial_state is None:
             states = self.get_initial_state(batch)
         else:
             states = list(initial_state) if _is_nested(initial_state) else [initial_state]
@@ -385,6 +404,8 @@ class RNN(Layer):
         finally:
             for cell in cells:
                 cell._sequence_masks = None
+        if self.stateful:
+            carry(self, states)
         size = _output_size(self.cell)
         last = outputs[-1] if outputs else _rt.zeros([batch, size], dtype=self.dtype)
         return sequence_result(
