@@ -8,11 +8,13 @@ from typing import Any
 import numpy as np
 
 from . import _rustape as _rt
+from ._export import export
 
 #: Seeds are kept within int64, as the stateless ops take them.
 _MASK = (1 << 63) - 1
 
 
+@export("random")
 class Generator:
     """Independent random numbers with their own state: `from_seed(seed)` repeats its
     sequence; `from_non_deterministic_state()` differs every run. Each draw advances the
@@ -144,6 +146,7 @@ class Generator:
 _global: list[Generator] = []
 
 
+@export("random")
 def get_global_generator() -> Generator:
     """The generator `rt.random` functions of a `Generator` share (made from entropy on first
     use, unless `set_global_generator` gave one).
@@ -157,6 +160,7 @@ def get_global_generator() -> Generator:
     return _global[0]
 
 
+@export("random")
 def set_global_generator(generator: Generator) -> None:
     """Replaces the global generator.
 

@@ -9,8 +9,7 @@ table (rows naming `random`; see `_export.py`).
 
 from __future__ import annotations
 
+from . import _generator  # noqa: F401  (declares Generator and the global generator)
 from ._export import fill as _fill
-from ._generator import Generator, get_global_generator, set_global_generator
 
 __all__ = list(_fill(globals(), "random"))
-__all__ += ["Generator", "get_global_generator", "set_global_generator"]

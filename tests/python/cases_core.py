@@ -119,4 +119,46 @@ FORWARD: dict[str, tuple[Any, ...]] = {
         [],
         lambda: np.True_,
     ),
+    "random.stateless_normal": (
+        lambda: rt.reduce_mean(rt.random.stateless_normal([40_000], [3, 4], dtype=rt.float64)),
+        [],
+        lambda: np.float64(0.0),
+        {"atol": 0.03},
+    ),
+    "random.stateless_uniform": (
+        lambda: rt.reduce_mean(rt.random.stateless_uniform([40_000], [3, 4], dtype=rt.float64)),
+        [],
+        lambda: np.float64(0.5),
+        {"atol": 0.01},
+    ),
+    "random.stateless_truncated_normal": (
+        lambda: rt.reduce_all(rt.abs(rt.random.stateless_truncated_normal([10_000], [3, 4])) <= 2),
+        [],
+        lambda: np.True_,
+    ),
+    # P(class 1) = softmax([0, log 3])[1] = 0.75
+    "random.categorical": (
+        lambda: rt.reduce_mean(
+            rt.cast(
+                rt.random.categorical(np.array([[0.0, np.log(3.0)]], np.float32), 40_000, seed=3),
+                rt.float64,
+            )
+        ),
+        [],
+        lambda: np.float64(0.75),
+        {"atol": 0.01},
+    ),
+    "random.stateless_categorical": (
+        lambda: rt.reduce_mean(
+            rt.cast(
+                rt.random.stateless_categorical(
+                    np.array([[0.0, np.log(3.0)]], np.float32), 40_000, [3, 4]
+                ),
+                rt.float64,
+            )
+        ),
+        [],
+        lambda: np.float64(0.75),
+        {"atol": 0.01},
+    ),
 }

@@ -392,6 +392,8 @@ _HERE = _os.path.dirname(_os.path.abspath(__file__))
 # Functions of the table that are not ops, each with why it needs no entry.
 NOT_OPS = {
     "random.set_seed": "state, not a value (seeded results: test_random_is_seeded)",
+    "random.get_global_generator": "state, not a value (test_random_stateless)",
+    "random.set_global_generator": "state, not a value (test_random_stateless)",
     "rt.as_dtype": "names a dtype (test_api_contract)",
     "config.get_log_level": "a setting, not a value (test_interop)",
     "config.set_log_level": "a setting, not a value (test_interop)",
