@@ -300,6 +300,24 @@ case(
     {"filters": 4, "kernel_size": 3, "dilation_rate": 2, "activation": "relu"},
     [1, 7, 7, 3],
 )
+case(
+    "conv1d_transpose_valid",
+    "Conv1DTranspose",
+    {"filters": 3, "kernel_size": 4, "strides": 2},
+    [2, 5, 3],
+)
+case(
+    "conv1d_transpose_same_output_padding",
+    "Conv1DTranspose",
+    {"filters": 2, "kernel_size": 3, "strides": 2, "padding": "same", "output_padding": 1},
+    [1, 4, 3],
+)
+case(
+    "conv1d_transpose_dilated_relu",
+    "Conv1DTranspose",
+    {"filters": 2, "kernel_size": 3, "dilation_rate": 2, "activation": "relu"},
+    [2, 6, 2],
+)
 
 if __name__ == "__main__":
     with open(os.path.join(HERE, "layers.json"), "w") as fh:

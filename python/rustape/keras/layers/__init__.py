@@ -14,7 +14,14 @@ from ..initializers import get_initializer
 from .activation import ELU, Activation, LeakyReLU, PReLU, ReLU, Softmax
 from .attention import EinsumDense, MultiHeadAttention
 from .base import Layer
-from .convolutional import Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D, SeparableConv2D
+from .convolutional import (
+    Conv1D,
+    Conv1DTranspose,
+    Conv2D,
+    Conv2DTranspose,
+    DepthwiseConv2D,
+    SeparableConv2D,
+)
 from .core import Dense, Dropout, Embedding, Lambda
 from .dot_attention import AdditiveAttention, Attention
 from .masking import Masking
@@ -64,6 +71,7 @@ __all__ = [
     "Bidirectional",
     "Concatenate",
     "Conv1D",
+    "Conv1DTranspose",
     "Conv2D",
     "Conv2DTranspose",
     "Cropping1D",

@@ -24,7 +24,14 @@ from ._args import (
 )
 from .base import Layer
 
-__all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "DepthwiseConv2D", "SeparableConv2D"]
+__all__ = [
+    "Conv1D",
+    "Conv1DTranspose",
+    "Conv2D",
+    "Conv2DTranspose",
+    "DepthwiseConv2D",
+    "SeparableConv2D",
+]
 
 
 class _Conv(Layer):
@@ -256,13 +263,14 @@ class Conv2DTranspose(_Conv):
         )
         self.output_padding: tuple[int, ...] | None = None
         if output_padding is not None:
+            owner = type(self).__name__
             self.output_padding = normalize_tuple(
-                output_padding, 2, "output_padding", allow_zero=True, owner="Conv2DTranspose"
+                output_padding, self._rank, "output_padding", allow_zero=True, owner=owner
             )
             for p, s in zip(self.output_padding, self.strides):
                 if p >= s:
                     raise ValueError(
-                        f"Conv2DTranspose: strides {self.strides} must be greater "
+                        f"{owner}: strides {self.strides} must be greater "
                         f"than output padding {self.output_padding}"
                     )
 
@@ -270,7 +278,7 @@ class Conv2DTranspose(_Conv):
         return self.kernel_size + (self.filters, channels)
 
     def _spatial_output(self, spatial: tuple[Any, ...]) -> tuple[Any, ...]:
-        pads = self.output_padding or (None, None)
+        pads = self.output_padding or (None,) * self._rank
         return tuple(
             deconv_output_length(n, k, self.padding, p, s, d)
             for n, k, p, s, d in zip(
@@ -289,6 +297,34 @@ class Conv2DTranspose(_Conv):
             self.padding.upper(),
             dilations=list(self.dilation_rate),
         )
+
+
+class Conv1DTranspose(Conv2DTranspose):
+    """Transposed 1-D convolution over `[batch, steps, channels]` (Keras 3's
+    `Conv1DTranspose`): kernel `(kernel_size, filters, in_channels)`; the 2-D op over one row.
+
+    >>> import rustape as rt
+    >>> layer = rt.keras.layers.Conv1DTranspose(3, 4, strides=2)
+    >>> layer(rt.ones([2, 5, 6])).shape
+    (2, 12, 3)
+    >>> layer.kernel.shape
+    (4, 3, 6)
+    """
+
+    _rank = 1
+
+    def _convolve(self, x: Any) -> Any:
+        n, length, _ = x.shape
+        (out_length,) = self._spatial_output((length,))
+        y = _rt.conv2d_transpose(
+            _rt.expand_dims(x, 1),
+            _rt.expand_dims(self.kernel, 0),
+            [n, 1, out_length, self.filters],
+            [1, self.strides[0]],
+            self.padding.upper(),
+            dilations=[1, self.dilation_rate[0]],
+        )
+        return _rt.squeeze(y, axis=[1])
 
 
 class DepthwiseConv2D(_Conv):
