@@ -147,14 +147,15 @@ def test_custom_layers_and_subclassed_models(tmp_path: Path) -> None:
 
 def test_every_layer_config_round_trips() -> None:
     arguments: dict[str, tuple[Any, ...]] = {
-        "Dense": (2,), "Conv1D": (2, 3), "Conv2D": (2, 3), "Conv2DTranspose": (2, 3),
+        "Dense": (2,), "Conv1D": (2, 3), "Conv2D": (2, 3), "Conv2DTranspose": (2, 3), "Conv1DTranspose": (2, 3),
         "DepthwiseConv2D": (3,), "SeparableConv2D": (2, 3), "Dropout": (0.1,),
         "Embedding": (5, 2), "LSTM": (2,), "GRU": (2,), "SimpleRNN": (2,), "LSTMCell": (2,),
         "GRUCell": (2,), "SimpleRNNCell": (2,), "Reshape": ((2,),), "Permute": ((1,),),
         "RepeatVector": (2,), "Activation": ("relu",), "Lambda": (rt.nn.relu,),
         "MultiHeadAttention": (2, 2), "EinsumDense": ("ab,bc->ac", (3,)),
         "GaussianNoise": (0.1,), "GaussianDropout": (0.1,), "SpatialDropout1D": (0.1,),
-        "SpatialDropout2D": (0.1,), "GroupNormalization": (1,), "Bidirectional": (L.LSTM(2),),
+        "SpatialDropout2D": (0.1,), "SpatialDropout3D": (0.1,), "AlphaDropout": (0.1,),
+        "GroupNormalization": (1,), "Bidirectional": (L.LSTM(2),),
         "TimeDistributed": (L.Dense(2),), "RNN": (L.GRUCell(2),),
         "StackedRNNCells": ([L.GRUCell(2)],), "Dot": (1,), "Rescaling": (0.5,),
         "AveragePooling1D": (2,), "AveragePooling2D": (2,),

@@ -26,7 +26,14 @@ from .core import Dense, Dropout, Embedding, Lambda
 from .dot_attention import AdditiveAttention, Attention
 from .masking import Masking
 from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
-from .noise import GaussianDropout, GaussianNoise, SpatialDropout1D, SpatialDropout2D
+from .noise import (
+    AlphaDropout,
+    GaussianDropout,
+    GaussianNoise,
+    SpatialDropout1D,
+    SpatialDropout2D,
+    SpatialDropout3D,
+)
 from .normalization import BatchNormalization, GroupNormalization, LayerNormalization
 from .pooling import (
     AveragePooling1D,
@@ -63,6 +70,7 @@ __all__ = [
     "Activation",
     "Add",
     "AdditiveAttention",
+    "AlphaDropout",
     "Attention",
     "Average",
     "AveragePooling1D",
@@ -118,6 +126,7 @@ __all__ = [
     "Softmax",
     "SpatialDropout1D",
     "SpatialDropout2D",
+    "SpatialDropout3D",
     "StackedRNNCells",
     "Subtract",
     "TimeDistributed",

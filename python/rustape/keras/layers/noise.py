@@ -1,5 +1,6 @@
 """Regularisation layers that add noise while training (Keras 3): `GaussianNoise`,
-`GaussianDropout`, `SpatialDropout1D`, `SpatialDropout2D`. Each is the identity at inference.
+`GaussianDropout`, `AlphaDropout`, `SpatialDropout1D`, `SpatialDropout2D`,
+`SpatialDropout3D`. Each is the identity at inference.
 `seed` is the op seed: after `rt.random.set_seed`, the same calls give the same noise."""
 
 from __future__ import annotations
@@ -13,7 +14,18 @@ from .._util import check_number
 from ._args import normalize_data_format, reject_options
 from .base import Layer
 
-__all__ = ["GaussianDropout", "GaussianNoise", "SpatialDropout1D", "SpatialDropout2D"]
+__all__ = [
+    "AlphaDropout",
+    "GaussianDropout",
+    "GaussianNoise",
+    "SpatialDropout1D",
+    "SpatialDropout2D",
+    "SpatialDropout3D",
+]
+
+#: SELU's constants (Klambauer et al.): AlphaDropout sets dropped values to SELU's limit.
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def _training(training: Any) -> bool:
@@ -105,6 +117,46 @@ class GaussianDropout(_Noise):
         return inputs * noise
 
 
+class AlphaDropout(_Noise):
+    """Dropout that keeps a SELU network's mean and variance (Keras's `AlphaDropout`): while
+    training, dropped values become SELU's negative limit, then an affine map restores the
+    mean and variance of inputs of mean 0 and variance 1. `noise_shape` shares draws across
+    axes of length 1.
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.AlphaDropout(0.2)(rt.ones([2])).numpy().tolist()
+    [1.0, 1.0]
+    """
+
+    def __init__(
+        self,
+        rate: float,
+        noise_shape: Any = None,
+        seed: int | None = None,
+        name: str | None = None,
+        dtype: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(rate, seed, name, dtype, kwargs)
+        self.noise_shape = None if noise_shape is None else list(noise_shape)
+
+    def call(self, inputs: Any, training: Any = None) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        if not _training(training) or not 0 < self.rate < 1:
+            return inputs
+        shape = list(inputs.shape)
+        noise = shape
+        if self.noise_shape is not None:
+            noise = [s if n is None else int(n) for n, s in zip(self.noise_shape, shape)]
+        kept = _rt.cast(
+            _random.uniform(noise, dtype=inputs.dtype, seed=self.seed) >= self.rate, inputs.dtype
+        )
+        alpha_p = -_SELU_ALPHA * _SELU_SCALE
+        a = ((1 - self.rate) * (1 + self.rate * alpha_p**2)) ** -0.5
+        b = -a * alpha_p * self.rate
+        x = inputs * kept + (1 - kept) * alpha_p
+        return a * x + b
+
+
 class _SpatialDropout(_Noise):
     """Dropout of whole feature maps: one draw per sample and channel."""
 
@@ -164,3 +216,16 @@ class SpatialDropout2D(_SpatialDropout):
     """
 
     _rank = 2
+
+
+class SpatialDropout3D(_SpatialDropout):
+    """Drops whole feature maps of volumes (`channels_last` `[batch, d, h, w, channels]` or
+    `channels_first`) while training.
+
+    >>> import rustape as rt
+    >>> y = rt.keras.layers.SpatialDropout3D(0.5, seed=4)(rt.ones([1, 2, 2, 2, 30]), training=True)
+    >>> bool((y.numpy() == y.numpy()[:, :1, :1, :1]).all())
+    True
+    """
+
+    _rank = 3
