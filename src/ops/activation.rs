@@ -7,7 +7,7 @@
 //! batch axes (a vectorised Jacobian), and `y` broadcasts against it from the right.
 use super::cmath::CMath;
 use super::elementwise::fused::{
-    pieces, record as record_triple_product, repeated_block, Landing, Reduction, Summed,
+    pieces, record as record_triple_product, repeated_block, Landing, OwnBuffer, Reduction, Summed,
 };
 use super::elementwise::{
     broadcast_mixes, map_float, map_num, max_nan, plus, rsub, scale, unary_vjp, zip, Saves,
@@ -17,12 +17,12 @@ use super::kernel::{map_array, PAR_CHEAP, PAR_MATH};
 use super::vmath::widest;
 use super::vmath::VMath;
 use super::{
-    abs, add, broadcast_shapes, divide, erf, exp, greater, less, multiply, negative, scalar_like,
-    square, sum_to_batched_shape, triple_product, where_, zip_map,
+    abs, accumulate, add, broadcast_shapes, divide, erf, exp, greater, less, multiply, negative,
+    scalar_like, square, sum_to_batched_shape, triple_product, where_, zip_map,
 };
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::tape::{input_needed, record_batched};
+use crate::tape::{input_needed, record_batched, take_running_total};
 use crate::tensor::{Data, Element, Tensor, Values};
 use num_traits::Float;
 use std::mem::MaybeUninit;
@@ -173,7 +173,7 @@ fn tanh_grad_grads(
     }
 }
 
-fn tanh_grad_grads_typed<T: Element + Float>(
+fn tanh_grad_grads_typed<T: Element + Float + OwnBuffer>(
     y: &Tensor,
     dy: &Tensor,
     ddg: &Tensor,
@@ -204,6 +204,10 @@ where
         return Ok(None); // dy's gradient would need a sum
     }
     let step = ly.min(ldy).min(to_y.block()).min(to_dy.block());
+    // Running totals of the sweep's for y or dy are added into in the pass (a plain sweep
+    // that nothing records), saving a pass over each.
+    let left_y = take_running_total(0).and_then(|t| to_y.add_to(t).err());
+    let left_dy = take_running_total(1).and_then(|t| to_dy.add_to(t).err());
     let (sy, sdy, sg) = (vy.as_slice(), vdy.as_slice(), vg.as_slice());
     let minus_two = T::from(-2.0).unwrap_or_else(T::nan);
     for (at, len) in pieces(n, step) {
@@ -212,13 +216,25 @@ where
         to_y.at(at, len).product(py, pdy, pg, minus_two);
         match to_dy.at(at, len) {
             Landing::First(d) => tanh_grad_write(d, py, pg),
-            Landing::Later(_) => unreachable!("dy's gradient sums nothing (checked above)"),
+            Landing::Later(d) => tanh_grad_add(d, py, pg),
         }
     }
-    let (gy, gdy) = (to_y.finish(), to_dy.finish());
-    let plan = Reduction::new(full, batch, y.shape())?;
-    record_triple_product(y, dy, ddg, -2.0, &plan, &gy);
-    record_tanh_grad(y, ddg, &gdy);
+    let (onto_y, onto_dy) = (to_y.onto_total(), to_dy.onto_total());
+    let (mut gy, mut gdy) = (to_y.finish(), to_dy.finish());
+    if !onto_y {
+        let plan = Reduction::new(full, batch, y.shape())?;
+        record_triple_product(y, dy, ddg, -2.0, &plan, &gy);
+    }
+    if !onto_dy {
+        record_tanh_grad(y, ddg, &gdy);
+    }
+    // Totals taken but not added into (their buffers are shared): summed after.
+    if let Some(total) = left_y {
+        gy = accumulate(total, gy)?;
+    }
+    if let Some(total) = left_dy {
+        gdy = accumulate(total, gdy)?;
+    }
     Ok(Some([gy, gdy]))
 }
 
@@ -231,6 +247,18 @@ fn tanh_grad_body<T: Float>(d: &mut [MaybeUninit<T>], y: &[T], g: &[T]) {
     let (y, g) = (&y[..len], &g[..len]);
     for j in 0..len {
         d[j] = MaybeUninit::new(g[j] * (T::one() - y[j] * y[j]));
+    }
+}
+
+// `d += g * (1 - y^2)`: tanh_grad's kernel added into a running total.
+widest!(fn tanh_grad_add<T: Float>(d: &mut [T], y: &[T], g: &[T]) => tanh_grad_add_body, d.len());
+
+#[inline(always)]
+fn tanh_grad_add_body<T: Float>(d: &mut [T], y: &[T], g: &[T]) {
+    let len = d.len();
+    let (y, g) = (&y[..len], &g[..len]);
+    for j in 0..len {
+        d[j] = d[j] + g[j] * (T::one() - y[j] * y[j]);
     }
 }
 

@@ -287,8 +287,96 @@ pub fn stack(values: &[Tensor], axis: isize) -> Result<Tensor> {
 }
 
 /// A copy of `view` in standard layout.
+///
+/// Strided views (transposes, slices) are copied by [`strided_copy`]: ndarray's own copy walks
+/// an `IxDyn` index per element (about 12 ns each: 50 us for the transpose of a `[1024, 2, 2]`
+/// cotangent).
 pub(super) fn standard<T: Element>(view: ArrayViewD<'_, T>) -> ArrayD<T> {
-    view.as_standard_layout().into_owned()
+    if view.is_standard_layout() {
+        return view.to_owned();
+    }
+    let shape = view.raw_dim();
+    match ArrayD::from_shape_vec(shape, strided_copy(&view)) {
+        Ok(a) => a,
+        Err(_) => view.as_standard_layout().into_owned(),
+    }
+}
+
+/// Tile side of [`strided_copy`]'s two innermost axes: a tile of both the source's and the
+/// destination's rows stays in L1 whichever of them is the unit-stride one.
+const TILE: usize = 16;
+
+/// The elements of `view` in row-major order. Axes of size 1 are dropped and neighbours that
+/// step through memory as one axis are merged; the two innermost axes left are copied in
+/// tiles, the outer ones counted through like an odometer.
+fn strided_copy<T: Copy>(view: &ArrayViewD<'_, T>) -> Vec<T> {
+    let n = view.len();
+    let mut axes: smallvec::SmallVec<[(usize, isize); 6]> = smallvec::SmallVec::new();
+    for (&d, &s) in view.shape().iter().zip(view.strides()) {
+        if d == 1 {
+            continue;
+        }
+        match axes.last_mut() {
+            Some((pd, ps)) if *ps == s * d as isize => {
+                *pd *= d;
+                *ps = s;
+            }
+            _ => axes.push((d, s)),
+        }
+    }
+    while axes.len() < 2 {
+        axes.insert(0, (1, 0));
+    }
+    let mut out: Vec<T> = Vec::with_capacity(n);
+    if n == 0 {
+        return out;
+    }
+    let (outer, inner) = axes.split_at(axes.len() - 2);
+    let [(rows, row_step), (cols, col_step)] = [inner[0], inner[1]];
+    let src = view.as_ptr();
+    let dst = out.as_mut_ptr();
+    let mut index: smallvec::SmallVec<[usize; 6]> = smallvec::smallvec![0; outer.len()];
+    let mut base: isize = 0;
+    let mut written = 0;
+    while written < n {
+        // SAFETY: `base + i * row_step + j * col_step` is the offset of an element of `view`
+        // (from its first element, negative strides included) for every `i < rows`,
+        // `j < cols`; `written + i * cols + j < n` is within `out`'s capacity.
+        unsafe {
+            let dst = dst.add(written);
+            if col_step == 1 {
+                for i in 0..rows {
+                    let from = src.offset(base + i as isize * row_step);
+                    std::ptr::copy_nonoverlapping(from, dst.add(i * cols), cols);
+                }
+            } else {
+                for i0 in (0..rows).step_by(TILE) {
+                    for j0 in (0..cols).step_by(TILE) {
+                        for i in i0..(i0 + TILE).min(rows) {
+                            let from = src.offset(base + i as isize * row_step);
+                            for j in j0..(j0 + TILE).min(cols) {
+                                *dst.add(i * cols + j) = *from.offset(j as isize * col_step);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        written += rows * cols;
+        // The next block of the outer axes (odometer, last axis fastest).
+        for (a, &(d, s)) in outer.iter().enumerate().rev() {
+            index[a] += 1;
+            base += s;
+            if index[a] < d {
+                break;
+            }
+            index[a] = 0;
+            base -= s * d as isize;
+        }
+    }
+    // SAFETY: the blocks above wrote every one of the `n` elements.
+    unsafe { out.set_len(n) };
+    out
 }
 
 /// Removes dimensions of size 1: the given `axes` (each must have size 1), or every one.

@@ -16,7 +16,7 @@ use crate::ops::vmath::widest;
 use crate::ops::{
     broadcast_shapes, broadcast_to, reshape, same_dtype, sum_to_batched_shape, Shape,
 };
-use crate::tape::{input_needed, record_batched, without_recording, AxisMap};
+use crate::tape::{input_needed, record_batched, take_running_total, without_recording, AxisMap};
 use crate::tensor::{Data, Element, Tensor, Values};
 
 const OP: &str = "triple_product";
@@ -336,6 +336,33 @@ pub(crate) struct Summed<T> {
     summed: usize,
     shape: Vec<usize>,
     buf: Vec<T>,
+    /// A running total of the sweep's this result is added into (see [`Summed::add_to`]):
+    /// the tensor, held alone, and its buffer.
+    total: Option<(Tensor, *mut T)>,
+}
+
+/// The buffer of a float tensor of element type `T` that nothing else holds.
+pub(crate) trait OwnBuffer: Element {
+    /// `data`'s elements, when they are `Self`s and only `data` holds them.
+    fn unshared(data: &mut Data) -> Option<&mut [Self]>;
+}
+
+impl OwnBuffer for f32 {
+    fn unshared(data: &mut Data) -> Option<&mut [f32]> {
+        match data {
+            Data::F32(v) => v.unshared_slice_mut(),
+            _ => None,
+        }
+    }
+}
+
+impl OwnBuffer for f64 {
+    fn unshared(data: &mut Data) -> Option<&mut [f64]> {
+        match data {
+            Data::F64(v) => v.unshared_slice_mut(),
+            _ => None,
+        }
+    }
 }
 
 impl<T: Element> Summed<T> {
@@ -360,7 +387,36 @@ impl<T: Element> Summed<T> {
             summed,
             shape: out_shape,
             buf: crate::memory::try_vec(op, n)?,
+            total: None,
         }))
+    }
+
+    /// Adds this result into `total` (a running total of the sweep's, see
+    /// [`crate::tape::take_running_total`]) in its buffer instead of a buffer of its own: every
+    /// piece then adds. Gives `total` back when its shape differs or something else holds its
+    /// buffer.
+    pub(crate) fn add_to(&mut self, mut total: Tensor) -> std::result::Result<(), Tensor>
+    where
+        T: OwnBuffer,
+    {
+        if total.shape() != self.shape.as_slice() {
+            return Err(total);
+        }
+        let Some(ptr) = total
+            .data_mut()
+            .and_then(T::unshared)
+            .map(|d| d.as_mut_ptr())
+        else {
+            return Err(total);
+        };
+        self.total = Some((total, ptr));
+        self.buf = Vec::new();
+        Ok(())
+    }
+
+    /// Whether a running total was taken ([`Summed::add_to`]).
+    pub(crate) fn onto_total(&self) -> bool {
+        self.total.is_some()
     }
 
     /// The elements per block of the result (pieces must not cross one).
@@ -373,6 +429,12 @@ impl<T: Element> Summed<T> {
     pub(crate) fn at(&mut self, s: usize, len: usize) -> Landing<'_, T> {
         let (inner, summed) = (self.inner, self.summed);
         let at = (s / (inner * summed)) * inner + s % inner;
+        if let Some((total, ptr)) = &self.total {
+            debug_assert!(at + len <= total.size());
+            // SAFETY: `add_to` took the buffer from a tensor only `self` holds (nothing can
+            // clone it meanwhile), of the result's shape: `at + len` is within it.
+            return Landing::Later(unsafe { std::slice::from_raw_parts_mut(ptr.add(at), len) });
+        }
         let d = &mut self.buf.spare_capacity_mut()[at..at + len];
         match (s / inner) % summed {
             0 => Landing::First(d),
@@ -386,6 +448,10 @@ impl<T: Element> Summed<T> {
     where
         Data: From<Values<T>>,
     {
+        if let Some((total, _)) = self.total {
+            // The sum is a new value: a fresh id.
+            return Tensor::new(total.data().clone());
+        }
         let n = self.shape.iter().product();
         // SAFETY: the pieces of a pass cover the broadcast shape, and each element of the
         // result is the first term of one of them.
@@ -435,7 +501,7 @@ fn joint_grads(
     }
 }
 
-fn joint_typed<T: Element + Float>(
+fn joint_typed<T: Element + Float + OwnBuffer>(
     dy: &Tensor,
     saved: &[Tensor],
     need: [bool; 3],
@@ -463,6 +529,16 @@ where
         match Summed::new(OP, full, batch, ops[j].shape())? {
             Some(r) => results[j] = Some(r),
             None => return Ok(None),
+        }
+    }
+    // Gradients the sweep has a running total for are added into it in the pass (a plain
+    // sweep that nothing records: the sum is not recorded), saving a pass over each.
+    let mut left: [Option<Tensor>; 3] = [None, None, None];
+    for (j, r) in results.iter_mut().enumerate() {
+        if let Some(r) = r {
+            if let Some(total) = take_running_total(j) {
+                left[j] = r.add_to(total).err();
+            }
         }
     }
     let step = results
@@ -493,6 +569,10 @@ where
     let mut grads: [Option<Tensor>; 3] = [None, None, None];
     for (j, r) in results.into_iter().enumerate() {
         let Some(r) = r else { continue };
+        if r.onto_total() {
+            grads[j] = Some(r.finish());
+            continue;
+        }
         let g = r.finish();
         let (p, q) = match j {
             0 => (&saved[1], &saved[2]),
@@ -501,7 +581,11 @@ where
         };
         let own = saved[j].shape();
         record(dy, p, q, k, &Reduction::new(full, batch, own)?, &g);
-        grads[j] = Some(g);
+        grads[j] = Some(match left[j].take() {
+            // A total taken but not added into (its buffer is shared): summed after.
+            Some(total) => crate::ops::accumulate(total, g)?,
+            None => g,
+        });
     }
     Ok(Some(grads))
 }
