@@ -487,3 +487,19 @@ fn strided_slice_errors() {
         &["too many"],
     );
 }
+
+#[test]
+fn gathers_and_sorts_with_huge_counts_of_empty_lanes_return_at_once() {
+    // 2^40 lanes of length 0 (and the transpose): no element, so no pass over the lanes.
+    let huge = 1usize << 40;
+    for shape in [[0, huge], [huge, 0]] {
+        let x = rustape::ops::zeros(&shape, rustape::DType::F32).unwrap();
+        for axis in [0, 1] {
+            let sorted = rustape::ops::sort(&x, axis, false).unwrap();
+            assert_eq!(sorted.shape(), &shape);
+        }
+        let indices = rustape::ops::zeros(&shape, rustape::DType::I32).unwrap();
+        let gathered = rustape::ops::gather(&x, &indices, 1, 1).unwrap();
+        assert_eq!(gathered.shape(), &shape);
+    }
+}

@@ -150,8 +150,13 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: isize, batch_dims: usize)
             Some(s) => s,
             None => unreachable!("standard layout is contiguous"),
         };
-        let mut out = Vec::with_capacity(g.batch * g.outer * g.count * g.inner);
-        for b in 0..g.batch {
+        let size = [g.batch, g.outer, g.count, g.inner]
+            .iter()
+            .fold(1usize, |n, &d| n.saturating_mul(d));
+        let mut out = Vec::with_capacity(size);
+        // An empty result needs no pass: its loops could still run 2^40 empty lanes.
+        let batches = if size == 0 { 0 } else { g.batch };
+        for b in 0..batches {
             for o in 0..g.outer {
                 for &k in &idx[b * g.count..(b + 1) * g.count] {
                     let start = ((b * g.outer + o) * g.dim + k as usize) * g.inner;
@@ -229,7 +234,12 @@ pub fn scatter_add_to(
             None => unreachable!("standard layout is contiguous"),
         };
         let mut out = vec![T::default(); g.batch * g.outer * g.dim * g.inner];
-        for b in 0..g.batch {
+        // Nothing to add when the updates are empty (however many empty lanes they have).
+        let work = [g.outer, g.count, g.inner]
+            .iter()
+            .fold(1usize, |n, &d| n.saturating_mul(d));
+        let batches = if work == 0 { 0 } else { g.batch };
+        for b in 0..batches {
             for o in 0..g.outer {
                 for (i, &k) in idx[b * g.count..(b + 1) * g.count].iter().enumerate() {
                     let to = ((b * g.outer + o) * g.dim + k as usize) * g.inner;
