@@ -65,9 +65,17 @@ const PAIR_MIN_WORK: usize = PARALLEL_GEMM_WORK;
 /// single product follows (`worth_splitting`: not inside a Jacobian block or another job's
 /// task, and larger when the helper is parked). W7's vectorised products (8.4M, between
 /// kernels that leave the helper parked) ran 4.6 -> 5.0 ms at 1.2x the CPU side by side.
+/// Multiply-adds from which two products also run side by side when a helper is awake (it
+/// spins after the step's large GEMMs): the gradients of a 512 -> 10 layer, `h^T @ dy` and
+/// `dy @ W^T` (1.3M each, ~15 us apiece), took 52-56 -> 37-48 us of the MLP step's backward.
+const SMALL_PAIR_WORK: usize = 1 << 20;
+
 pub(super) fn pair_worth_running(first: usize, second: usize) -> bool {
     let (least, most) = (first.min(second), first.max(second));
-    least.saturating_mul(2) >= most && worth_splitting(least, PAIR_MIN_WORK)
+    let awake_pair = least >= SMALL_PAIR_WORK && crate::ops::parallel::helpers_awake();
+    least.saturating_mul(2) >= most
+        && (worth_splitting(least, PAIR_MIN_WORK)
+            || (awake_pair && worth_splitting(least, SMALL_PAIR_WORK)))
 }
 
 /// The sizes of a (batched) matmul, after transposition.
@@ -538,7 +546,7 @@ unsafe fn split_gemm<T: MatElem>(
     split: bool,
 ) {
     let work = rows * cols * k;
-    if !split || work < PARALLEL_GEMM_WORK {
+    if !narrow_rows_split(rows, cols, k, dst, lhs) && (!split || work < PARALLEL_GEMM_WORK) {
         // SAFETY: as the caller promises.
         if unsafe { narrow_output(rows, cols, k, dst, lhs, rhs) } {
             return;
@@ -636,6 +644,32 @@ unsafe fn split_gemm<T: MatElem>(
             }
         }
     });
+}
+
+/// Multiply-adds from which a narrow product with a row-major left operand (`h @ W` of a
+/// 512 -> 10 layer, 1.3M) splits its rows across threads while a helper is awake: the gemm
+/// crate runs it at a third of its usual speed (36 us for `[256, 512] @ [512, 10]`), and its
+/// column-major form packs the left operand with strided reads (83 us).
+const NARROW_SPLIT_WORK: usize = 1 << 20;
+
+/// Whether a product below [`PARALLEL_GEMM_WORK`] should still split by rows (each block the
+/// same GEMM on fewer rows, so the same sums): a row-major output at most [`NARROW_COLS`]
+/// wide over at least 128 rows, a row-major left operand, and a helper awake.
+fn narrow_rows_split<T>(
+    rows: usize,
+    cols: usize,
+    k: usize,
+    dst: (*mut T, isize, isize),
+    lhs: (*const T, isize, isize),
+) -> bool {
+    let work = rows * cols * k;
+    cols <= NARROW_COLS
+        && rows >= 128
+        && dst.2 == 1
+        && lhs.2 == 1
+        && work >= NARROW_SPLIT_WORK
+        && crate::ops::parallel::helpers_awake()
+        && worth_splitting(work, NARROW_SPLIT_WORK)
 }
 
 /// Outputs at most this many columns wide count as narrow for [`narrow_output`]: less than one
