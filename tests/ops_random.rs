@@ -1,4 +1,5 @@
-//! Random ops (`normal`, `uniform`) and TensorFlow's seeding model: global and op seeds,
+//! Random ops (`normal`, `uniform`, the stateless ops, `categorical`) and TensorFlow's seeding
+//! model: global and op seeds,
 //! repeatable sequences, moments and bounds, argument errors.
 use std::sync::Mutex;
 
@@ -158,4 +159,65 @@ fn random_argument_errors() {
             &[0, 3]
         );
     });
+}
+
+#[test]
+fn stateless_ops_depend_on_the_seed_pair_alone_on_any_thread_count() {
+    // Large enough to fill in parallel chunks: one and two threads give the same values.
+    let draw = || {
+        (
+            ops::stateless_normal(&[300_000], 0.0, 1.0, DType::F32, [1, 2])
+                .unwrap()
+                .to_f64_vec(),
+            ops::stateless_truncated_normal(&[300_000], 0.0, 1.0, DType::F64, [1, 2])
+                .unwrap()
+                .to_f64_vec(),
+            ops::stateless_uniform(&[300_000], 0.0, 9.0, DType::I64, [3, 4])
+                .unwrap()
+                .to_f64_vec(),
+        )
+    };
+    let pool = |n| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+    };
+    let one = seeded(|| {
+        ops::set_seed(5);
+        pool(1).install(draw)
+    });
+    let two = seeded(|| {
+        ops::set_seed(6); // the global state does not reach the stateless ops
+        pool(2).install(draw)
+    });
+    assert_eq!(one, two);
+    assert!(one.1.iter().all(|z| z.abs() <= 2.0));
+    let other = ops::stateless_normal(&[4], 0.0, 1.0, DType::F32, [2, 1]).unwrap();
+    assert_ne!(other.to_f64_vec(), one.0[..4].to_vec());
+}
+
+#[test]
+fn categorical_draws_only_drawable_classes_and_reports_bad_rows() {
+    let logits =
+        rustape::Tensor::from_vec(vec![0.0f32, f32::NEG_INFINITY, 1.0, -1.0], &[2, 2]).unwrap();
+    let draws = ops::stateless_categorical(&logits, 1000, DType::I64, [7, 7]).unwrap();
+    assert_eq!(draws.shape(), &[2, 1000]);
+    let values = draws.to_f64_vec();
+    assert!(
+        values[..1000].iter().all(|&c| c == 0.0),
+        "-inf is never drawn"
+    );
+    let ones = values[1000..].iter().filter(|&&c| c == 0.0).count() as f64 / 1000.0;
+    let p = 1.0 / (1.0 + (-2.0f64).exp()); // softmax([1, -1])[0]
+    assert!((ones - p).abs() < 0.05, "{ones} vs {p}");
+    let bad = rustape::Tensor::from_vec(vec![f32::NEG_INFINITY; 2], &[1, 2]).unwrap();
+    let err = ops::categorical(&bad, 3, DType::I64, Some(1)).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Value);
+    assert!(err
+        .to_string()
+        .contains("row 0 of logits has no finite value"));
+    let vector = rustape::Tensor::from_vec(vec![0.0f32, 1.0], &[2]).unwrap();
+    let err = ops::categorical(&vector, 3, DType::I64, Some(1)).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Shape);
 }

@@ -98,7 +98,9 @@ PARAMETER_TYPES: dict[str, str] = {
     ),
     "validate_indices": "bool | None",
     # numbers
-    **dict.fromkeys(["num", "depth", "num_rows", "num_columns", "batch_dims"], "int"),
+    **dict.fromkeys(
+        ["num", "depth", "num_rows", "num_columns", "batch_dims", "num_samples"], "int"
+    ),
     **dict.fromkeys(
         ["stddev", "minval", "maxval", "variance_epsilon", "eps", "atol", "rtol"], "float"
     ),
@@ -130,6 +132,7 @@ PARAMETER_TYPES: dict[str, str] = {
     "rate": "float",
     "max_norm": "float | None",
     "seed": "int | None",
+    "alg": "str | None",
     **dict.fromkeys(
         ["scalar", "data", "segment_ids", "updates", "mask", "labels", "repeats", "num_segments"],
         "TensorLike",
@@ -163,6 +166,16 @@ PARAMETER_TYPES: dict[str, str] = {
 #: Where one function differs from PARAMETER_TYPES: `"function.parameter"` for a parameter,
 #: `"function"` for its return type (default `Tensor`).
 FUNCTION_TYPES: dict[str, str] = {
+    # the stateless random ops take a seed pair
+    **{
+        f"{name}.seed": "Sequence[int] | TensorLike"
+        for name in (
+            "stateless_normal",
+            "stateless_truncated_normal",
+            "stateless_uniform",
+            "stateless_categorical",
+        )
+    },
     # returns
     "as_dtype": "DType",
     "moments": "tuple[Tensor, Tensor]",

@@ -49,6 +49,7 @@ __all__ = [
     "boolean_mask",
     "broadcast_to",
     "cast",
+    "categorical",
     "cholesky",
     "cholesky_solve",
     "clip_by_norm",
@@ -196,6 +197,10 @@ __all__ = [
     "square",
     "squeeze",
     "stack",
+    "stateless_categorical",
+    "stateless_normal",
+    "stateless_truncated_normal",
+    "stateless_uniform",
     "stop_gradient",
     "subtract",
     "svd",
@@ -899,6 +904,47 @@ def random_uniform(
     name: str | None = None,
 ) -> Tensor: ...
 def set_seed(seed: int) -> None: ...
+def stateless_normal(
+    shape: Shape,
+    seed: Sequence[int] | TensorLike,
+    mean: TensorLike = 0.0,
+    stddev: float = 1.0,
+    dtype: DTypeLike = None,
+    name: str | None = None,
+    alg: str | None = None,
+) -> Tensor: ...
+def stateless_truncated_normal(
+    shape: Shape,
+    seed: Sequence[int] | TensorLike,
+    mean: TensorLike = 0.0,
+    stddev: float = 1.0,
+    dtype: DTypeLike = None,
+    name: str | None = None,
+    alg: str | None = None,
+) -> Tensor: ...
+def stateless_uniform(
+    shape: Shape,
+    seed: Sequence[int] | TensorLike,
+    minval: float = 0.0,
+    maxval: float | None = None,
+    dtype: DTypeLike = None,
+    name: str | None = None,
+    alg: str | None = None,
+) -> Tensor: ...
+def categorical(
+    logits: TensorLike,
+    num_samples: int,
+    dtype: DTypeLike = None,
+    seed: int | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def stateless_categorical(
+    logits: TensorLike,
+    num_samples: int,
+    seed: Sequence[int] | TensorLike,
+    dtype: DTypeLike = None,
+    name: str | None = None,
+) -> Tensor: ...
 def conv1d(
     input: TensorLike,
     filters: TensorLike,

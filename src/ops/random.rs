@@ -124,6 +124,31 @@ fn call_seed(kind: &'static str, dtype: DType, op_seed: Option<u64>) -> u64 {
     mix(&[global, op, n])
 }
 
+/// Where a random op's values come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// TensorFlow's stateful ops: the global seed, the op seed (if any) and how many times
+    /// the pair was used (see the module's notes).
+    Seeded(Option<u64>),
+    /// The stateless ops (`tf.random.stateless_*`): the seed pair alone, so the same pair
+    /// always gives the same values, whatever ran before.
+    Stateless([u64; 2]),
+}
+
+impl Stream {
+    fn seed(self, kind: &'static str, dtype: DType) -> u64 {
+        match self {
+            Stream::Seeded(op_seed) => call_seed(kind, dtype, op_seed),
+            // The kind keeps a normal and a uniform of one pair apart.
+            Stream::Stateless([a, b]) => mix(&[0x7374_6174_656C_6573, hash_str(kind), a, b]),
+        }
+    }
+}
+
+fn hash_str(text: &str) -> u64 {
+    mix(&text.bytes().map(u64::from).collect::<Vec<_>>())
+}
+
 /// xoshiro256++ (Blackman and Vigna).
 struct Xoshiro256pp([u64; 4]);
 
@@ -196,6 +221,69 @@ fn fill_normal<T: Element>(rng: &mut Xoshiro256pp, out: &mut [T], mean: f64, std
     }
 }
 
+/// Standard normals redrawn until within two standard deviations (TensorFlow's truncation),
+/// then scaled.
+fn fill_truncated_normal<T: Element>(
+    rng: &mut Xoshiro256pp,
+    out: &mut [T],
+    mean: f64,
+    stddev: f64,
+) {
+    let mut pending = [0.0f64; 2];
+    let mut held = 0;
+    for v in out {
+        let z = loop {
+            if held == 0 {
+                let u1 = 1.0 - rng.next_f64();
+                let u2 = rng.next_f64();
+                let r = (-2.0 * u1.ln()).sqrt();
+                let theta = std::f64::consts::TAU * u2;
+                pending = [r * theta.cos(), r * theta.sin()];
+                held = 2;
+            }
+            held -= 1;
+            if pending[held].abs() <= 2.0 {
+                break pending[held];
+            }
+        };
+        *v = T::from_f64(mean + stddev * z);
+    }
+}
+
+/// Truncated normal values (within two standard deviations of `mean`) from a seed pair alone
+/// (`tf.random.stateless_truncated_normal`).
+pub fn stateless_truncated_normal(
+    shape: &[usize],
+    mean: f64,
+    stddev: f64,
+    dtype: DType,
+    seed: [u64; 2],
+) -> Result<Tensor> {
+    let op = "random.stateless_truncated_normal";
+    let n = crate::memory::checked_size(op, shape)?;
+    let stream = Stream::Stateless(seed);
+    Ok(match dtype {
+        DType::F32 => tensor_of(
+            shape,
+            generate::<f32>(op, stream.seed(op, dtype), n, |r, c| {
+                fill_truncated_normal(r, c, mean, stddev)
+            })?,
+        ),
+        DType::F64 => tensor_of(
+            shape,
+            generate::<f64>(op, stream.seed(op, dtype), n, |r, c| {
+                fill_truncated_normal(r, c, mean, stddev)
+            })?,
+        ),
+        other => {
+            return Err(Error::dtype(
+                op,
+                format!("expected a floating dtype (float32, float64), got {other}"),
+            ));
+        }
+    })
+}
+
 /// Values from a normal distribution (`tf.random.normal`): float32 or float64.
 pub fn normal(
     shape: &[usize],
@@ -204,23 +292,57 @@ pub fn normal(
     dtype: DType,
     seed: Option<u64>,
 ) -> Result<Tensor> {
-    let op = "random.normal";
+    normal_in(
+        "random.normal",
+        shape,
+        mean,
+        stddev,
+        dtype,
+        Stream::Seeded(seed),
+    )
+}
+
+/// `normal` from a seed pair alone (`tf.random.stateless_normal`): the same pair gives the
+/// same values.
+pub fn stateless_normal(
+    shape: &[usize],
+    mean: f64,
+    stddev: f64,
+    dtype: DType,
+    seed: [u64; 2],
+) -> Result<Tensor> {
+    normal_in(
+        "random.stateless_normal",
+        shape,
+        mean,
+        stddev,
+        dtype,
+        Stream::Stateless(seed),
+    )
+}
+
+fn normal_in(
+    op: &'static str,
+    shape: &[usize],
+    mean: f64,
+    stddev: f64,
+    dtype: DType,
+    stream: Stream,
+) -> Result<Tensor> {
     let n = crate::memory::checked_size(op, shape)?;
     Ok(match dtype {
-        DType::F32 => {
-            let s = call_seed(op, dtype, seed);
-            tensor_of(
-                shape,
-                generate::<f32>(op, s, n, |r, c| fill_normal(r, c, mean, stddev))?,
-            )
-        }
-        DType::F64 => {
-            let s = call_seed(op, dtype, seed);
-            tensor_of(
-                shape,
-                generate::<f64>(op, s, n, |r, c| fill_normal(r, c, mean, stddev))?,
-            )
-        }
+        DType::F32 => tensor_of(
+            shape,
+            generate::<f32>(op, stream.seed(op, dtype), n, |r, c| {
+                fill_normal(r, c, mean, stddev)
+            })?,
+        ),
+        DType::F64 => tensor_of(
+            shape,
+            generate::<f64>(op, stream.seed(op, dtype), n, |r, c| {
+                fill_normal(r, c, mean, stddev)
+            })?,
+        ),
         other => {
             return Err(Error::dtype(
                 op,
@@ -239,11 +361,46 @@ pub fn uniform(
     dtype: DType,
     seed: Option<u64>,
 ) -> Result<Tensor> {
-    let op = "random.uniform";
+    uniform_in(
+        "random.uniform",
+        shape,
+        minval,
+        maxval,
+        dtype,
+        Stream::Seeded(seed),
+    )
+}
+
+/// `uniform` from a seed pair alone (`tf.random.stateless_uniform`).
+pub fn stateless_uniform(
+    shape: &[usize],
+    minval: f64,
+    maxval: f64,
+    dtype: DType,
+    seed: [u64; 2],
+) -> Result<Tensor> {
+    uniform_in(
+        "random.stateless_uniform",
+        shape,
+        minval,
+        maxval,
+        dtype,
+        Stream::Stateless(seed),
+    )
+}
+
+fn uniform_in(
+    op: &'static str,
+    shape: &[usize],
+    minval: f64,
+    maxval: f64,
+    dtype: DType,
+    stream: Stream,
+) -> Result<Tensor> {
     let n = crate::memory::checked_size(op, shape)?;
     match dtype {
         DType::F32 => {
-            let s = call_seed(op, dtype, seed);
+            let s = stream.seed(op, dtype);
             let (lo, hi) = (minval as f32, maxval as f32);
             let values = generate::<f32>(op, s, n, |rng, chunk| {
                 for v in chunk {
@@ -260,7 +417,7 @@ pub fn uniform(
             Ok(tensor_of(shape, values))
         }
         DType::F64 => {
-            let s = call_seed(op, dtype, seed);
+            let s = stream.seed(op, dtype);
             let values = generate::<f64>(op, s, n, |rng, chunk| {
                 for v in chunk {
                     let x = minval + rng.next_f64() * (maxval - minval);
@@ -291,7 +448,7 @@ pub fn uniform(
                     ),
                 ));
             }
-            let s = call_seed(op, dtype, seed);
+            let s = stream.seed(op, dtype);
             let (lo, hi) = (minval as i64, maxval as i64);
             let range = (hi as i128 - lo as i128) as u128;
             let draw = move |rng: &mut Xoshiro256pp| -> i64 {
@@ -341,6 +498,116 @@ fn below_f32(x: f32) -> f32 {
     } else {
         f32::from_bits(x.to_bits() + 1)
     }
+}
+
+/// Class indices drawn from each row of `logits` `[batch, classes]` (unnormalised log
+/// probabilities) `num_samples` times (`tf.random.categorical`): int32 or int64
+/// `[batch, num_samples]`. A class of logit -inf is never drawn; a row with no finite logit
+/// is an error. Not differentiable, as in TensorFlow.
+pub fn categorical(
+    logits: &Tensor,
+    num_samples: usize,
+    dtype: DType,
+    seed: Option<u64>,
+) -> Result<Tensor> {
+    categorical_in(
+        "random.categorical",
+        logits,
+        num_samples,
+        dtype,
+        Stream::Seeded(seed),
+    )
+}
+
+/// `categorical` from a seed pair alone (`tf.random.stateless_categorical`).
+pub fn stateless_categorical(
+    logits: &Tensor,
+    num_samples: usize,
+    dtype: DType,
+    seed: [u64; 2],
+) -> Result<Tensor> {
+    categorical_in(
+        "random.stateless_categorical",
+        logits,
+        num_samples,
+        dtype,
+        Stream::Stateless(seed),
+    )
+}
+
+fn categorical_in(
+    op: &'static str,
+    logits: &Tensor,
+    num_samples: usize,
+    dtype: DType,
+    stream: Stream,
+) -> Result<Tensor> {
+    if logits.ndim() != 2 || !logits.dtype().is_float() {
+        return Err(Error::shape(
+            op,
+            format!(
+                "logits must be a float matrix [batch, classes], got {} of shape {}",
+                logits.dtype(),
+                fmt_shape(logits.shape())
+            ),
+        ));
+    }
+    if !matches!(dtype, DType::I32 | DType::I64) {
+        return Err(Error::dtype(
+            op,
+            format!("expected an integer output dtype (int32, int64), got {dtype}"),
+        ));
+    }
+    let (batch, classes) = (logits.shape()[0], logits.shape()[1]);
+    let values = logits.to_f64_vec();
+    // Each row's cumulative weights exp(logit - max): a draw u * total finds its class.
+    let mut cumulative = crate::memory::try_filled(op, values.len(), 0.0f64)?;
+    for (row, (weights, sums)) in values
+        .chunks(classes.max(1))
+        .zip(cumulative.chunks_mut(classes.max(1)))
+        .enumerate()
+    {
+        let top = weights.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if !top.is_finite() {
+            return Err(Error::value(
+                op,
+                format!("row {row} of logits has no finite value (every class -inf, +inf or NaN)"),
+            ));
+        }
+        let mut total = 0.0;
+        for (w, sum) in weights.iter().zip(sums.iter_mut()) {
+            if w.is_nan() {
+                return Err(Error::value(op, format!("row {row} of logits holds NaN")));
+            }
+            total += (w - top).exp();
+            *sum = total;
+        }
+    }
+    let count = crate::memory::checked_size(op, &[batch, num_samples])?;
+    if classes == 0 && count > 0 {
+        return Err(Error::shape(
+            op,
+            "logits have no classes to draw from (shape [batch, 0])",
+        ));
+    }
+    let draws = generate::<f64>(op, stream.seed(op, dtype), count, |rng, chunk| {
+        chunk.iter_mut().for_each(|v| *v = rng.next_f64())
+    })?;
+    let pick = |k: usize| -> i64 {
+        let sums = &cumulative[(k / num_samples) * classes..][..classes];
+        let total = sums[classes - 1];
+        // Strictly below the total, so rounding never lands past the last drawable class.
+        let target = (draws[k] * total).min(below_f64(total));
+        // The first class whose cumulative weight exceeds the target (never one of weight 0).
+        sums.partition_point(|&s| s <= target).min(classes - 1) as i64
+    };
+    Ok(match dtype {
+        DType::I32 => tensor_of(
+            &[batch, num_samples],
+            (0..count).map(|k| pick(k) as i32).collect(),
+        ),
+        _ => tensor_of(&[batch, num_samples], (0..count).map(pick).collect()),
+    })
 }
 
 /// `value` with its slices along the first axis in a random order (`tf.random.shuffle`),

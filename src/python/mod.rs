@@ -28,6 +28,7 @@ mod ops_index;
 mod ops_linalg;
 mod ops_math;
 mod ops_nn;
+mod ops_random;
 mod ops_shape;
 mod optim;
 mod tape;
@@ -90,6 +91,7 @@ fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     tape::register(m, &mut table)?;
     ops::register(m, &mut table)?;
     ops_shape::register(m, &mut table)?;
+    ops_random::register(m, &mut table)?;
     ops_nn::register(m, &mut table)?;
     ops_linalg::register(m, &mut table)?;
     ops_math::register(m, &mut table)?;

@@ -49,8 +49,8 @@ def test_csv_logger_appends_without_a_second_header(tmp_path: Path) -> None:
 
 
 def test_checkpoint_errors(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="save_weights_only=True"):
-        rt.keras.callbacks.ModelCheckpoint(tmp_path / "model.keras")
+    with pytest.raises(ValueError, match=r"must end in `\.keras`"):
+        rt.keras.callbacks.ModelCheckpoint(tmp_path / "model.h5")
     with pytest.raises(ValueError, match="save_freq"):
         rt.keras.callbacks.ModelCheckpoint("w.weights.h5", save_weights_only=True, save_freq=0)
     model = rt.keras.Sequential([rt.keras.Input(shape=(1,)), rt.keras.layers.Dense(1)])

@@ -1,7 +1,7 @@
 """`rt.keras`: Keras 3's names over rustape, so `tf.keras.X` ports as `rt.keras.X`.
 
 Submodules: `layers`, `activations`, `callbacks`, `initializers`, `optimizers`, `losses`, `metrics`,
-`models`, `regularizers`, `constraints`;
+`models`, `regularizers`, `constraints`, `ops`, `saving`, `utils`;
 `Model`, `Sequential` and `Input` at the top, as in Keras.
 """
 
@@ -16,8 +16,11 @@ from . import (
     losses,
     metrics,
     models,
+    ops,
     optimizers,
     regularizers,
+    saving,
+    utils,
 )
 from .models import Input, InputLayer, Model, Sequential
 
@@ -34,6 +37,9 @@ __all__ = [
     "losses",
     "metrics",
     "models",
+    "ops",
     "optimizers",
     "regularizers",
+    "saving",
+    "utils",
 ]

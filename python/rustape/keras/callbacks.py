@@ -124,7 +124,7 @@ class LambdaCallback(Callback):
 
 
 # The training-steering callbacks live in their own module (they need `Callback` above).
-from .callbacks_files import CSVLogger, ModelCheckpoint
+from .callbacks_files import BackupAndRestore, CSVLogger, ModelCheckpoint
 from .callbacks_training import (
     EarlyStopping,
     LearningRateScheduler,
@@ -133,6 +133,7 @@ from .callbacks_training import (
 )
 
 __all__ += [
+    "BackupAndRestore",
     "CSVLogger",
     "EarlyStopping",
     "LearningRateScheduler",

@@ -1,5 +1,5 @@
-"""Keras 3's callbacks that write files: `ModelCheckpoint` and `CSVLogger` (exported from
-`rt.keras.callbacks`).
+"""Keras 3's callbacks that write files: `ModelCheckpoint`, `BackupAndRestore` and
+`CSVLogger` (exported from `rt.keras.callbacks`).
 
 >>> import os, tempfile, numpy as np, rustape as rt
 >>> model = rt.keras.Sequential([rt.keras.Input(shape=(1,)), rt.keras.layers.Dense(1)])
@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import collections
 import csv
+import json
 import os
+import shutil
 import warnings
 from typing import Any, TextIO
 
@@ -26,18 +28,19 @@ import numpy as np
 from .callbacks import Callback, Logs
 from .callbacks_training import _MonitorCallback
 
-__all__ = ["CSVLogger", "ModelCheckpoint"]
+__all__ = ["BackupAndRestore", "CSVLogger", "ModelCheckpoint"]
 
 
 class ModelCheckpoint(_MonitorCallback):
-    """Saves the model's weights (`model.save_weights`) at the end of every epoch, or every
+    """Saves the model (`model.save`, a `.keras` file) or with `save_weights_only` its weights
+    (`model.save_weights`) at the end of every epoch, or every
     `save_freq` batches; with `save_best_only`, only when `monitor` improved (`mode` "min",
     "max" or "auto"; `initial_value_threshold` the value to beat first). `filepath` may
     name the epoch and any logged value: `"ckpt-{epoch:02d}-{val_loss:.2f}.weights.h5"`.
 
-    The file holds rustape's weights format (read it with `model.load_weights`; nothing in
-    it can run code), whatever its name. Saving whole models (`save_weights_only=False`,
-    Keras's `.keras` files) is not supported.
+    A weights file holds rustape's weights format (read it with `model.load_weights`), a
+    `.keras` file rustape's model format (read it with `rt.keras.models.load_model`); nothing
+    in either can run code.
 
     >>> import rustape as rt
     >>> rt.keras.callbacks.ModelCheckpoint("best.weights.h5", save_weights_only=True,
@@ -69,11 +72,10 @@ class ModelCheckpoint(_MonitorCallback):
                 "positive integer values"
             )
         self.save_freq = save_freq
-        if not self.save_weights_only:
+        if not self.save_weights_only and not self.filepath.endswith(".keras"):
             raise ValueError(
-                "ModelCheckpoint: rustape saves weights, not whole models (Keras's .keras "
-                "files): pass save_weights_only=True (and read the file with "
-                "model.load_weights)"
+                "The filepath provided must end in `.keras` (Keras model format). Received: "
+                f"filepath={self.filepath}"
             )
         self._epoch = 0
         self._batches_since_save = 0
@@ -137,7 +139,118 @@ class ModelCheckpoint(_MonitorCallback):
                 "Please specify a non-directory filepath for ModelCheckpoint. Filepath used is "
                 f"an existing directory: {path}"
             )
-        self.model.save_weights(path, overwrite=True)
+        if self.save_weights_only:
+            self.model.save_weights(path, overwrite=True)
+        else:
+            self.model.save(path, overwrite=True)
+
+
+class BackupAndRestore(Callback):
+    """Lets an interrupted `fit` resume where it stopped (Keras 3's): after every epoch (or
+    every `save_freq` batches) the model's and the optimizer's variables and the epoch reached
+    go to `backup_dir`; a `fit` that starts with a backup there loads it and continues from
+    that epoch. The backup is removed when training ends normally (`delete_checkpoint`);
+    `double_checkpoint` keeps the previous one too, used if the latest cannot be read.
+
+    >>> import os, tempfile, numpy as np, rustape as rt
+    >>> model = rt.keras.Sequential([rt.keras.Input(shape=(1,)), rt.keras.layers.Dense(1)])
+    >>> model.compile(optimizer="adam", loss="mse")
+    >>> backup = rt.keras.callbacks.BackupAndRestore(os.path.join(tempfile.mkdtemp(), "b"))
+    >>> len(model.fit(np.ones((4, 1)), np.ones((4, 1)), epochs=3,
+    ...               callbacks=[backup]).history["loss"])
+    3
+    """
+
+    def __init__(
+        self,
+        backup_dir: Any,
+        save_freq: Any = "epoch",
+        double_checkpoint: bool = False,
+        delete_checkpoint: bool = True,
+    ) -> None:
+        super().__init__()
+        if not backup_dir:
+            raise ValueError("Empty `backup_dir` argument passed")
+        if save_freq != "epoch" and (
+            not isinstance(save_freq, int) or isinstance(save_freq, bool) or save_freq < 1
+        ):
+            raise ValueError(
+                f"Invalid value for argument `save_freq`. Received: save_freq={save_freq}. "
+                "Expected either 'epoch' or an integer value."
+            )
+        self.backup_dir = os.fspath(backup_dir)
+        self.save_freq = save_freq
+        self.double_checkpoint = bool(double_checkpoint)
+        self.delete_checkpoint = bool(delete_checkpoint)
+        self._weights_path = os.path.join(self.backup_dir, "latest.weights.npz")
+        self._metadata_path = os.path.join(self.backup_dir, "training_metadata.json")
+        self._current_epoch = 0
+        self._batches_since_save = 0
+        self._last_batch = 0
+
+    def on_train_begin(self, logs: Logs | None = None) -> None:
+        previous = (f"{self._weights_path}.bkp", f"{self._metadata_path}.bkp")
+        try:
+            self._restore()
+        except (OSError, ValueError):
+            if not os.path.exists(previous[0]):
+                raise
+            shutil.copyfile(previous[0], self._weights_path)
+            if os.path.exists(previous[1]):
+                shutil.copyfile(previous[1], self._metadata_path)
+            self._restore()
+
+    def _restore(self) -> None:
+        from .saving import load_training_state
+
+        if not self.model.built:
+            raise ValueError(
+                "To use the BackupAndRestore callback, your model must be built before you "
+                "call `fit()`. You can build it beforehand by calling it on a batch of data."
+            )
+        if os.path.exists(self._weights_path):
+            load_training_state(self.model, self._weights_path)
+        if os.path.exists(self._metadata_path):
+            with open(self._metadata_path) as f:
+                metadata = json.load(f)
+            epoch = metadata.get("epoch") if isinstance(metadata, dict) else None
+            if not isinstance(epoch, int) or epoch < 0:
+                raise ValueError(f"{self._metadata_path}: no valid `epoch` in {metadata!r}")
+            self._current_epoch = epoch
+            self.model._initial_epoch = epoch
+
+    def on_epoch_end(self, epoch: int, logs: Logs | None = None) -> None:
+        self._current_epoch = epoch + 1
+        self._last_batch = 0
+        if self.save_freq == "epoch":
+            self._save()
+
+    def on_train_batch_end(self, batch: int, logs: Logs | None = None) -> None:
+        if self.save_freq == "epoch":
+            return
+        self._batches_since_save += (
+            batch + 1 if batch <= self._last_batch else batch - self._last_batch
+        )
+        self._last_batch = batch
+        if self._batches_since_save >= self.save_freq:
+            self._batches_since_save = 0
+            self._save()
+
+    def _save(self) -> None:
+        from .saving import save_training_state
+
+        os.makedirs(self.backup_dir, exist_ok=True)
+        if self.double_checkpoint:
+            for path in (self._weights_path, self._metadata_path):
+                if os.path.exists(path):
+                    shutil.copyfile(path, f"{path}.bkp")
+        save_training_state(self.model, self._weights_path)
+        with open(self._metadata_path, "w") as f:
+            json.dump({"epoch": self._current_epoch, "batch": self._last_batch}, f)
+
+    def on_train_end(self, logs: Logs | None = None) -> None:
+        if self.delete_checkpoint and os.path.exists(self.backup_dir):
+            shutil.rmtree(self.backup_dir)
 
 
 class CSVLogger(Callback):

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import _rustape as _rt
+from ._model_config import build_spec, functional_config, sequential_config
 from ._util import _snake, _unique_name
 from .functional import (
     Input,
@@ -40,7 +41,7 @@ from .functional import (
 from .layers.base import Layer
 from .trainer import Trainer
 
-__all__ = ["Input", "InputLayer", "KerasTensor", "Model", "Sequential"]
+__all__ = ["Input", "InputLayer", "KerasTensor", "Model", "Sequential", "load_model"]
 
 
 def _count(variables: Sequence[Any]) -> int:
@@ -175,6 +176,7 @@ class Model(Trainer, Layer):
             return symbolic_call(self, inputs, *args, **kwargs)
         if isinstance(training, _rt.Tensor):
             training = bool(training.numpy())
+        self._remember_inputs(inputs)
         if not self.built:
             if type(self).build is not Model.build:
                 first = _flatten(inputs)[0]
@@ -183,6 +185,33 @@ class Model(Trainer, Layer):
         if training is not None and _accepts(self.call, "training"):
             kwargs["training"] = training
         return self.call(inputs, *args, **kwargs)
+
+    def _remember_inputs(self, inputs: Any) -> None:
+        # What the first call took: a loaded model is built by a call on inputs like it.
+        if "_build_inputs" not in self.__dict__:
+            self.__dict__["_build_inputs"] = build_spec(inputs)
+
+    def get_config(self) -> dict[str, Any]:
+        """A functional model's graph (its inputs, layers, calls and outputs); for a subclass,
+        its constructor arguments (as `Layer.get_config`).
+
+        >>> import rustape as rt
+        >>> x = rt.keras.Input(shape=(3,))
+        >>> config = rt.keras.Model(x, rt.keras.layers.Dense(2)(x)).get_config()
+        >>> len(config["layers"]), len(config["nodes"])
+        (1, 1)
+        """
+        if self._functional is not None and type(self) is Model:
+            return functional_config(self)
+        return super().get_config()
+
+    def save(self, filepath: Any, overwrite: bool = True, **kwargs: Any) -> None:
+        """Writes the whole model to a `.keras` file: config, weights and, when compiled, the
+        optimizer with its state (`rt.keras.models.load_model` reads it back; see
+        `rt.keras.saving`)."""
+        from .saving import save_model
+
+        save_model(self, filepath, overwrite=overwrite)
 
     def call(self, inputs: Any, training: Any = None, **kwargs: Any) -> Any:
         """The forward pass (override it when subclassing)."""
@@ -503,5 +532,36 @@ class Sequential(Model):
             return symbolic_call(self, inputs, *args, **kwargs)
         if isinstance(training, _rt.Tensor):
             training = bool(training.numpy())
+        self._remember_inputs(inputs)
         self.built = True
         return self.call(inputs, training=training)
+
+    def get_config(self) -> dict[str, Any]:
+        """The model's name, its first Input (if any) and each layer's config.
+
+        >>> import rustape as rt
+        >>> model = rt.keras.Sequential([rt.keras.Input(shape=(3,)), rt.keras.layers.Dense(2)])
+        >>> [layer["class_name"] for layer in model.get_config()["layers"]]
+        ['Dense']
+        """
+        return sequential_config(self)
+
+
+def load_model(
+    filepath: Any,
+    custom_objects: dict[str, Any] | None = None,
+    compile: bool = True,
+    safe_mode: bool = True,
+) -> Any:
+    """Reads a model `Model.save` wrote (see `rt.keras.saving.load_model`).
+
+    >>> import os, tempfile
+    >>> import rustape as rt
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.keras")
+    >>> rt.keras.Sequential([rt.keras.Input(shape=(2,)), rt.keras.layers.Dense(1)]).save(path)
+    >>> rt.keras.models.load_model(path).output_shape
+    (None, 1)
+    """
+    from .saving import load_model as load
+
+    return load(filepath, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)

@@ -39,112 +39,24 @@ import numpy as np
 
 from .. import _rustape as _rt
 from .._tape import GradientTape as _GradientTape
+from ._data import (
+    ArrayBatches,
+    Batches,
+    _arrays,
+    _batch_size,
+    _floats,
+    _leaves,
+    _samples,
+    _take,
+    batches,
+    data_batch_size,
+    is_batch_source,
+    pack_x_y_sample_weight,
+    unpack_x_y_sample_weight,
+)
 from ._util import check_number
 
 __all__ = ["Trainer"]
-
-
-def _batch_size(method: str, batch_size: Any) -> int:
-    """`batch_size` as a positive int (None: Keras's 32)."""
-    if batch_size is None:
-        return 32
-    return int(check_number(f"Model.{method}", "batch_size", batch_size, low=1, integer=True))
-
-
-def _arrays(structure: Any) -> Any:
-    """`structure` (an array, or lists, tuples and dicts of them) with NumPy arrays as leaves."""
-    if isinstance(structure, dict):
-        return {k: _arrays(v) for k, v in structure.items()}
-    if isinstance(structure, (list, tuple)):
-        return type(structure)(_arrays(v) for v in structure)
-    if isinstance(structure, _rt.Tensor):
-        return np.asarray(structure.numpy())
-    return np.asarray(structure)
-
-
-def _leaves(structure: Any) -> list[np.ndarray]:
-    if isinstance(structure, dict):
-        return [leaf for v in structure.values() for leaf in _leaves(v)]
-    if isinstance(structure, (list, tuple)):
-        return [leaf for v in structure for leaf in _leaves(v)]
-    return [structure]
-
-
-def _take(structure: Any, idx: Any) -> Any:
-    """The samples `idx` of every array in `structure`."""
-    if isinstance(structure, dict):
-        return {k: _take(v, idx) for k, v in structure.items()}
-    if isinstance(structure, (list, tuple)):
-        return type(structure)(_take(v, idx) for v in structure)
-    return structure[idx]
-
-
-def _samples(method: str, *parts: Any) -> int:
-    """The number of samples every array of `parts` (None skipped) holds (ValueError else)."""
-    counts = []
-    for name, part in zip(("x", "y", "sample_weight"), parts):
-        if part is None:
-            continue
-        for leaf in _leaves(part):
-            if leaf.ndim == 0:
-                raise ValueError(
-                    f"Model.{method}: `{name}` needs a batch axis, got a scalar of shape "
-                    f"{leaf.shape} (`x` and `y` need a batch axis)"
-                )
-            counts.append((name, len(leaf), leaf.shape))
-    if counts and any(n != counts[0][1] for _, n, _ in counts):
-        described = ", ".join(f"`{name}` {n} (shape {shape})" for name, n, shape in counts)
-        raise ValueError(
-            f"Model.{method}: `x` and `y` hold different numbers of samples: {described}"
-        )
-    return counts[0][1] if counts else 0
-
-
-def pack_x_y_sample_weight(x: Any, y: Any = None, sample_weight: Any = None) -> Any:
-    """What a step receives, as Keras packs it: `x` alone, `(x, y)` or `(x, y, sample_weight)`.
-
-    >>> pack_x_y_sample_weight(1, 2)
-    (1, 2)
-    """
-    if y is None:
-        return (x,) if isinstance(x, (list, tuple)) else x
-    return (x, y) if sample_weight is None else (x, y, sample_weight)
-
-
-def unpack_x_y_sample_weight(data: Any) -> tuple[Any, Any, Any]:
-    """`(x, y, sample_weight)` from a step's `data` (missing parts None).
-
-    >>> unpack_x_y_sample_weight((1, 2))
-    (1, 2, None)
-    """
-    if isinstance(data, list):
-        data = tuple(data)
-    if not isinstance(data, tuple):
-        return data, None, None
-    if len(data) == 1:
-        return data[0], None, None
-    if len(data) == 2:
-        return data[0], data[1], None
-    if len(data) == 3:
-        return data[0], data[1], data[2]
-    raise ValueError(
-        f"Data is expected to be in format `x`, `(x,)`, `(x, y)`, or `(x, y, sample_weight)`, "
-        f"found a tuple of {len(data)} elements"
-    )
-
-
-def _floats(logs: Any) -> dict[str, Any]:
-    """A step's logs with tensors as Python floats (a non-dict result is logged as "loss")."""
-    if not isinstance(logs, dict):
-        logs = {"loss": logs}
-    out: dict[str, Any] = {}
-    for k, v in logs.items():
-        if isinstance(v, dict):
-            out.update(_floats(v))
-            continue
-        value = v.numpy() if isinstance(v, _rt.Tensor) else v
-        out[k] = float(value) if np.ndim(value) == 0 else value
-    return out
 
 
 class _CompileMetrics:
@@ -252,6 +164,13 @@ class Trainer:
         self._compile_metrics = _CompileMetrics(list(metrics or []), list(weighted_metrics or []))
         self._loss_tracker = _metrics.Mean(name="loss")
         self.compiled = True
+        # What Model.save writes, to compile the loaded model the same way.
+        self.__dict__["_compile_arguments"] = {
+            "optimizer": self.optimizer,
+            "loss": loss,
+            "metrics": list(metrics or []),
+            "weighted_metrics": list(weighted_metrics or []),
+        }
 
     @property
     def metrics(self) -> list[Any]:
@@ -349,10 +268,6 @@ class Trainer:
         x, _, _ = unpack_x_y_sample_weight(data)
         return self(x, training=False)  # type: ignore[operator]
 
-    def _batches(self, n: int, batch_size: int, shuffle: bool, seed: int) -> list[np.ndarray]:
-        order = np.random.default_rng(seed).permutation(n) if shuffle else np.arange(n)
-        return [order[i : i + batch_size] for i in range(0, n, batch_size)]
-
     def fit(
         self,
         x: Any = None,
@@ -364,15 +279,26 @@ class Trainer:
         validation_split: float = 0.0,
         validation_data: Any = None,
         shuffle: bool = True,
+        class_weight: Any = None,
         sample_weight: Any = None,
         initial_epoch: int = 0,
+        steps_per_epoch: int | None = None,
+        validation_steps: int | None = None,
+        validation_batch_size: int | None = None,
+        validation_freq: int = 1,
     ) -> Any:
         """Trains for `epochs` passes over `x` (and `y`, `sample_weight`: NumPy arrays, or
         lists and dicts of them) in batches, running `train_step` on each; returns a History
         whose `history` maps each log (the loss, the metrics, their "val_" forms) to per-epoch
         values. `callbacks` (`rt.keras.callbacks.Callback`s) are called around epochs and
         batches. `validation_split` (in `[0, 1)`) holds out the last fraction of the samples
-        for validation, as Keras does, unless `validation_data` is given.
+        for validation, as Keras does, unless `validation_data` is given (every
+        `validation_freq` epochs). `class_weight` maps a class to the weight of its samples'
+        losses.
+
+        `x` may instead yield whole batches (`x`, `(x, y)` or `(x, y, sample_weight)`): a
+        `rt.keras.utils.PyDataset`, a generator (`steps_per_epoch` batches per epoch, or until
+        it runs out) or another iterable; `validation_data` likewise.
 
         >>> import numpy as np, rustape as rt
         >>> rt.random.set_seed(0)
@@ -388,12 +314,15 @@ class Trainer:
         from . import callbacks as _callbacks
 
         self._require_compiled("fit")
-        x, y, sample_weight = (None if v is None else _arrays(v) for v in (x, y, sample_weight))
-        n = _samples("fit", x, y, sample_weight)
-        batch_size = _batch_size("fit", batch_size)
+        data = batches(
+            "fit", x, y, sample_weight, batch_size, shuffle, steps_per_epoch, class_weight
+        )
         epochs = check_number("Model.fit", "epochs", epochs, low=0, integer=True)
         initial_epoch = check_number(
             "Model.fit", "initial_epoch", initial_epoch, low=0, integer=True
+        )
+        validation_freq = check_number(
+            "Model.fit", "validation_freq", validation_freq, low=1, integer=True
         )
         split = check_number("Model.fit", "validation_split", validation_split, low=0.0)
         if split >= 1:
@@ -401,48 +330,57 @@ class Trainer:
                 f"Model.fit: `validation_split` must be in [0, 1), got {validation_split!r}"
             )
         if split and validation_data is None:
-            # Keras's rule: the last samples, before any shuffling.
-            kept = int(n * (1.0 - split))
-            head, tail = np.arange(kept), np.arange(kept, n)
-            validation_data = tuple(_take(v, tail) for v in (x, y, sample_weight) if v is not None)
-            x, y, sample_weight = (
-                None if v is None else _take(v, head) for v in (x, y, sample_weight)
+            if not isinstance(data, ArrayBatches):
+                raise ValueError(
+                    "Model.fit: `validation_split` is only supported for arrays (give "
+                    "`validation_data` for a generator or PyDataset)"
+                )
+            validation_data = tuple(v for v in data.split(split) if v is not None)
+        if validation_data is not None and not is_batch_source(validation_data):
+            val_x, val_y, val_w = unpack_x_y_sample_weight(tuple(validation_data))
+            validation = batches(
+                "fit",
+                val_x,
+                val_y,
+                val_w,
+                validation_batch_size or data_batch_size(data),
+                False,
+                validation_steps,
             )
-            n = kept
+        elif validation_data is not None:
+            validation = batches("fit", validation_data, steps=validation_steps)
         history = _callbacks.History()
         hooks = [*(callbacks or []), history]
-        params = {"epochs": epochs, "steps": -(-n // batch_size), "verbose": verbose}
+        params = {"epochs": epochs, "steps": data.steps, "verbose": verbose}
         for cb in hooks:
             cb.set_model(self)
             cb.set_params(params)
         self.stop_training = False
+        self._initial_epoch: int | None = None
+        data.start()
         for cb in hooks:
-            cb.on_train_begin()
+            cb.on_train_begin({})
+        # A callback restoring a backup (BackupAndRestore) says where training resumes.
+        initial_epoch = self._initial_epoch or initial_epoch
         logs: dict[str, Any] = {}
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             for cb in hooks:
-                cb.on_epoch_begin(epoch)
-            step_logs: Any = {}
-            for step, idx in enumerate(self._batches(n, batch_size, shuffle, epoch)):
+                cb.on_epoch_begin(epoch, {})
+            step_logs: Any = None
+            for step, batch in enumerate(data.epoch(epoch)):
                 for cb in hooks:
-                    cb.on_train_batch_begin(step)
-                data = pack_x_y_sample_weight(
-                    _take(x, idx),
-                    None if y is None else _take(y, idx),
-                    None if sample_weight is None else _take(sample_weight, idx),
-                )
-                step_logs = self.train_step(data)
+                    cb.on_train_batch_begin(step, {})
+                step_logs = self.train_step(batch)
                 if len(hooks) > 1:  # the running logs, only when a callback can read them
                     batch_logs = _floats(step_logs)
                     for cb in hooks:
                         cb.on_train_batch_end(step, batch_logs)
-            logs = _floats(step_logs)
-            if validation_data is not None:
-                val_x, val_y, val_w = unpack_x_y_sample_weight(tuple(validation_data))
-                val = self.evaluate(
-                    val_x, val_y, batch_size=batch_size, sample_weight=val_w, return_dict=True
-                )
+            if step_logs is None and getattr(data, "ran_out", False):
+                break  # a generator that ran out: Keras stops training (it warned)
+            logs = _floats(step_logs or {})
+            if validation_data is not None and (epoch + 1) % validation_freq == 0:
+                val = self._evaluate_batches(validation, start=False)
                 logs.update({f"val_{k}": v for k, v in val.items()})
             for cb in hooks:
                 cb.on_epoch_end(epoch, logs)
@@ -457,6 +395,15 @@ class Trainer:
             cb.on_train_end(logs)
         return history
 
+    def _evaluate_batches(self, data: Batches, start: bool = True) -> dict[str, float]:
+        if start:
+            data.start()
+        self.reset_metrics()
+        step_logs: Any = {}
+        for batch in data.epoch(0):
+            step_logs = self.test_step(batch)
+        return _floats(step_logs)
+
     def evaluate(
         self,
         x: Any = None,
@@ -464,34 +411,34 @@ class Trainer:
         batch_size: int | None = None,
         verbose: Any = 0,
         sample_weight: Any = None,
+        steps: int | None = None,
         return_dict: bool = False,
     ) -> Any:
-        """The loss and metrics over `x` (and `y`), running `test_step` batch by batch.
+        """The loss and metrics over `x` (and `y`), running `test_step` batch by batch (`x`
+        may yield batches, as in `fit`; `steps` of them).
 
         Returns a dict with `return_dict=True`; else the loss alone when it is the only
         value, or the values in `metrics_names` order."""
         self._require_compiled("evaluate")
-        x, y, sample_weight = (None if v is None else _arrays(v) for v in (x, y, sample_weight))
-        n = _samples("evaluate", x, y, sample_weight)
-        batch_size = _batch_size("evaluate", batch_size)
-        self.reset_metrics()
-        step_logs: Any = {}
-        for idx in self._batches(n, batch_size, False, 0):
-            data = pack_x_y_sample_weight(
-                _take(x, idx),
-                None if y is None else _take(y, idx),
-                None if sample_weight is None else _take(sample_weight, idx),
-            )
-            step_logs = self.test_step(data)
-        logs = _floats(step_logs)
+        logs = self._evaluate_batches(
+            batches("evaluate", x, y, sample_weight, batch_size, False, steps)
+        )
         if verbose:
             print(" - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
         if return_dict:
             return logs
         return list(logs.values()) if len(logs) > 1 else next(iter(logs.values()), None)
 
-    def predict(self, x: Any, batch_size: Any = None, verbose: int = 0) -> Any:
-        """The model's outputs for `x`, batch by batch (`predict_step`), as NumPy arrays."""
+    def predict(self, x: Any, batch_size: Any = None, verbose: int = 0, steps: Any = None) -> Any:
+        """The model's outputs for `x`, batch by batch (`predict_step`), as NumPy arrays (`x`
+        may yield batches, as in `fit`; `steps` of them)."""
+        if is_batch_source(x):
+            parts = [
+                self.predict_step(batch) for batch in batches("predict", x, steps=steps).epoch(0)
+            ]
+            if not parts:
+                raise ValueError("Model.predict: the generator yielded no batches")
+            return _concat(parts)
         x = _arrays(x)
         n = _samples("predict", x)
         if any(leaf.ndim == 0 for leaf in _leaves(x)):

@@ -45,12 +45,14 @@ from .reshaping import (
     ZeroPadding2D,
 )
 from .rnn import GRU, LSTM, SimpleRNN
+from .rnn_cells import RNN, GRUCell, LSTMCell, SimpleRNNCell, StackedRNNCells
 from .wrappers import Bidirectional, TimeDistributed
 
 __all__ = [
     "ELU",
     "GRU",
     "LSTM",
+    "RNN",
     "Activation",
     "Add",
     "AdditiveAttention",
@@ -73,6 +75,7 @@ __all__ = [
     "EinsumDense",
     "Embedding",
     "Flatten",
+    "GRUCell",
     "GaussianDropout",
     "GaussianNoise",
     "GlobalAveragePooling1D",
@@ -82,6 +85,7 @@ __all__ = [
     "GroupNormalization",
     "Input",
     "InputLayer",
+    "LSTMCell",
     "Lambda",
     "Layer",
     "LayerNormalization",
@@ -102,9 +106,11 @@ __all__ = [
     "Reshape",
     "SeparableConv2D",
     "SimpleRNN",
+    "SimpleRNNCell",
     "Softmax",
     "SpatialDropout1D",
     "SpatialDropout2D",
+    "StackedRNNCells",
     "Subtract",
     "TimeDistributed",
     "UpSampling1D",

@@ -61,6 +61,34 @@ def _take_input_shape(kwargs: dict[str, Any], own: frozenset[str]) -> tuple[Any,
     return None
 
 
+def _arguments(init: Any, layer: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The constructor arguments by name (`**kwargs` merged in), or None when they do not
+    bind (the constructor then raises its own error)."""
+    try:
+        bound = inspect.signature(init).bind(layer, *args, **kwargs)
+    except TypeError:
+        return None
+    out: dict[str, Any] = {}
+    for name, value in list(bound.arguments.items())[1:]:
+        kind = bound.signature.parameters[name].kind
+        if kind is inspect.Parameter.VAR_KEYWORD:
+            out.update(value)
+        elif kind is inspect.Parameter.VAR_POSITIONAL:
+            if value:
+                out[f"*{name}"] = list(value)
+        else:
+            out[name] = value
+    return out
+
+
+def _accepts_keyword(cls: type, name: str) -> bool:
+    try:
+        params = inspect.signature(cls).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == name or p.kind is p.VAR_KEYWORD for p in params)
+
+
 def _training_stack() -> list[Any]:
     stack = getattr(_calls, "training", None)
     if stack is None:
@@ -167,13 +195,20 @@ class Layer:
         def __init__(self: Layer, *args: Any, **kwargs: Any) -> None:
             # The shape arguments are the base class's: a subclass's constructor never sees
             # them, and the layer builds once the outermost constructor has returned.
-            shape = _take_input_shape(kwargs, own)
             depth = self.__dict__.get("_init_depth", 0)
+            if depth == 0:
+                # The outermost constructor's arguments are the layer's config (get_config).
+                self.__dict__["_init_arguments"] = _arguments(init, self, args, kwargs)
+            shape = _take_input_shape(kwargs, own)
+            # Every Keras layer takes `trainable`: set here unless the constructor names it.
+            trainable = kwargs.pop("trainable", None) if "trainable" not in own else None
             self.__dict__["_init_depth"] = depth + 1
             try:
                 init(self, *args, **kwargs)
             finally:
                 self.__dict__["_init_depth"] = depth
+            if trainable is not None:
+                self.trainable = bool(trainable)
             if shape is not None:
                 self.__dict__["_pending_shape"] = shape
             if depth == 0:
@@ -457,6 +492,42 @@ class Layer:
             layer._clear_losses()
 
     # -- calling -----------------------------------------------------------------------------------
+    def get_config(self) -> dict[str, Any]:
+        """The arguments the layer was constructed with, by name, with its `name`, `dtype`
+        and `trainable` (Keras's config: `type(layer).from_config(config)` makes the same
+        layer, unbuilt).
+
+        >>> import rustape as rt
+        >>> config = rt.keras.layers.Dense(3, activation="relu").get_config()
+        >>> config["units"], config["activation"], config["name"].startswith("dense")
+        (3, 'relu', True)
+        """
+        arguments = self.__dict__.get("_init_arguments")
+        if arguments is None or any(k.startswith("*") for k in arguments):
+            raise NotImplementedError(
+                f"{type(self).__name__}.get_config: the layer's constructor arguments are not "
+                "known (positional *args); override get_config"
+            )
+        config = dict(arguments)
+        cls = type(self)
+        for key, value in (("name", self.name), ("trainable", self.trainable)):
+            if _accepts_keyword(cls, key):
+                config[key] = value
+        if _accepts_keyword(cls, "dtype"):
+            config["dtype"] = str(self.dtype.name)
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Any:
+        """The layer `get_config()`'s dict describes (unbuilt).
+
+        >>> import rustape as rt
+        >>> dense = rt.keras.layers.Dense(3)
+        >>> rt.keras.layers.Dense.from_config(dense.get_config()).units
+        3
+        """
+        return cls(**config)
+
     def build(self, input_shape: Any) -> None:
         """Creates the layer's variables for inputs of `input_shape` (called on the first call)."""
         self.built = True

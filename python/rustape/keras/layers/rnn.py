@@ -32,12 +32,18 @@ _RNN_OPTIONS = WEIGHT_OPTIONS + (
 )
 
 
-class _RNN(Layer):
-    """The shared loop: weights `kernel [features, gates * units]`, `recurrent_kernel
-    [units, gates * units]`, `bias`; states of `[batch, units]`."""
+class _Recurrent(Layer):
+    """What a recurrent layer and its cell share: weights `kernel [features, gates * units]`,
+    `recurrent_kernel [units, gates * units]`, `bias`; the activation, the dropout rates, and
+    one step (`_step`) from the projected input and the states (each `[batch, units]`)."""
 
     _gates = 1
     _states = 1
+    #: The rank of the inputs `build` takes: `[batch, timesteps, features]` for a layer,
+    #: `[batch, features]` for a cell.
+    _input_rank = 3
+    #: The Keras options accepted when left at None.
+    _unset_options: tuple[str, ...] = _RNN_OPTIONS
 
     kernel_regularizer: Any
     kernel_constraint: Any
@@ -57,12 +63,6 @@ class _RNN(Layer):
         dropout: float = 0.0,
         recurrent_dropout: float = 0.0,
         seed: int | None = None,
-        return_sequences: bool = False,
-        return_state: bool = False,
-        go_backwards: bool = False,
-        stateful: bool = False,
-        unroll: bool = False,
-        zero_output_for_mask: bool = False,
         name: str | None = None,
         dtype: Any = None,
         trainable: bool = True,
@@ -70,12 +70,10 @@ class _RNN(Layer):
     ) -> None:
         cls = type(self).__name__
         options = weight_options(kwargs, ("kernel", "recurrent", "bias"))
-        reject_options(cls, kwargs, _RNN_OPTIONS)
+        reject_options(cls, kwargs, self._unset_options)
         super().__init__(name=name, dtype=dtype, trainable=trainable)
         vars(self).update(options)
         self.units = check_number(cls, "units", units, low=1, integer=True)
-        if stateful:
-            raise ValueError(f"{cls}: stateful=True is not supported")
         self.activation = get_activation(activation)
         self.use_bias = bool(use_bias)
         self.kernel_initializer = initializer(kernel_initializer)
@@ -87,38 +85,12 @@ class _RNN(Layer):
             1.0, max(0.0, check_number(cls, "recurrent_dropout", recurrent_dropout))
         )
         self.seed = check_number(cls, "seed", seed, integer=True, none_ok=True)
-        self.return_sequences = bool(return_sequences)
-        self.return_state = bool(return_state)
-        self.go_backwards = bool(go_backwards)
-        self.stateful = False
-        self.unroll = bool(unroll)
-        self.zero_output_for_mask = bool(zero_output_for_mask)
         self.kernel: Any = None
         self.recurrent_kernel: Any = None
         self.bias: Any = None
-
-    def _unbuilt_copy(self, name: str, go_backwards: bool) -> _RNN:
-        """The same layer, unbuilt, renamed, running forwards or backwards (`Bidirectional`'s
-        two directions; Keras makes them from the layer's config)."""
-        clone = copy.copy(self)
-        vars(clone).update(
-            name=name,
-            go_backwards=go_backwards,
-            built=False,
-            kernel=None,
-            recurrent_kernel=None,
-            bias=None,
-            _variables=[],
-            _losses=[],
-            _regularizers=[],
-        )
-        return clone
-
-    @property
-    def cell(self) -> _RNN:
-        """Keras' `layer.cell` (here the layer itself holds `kernel`, `recurrent_kernel`,
-        `bias`)."""
-        return self
+        # Masks held for a whole sequence (Keras draws a cell's dropout masks once per call
+        # of its RNN); None outside one.
+        self._sequence_masks: dict[str, Any] | None = None
 
     def _bias_shape(self) -> tuple[int, ...]:
         return (self._gates * self.units,)
@@ -127,11 +99,13 @@ class _RNN(Layer):
         return self.bias_initializer
 
     def build(self, input_shape: tuple[Any, ...]) -> None:
-        if len(input_shape) != 3 or input_shape[-1] is None:
+        if len(input_shape) != self._input_rank or input_shape[-1] is None:
+            expected = (
+                "[batch, timesteps, features]" if self._input_rank == 3 else "[batch, features]"
+            )
             raise ValueError(
-                f"{type(self).__name__} {self.name}: expected inputs "
-                f"[batch, timesteps, features] with known features, got shape "
-                f"{list(input_shape)}"
+                f"{type(self).__name__} {self.name}: expected inputs {expected} with known "
+                f"features, got shape {list(input_shape)}"
             )
         width = self._gates * self.units
         self.kernel = self.add_weight(
@@ -158,15 +132,109 @@ class _RNN(Layer):
             )
         self.built = True
 
-    # -- the loop --------------------------------------------------------------------------
+    # -- one step --------------------------------------------------------------------------
     def _input_bias(self) -> Any:
         return self.bias
+
+    def _prepare(self) -> None:
+        """Reads what every step of one call uses (GRU's recurrent bias)."""
 
     def _step(
         self, x_t: Any, states: list[Any], recurrent_kernel: Any, recurrent_mask: Any
     ) -> tuple[Any, list[Any]]:
         raise NotImplementedError
 
+    def _dropout_masks(self, batch: int, features: int, training: Any) -> tuple[Any, Any]:
+        """The input mask `[batch, features]` and the recurrent mask `[batch, units]` (None
+        where the rate or the mode drops nothing); one pair per sequence while one runs."""
+        held = self._sequence_masks
+        if held is not None and "input" in held:
+            return held["input"], held["recurrent"]
+        masks: list[Any] = []
+        for rate, width in ((self.dropout, features), (self.recurrent_dropout, self.units)):
+            masks.append(
+                _rt.dropout(_rt.ones([batch, width], dtype=self.dtype), rate, seed=self.seed)
+                if training and 0.0 < rate < 1.0
+                else None
+            )
+        if held is not None:
+            held.update(input=masks[0], recurrent=masks[1])
+        return masks[0], masks[1]
+
+
+class _RNN(_Recurrent):
+    """A recurrent layer: the input projection of every step in one product, then the loop."""
+
+    def __init__(
+        self,
+        units: int,
+        activation: Any = "tanh",
+        use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform",
+        recurrent_initializer: Any = "orthogonal",
+        bias_initializer: Any = "zeros",
+        dropout: float = 0.0,
+        recurrent_dropout: float = 0.0,
+        seed: int | None = None,
+        return_sequences: bool = False,
+        return_state: bool = False,
+        go_backwards: bool = False,
+        stateful: bool = False,
+        unroll: bool = False,
+        zero_output_for_mask: bool = False,
+        name: str | None = None,
+        dtype: Any = None,
+        trainable: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            units,
+            activation,
+            use_bias,
+            kernel_initializer,
+            recurrent_initializer,
+            bias_initializer,
+            dropout,
+            recurrent_dropout,
+            seed,
+            name=name,
+            dtype=dtype,
+            trainable=trainable,
+            **kwargs,
+        )
+        if stateful:
+            raise ValueError(f"{type(self).__name__}: stateful=True is not supported")
+        self.return_sequences = bool(return_sequences)
+        self.return_state = bool(return_state)
+        self.go_backwards = bool(go_backwards)
+        self.stateful = False
+        self.unroll = bool(unroll)
+        self.zero_output_for_mask = bool(zero_output_for_mask)
+
+    def _unbuilt_copy(self, name: str, go_backwards: bool) -> _RNN:
+        """The same layer, unbuilt, renamed, running forwards or backwards (`Bidirectional`'s
+        two directions; Keras makes them from the layer's config)."""
+        clone = copy.copy(self)
+        vars(clone).update(
+            name=name,
+            go_backwards=go_backwards,
+            built=False,
+            kernel=None,
+            recurrent_kernel=None,
+            bias=None,
+            _variables=[],
+            _losses=[],
+            _regularizers=[],
+        )
+        return clone
+
+    @property
+    def cell(self) -> _RNN:
+        """Keras' `layer.cell` (here the layer itself holds `kernel`, `recurrent_kernel`,
+        `bias`)."""
+        return self
+
+    # -- the loop --------------------------------------------------------------------------
     def _sequence(
         self, projected: Any, states: list[Any], recurrent_kernel: Any
     ) -> tuple[Any, list[Any]] | None:
@@ -197,9 +265,6 @@ class _RNN(Layer):
             out.append(s)
         return out
 
-    def _mask(self, shape: list[int], rate: float) -> Any:
-        return _rt.dropout(_rt.ones(shape, dtype=self.dtype), rate, seed=self.seed)
-
     def call(  # type: ignore[override]  # Keras: call takes what it uses
         self,
         sequences: Any,
@@ -218,14 +283,10 @@ class _RNN(Layer):
         batch, steps, features = shape
         states = self._initial_states(batch, initial_state)
         x = sequences
-        if training and 0.0 < self.dropout < 1.0:
-            # One mask for every step (Keras' get_dropout_mask).
-            x = _rt.multiply(
-                x, _rt.reshape(self._mask([batch, features], self.dropout), [batch, 1, features])
-            )
-        recurrent_mask = None
-        if training and 0.0 < self.recurrent_dropout < 1.0:
-            recurrent_mask = self._mask([batch, self.units], self.recurrent_dropout)
+        # One mask for every step (Keras' get_dropout_mask).
+        input_mask, recurrent_mask = self._dropout_masks(batch, features, training)
+        if input_mask is not None:
+            x = _rt.multiply(x, _rt.reshape(input_mask, [batch, 1, features]))
         # Every step's input projection in one product: [steps, batch, gates * units].
         width = self._gates * self.units
         time_major = _rt.reshape(_rt.transpose(x, [1, 0, 2]), [steps * batch, features])
@@ -235,6 +296,7 @@ class _RNN(Layer):
             projected = _rt.bias_add(projected, bias)
         projected = _rt.reshape(projected, [steps, batch, width])
         recurrent_kernel = self.recurrent_kernel.value()
+        self._prepare()
         whole = None
         if steps and not self.go_backwards and recurrent_mask is None and mask is None:
             whole = self._sequence(projected, states, recurrent_kernel)
@@ -248,44 +310,34 @@ class _RNN(Layer):
             if self.return_state:
                 return [output, *states]
             return output
+
+        def step(x_t: Any, states: list[Any]) -> tuple[Any, list[Any]]:
+            return self._step(x_t, states, recurrent_kernel, recurrent_mask)
+
         inputs = _rt.unstack(projected) if steps else []
-        # Masked steps (Keras's): the states carry over, the output repeats the previous one
-        # (zeros with `zero_output_for_mask`).
-        keeps: list[Any] = [None] * steps
-        if mask is not None and steps:
-            keeps = _rt.unstack(_rt.expand_dims(_rt.cast(mask, _rt.bool), -1), axis=1)
-        if self.go_backwards:
-            inputs, keeps = inputs[::-1], keeps[::-1]
-        outputs: list[Any] = []
-        for x_t, keep in zip(inputs, keeps):
-            out, new_states = self._step(x_t, states, recurrent_kernel, recurrent_mask)
-            if keep is not None:
-                held = (
-                    _rt.zeros_like(out) if self.zero_output_for_mask or not outputs else outputs[-1]
-                )
-                out = _rt.where(keep, out, held)
-                new_states = [_rt.where(keep, n, o) for n, o in zip(new_states, states)]
-            states = new_states
-            outputs.append(out)
-        if self.return_sequences:
-            output = (
-                _rt.stack(outputs, axis=1)
-                if outputs
-                else _rt.zeros([batch, 0, self.units], dtype=self.dtype)
-            )
-        else:
-            output = outputs[-1] if outputs else states[0]
-        if self.return_state:
-            return [output, *states]
-        return output
+        outputs, states = run_steps(
+            step,
+            inputs,
+            states,
+            step_keeps(mask, steps),
+            self.go_backwards,
+            self.zero_output_for_mask,
+        )
+        last = outputs[-1] if outputs else states[0]
+        return sequence_result(
+            outputs,
+            last,
+            states,
+            [batch, 0, self.units],
+            self.return_sequences,
+            self.return_state,
+            self.dtype,
+        )
 
     def compute_mask(self, inputs: Any, previous_mask: Any) -> Any:
         """The input's mask when the output keeps the timesteps (`return_sequences`), else
         None; None for each returned state."""
-        if isinstance(previous_mask, (list, tuple)):
-            previous_mask = previous_mask[0]
-        out = previous_mask if self.return_sequences else None
-        return [out] + [None] * self._states if self.return_state else out
+        return sequence_mask(previous_mask, self.return_sequences, self.return_state, self._states)
 
     def compute_output_shape(self, input_shape: Sequence[Any]) -> Any:
         """`(batch, timesteps, units)` with `return_sequences`, else `(batch, units)`; with
@@ -297,16 +349,83 @@ class _RNN(Layer):
         return out
 
 
-class SimpleRNN(_RNN):
-    """`h = activation(x @ kernel + bias + h @ recurrent_kernel)` at each step (Keras 3's
-    `SimpleRNN`).
+# -- the loop's parts, shared with `RNN` over any cell -------------------------------------
 
-    >>> import rustape as rt
-    >>> layer = rt.keras.layers.SimpleRNN(4, return_sequences=True)
-    >>> layer(rt.ones([2, 5, 3])).shape
-    (2, 5, 4)
-    """
 
+def step_keeps(mask: Any, steps: int) -> list[Any]:
+    """For each step, None (no mask) or a `[batch, 1]` bool tensor: True where the step runs."""
+    if mask is None or not steps:
+        return [None] * steps
+    return _rt.unstack(_rt.expand_dims(_rt.cast(mask, _rt.bool), -1), axis=1)
+
+
+def _select_states(keep: Any, new: Any, old: Any) -> Any:
+    """`new` where `keep`, else `old`, over states nested in lists (a stack of cells')."""
+    if isinstance(new, (list, tuple)):
+        return [_select_states(keep, n, o) for n, o in zip(new, old)]
+    return _rt.where(keep, new, old)
+
+
+def run_steps(
+    step: Any,
+    inputs: list[Any],
+    states: Any,
+    keeps: list[Any],
+    go_backwards: bool,
+    zero_output_for_mask: bool,
+) -> tuple[list[Any], Any]:
+    """Runs `step(x_t, states) -> (output, states)` over `inputs` (reversed with
+    `go_backwards`). Masked steps (Keras's): the states carry over, the output repeats the
+    previous one (zeros with `zero_output_for_mask`, or before any output)."""
+    if go_backwards:
+        inputs, keeps = inputs[::-1], keeps[::-1]
+    outputs: list[Any] = []
+    for x_t, keep in zip(inputs, keeps):
+        out, new_states = step(x_t, states)
+        if keep is not None:
+            held = _rt.zeros_like(out) if zero_output_for_mask or not outputs else outputs[-1]
+            out = _rt.where(keep, out, held)
+            new_states = _select_states(keep, new_states, states)
+        states = new_states
+        outputs.append(out)
+    return outputs, states
+
+
+def sequence_result(
+    outputs: list[Any],
+    last: Any,
+    states: list[Any],
+    empty_shape: list[int],
+    return_sequences: bool,
+    return_state: bool,
+    dtype: Any,
+) -> Any:
+    """A recurrent layer's result: every output stacked along time (`return_sequences`) or
+    the `last`, followed by the states with `return_state`."""
+    if return_sequences:
+        output = _rt.stack(outputs, axis=1) if outputs else _rt.zeros(empty_shape, dtype=dtype)
+    else:
+        output = last
+    if return_state:
+        return [output, *states]
+    return output
+
+
+def sequence_mask(
+    previous_mask: Any, return_sequences: bool, return_state: bool, states: int
+) -> Any:
+    """A recurrent layer's output mask: the input's when the timesteps stay, None for each
+    returned state."""
+    if isinstance(previous_mask, (list, tuple)):
+        previous_mask = previous_mask[0]
+    out = previous_mask if return_sequences else None
+    return [out] + [None] * states if return_state else out
+
+
+# -- the cells' steps, shared by each layer and its cell ------------------------------------
+
+
+class _SimpleRNNStep(_Recurrent):
     def _step(
         self, x_t: Any, states: list[Any], recurrent_kernel: Any, recurrent_mask: Any
     ) -> tuple[Any, list[Any]]:
@@ -317,20 +436,7 @@ class SimpleRNN(_RNN):
         return out, [out]
 
 
-class LSTM(_RNN):
-    """Long short-term memory (Keras 3's `LSTM`): gates `i, f, c, o`, `c = f * c_prev + i * g`,
-    `h = o * tanh(c)`; the forget gate's bias starts at 1 (`unit_forget_bias`). With the default
-    activations (tanh, sigmoid) each step is one fused op.
-
-    >>> import rustape as rt
-    >>> layer = rt.keras.layers.LSTM(8, return_state=True)
-    >>> out, h, c = layer(rt.ones([2, 5, 3]))
-    >>> out.shape, c.shape
-    ((2, 8), (2, 8))
-    >>> layer.kernel.shape, layer.recurrent_kernel.shape, layer.bias.shape
-    ((3, 32), (8, 32), (32,))
-    """
-
+class _LSTMStep(_Recurrent):
     _gates = 4
     _states = 2
 
@@ -374,14 +480,6 @@ class LSTM(_RNN):
 
         return init
 
-    def _sequence(
-        self, projected: Any, states: list[Any], recurrent_kernel: Any
-    ) -> tuple[Any, list[Any]] | None:
-        if not self._fused:
-            return None
-        hs, c = _rt.lstm_sequence(projected, recurrent_kernel, states[0], states[1])
-        return hs, [hs[-1], c]
-
     def _step(
         self, x_t: Any, states: list[Any], recurrent_kernel: Any, recurrent_mask: Any
     ) -> tuple[Any, list[Any]]:
@@ -401,19 +499,7 @@ class LSTM(_RNN):
         return h, [h, c]
 
 
-class GRU(_RNN):
-    """Gated recurrent unit (Keras 3's `GRU`): gates `z, r, h`; with `reset_after=True` (the
-    default) `hh = tanh(xh + r * (h_prev @ Uh + bh))`, bias `[2, 3 * units]` (input and
-    recurrent), each step one fused op; `h = z * h_prev + (1 - z) * hh`.
-
-    >>> import rustape as rt
-    >>> layer = rt.keras.layers.GRU(6, return_sequences=True)
-    >>> layer(rt.ones([2, 4, 3])).shape
-    (2, 4, 6)
-    >>> layer.bias.shape
-    (2, 18)
-    """
-
+class _GRUStep(_Recurrent):
     _gates = 3
 
     def __init__(
@@ -444,6 +530,7 @@ class GRU(_RNN):
             and activation in ("tanh", _rt.tanh)
             and recurrent_activation in ("sigmoid", _rt.sigmoid)
         )
+        self._recurrent_bias: Any = None
 
     def _bias_shape(self) -> tuple[int, ...]:
         return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
@@ -453,16 +540,9 @@ class GRU(_RNN):
             return self.bias[0]
         return self.bias
 
-    def call(  # type: ignore[override]  # Keras: call takes what it uses
-        self,
-        sequences: Any,
-        initial_state: Any = None,
-        mask: Any = None,
-        training: Any = None,
-    ) -> Any:
+    def _prepare(self) -> None:
         # The recurrent bias, read once per call (a variable read per step would cost more).
         self._recurrent_bias = self.bias[1] if self.use_bias and self.reset_after else None
-        return super().call(sequences, initial_state=initial_state, mask=mask, training=training)
 
     def _step(
         self, x_t: Any, states: list[Any], recurrent_kernel: Any, recurrent_mask: Any
@@ -491,3 +571,54 @@ class GRU(_RNN):
             )
         h = _rt.add(_rt.multiply(z, h_prev), _rt.multiply(_rt.subtract(1.0, z), hh))
         return h, [h]
+
+
+# -- the layers ----------------------------------------------------------------------------
+
+
+class SimpleRNN(_SimpleRNNStep, _RNN):
+    """`h = activation(x @ kernel + bias + h @ recurrent_kernel)` at each step (Keras 3's
+    `SimpleRNN`).
+
+    >>> import rustape as rt
+    >>> layer = rt.keras.layers.SimpleRNN(4, return_sequences=True)
+    >>> layer(rt.ones([2, 5, 3])).shape
+    (2, 5, 4)
+    """
+
+
+class LSTM(_LSTMStep, _RNN):
+    """Long short-term memory (Keras 3's `LSTM`): gates `i, f, c, o`, `c = f * c_prev + i * g`,
+    `h = o * tanh(c)`; the forget gate's bias starts at 1 (`unit_forget_bias`). With the default
+    activations (tanh, sigmoid) each step is one fused op.
+
+    >>> import rustape as rt
+    >>> layer = rt.keras.layers.LSTM(8, return_state=True)
+    >>> out, h, c = layer(rt.ones([2, 5, 3]))
+    >>> out.shape, c.shape
+    ((2, 8), (2, 8))
+    >>> layer.kernel.shape, layer.recurrent_kernel.shape, layer.bias.shape
+    ((3, 32), (8, 32), (32,))
+    """
+
+    def _sequence(
+        self, projected: Any, states: list[Any], recurrent_kernel: Any
+    ) -> tuple[Any, list[Any]] | None:
+        if not self._fused:
+            return None
+        hs, c = _rt.lstm_sequence(projected, recurrent_kernel, states[0], states[1])
+        return hs, [hs[-1], c]
+
+
+class GRU(_GRUStep, _RNN):
+    """Gated recurrent unit (Keras 3's `GRU`): gates `z, r, h`; with `reset_after=True` (the
+    default) `hh = tanh(xh + r * (h_prev @ Uh + bh))`, bias `[2, 3 * units]` (input and
+    recurrent), each step one fused op; `h = z * h_prev + (1 - z) * hh`.
+
+    >>> import rustape as rt
+    >>> layer = rt.keras.layers.GRU(6, return_sequences=True)
+    >>> layer(rt.ones([2, 4, 3])).shape
+    (2, 4, 6)
+    >>> layer.bias.shape
+    (2, 18)
+    """

@@ -8,6 +8,7 @@ from typing import Any
 from ... import _rustape as _rt
 from .base import Layer, _takes_mask
 from .rnn import _RNN
+from .rnn_cells import RNN
 
 __all__ = ["Bidirectional", "TimeDistributed"]
 
@@ -42,12 +43,12 @@ class Bidirectional(Layer):
         trainable: bool = True,
         **kwargs: Any,
     ) -> None:
-        if not isinstance(layer, _RNN):
+        if not isinstance(layer, (_RNN, RNN)):
             raise TypeError(
                 "Bidirectional: `layer` must be a recurrent layer instance (SimpleRNN, LSTM, "
-                f"GRU). Received: {layer!r}"
+                f"GRU, RNN). Received: {layer!r}"
             )
-        if backward_layer is not None and not isinstance(backward_layer, _RNN):
+        if backward_layer is not None and not isinstance(backward_layer, (_RNN, RNN)):
             raise TypeError(
                 f"Bidirectional: `backward_layer` must be a recurrent layer. Received: "
                 f"{backward_layer!r}"
