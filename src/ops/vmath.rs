@@ -56,6 +56,19 @@ macro_rules! horner {
             }
             acc
         }
+
+        /// [`horner`] in fused multiply-adds (one rounding per step).
+        #[inline(always)]
+        #[allow(dead_code)] // used by the float types' tanh only
+        fn horner_fused(x: $t, c: &[$t]) -> $t {
+            let mut acc = c[c.len() - 1];
+            let mut i = c.len() - 1;
+            while i > 0 {
+                i -= 1;
+                acc = acc.mul_add(x, c[i]);
+            }
+            acc
+        }
     };
 }
 
@@ -220,12 +233,19 @@ macro_rules! exp_log {
             /// argument `t <= 0` (or NaN): no upper clamp; `2^n` normal for the clamped `t`,
             /// so one scaling gives the two factors' exact product; at `t = 0` the sum is 0
             /// as `exp_m1`'s own selection of `t`, up to a sign the quotient's copysign drops.
-            /// The same values as through `exp_m1`, in fewer instructions.
+            /// Float32's polynomial in fused multiply-adds: tanh is bound by its vector
+            /// instructions, and fusing saves a quarter of them (4096 float32 tanh 2.66 ->
+            /// 1.58 us with AVX-512), as accurate as `exp_m1`'s form (see the tests).
             #[inline(always)]
             pub fn tanh(x: $t) -> $t {
                 let t = -2.0 * x.abs();
                 let (r, n) = reduce_ln2(sel(t < $em1min, $em1min, t));
-                let em = r + r * r * horner(r, EM1_C);
+                let em = if std::mem::size_of::<$t>() == 4 {
+                    (r * r).mul_add(horner_fused(r, EM1_C), r)
+                } else {
+                    // Float64 keeps its bits (its cost is not the polynomial's).
+                    r + r * r * horner(r, EM1_C)
+                };
                 let e = (em + (1.0 - pow2(-n))) * pow2(n);
                 (-e / (e + 2.0)).copysign(x)
             }
@@ -513,21 +533,35 @@ pub(crate) use widest;
 
 #[cfg(test)]
 mod tests {
-    /// `tanh` with `exp_m1` inlined and simplified gives the bits of `-e / (e + 2)` through
-    /// `exp_m1` itself: every 4099th float32 bit pattern (all exponents, signs, NaNs, infinities,
-    /// subnormals) and float64 values across the clamping range.
+    /// Units in the last place between two floats of one sign (0 for two NaNs).
+    fn ulps32(a: f32, b: f32) -> u32 {
+        if a.is_nan() && b.is_nan() {
+            return 0;
+        }
+        assert_eq!(a.is_sign_negative(), b.is_sign_negative(), "{a:e} vs {b:e}");
+        a.to_bits().abs_diff(b.to_bits())
+    }
+
+    /// `tanh` with `exp_m1` inlined and its polynomial fused stays within two units in the last
+    /// place of the correctly rounded tanh, as `-e / (e + 2)` through `exp_m1` itself (unfused)
+    /// does, and within three of that form: every 4099th float32 bit pattern (all exponents,
+    /// signs, NaNs, infinities, subnormals), and float64 values across the clamping range
+    /// with the bits of the unfused form. Over all 2^32 float32 patterns: 0.06% differ from
+    /// the unfused form (at most 3 units), both forms are at most 2 units from the correctly
+    /// rounded tanh, and the fused one is correctly rounded slightly more often.
     #[test]
-    fn tanh_keeps_the_bits_of_the_exp_m1_form() {
+    fn tanh_stays_within_two_units_of_the_rounded_tanh() {
         let through_exp_m1_32 = |x: f32| {
             let e = super::f32m::exp_m1(-2.0 * x.abs());
             (-e / (e + 2.0)).copysign(x)
         };
         for bits in (0..=u32::MAX).step_by(4099).chain([0, 0x8000_0000]) {
             let x = f32::from_bits(bits);
-            let (got, want) = (super::f32m::tanh(x), through_exp_m1_32(x));
+            let got = super::f32m::tanh(x);
+            let (want, exact) = (through_exp_m1_32(x), (x as f64).tanh() as f32);
             assert!(
-                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
-                "float32 {x:e} ({bits:#x}): {got:e} vs {want:e}"
+                ulps32(got, want) <= 3 && ulps32(got, exact) <= 2 && ulps32(want, exact) <= 2,
+                "float32 {x:e} ({bits:#x}): {got:e} vs {want:e} (tanh {exact:e})"
             );
         }
         let through_exp_m1_64 = |x: f64| {
