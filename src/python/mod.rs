@@ -5,7 +5,7 @@
 //! - `dtype.rs`: `DType` and the dtype attributes;
 //! - `tape.rs`: `Tape`, custom gradients, gradcheck, the thread's tape switches;
 //! - `ops.rs`, `ops_shape.rs`, `ops_nn.rs` (convolution, pooling, layer ops): the op functions;
-//! - `ops.rs`, `ops_shape.rs`, `ops_math.rs`, `ops_index.rs`: the op functions;
+//! - `ops.rs`, `ops_shape.rs`, `ops_math.rs`, `ops_index.rs`, `ops_random.rs`: the op functions;
 //! - `optim.rs`: `Optimizer` and `Schedule`, behind `rt.keras.optimizers`;
 //! - `error.rs`: engine errors, Python exceptions and panics;
 //! - `dlpack.rs`: DLPack and the buffer protocol (zero-copy exchange with other libraries);

@@ -1,9 +1,10 @@
-//! Op functions: the stateless random ops (`rt.random.stateless_*`) and `categorical`.
+//! Op functions: `rt.random` (the seeded samplers, `set_seed`, `categorical`, the stateless
+//! ops).
 use pyo3::prelude::*;
 
 use super::bindings::bindings;
 use super::dtype::parse_optional_dtype;
-use super::error::{count_arg, guard, number_or, seed_arg, value_error};
+use super::error::{count_arg, guard, number_arg, number_or, seed_arg, value_error};
 use super::ops::{ints, shape, tensor, wrap, Obj, OptObj};
 use super::tensor::PyTensor;
 use crate::dtype::DType;
@@ -34,6 +35,104 @@ fn optional_seed(seed: OptObj, op: &str) -> PyResult<Option<u64>> {
         Some(s) => Ok(Some(seed_arg(s, op, "seed")?)),
         None => Ok(None),
     }
+}
+
+/// Normally distributed values of `shape` (`rt.random.normal`); repeatable after
+/// `rt.random.set_seed` or with `seed`.
+///
+/// >>> rt.random.set_seed(0)
+/// >>> x = rt.random.normal([1000], mean=2.0, stddev=0.5)
+/// >>> abs(float(rt.reduce_mean(x)) - 2.0) < 0.1
+/// True
+#[pyfunction]
+#[pyo3(signature = (shape, mean=None, stddev=None, dtype=None, seed=None, name=None),
+    text_signature = "(shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None)"
+)]
+pub fn random_normal(
+    shape: Obj,
+    mean: OptObj,
+    stddev: OptObj,
+    dtype: OptObj,
+    seed: OptObj,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| {
+        let mean = number_or(mean, 0.0, "random.normal", "mean")?;
+        let stddev = number_or(stddev, 1.0, "random.normal", "stddev")?;
+        let dims = self::shape(shape, "random.normal")?;
+        wrap(ops::normal(
+            &dims,
+            mean,
+            stddev,
+            parse_optional_dtype(dtype)?.unwrap_or(DType::F32),
+            optional_seed(seed, "random.normal")?,
+        ))
+    })
+}
+
+/// `rt.random_uniform(shape, minval=0, maxval=None, dtype=float32, seed=None)`: `maxval`
+/// None is 1 for floats; integer dtypes need it.
+///
+/// >>> rt.random.set_seed(0)
+/// >>> x = rt.random.uniform([1000], minval=-1.0, maxval=1.0)
+/// >>> bool(rt.reduce_min(x) >= -1.0) and bool(rt.reduce_max(x) < 1.0)
+/// True
+#[pyfunction]
+#[pyo3(signature = (shape, minval=None, maxval=None, dtype=None, seed=None, name=None),
+    text_signature = "(shape, minval=0.0, maxval=None, dtype=None, seed=None, name=None)"
+)]
+pub fn random_uniform(
+    shape: Obj,
+    minval: OptObj,
+    maxval: OptObj,
+    dtype: OptObj,
+    seed: OptObj,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| {
+        let minval = number_or(minval, 0.0, "random.uniform", "minval")?;
+        let maxval = match maxval.filter(|m| !m.is_none()) {
+            Some(m) => Some(number_arg(m, "random.uniform", "maxval")?),
+            None => None,
+        };
+        let dims = self::shape(shape, "random.uniform")?;
+        let dtype = parse_optional_dtype(dtype)?.unwrap_or(DType::F32);
+        let maxval = match maxval {
+            Some(m) => m,
+            None if dtype.is_float() => 1.0,
+            None => {
+                return Err(value_error(
+                    "random.uniform",
+                    format!("maxval must be given for dtype {dtype}"),
+                ))
+            }
+        };
+        wrap(ops::uniform(
+            &dims,
+            minval,
+            maxval,
+            dtype,
+            optional_seed(seed, "random.uniform")?,
+        ))
+    })
+}
+
+/// `rt.random.set_seed(seed)`: seeded results repeat.
+///
+/// >>> rt.random.set_seed(42)
+/// >>> a = rt.random.normal([3])
+/// >>> rt.random.set_seed(42)
+/// >>> b = rt.random.normal([3])
+/// >>> a.numpy().tolist() == b.numpy().tolist()
+/// True
+#[pyfunction]
+pub fn set_seed(seed: Obj) -> PyResult<()> {
+    guard(|| {
+        ops::set_seed(seed_arg(seed, "random.set_seed", "seed")?);
+        Ok(())
+    })
 }
 
 /// Normal values that depend only on `seed` (two integers): the same seed gives the same
@@ -201,6 +300,9 @@ pub fn stateless_categorical(
 
 // The Python bindings of this file (rows: src/python/bindings.rs, DEVELOPERS.md "Adding an op").
 bindings! {
+    fn random_normal => [rt, random as normal];
+    fn random_uniform => [rt, random as uniform];
+    fn set_seed => [rt, random];
     fn stateless_normal => [random];
     fn stateless_truncated_normal => [random];
     fn stateless_uniform => [random];
