@@ -260,28 +260,15 @@ pub fn stateless_truncated_normal(
     seed: [u64; 2],
 ) -> Result<Tensor> {
     let op = "random.stateless_truncated_normal";
-    let n = crate::memory::checked_size(op, shape)?;
-    let stream = Stream::Stateless(seed);
-    Ok(match dtype {
-        DType::F32 => tensor_of(
-            shape,
-            generate::<f32>(op, stream.seed(op, dtype), n, |r, c| {
-                fill_truncated_normal(r, c, mean, stddev)
-            })?,
-        ),
-        DType::F64 => tensor_of(
-            shape,
-            generate::<f64>(op, stream.seed(op, dtype), n, |r, c| {
-                fill_truncated_normal(r, c, mean, stddev)
-            })?,
-        ),
-        other => {
-            return Err(Error::dtype(
-                op,
-                format!("expected a floating dtype (float32, float64), got {other}"),
-            ));
-        }
-    })
+    normal_in(
+        op,
+        shape,
+        mean,
+        stddev,
+        dtype,
+        Stream::Stateless(seed),
+        true,
+    )
 }
 
 /// Values from a normal distribution (`tf.random.normal`): float32 or float64.
@@ -292,14 +279,8 @@ pub fn normal(
     dtype: DType,
     seed: Option<u64>,
 ) -> Result<Tensor> {
-    normal_in(
-        "random.normal",
-        shape,
-        mean,
-        stddev,
-        dtype,
-        Stream::Seeded(seed),
-    )
+    let op = "random.normal";
+    normal_in(op, shape, mean, stddev, dtype, Stream::Seeded(seed), false)
 }
 
 /// `normal` from a seed pair alone (`tf.random.stateless_normal`): the same pair gives the
@@ -311,16 +292,19 @@ pub fn stateless_normal(
     dtype: DType,
     seed: [u64; 2],
 ) -> Result<Tensor> {
+    let op = "random.stateless_normal";
     normal_in(
-        "random.stateless_normal",
+        op,
         shape,
         mean,
         stddev,
         dtype,
         Stream::Stateless(seed),
+        false,
     )
 }
 
+/// Normal values (redrawn beyond two standard deviations with `truncated`) from `stream`.
 fn normal_in(
     op: &'static str,
     shape: &[usize],
@@ -328,20 +312,30 @@ fn normal_in(
     stddev: f64,
     dtype: DType,
     stream: Stream,
+    truncated: bool,
 ) -> Result<Tensor> {
     let n = crate::memory::checked_size(op, shape)?;
+    fn fill<T: Element>(
+        truncated: bool,
+        mean: f64,
+        stddev: f64,
+    ) -> impl Fn(&mut Xoshiro256pp, &mut [T]) + Sync {
+        move |rng, chunk| {
+            if truncated {
+                fill_truncated_normal(rng, chunk, mean, stddev)
+            } else {
+                fill_normal(rng, chunk, mean, stddev)
+            }
+        }
+    }
     Ok(match dtype {
         DType::F32 => tensor_of(
             shape,
-            generate::<f32>(op, stream.seed(op, dtype), n, |r, c| {
-                fill_normal(r, c, mean, stddev)
-            })?,
+            generate::<f32>(op, stream.seed(op, dtype), n, fill(truncated, mean, stddev))?,
         ),
         DType::F64 => tensor_of(
             shape,
-            generate::<f64>(op, stream.seed(op, dtype), n, |r, c| {
-                fill_normal(r, c, mean, stddev)
-            })?,
+            generate::<f64>(op, stream.seed(op, dtype), n, fill(truncated, mean, stddev))?,
         ),
         other => {
             return Err(Error::dtype(

@@ -157,9 +157,32 @@ pub fn stateless_normal(
     alg: OptObj,
 ) -> PyResult<PyTensor> {
     let _ = (name, alg);
-    let op = "random.stateless_normal";
+    let sample = ops::stateless_normal;
+    stateless_normal_like(
+        "random.stateless_normal",
+        sample,
+        shape,
+        seed,
+        mean,
+        stddev,
+        dtype,
+    )
+}
+
+type NormalSampler = fn(&[usize], f64, f64, DType, [u64; 2]) -> crate::Result<crate::Tensor>;
+
+/// The arguments of a stateless normal sampler (normal, truncated normal), converted.
+fn stateless_normal_like(
+    op: &str,
+    sample: NormalSampler,
+    shape: Obj,
+    seed: Obj,
+    mean: OptObj,
+    stddev: OptObj,
+    dtype: OptObj,
+) -> PyResult<PyTensor> {
     guard(|| {
-        wrap(ops::stateless_normal(
+        wrap(sample(
             &self::shape(shape, op)?,
             number_or(mean, 0.0, op, "mean")?,
             number_or(stddev, 1.0, op, "stddev")?,
@@ -190,15 +213,8 @@ pub fn stateless_truncated_normal(
 ) -> PyResult<PyTensor> {
     let _ = (name, alg);
     let op = "random.stateless_truncated_normal";
-    guard(|| {
-        wrap(ops::stateless_truncated_normal(
-            &self::shape(shape, op)?,
-            number_or(mean, 0.0, op, "mean")?,
-            number_or(stddev, 1.0, op, "stddev")?,
-            parse_optional_dtype(dtype)?.unwrap_or(DType::F32),
-            seed_pair(seed, op)?,
-        ))
-    })
+    let sample = ops::stateless_truncated_normal;
+    stateless_normal_like(op, sample, shape, seed, mean, stddev, dtype)
 }
 
 /// Uniform values in `[minval, maxval)` that depend only on `seed` (two integers)

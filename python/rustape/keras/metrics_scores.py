@@ -354,7 +354,17 @@ class BinaryIoU(IoU):
         }
 
 
-class OneHotIoU(IoU):
+class _OneHotLabels(IoU):
+    """The one-hot forms: labels are always dense, so their config has no `sparse_y_true`."""
+
+    def get_config(self) -> dict[str, Any]:
+        """The constructor arguments."""
+        config = super().get_config()
+        del config["sparse_y_true"]
+        return config
+
+
+class OneHotIoU(_OneHotLabels):
     """`IoU` of one-hot labels and per-class scores (the arg-max of each).
 
     >>> import rustape as rt
@@ -385,14 +395,8 @@ class OneHotIoU(IoU):
             axis=axis,
         )
 
-    def get_config(self) -> dict[str, Any]:
-        """The constructor arguments."""
-        config = super().get_config()
-        del config["sparse_y_true"]
-        return config
 
-
-class OneHotMeanIoU(MeanIoU):
+class OneHotMeanIoU(_OneHotLabels, MeanIoU):
     """`MeanIoU` of one-hot labels and per-class scores (the arg-max of each).
 
     >>> import rustape as rt
@@ -420,9 +424,3 @@ class OneHotMeanIoU(MeanIoU):
             sparse_y_pred=sparse_y_pred,
             axis=axis,
         )
-
-    def get_config(self) -> dict[str, Any]:
-        """The constructor arguments."""
-        config = super().get_config()
-        del config["sparse_y_true"]
-        return config
