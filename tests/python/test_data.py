@@ -271,3 +271,55 @@ def test_lengths_and_single_elements() -> None:
         int(rt.data.experimental.cardinality(D.range(3).filter(lambda x: x > 0)))
         == rt.data.UNKNOWN_CARDINALITY
     )
+
+
+def test_shuffled_timeseries_windows_are_whole_and_paired() -> None:
+    data = np.arange(100.0).reshape(50, 2)
+    ds = rt.keras.utils.timeseries_dataset_from_array(
+        data,
+        np.arange(50) * 3,
+        sequence_length=4,
+        sampling_rate=2,
+        batch_size=5,
+        shuffle=True,
+        seed=3,
+    )
+    starts = []
+    for windows, targets in ds.as_numpy_iterator():
+        for window, target in zip(windows, targets):
+            start = int(window[0, 0]) // 2
+            np.testing.assert_array_equal(window, data[start : start + 8 : 2])
+            assert target == start * 3
+            starts.append(start)
+    assert sorted(starts) == list(range(44)) and starts != sorted(starts)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"sampling_rate": 0}, "sampling_rate"),
+        ({"sequence_stride": 20}, "sequence_stride"),
+        ({"start_index": 12}, "start_index"),
+        ({"start_index": 4, "end_index": 3}, "end_index"),
+    ],
+)
+def test_timeseries_bad_arguments(kwargs: dict[str, Any], match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        rt.keras.utils.timeseries_dataset_from_array(np.arange(10), None, 3, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "match"),
+    [
+        ((np.arange(5),), ValueError, "At least one"),
+        ((np.arange(5), 5), ValueError, "left_size"),
+        ((np.arange(5), 0.6, 0.6), ValueError, "greater than 1"),
+        ((np.arange(5), np.int64(2)), TypeError, "left_size"),
+        ((np.arange(5), 4, 3), ValueError, "smaller than"),
+        (("text", 2), TypeError, "rt.data.Dataset"),
+        (((np.arange(3), np.arange(4)), 1), ValueError, "different lengths"),
+    ],
+)
+def test_split_dataset_bad_arguments(args: tuple[Any, ...], error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        rt.keras.utils.split_dataset(*args)

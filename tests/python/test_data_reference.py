@@ -90,3 +90,21 @@ def test_fit_on_datasets_matches_keras() -> None:
         value = np.asarray(got[key], np.float32)
         assert list(value.shape) == leaf["shape"], key
         np.testing.assert_allclose(value.ravel(), leaf["values"], rtol=2e-5, atol=2e-6, err_msg=key)
+
+
+def _same_datasets(expected: list[Any], got: list[Any], name: str) -> None:
+    assert len(got) == len(expected), name
+    for d, (e_elements, g_elements) in enumerate(zip(expected, got)):
+        assert len(g_elements) == len(e_elements), f"{name} dataset {d}"
+        for i, (e, g) in enumerate(zip(e_elements, g_elements)):
+            _same(e, g, f"{name} dataset {d} element {i}")
+
+
+@pytest.mark.parametrize("name", sorted(gen_data.UTILS))
+def test_keras_dataset_utils_match_keras(name: str) -> None:
+    _same_datasets(REFERENCE["utils"][name], gen_data.run_utils(rt, rt.keras, name), name)
+
+
+@pytest.mark.parametrize("name", sorted(gen_data.SPLITS))
+def test_split_of_datasets_matches_keras(name: str) -> None:
+    _same_datasets(REFERENCE["splits"][name], gen_data.run_split(rt, rt.keras, name), name)

@@ -201,6 +201,59 @@ REDUCTIONS: dict[str, Any] = {
     ),
 }
 
+#: `keras.utils`'s datasets cut from arrays: each gives one dataset or a (left, right) pair.
+_series = np.arange(60.0).reshape(30, 2)
+UTILS: dict[str, Any] = {
+    "timeseries_targets": lambda k: k.utils.timeseries_dataset_from_array(
+        _series, np.arange(30) * 10, sequence_length=3, sampling_rate=2, batch_size=4
+    ),
+    "timeseries_stride": lambda k: k.utils.timeseries_dataset_from_array(
+        np.arange(10), None, sequence_length=3, sequence_stride=2, batch_size=None
+    ),
+    "timeseries_range": lambda k: k.utils.timeseries_dataset_from_array(
+        _series, np.arange(30), sequence_length=4, start_index=5, end_index=25, batch_size=5
+    ),
+    "timeseries_short_targets": lambda k: k.utils.timeseries_dataset_from_array(
+        _series, np.arange(6), sequence_length=5, batch_size=4
+    ),
+    "timeseries_default_batch": lambda k: k.utils.timeseries_dataset_from_array(
+        np.arange(400.0, dtype=np.float32), np.arange(400), sequence_length=7
+    ),
+    "split_array": lambda k: k.utils.split_dataset(np.arange(10), left_size=0.8),
+    "split_tuple_shuffled": lambda k: k.utils.split_dataset(
+        (np.arange(10), np.arange(10.0) * 2), left_size=3, shuffle=True, seed=4
+    ),
+    "split_list": lambda k: k.utils.split_dataset(
+        [np.arange(12).reshape(6, 2), np.arange(6)], right_size=2
+    ),
+}
+
+
+def run_utils(m: Any, keras: Any, name: str) -> list[Any]:
+    """The elements of the dataset(s) `UTILS[name]` makes."""
+    made = UTILS[name](keras)
+    datasets = made if isinstance(made, tuple) else (made,)
+    return [[_record(e) for e in ds.as_numpy_iterator()] for ds in datasets]
+
+
+#: Splits of datasets (run on `m.data`): (dataset, keyword arguments).
+SPLITS: dict[str, Any] = {
+    "batched": lambda m: (m.data.Dataset.range(10).batch(3), {"right_size": 0.3}),
+    "tuple_elements": lambda m: (
+        m.data.Dataset.from_tensor_slices((np.arange(8), np.arange(16).reshape(8, 2))),
+        {"left_size": 0.5, "right_size": 0.25, "shuffle": True, "seed": 7},
+    ),
+}
+
+
+def run_split(m: Any, keras: Any, name: str) -> list[Any]:
+    dataset, kwargs = SPLITS[name](m)
+    return [
+        [_record(e) for e in ds.as_numpy_iterator()]
+        for ds in keras.utils.split_dataset(dataset, **kwargs)
+    ]
+
+
 #: How many elements a case's record keeps (cases are finite except the `take`n ones).
 LIMIT = 40
 
@@ -299,6 +352,8 @@ if __name__ == "__main__":
             if isinstance(result, tuple)
             else np.asarray(result)
         )
+    record["utils"] = {name: run_utils(tf, tf.keras, name) for name in UTILS}
+    record["splits"] = {name: run_split(tf, tf.keras, name) for name in SPLITS}
     for k, v in fit_run(tf, tf.keras).items():
         record["fit"][k] = _leaf(v)
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data.json")
