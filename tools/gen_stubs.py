@@ -161,6 +161,11 @@ PARAMETER_TYPES: dict[str, str] = {
     "n": "int",
     "mode": "str",
     "equation": "str",
+    # images
+    **dict.fromkeys(["images", "grads"], "TensorLike"),
+    **dict.fromkeys(["size", "image_size"], "TensorLike | Sequence[int]"),
+    "method": "str",
+    **dict.fromkeys(["preserve_aspect_ratio", "antialias"], "bool"),
 }
 
 #: Where one function differs from PARAMETER_TYPES: `"function.parameter"` for a parameter,

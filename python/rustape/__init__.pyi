@@ -6,6 +6,7 @@ from . import config as config
 from . import contrib as contrib
 from . import data as data
 from . import experimental as experimental
+from . import image as image
 from . import keras as keras
 from . import layers as layers
 from . import linalg as linalg
@@ -242,6 +243,7 @@ __all__ = [
     "greater",
     "greater_equal",
     "identity",
+    "image",
     "int32",
     "int64",
     "inv",

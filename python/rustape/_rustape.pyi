@@ -168,6 +168,8 @@ __all__ = [
     "relu",
     "repeat",
     "reshape",
+    "resize",
+    "resize_adjoint",
     "resume_all_tapes",
     "reverse",
     "roll",
@@ -1319,6 +1321,20 @@ def trace(x: TensorLike, name: str | None = None) -> Tensor: ...
 def random_shuffle(
     value: TensorLike,
     seed: int | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def resize(
+    images: TensorLike,
+    size: TensorLike | Sequence[int],
+    method: str = "bilinear",
+    preserve_aspect_ratio: builtins.bool = False,
+    antialias: builtins.bool = False,
+    name: str | None = None,
+) -> Tensor: ...
+def resize_adjoint(
+    grads: TensorLike,
+    image_size: TensorLike | Sequence[int],
+    method: str = "bilinear",
     name: str | None = None,
 ) -> Tensor: ...
 def complex(real: TensorLike, imag: TensorLike, name: str | None = None) -> Tensor: ...

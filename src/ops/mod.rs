@@ -18,6 +18,7 @@ mod contract;
 mod conv;
 mod creation;
 mod elementwise;
+mod image;
 mod indexing;
 pub(crate) mod kernel;
 mod linalg;
@@ -48,6 +49,7 @@ pub use conv::{
 };
 pub use creation::*;
 pub use elementwise::*;
+pub use image::{resize, resize_adjoint, ResizeMethod};
 pub use indexing::*;
 pub use linalg::*;
 pub use nn::*;

@@ -24,6 +24,7 @@ mod index;
 mod metrics;
 mod ops;
 mod ops_complex;
+mod ops_image;
 mod ops_index;
 mod ops_linalg;
 mod ops_math;
@@ -96,6 +97,7 @@ fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ops_linalg::register(m, &mut table)?;
     ops_math::register(m, &mut table)?;
     ops_index::register(m, &mut table)?;
+    ops_image::register(m, &mut table)?;
     ops_complex::register(m, &mut table)?;
     optim::register(m, &mut table)?;
     metrics::register(m, &mut table)?;

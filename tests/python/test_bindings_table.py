@@ -21,6 +21,7 @@ PYTHON_TOP_LEVEL = {
     "nn",
     "linalg",
     "random",
+    "image",
     "layers",
     "keras",
     "data",

@@ -1,0 +1,174 @@
+//! Op functions: `rt.image` (`resize` and its adjoint).
+use pyo3::exceptions::PyNotImplementedError;
+use pyo3::prelude::*;
+
+use super::bindings::bindings;
+use super::error::{guard, value_error};
+use super::ops::{ints, tensor, wrap, Obj, OptObj};
+use super::tensor::PyTensor;
+use crate::dtype::DType;
+use crate::ops::{self, ResizeMethod};
+use crate::tensor::Tensor;
+
+/// TensorFlow's methods rustape does not compute yet (its scale-and-translate kernels).
+const SCALE_AND_TRANSLATE: [&str; 4] = ["lanczos3", "lanczos5", "gaussian", "mitchellcubic"];
+
+/// `size` as two positive integers.
+fn size_pair(size: Obj, op: &str, what: &str, images: &Tensor) -> PyResult<[usize; 2]> {
+    let values = ints(size, op).map_err(|_| {
+        value_error(
+            op,
+            format!("{what} must be a 1-D list or tensor of 2 elements [new_height, new_width]"),
+        )
+    })?;
+    match values.as_slice() {
+        &[h, w] if h > 0 && w > 0 => Ok([h as usize, w as usize]),
+        other => Err(value_error(
+            op,
+            format!(
+                "{what} must be two positive integers [new_height, new_width], got {other:?} \
+                 for images of shape {:?} ({})",
+                images.shape(),
+                images.dtype()
+            ),
+        )),
+    }
+}
+
+fn image_rank(op: &str, images: &Tensor) -> PyResult<()> {
+    if !(3..=4).contains(&images.ndim()) {
+        return Err(value_error(
+            op,
+            format!(
+                "'images' must have rank 3 [height, width, channels] or 4 [batch, height, width, \
+                 channels], got shape {:?} ({})",
+                images.shape(),
+                images.dtype()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `size` scaled down to keep the images' aspect ratio, as TensorFlow computes it (float32,
+/// rounded half to even).
+fn keep_aspect(images: &Tensor, size: [usize; 2]) -> [usize; 2] {
+    let s = images.shape();
+    let (h, w) = (s[s.len() - 3] as f32, s[s.len() - 2] as f32);
+    let factor = (size[0] as f32 / h).min(size[1] as f32 / w);
+    let round = |v: f32| ((factor * v).round_ties_even() as usize).max(1);
+    [round(h), round(w)]
+}
+
+/// `rt.image.resize(images, size, method='bilinear', preserve_aspect_ratio=False,
+/// antialias=False)`: `tf.image.resize` of `[height, width, channels]` or `[batch, height,
+/// width, channels]` images.
+///
+/// Methods `'bilinear'`, `'nearest'`, `'bicubic'` (Keys, `a = -0.5`) and `'area'`, with
+/// TensorFlow 2's half-pixel sampling and its float32 sample weights. Integer images become
+/// float32 (`'nearest'` keeps their dtype); float32 and float64 images keep theirs (TensorFlow
+/// returns float32 for float64 images). `antialias=True` with `'bilinear'` or `'bicubic'`
+/// raises NotImplementedError. Differentiable (the gradient is the transposed resize).
+///
+/// >>> x = rt.reshape(rt.range(4.0), [2, 2, 1])
+/// >>> rt.image.resize(x, [4, 4])[:, :, 0].numpy().tolist()[0]
+/// [0.0, 0.25, 0.75, 1.0]
+#[pyfunction]
+#[pyo3(signature = (images, size, method="bilinear", preserve_aspect_ratio=false, antialias=false, name=None))]
+pub fn resize(
+    images: Obj,
+    size: Obj,
+    method: &str,
+    preserve_aspect_ratio: bool,
+    antialias: bool,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let op = "image.resize";
+    guard(|| {
+        let images = tensor(images)?;
+        image_rank(op, &images)?;
+        let method_name = method.to_ascii_lowercase();
+        if SCALE_AND_TRANSLATE.contains(&method_name.as_str()) {
+            return Err(PyNotImplementedError::new_err(format!(
+                "{op}: method {method:?} (TensorFlow's scale-and-translate kernels) is not \
+                 implemented; use 'bilinear', 'nearest', 'bicubic' or 'area'"
+            )));
+        }
+        let method = ResizeMethod::parse(op, &method_name)?;
+        if antialias && matches!(method, ResizeMethod::Bilinear | ResizeMethod::Bicubic) {
+            return Err(PyNotImplementedError::new_err(format!(
+                "{op}: antialias=True is not implemented (TensorFlow's scale-and-translate \
+                 kernels); pass antialias=False"
+            )));
+        }
+        let mut size = size_pair(size, op, "size", &images)?;
+        if images.shape()[images.ndim() - 3] == 0 || images.shape()[images.ndim() - 2] == 0 {
+            return Err(value_error(
+                op,
+                format!(
+                    "images must have a positive height and width, got shape {:?} ({})",
+                    images.shape(),
+                    images.dtype()
+                ),
+            ));
+        }
+        if preserve_aspect_ratio {
+            size = keep_aspect(&images, size);
+        }
+        let dtype = images.dtype();
+        let name_op = |e: crate::error::Error| {
+            let mut e = e;
+            e.op = op.to_string();
+            e
+        };
+        if dtype.is_float() {
+            return wrap(ops::resize(&images, size, method).map_err(name_op));
+        }
+        if dtype.is_complex() || dtype == DType::Bool {
+            return Err(super::error::type_error(
+                op,
+                format!("expected a real numeric image dtype, got {dtype}"),
+            ));
+        }
+        if method == ResizeMethod::Nearest {
+            // One tap of weight 1: float64 carries every integer image value up to 2^53 exactly.
+            let wide = ops::cast(&images, DType::F64)?;
+            let y = ops::resize(&wide, size, method).map_err(name_op)?;
+            return wrap(ops::cast(&y, dtype));
+        }
+        let narrow = ops::cast(&images, DType::F32)?;
+        wrap(ops::resize(&narrow, size, method).map_err(name_op))
+    })
+}
+
+/// `rt.image.resize_adjoint(grads, image_size, method='bilinear')`: the transpose of
+/// `rt.image.resize` (its gradient): `grads` (`[..., new_height, new_width, channels]`)
+/// spread back onto images of `image_size = [height, width]`. Its own gradient is `resize`.
+///
+/// >>> g = rt.ones([1, 4, 4, 1])
+/// >>> rt.image.resize_adjoint(g, [2, 2])[0, :, :, 0].numpy().tolist()
+/// [[4.0, 4.0], [4.0, 4.0]]
+#[pyfunction]
+#[pyo3(signature = (grads, image_size, method="bilinear", name=None))]
+pub fn resize_adjoint(
+    grads: Obj,
+    image_size: Obj,
+    method: &str,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let op = "image.resize_adjoint";
+    guard(|| {
+        let grads = tensor(grads)?;
+        let method = ResizeMethod::parse(op, &method.to_ascii_lowercase())?;
+        let size = size_pair(image_size, op, "image_size", &grads)?;
+        wrap(ops::resize_adjoint(&grads, size, method))
+    })
+}
+
+// The Python bindings of this file (rows: src/python/bindings.rs, DEVELOPERS.md "Adding an op").
+bindings! {
+    fn resize => [image];
+    fn resize_adjoint => [image];
+}

@@ -1,0 +1,85 @@
+"""`tf.image.resize` (TensorFlow 2.21, antialias=False) over methods, sizes, dtypes and batching,
+with the gradient of a weighted sum of the output with respect to the images (TensorFlow has no
+gradient for "area": its reference is the transposed weights alone).
+
+float32: TensorFlow's own outputs and gradients. float64: TensorFlow returns float32 for float64
+images, so the float64 reference is TensorFlow's per-axis sample weights (read from resizes of
+one-hot columns, which TensorFlow computes exactly) applied in float64:
+`y = Wy x Wx^T` per channel, and the gradient `Wy^T w Wx`.
+
+Run with TensorFlow's venv (see README.md); writes image.npz beside this file.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+#: (name, image height, width, new height, new width)
+SIZES = [
+    ("up2", 4, 4, 8, 8),
+    ("down2", 8, 8, 4, 4),
+    ("frac", 5, 7, 8, 3),
+    ("frac2", 6, 5, 4, 9),
+    ("odd", 3, 3, 7, 5),
+    ("odd_down", 7, 9, 3, 2),
+    ("same", 4, 5, 4, 5),
+    ("one", 1, 2, 3, 5),
+]
+METHODS = ["bilinear", "nearest", "bicubic", "area"]
+
+
+def _axis_weights(tf, method: str, size_in: int, size_out: int) -> np.ndarray:
+    """TensorFlow's weights along one axis: `[size_out, size_in]`."""
+    columns = np.eye(size_in, dtype=np.float32).reshape(size_in, size_in, 1, 1)
+    out = tf.image.resize(columns, [size_out, 1], method=method).numpy()
+    return out[:, :, 0, 0].T.astype(np.float64)
+
+
+def main() -> None:
+    import tensorflow as tf
+
+    rng = np.random.default_rng(2026)
+    out: dict[str, np.ndarray] = {}
+    for name, h, w, oh, ow in SIZES:
+        for method in METHODS:
+            wy = _axis_weights(tf, method, h, oh)
+            wx = _axis_weights(tf, method, w, ow)
+            for batched in (False, True):
+                shape = (2, h, w, 3) if batched else (h, w, 2)
+                key = f"{name}_{method}_{'batch' if batched else 'single'}"
+                x32 = rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
+                x64 = rng.uniform(-1.0, 1.0, size=shape)
+                weights = rng.uniform(-1.0, 1.0, size=shape[:-3] + (oh, ow, shape[-1]))
+                image = tf.constant(x32)
+                with tf.GradientTape() as tape:
+                    tape.watch(image)
+                    y = tf.image.resize(image, [oh, ow], method=method)
+                    total = tf.reduce_sum(y * weights.astype(np.float32))
+                out[f"{key}_x32"] = x32
+                out[f"{key}_y32"] = y.numpy()
+                if method != "area":  # TensorFlow registers no gradient for ResizeArea
+                    out[f"{key}_g32"] = tape.gradient(total, image).numpy()
+                out[f"{key}_x64"] = x64
+                out[f"{key}_w"] = weights
+                out[f"{key}_y64"] = np.einsum("ip,jq,...pqc->...ijc", wy, wx, x64)
+                out[f"{key}_g64"] = np.einsum("ip,jq,...ijc->...pqc", wy, wx, weights)
+    # preserve_aspect_ratio and integer images
+    x = rng.uniform(0.0, 1.0, size=(6, 4, 1)).astype(np.float32)
+    out["aspect_x"] = x
+    out["aspect_y"] = tf.image.resize(x, [5, 5], preserve_aspect_ratio=True).numpy()
+    out["aspect2_y"] = tf.image.resize(x, [9, 3], preserve_aspect_ratio=True).numpy()
+    ints = rng.integers(0, 255, size=(5, 4, 3)).astype(np.uint8)
+    out["uint8_x"] = ints
+    out["uint8_bilinear_y"] = tf.image.resize(ints, [7, 3]).numpy()
+    nearest = tf.image.resize(ints.astype(np.int32), [7, 3], method="nearest")
+    assert nearest.dtype == tf.int32
+    out["int32_nearest_y"] = nearest.numpy()
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "image.npz")
+    np.savez_compressed(path, **out)
+    print(f"wrote {len(out)} arrays to {path}")
+
+
+if __name__ == "__main__":
+    main()
