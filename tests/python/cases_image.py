@@ -14,6 +14,26 @@ def _u(*shape: int) -> np.ndarray:
     return rng.uniform(-1.0, 1.0, size=shape)
 
 
+def _seeded(name: str):
+    """`rt.image.<name>` at the same draw every call (the global seed reset first)."""
+
+    def f(x):
+        rt.random.set_seed(1)
+        return getattr(rt.image, name)(x, seed=5) ** 2
+
+    return f
+
+
+def _seeded(name: str):
+    """`rt.image.<name>` at the same draw every call (the global seed reset first)."""
+
+    def f(x):
+        rt.random.set_seed(1)
+        return getattr(rt.image, name)(x, seed=5) ** 2
+
+    return f
+
+
 CASES = {
     "image.resize bilinear": (lambda x: rt.image.resize(x, [5, 3]) ** 2, [_u(3, 4, 2)]),
     "image.resize nearest": (
@@ -29,4 +49,37 @@ CASES = {
         lambda g: rt.image.resize_adjoint(g, [3, 4], method="bicubic") ** 2,
         [_u(2, 5, 3, 1)],
     ),
+    "image.flip_left_right": (lambda x: rt.image.flip_left_right(x) * x, [_u(2, 3, 1)]),
+    "image.flip_up_down": (lambda x: rt.image.flip_up_down(x) * x, [_u(3, 2, 1)]),
+    "image.rot90": (lambda x: rt.image.rot90(x, k=3) ** 2, [_u(1, 2, 3, 1)]),
+    "image.transpose": (lambda x: rt.image.transpose(x) ** 2, [_u(2, 3, 1)]),
+    "image.central_crop": (lambda x: rt.image.central_crop(x, 0.5) ** 2, [_u(4, 4, 1)]),
+    "image.crop_to_bounding_box": (
+        lambda x: rt.image.crop_to_bounding_box(x, 1, 0, 2, 2) ** 2,
+        [_u(3, 3, 1)],
+    ),
+    "image.pad_to_bounding_box": (
+        lambda x: rt.image.pad_to_bounding_box(x, 1, 0, 3, 3) ** 2,
+        [_u(2, 2, 1)],
+    ),
+    "image.resize_with_crop_or_pad": (
+        lambda x: rt.image.resize_with_crop_or_pad(x, 4, 2) ** 2,
+        [_u(2, 3, 1)],
+    ),
+    "image.resize_with_pad": (lambda x: rt.image.resize_with_pad(x, 4, 4) ** 2, [_u(2, 3, 1)]),
+    "image.adjust_brightness": (lambda x: rt.image.adjust_brightness(x, 0.3) ** 2, [_u(2, 2, 1)]),
+    "image.adjust_contrast": (lambda x: rt.image.adjust_contrast(x, 1.5) ** 2, [_u(2, 2, 2)]),
+    "image.per_image_standardization": (
+        lambda x: rt.image.per_image_standardization(x),
+        [_u(2, 2, 2)],
+    ),
+    "image.rgb_to_grayscale": (lambda x: rt.image.rgb_to_grayscale(x) ** 2, [_u(2, 2, 3)]),
+    "image.grayscale_to_rgb": (lambda x: rt.image.grayscale_to_rgb(x) ** 2, [_u(2, 2, 1)]),
+    "image.convert_image_dtype": (
+        lambda x: rt.image.convert_image_dtype(x, rt.float64) ** 2,
+        [_u(2, 2, 1)],
+    ),
+    # the flips are random choices between two linear maps: seeded, checked at one draw
+    "image.random_flip_left_right": (_seeded("random_flip_left_right"), [_u(2, 2, 1)]),
+    "image.random_flip_up_down": (_seeded("random_flip_up_down"), [_u(2, 2, 1)]),
 }

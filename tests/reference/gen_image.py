@@ -30,6 +30,39 @@ SIZES = [
 METHODS = ["bilinear", "nearest", "bicubic", "area"]
 
 
+#: name -> f(lib, image): the same calls run on rustape in test_image_compositions.py.
+COMPOSITIONS = {
+    "flip_left_right": lambda lib, x: lib.image.flip_left_right(x),
+    "flip_up_down": lambda lib, x: lib.image.flip_up_down(x),
+    "rot90_1": lambda lib, x: lib.image.rot90(x),
+    "rot90_2": lambda lib, x: lib.image.rot90(x, k=2),
+    "rot90_3": lambda lib, x: lib.image.rot90(x, k=3),
+    "transpose": lambda lib, x: lib.image.transpose(x),
+    "central_crop": lambda lib, x: lib.image.central_crop(x, 0.5),
+    "central_crop_07": lambda lib, x: lib.image.central_crop(x, 0.7),
+    "crop_to_bounding_box": lambda lib, x: lib.image.crop_to_bounding_box(x, 1, 2, 3, 3),
+    "pad_to_bounding_box": lambda lib, x: lib.image.pad_to_bounding_box(x, 2, 1, 8, 9),
+    "crop_or_pad_grow": lambda lib, x: lib.image.resize_with_crop_or_pad(x, 8, 9),
+    "crop_or_pad_shrink": lambda lib, x: lib.image.resize_with_crop_or_pad(x, 2, 3),
+    "crop_or_pad_mixed": lambda lib, x: lib.image.resize_with_crop_or_pad(x, 8, 3),
+    "resize_with_pad": lambda lib, x: lib.image.resize_with_pad(x, 7, 7),
+    "resize_with_pad_wide": lambda lib, x: lib.image.resize_with_pad(x, 4, 11, method="bicubic"),
+    "adjust_brightness": lambda lib, x: lib.image.adjust_brightness(x, 0.3),
+    "adjust_contrast": lambda lib, x: lib.image.adjust_contrast(x, 1.7),
+    "per_image_standardization": lambda lib, x: lib.image.per_image_standardization(x),
+    "rgb_to_grayscale": lambda lib, x: lib.image.rgb_to_grayscale(x),
+    "grayscale_to_rgb": lambda lib, x: lib.image.grayscale_to_rgb(x[..., :1]),
+    "to_int32": lambda lib, x: lib.image.convert_image_dtype(x * 0.9, lib.int32),
+    "to_int32_saturate": lambda lib, x: lib.image.convert_image_dtype(
+        x * 2.0 - 0.5, lib.int32, saturate=True
+    ),
+    "int32_to_float": lambda lib, x: lib.image.convert_image_dtype(
+        lib.cast(x * 1e9, lib.int32), lib.float32
+    ),
+    "to_float64": lambda lib, x: lib.image.convert_image_dtype(x, lib.float64),
+}
+
+
 def _axis_weights(tf, method: str, size_in: int, size_out: int) -> np.ndarray:
     """TensorFlow's weights along one axis: `[size_out, size_in]`."""
     columns = np.eye(size_in, dtype=np.float32).reshape(size_in, size_in, 1, 1)
@@ -76,6 +109,14 @@ def main() -> None:
     nearest = tf.image.resize(ints.astype(np.int32), [7, 3], method="nearest")
     assert nearest.dtype == tf.int32
     out["int32_nearest_y"] = nearest.numpy()
+    # the compositions (see COMPOSITIONS), on one image and on a batch
+    for batched in (False, True):
+        shape = (2, 5, 6, 3) if batched else (5, 6, 3)
+        x = rng.uniform(0.0, 1.0, size=shape).astype(np.float32)
+        tag = "batch" if batched else "single"
+        out[f"comp_{tag}_x"] = x
+        for name, f in COMPOSITIONS.items():
+            out[f"comp_{tag}_{name}"] = f(tf, tf.constant(x)).numpy()
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "image.npz")
     np.savez_compressed(path, **out)
     print(f"wrote {len(out)} arrays to {path}")
