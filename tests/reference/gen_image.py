@@ -63,6 +63,56 @@ COMPOSITIONS = {
 }
 
 
+#: name -> (layer class, constructor arguments, input shape): Keras 3's image layers.
+LAYERS = {
+    "resizing_up": ("Resizing", {"height": 7, "width": 9}, (2, 4, 5, 3)),
+    "resizing_nearest": (
+        "Resizing",
+        {"height": 3, "width": 2, "interpolation": "nearest"},
+        (5, 6, 2),
+    ),
+    "resizing_bicubic": (
+        "Resizing",
+        {"height": 6, "width": 4, "interpolation": "bicubic"},
+        (2, 4, 5, 1),
+    ),
+    "resizing_area": ("Resizing", {"height": 3, "width": 3, "interpolation": "area"}, (1, 7, 8, 2)),
+    "resizing_crop": (
+        "Resizing",
+        {"height": 4, "width": 4, "crop_to_aspect_ratio": True},
+        (2, 5, 8, 3),
+    ),
+    "resizing_crop_tall": (
+        "Resizing",
+        {"height": 6, "width": 3, "crop_to_aspect_ratio": True},
+        (1, 5, 7, 1),
+    ),
+    "resizing_pad": (
+        "Resizing",
+        {"height": 4, "width": 4, "pad_to_aspect_ratio": True, "fill_value": 0.5},
+        (2, 3, 7, 2),
+    ),
+    "resizing_pad_tall": (
+        "Resizing",
+        {"height": 6, "width": 3, "pad_to_aspect_ratio": True},
+        (1, 5, 5, 1),
+    ),
+    "resizing_channels_first": (
+        "Resizing",
+        {"height": 5, "width": 3, "data_format": "channels_first"},
+        (2, 3, 4, 6),
+    ),
+    "center_crop": ("CenterCrop", {"height": 3, "width": 4}, (2, 6, 7, 3)),
+    "center_crop_single": ("CenterCrop", {"height": 2, "width": 2}, (5, 4, 1)),
+    "center_crop_grow": ("CenterCrop", {"height": 6, "width": 5}, (2, 4, 7, 1)),
+    "center_crop_channels_first": (
+        "CenterCrop",
+        {"height": 2, "width": 3, "data_format": "channels_first"},
+        (1, 2, 5, 6),
+    ),
+}
+
+
 def _axis_weights(tf, method: str, size_in: int, size_out: int) -> np.ndarray:
     """TensorFlow's weights along one axis: `[size_out, size_in]`."""
     columns = np.eye(size_in, dtype=np.float32).reshape(size_in, size_in, 1, 1)
@@ -117,6 +167,12 @@ def main() -> None:
         out[f"comp_{tag}_x"] = x
         for name, f in COMPOSITIONS.items():
             out[f"comp_{tag}_{name}"] = f(tf, tf.constant(x)).numpy()
+    import keras
+
+    for name, (cls, kwargs, shape) in LAYERS.items():
+        x = rng.uniform(0.0, 1.0, size=shape).astype(np.float32)
+        out[f"layer_{name}_x"] = x
+        out[f"layer_{name}_y"] = np.asarray(getattr(keras.layers, cls)(**kwargs)(x))
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "image.npz")
     np.savez_compressed(path, **out)
     print(f"wrote {len(out)} arrays to {path}")

@@ -25,6 +25,7 @@ from .convolutional import (
 from .core import Dense, Dropout, Embedding, Lambda
 from .dot_attention import AdditiveAttention, Attention
 from .group_attention import GroupQueryAttention
+from .image_preprocessing import CenterCrop, Resizing
 from .masking import Masking
 from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
 from .noise import (
@@ -78,6 +79,7 @@ __all__ = [
     "AveragePooling2D",
     "BatchNormalization",
     "Bidirectional",
+    "CenterCrop",
     "Concatenate",
     "Conv1D",
     "Conv1DTranspose",
@@ -122,6 +124,7 @@ __all__ = [
     "RepeatVector",
     "Rescaling",
     "Reshape",
+    "Resizing",
     "SeparableConv2D",
     "SimpleRNN",
     "SimpleRNNCell",
