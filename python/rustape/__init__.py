@@ -35,6 +35,7 @@ from . import (
     nn,
     random,
     saved_model,
+    summary,
     test,
     utils,
 )
@@ -92,6 +93,7 @@ __all__ = [
     "recompute_grad",
     "saved_model",
     "scan",
+    "summary",
     "switch_case",
     "test",
     "utils",
