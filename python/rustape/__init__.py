@@ -25,6 +25,7 @@ from . import (
     _structure,  # noqa: F401
     config,
     contrib,
+    data,
     experimental,
     keras,
     layers,
@@ -66,6 +67,7 @@ __all__ = [
     "config",
     "contrib",
     "custom_gradient",
+    "data",
     "device",
     "experimental",
     "function",

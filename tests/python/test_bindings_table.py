@@ -23,6 +23,7 @@ PYTHON_TOP_LEVEL = {
     "random",
     "layers",
     "keras",
+    "data",
     "nest",
     "test",
     "saved_model",
