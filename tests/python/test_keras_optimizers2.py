@@ -186,3 +186,67 @@ def test_bad_arguments(cls: str, kwargs: dict[str, Any], match: str) -> None:
 def test_non_number_argument_is_a_type_error() -> None:
     with pytest.raises((TypeError, ValueError), match="Lamb.*beta_2"):
         OPT.Lamb(beta_2="high")
+
+
+def test_loss_scale_optimizer_matches_keras() -> None:
+    opt = OPT.LossScaleOptimizer(
+        OPT.Adam(0.01),
+        initial_scale=gen.LOSS_SCALE_INITIAL,
+        dynamic_growth_steps=gen.LOSS_SCALE_GROWTH,
+    )
+    inits, _, _, _ = gen.problem(np.float32)
+    variables = [rt.Variable(w, name=f"w{k}") for k, w in enumerate(inits)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for step in range(gen.LOSS_SCALE_STEPS):
+            scale = float(opt.dynamic_scale.numpy()) if opt.built else gen.LOSS_SCALE_INITIAL
+            grads = gen.loss_scale_gradients(step, [v.numpy() for v in variables], scale)
+            opt.apply_gradients(
+                [(None if g is None else rt.constant(g), v) for g, v in zip(grads, variables)]
+            )
+            for k, v in enumerate(variables):
+                want = REF[f"loss_scale/w{k}"][step]
+                scale_of_w = float(np.max(np.abs(want)))
+                np.testing.assert_allclose(v.numpy(), want, rtol=1e-6, atol=1e-6 * scale_of_w)
+            assert float(opt.dynamic_scale.numpy()) == REF["loss_scale/scale"][step]
+            assert int(opt.step_counter.numpy()) == REF["loss_scale/step_counter"][step]
+    assert int(opt.iterations.numpy()) == int(REF["loss_scale/iterations"])
+    ranks = [len(v.shape) for v in opt.variables]
+    assert ranks == REF["loss_scale/variable_shapes"].tolist()
+
+
+def test_loss_scale_optimizer_in_fit_trains_as_its_inner_optimizer() -> None:
+    x, y, weights = gen.fit_setup()
+    results = []
+    for optimizer in (OPT.SGD(0.1), OPT.LossScaleOptimizer(OPT.SGD(0.1), initial_scale=64.0)):
+        model = rt.keras.Sequential(
+            [
+                rt.keras.Input(shape=(6,)),
+                rt.keras.layers.Dense(8, activation="tanh"),
+                rt.keras.layers.Dense(2),
+            ]
+        )
+        model.set_weights(weights)
+        model.compile(optimizer=optimizer, loss="mse")
+        history = model.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0).history
+        results.append((history["loss"], model.get_weights()))
+    # Scaling by a power of two and back is exact.
+    assert results[0][0] == results[1][0]
+    for a, b in zip(results[0][1], results[1][1]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_loss_scale_optimizer_config_and_errors() -> None:
+    opt = OPT.LossScaleOptimizer(OPT.Lamb(0.02), initial_scale=128.0, dynamic_growth_steps=5)
+    again = OPT.LossScaleOptimizer.from_config(opt.get_config())
+    assert again.get_config() == opt.get_config()
+    assert isinstance(again.inner_optimizer, OPT.Lamb)
+    assert float(again.learning_rate.numpy()) == pytest.approx(0.02)
+    with pytest.raises(ValueError, match="LossScaleOptimizer does not support `clipnorm`"):
+        OPT.LossScaleOptimizer(OPT.SGD(), clipnorm=1.0)
+    with pytest.raises(ValueError, match="dynamic=False"):
+        OPT.LossScaleOptimizer(OPT.SGD(), dynamic=False)
+    with pytest.raises(ValueError, match="LossScaleOptimizer.*initial_scale"):
+        OPT.LossScaleOptimizer(OPT.SGD(), initial_scale=0.0)
+    with pytest.raises(TypeError, match="inner_optimizer"):
+        OPT.LossScaleOptimizer("sgd")

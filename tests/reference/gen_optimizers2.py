@@ -231,6 +231,59 @@ def fit(keras: Any, name: str) -> dict[str, np.ndarray]:
     return out
 
 
+LOSS_SCALE_STEPS = 12
+LOSS_SCALE_INITIAL = 8.0
+LOSS_SCALE_GROWTH = 3
+#: Steps (0-based) whose gradients hold an infinity (skipped, the scale halved).
+LOSS_SCALE_NONFINITE = (4, 8)
+
+
+def loss_scale_gradients(step: int, values: list[np.ndarray], scale: float) -> list[Any]:
+    """The problem's gradients times the loss scale `scale` (as a scaled loss gives), in
+    float32; an infinity in w1's on the steps of LOSS_SCALE_NONFINITE."""
+    grads = gradients(step, values, np.float32)
+    out: list[Any] = []
+    for k, g in enumerate(grads):
+        if g is None:
+            out.append(None)
+            continue
+        g = np.asarray(g * np.float32(scale), np.float32)
+        if k == 1 and step in LOSS_SCALE_NONFINITE:
+            g = g.copy()
+            g[0] = np.inf
+        out.append(g)
+    return out
+
+
+def loss_scale(tf: Any, keras: Any) -> dict[str, np.ndarray]:
+    """LossScaleOptimizer around Adam(0.01): variables, scale and counter after each step."""
+    opt = keras.optimizers.LossScaleOptimizer(
+        keras.optimizers.Adam(0.01),
+        initial_scale=LOSS_SCALE_INITIAL,
+        dynamic_growth_steps=LOSS_SCALE_GROWTH,
+    )
+    inits, _, _, _ = problem(np.float32)
+    variables = [tf.Variable(w, name=f"w{k}") for k, w in enumerate(inits)]
+    history: list[list[np.ndarray]] = [[] for _ in variables]
+    scales, counters = [], []
+    for step in range(LOSS_SCALE_STEPS):
+        scale = float(opt.dynamic_scale.numpy()) if opt.built else LOSS_SCALE_INITIAL
+        grads = loss_scale_gradients(step, [v.numpy() for v in variables], scale)
+        opt.apply_gradients(
+            [(None if g is None else tf.constant(g), v) for g, v in zip(grads, variables)]
+        )
+        for k, v in enumerate(variables):
+            history[k].append(v.numpy())
+        scales.append(float(opt.dynamic_scale.numpy()))
+        counters.append(int(opt.step_counter.numpy()))
+    out = {f"loss_scale/w{k}": np.stack(h) for k, h in enumerate(history)}
+    out["loss_scale/scale"] = np.array(scales, np.float32)
+    out["loss_scale/step_counter"] = np.array(counters, np.int64)
+    out["loss_scale/iterations"] = np.array(int(opt.iterations.numpy()))
+    out["loss_scale/variable_shapes"] = np.array([len(v.shape) for v in opt.variables])
+    return out
+
+
 def main() -> None:
     import keras
     import tensorflow as tf
@@ -240,6 +293,7 @@ def main() -> None:
         out.update(run(tf, keras, name))
     for name in FIT_RUNS:
         out.update(fit(keras, name))
+    out.update(loss_scale(tf, keras))
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "optimizers2.npz")
     np.savez_compressed(path, **out)
     print(

@@ -38,6 +38,7 @@ __all__ = [
     "Ftrl",
     "Lamb",
     "Lion",
+    "LossScaleOptimizer",
     "Nadam",
     "Optimizer",
     "RMSprop",
@@ -322,6 +323,15 @@ class Optimizer:
         var_list = list(var_list)
         grads = tape.gradient(loss, var_list)
         return self.apply_gradients(zip(grads, var_list))
+
+    def scale_loss(self, loss: Any) -> Any:
+        """The loss as the gradients should see it: unchanged (`LossScaleOptimizer` scales it).
+
+        >>> import rustape as rt
+        >>> float(SGD().scale_loss(rt.constant(2.0)))
+        2.0
+        """
+        return loss
 
     def get_config(self) -> dict[str, Any]:
         """The constructor arguments."""
@@ -702,3 +712,7 @@ def get(identifier: Any) -> Optimizer:
     if isinstance(identifier, str) and identifier.lower() in _BY_NAME:
         return _BY_NAME[identifier.lower()]()
     raise ValueError(f"Could not interpret optimizer identifier: {identifier!r}")
+
+
+# Last: it subclasses Optimizer above.
+from .loss_scale import LossScaleOptimizer
