@@ -23,6 +23,14 @@ from ._compat import print as print
 from ._compat import py_function as py_function
 from ._compat import recompute_grad as recompute_grad
 from ._compat import vectorized_map as vectorized_map
+from ._control_flow import case as case
+from ._control_flow import cond as cond
+from ._control_flow import foldl as foldl
+from ._control_flow import foldr as foldr
+from ._control_flow import map_fn as map_fn
+from ._control_flow import scan as scan
+from ._control_flow import switch_case as switch_case
+from ._control_flow import while_loop as while_loop
 from ._module import Module as Module
 from ._module import TensorSpec as TensorSpec
 from ._module import function as function
@@ -192,6 +200,7 @@ __all__ = [
     "bool",
     "boolean_mask",
     "broadcast_to",
+    "case",
     "cast",
     "clip_by_norm",
     "clip_by_value",
@@ -199,6 +208,7 @@ __all__ = [
     "complex64",
     "complex128",
     "concat",
+    "cond",
     "config",
     "constant",
     "contrib",
@@ -223,6 +233,8 @@ __all__ = [
     "floor",
     "floordiv",
     "floormod",
+    "foldl",
+    "foldr",
     "from_dlpack",
     "function",
     "gather",
@@ -246,6 +258,7 @@ __all__ = [
     "logical_and",
     "logical_not",
     "logical_or",
+    "map_fn",
     "math",
     "matmul",
     "matvec",
@@ -292,6 +305,7 @@ __all__ = [
     "rsqrt",
     "saved_model",
     "scalar_mul",
+    "scan",
     "scatter_nd",
     "set_seed",
     "shape",
@@ -312,6 +326,7 @@ __all__ = [
     "stack",
     "stop_gradient",
     "subtract",
+    "switch_case",
     "tan",
     "tanh",
     "tensor_scatter_nd_add",
@@ -325,6 +340,7 @@ __all__ = [
     "utils",
     "vectorized_map",
     "where",
+    "while_loop",
     "zeros",
     "zeros_like",
 ]

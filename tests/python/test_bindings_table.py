@@ -32,6 +32,15 @@ PYTHON_TOP_LEVEL = {
     "experimental",
     "utils",
     "__version__",
+    # TensorFlow's control flow, run eagerly (_control_flow.py).
+    "case",
+    "cond",
+    "foldl",
+    "foldr",
+    "map_fn",
+    "scan",
+    "switch_case",
+    "while_loop",
     # Python names around the math (_compat.py) and `newaxis`.
     "device",
     "is_tensor",
