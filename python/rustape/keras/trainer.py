@@ -248,10 +248,13 @@ class Trainer:
         with _GradientTape() as tape:
             y_pred = self(x, training=True)  # type: ignore[operator]
             loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
+            # Keras: the optimizer may scale the loss the gradients see (LossScaleOptimizer).
+            scale_loss = getattr(self.optimizer, "scale_loss", None)
+            scaled = loss if scale_loss is None else scale_loss(loss)
         self._loss_tracker.update_state(loss, sample_weight=float(len(_leaves(x)[0])))
         variables = self.trainable_variables  # type: ignore[attr-defined]
         if variables:
-            grads = tape.gradient(loss, variables)
+            grads = tape.gradient(scaled, variables)
             self.optimizer.apply_gradients(zip(grads, variables))
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
