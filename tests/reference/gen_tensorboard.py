@@ -247,7 +247,8 @@ def fit_run(keras: Any, log_dir: str) -> None:
             keras.Input(shape=(3,)),
             keras.layers.Dense(4, activation="tanh", name="hidden"),
             keras.layers.Dense(1, name="out"),
-        ]
+        ],
+        name="net",
     )
     model.set_weights([(rng.normal(size=w.shape) * 0.5).astype(np.float32) for w in model.weights])
     model.compile(optimizer=keras.optimizers.SGD(0.05), loss="mse", metrics=["mae"])
