@@ -25,6 +25,7 @@ from . import (
     _structure,  # noqa: F401
     config,
     contrib,
+    data,
     experimental,
     keras,
     layers,
@@ -34,6 +35,7 @@ from . import (
     nn,
     random,
     saved_model,
+    summary,
     test,
     utils,
 )
@@ -46,6 +48,7 @@ from ._compat import (
     recompute_grad,
     vectorized_map,
 )
+from ._control_flow import case, cond, foldl, foldr, map_fn, scan, switch_case, while_loop
 from ._module import Module, TensorSpec, function
 from ._tape import GradientTape, UnconnectedGradients
 from .custom_gradient import custom_gradient
@@ -63,16 +66,22 @@ __all__ = [
     "TensorSpec",
     "UnconnectedGradients",
     "__version__",
+    "case",
+    "cond",
     "config",
     "contrib",
     "custom_gradient",
+    "data",
     "device",
     "experimental",
+    "foldl",
+    "foldr",
     "function",
     "is_tensor",
     "keras",
     "layers",
     "linalg",
+    "map_fn",
     "math",
     "nest",
     "newaxis",
@@ -83,8 +92,12 @@ __all__ = [
     "random",
     "recompute_grad",
     "saved_model",
+    "scan",
+    "summary",
+    "switch_case",
     "test",
     "utils",
     "vectorized_map",
+    "while_loop",
 ]
 __all__.extend(_exported)

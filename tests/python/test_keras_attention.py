@@ -45,6 +45,62 @@ def test_multi_head_attention_matches_keras(name: str) -> None:
     _compare(gen_attention._mha(rt.keras, rt, name), f"mha/{name}/")
 
 
+@pytest.mark.parametrize("name", gen_attention.GQA_CASES)
+def test_grouped_query_attention_matches_keras(name: str) -> None:
+    # Key/value heads shared by groups of query heads (one or two groups, or none), cross
+    # attention, masks, causal and sliding-window masks, the sigmoid gate, a fully masked row.
+    _compare(gen_attention._gqa(rt.keras, rt, name), f"gqa/{name}/")
+
+
+def test_grouped_query_attention_gradients_match_finite_differences() -> None:
+    layer = rt.keras.layers.GroupQueryAttention(
+        head_dim=2,
+        num_query_heads=4,
+        num_key_value_heads=2,
+        use_gate=True,
+        sliding_window=2,
+        dtype="float64",
+    )
+    rng = np.random.default_rng(2)
+    q = rng.normal(size=(1, 3, 4))
+    v = rng.normal(size=(1, 4, 4))
+    layer(q, v)
+
+    def f(query: rt.Tensor, value: rt.Tensor) -> rt.Tensor:
+        return layer(query, value, use_causal_mask=True)
+
+    check_gradients(f, [q, v])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"head_dim": 2, "num_query_heads": 3, "num_key_value_heads": 2}, "divisible"),
+        (
+            {"head_dim": 2, "num_query_heads": 2, "num_key_value_heads": 1, "sliding_window": 0},
+            "sliding_window",
+        ),
+        ({"head_dim": 0, "num_query_heads": 2, "num_key_value_heads": 1}, "head_dim"),
+    ],
+)
+def test_grouped_query_attention_bad_arguments(kwargs: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        rt.keras.layers.GroupQueryAttention(**kwargs)
+
+
+def test_grouped_query_attention_in_a_saved_model(tmp_path: object) -> None:
+    inputs = rt.keras.Input((5, 6))
+    layer = rt.keras.layers.GroupQueryAttention(
+        head_dim=3, num_query_heads=4, num_key_value_heads=2, sliding_window=3
+    )
+    model = rt.keras.Model(inputs, layer(inputs, inputs))
+    x = np.random.default_rng(4).normal(size=(2, 5, 6)).astype(np.float32)
+    path = os.path.join(str(tmp_path), "gqa.keras")
+    model.save(path)
+    loaded = rt.keras.models.load_model(path)
+    np.testing.assert_array_equal(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
+
+
 @pytest.mark.parametrize("name", gen_attention.DOT_CASES)
 def test_single_head_attention_matches_keras(name: str) -> None:
     # Attention (dot, scaled, "concat" scores, causal) and AdditiveAttention (scaled or not)

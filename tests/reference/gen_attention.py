@@ -100,6 +100,56 @@ DOT_CASES: dict[str, tuple[str, dict[str, Any], tuple[Any, ...], dict[str, Any]]
 }
 
 
+#: GroupQueryAttention's cases, as MHA_CASES.
+GQA_CASES: dict[str, tuple[dict[str, Any], tuple[Any, ...], dict[str, Any]]] = {
+    "self": (
+        {"head_dim": 3, "num_query_heads": 4, "num_key_value_heads": 2},
+        ((2, 4, 6), None, None),
+        {},
+    ),
+    "cross_scores": (
+        {"head_dim": 2, "num_query_heads": 4, "num_key_value_heads": 1},
+        ((2, 3, 6), (2, 5, 7), (2, 5, 4)),
+        {"return_attention_scores": True},
+    ),
+    "masks": (
+        {"head_dim": 3, "num_query_heads": 2, "num_key_value_heads": 2},
+        ((2, 4, 6), (2, 5, 6), None),
+        {"attention_mask": "random", "value_mask": "padding"},
+    ),
+    "causal": (
+        {"head_dim": 4, "num_query_heads": 4, "num_key_value_heads": 2, "use_bias": False},
+        ((2, 5, 6), None, None),
+        {"use_causal_mask": True},
+    ),
+    "sliding_causal": (
+        {"head_dim": 2, "num_query_heads": 2, "num_key_value_heads": 1, "sliding_window": 2},
+        ((2, 6, 4), None, None),
+        {"use_causal_mask": True},
+    ),
+    "sliding_scores": (
+        {"head_dim": 2, "num_query_heads": 2, "num_key_value_heads": 2, "sliding_window": 3},
+        ((2, 6, 4), None, None),
+        {"return_attention_scores": True},
+    ),
+    "gate": (
+        {"head_dim": 3, "num_query_heads": 4, "num_key_value_heads": 2, "use_gate": True},
+        ((2, 4, 5), (2, 3, 5), None),
+        {},
+    ),
+    "masked_row": (
+        {"head_dim": 2, "num_query_heads": 2, "num_key_value_heads": 1},
+        ((2, 4, 6), (2, 5, 6), None),
+        {"attention_mask": "empty_row"},
+    ),
+    "masked_row_scores": (
+        {"head_dim": 2, "num_query_heads": 2, "num_key_value_heads": 1},
+        ((2, 4, 6), (2, 5, 6), None),
+        {"attention_mask": "empty_row", "return_attention_scores": True},
+    ),
+}
+
+
 def _weights(layer: Any, seed: int) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     weights = [(rng.normal(size=tuple(w.shape)) * 0.5).astype(np.float32) for w in layer.weights]
@@ -145,8 +195,18 @@ def _einsum(keras: Any, lib: Any, name: str) -> dict[str, np.ndarray]:
 
 
 def _mha(keras: Any, lib: Any, name: str) -> dict[str, np.ndarray]:
-    options, (q_shape, v_shape, k_shape), call = MHA_CASES[name]
-    layer = keras.layers.MultiHeadAttention(**options)
+    return _heads(keras, lib, "MultiHeadAttention", "mha", MHA_CASES[name], name)
+
+
+def _gqa(keras: Any, lib: Any, name: str) -> dict[str, np.ndarray]:
+    return _heads(keras, lib, "GroupQueryAttention", "gqa", GQA_CASES[name], name)
+
+
+def _heads(
+    keras: Any, lib: Any, cls: str, prefix: str, case: Any, name: str
+) -> dict[str, np.ndarray]:
+    options, (q_shape, v_shape, k_shape), call = case
+    layer = getattr(keras.layers, cls)(**options)
     rng = np.random.default_rng(7)
     q = rng.normal(size=q_shape).astype(np.float32)
     v = q if v_shape is None else rng.normal(size=v_shape).astype(np.float32)
@@ -158,7 +218,7 @@ def _mha(keras: Any, lib: Any, name: str) -> dict[str, np.ndarray]:
     for mask_arg in ("attention_mask", "value_mask"):
         if mask_arg in kwargs:
             mask = _mask(kwargs[mask_arg], q.shape[1], v.shape[1], q.shape[0])
-            out[f"mha/{name}/{mask_arg}"] = mask
+            out[f"{prefix}/{name}/{mask_arg}"] = mask
             kwargs[mask_arg] = lib.constant(mask)
     qv = lib.Variable(q)
     vv = lib.Variable(v)
@@ -174,14 +234,14 @@ def _mha(keras: Any, lib: Any, name: str) -> dict[str, np.ndarray]:
         w = np.random.default_rng(9).normal(size=tuple(y.shape)).astype(np.float32)
         loss = lib.reduce_sum(y * w)
     grads = tape.gradient(loss, inputs + list(layer.trainable_weights))
-    out[f"mha/{name}/y"] = np.asarray(y)
+    out[f"{prefix}/{name}/y"] = np.asarray(y)
     if scores is not None:
-        out[f"mha/{name}/scores"] = np.asarray(scores)
+        out[f"{prefix}/{name}/scores"] = np.asarray(scores)
     for j, g in enumerate(grads[: len(inputs)]):
-        out[f"mha/{name}/dinput{j}"] = np.asarray(g)
+        out[f"{prefix}/{name}/dinput{j}"] = np.asarray(g)
     for j, (g, wt) in enumerate(zip(grads[len(inputs) :], weights)):
-        out[f"mha/{name}/w{j}"] = wt
-        out[f"mha/{name}/dw{j}"] = np.asarray(g)
+        out[f"{prefix}/{name}/w{j}"] = wt
+        out[f"{prefix}/{name}/dw{j}"] = np.asarray(g)
     return out
 
 
@@ -255,6 +315,8 @@ def run(keras: Any, lib: Any) -> dict[str, np.ndarray]:
         out.update(_mha(keras, lib, name))
     for name in DOT_CASES:
         out.update(_dot(keras, lib, name))
+    for name in GQA_CASES:
+        out.update(_gqa(keras, lib, name))
     out.update(_transformer(keras))
     return out
 

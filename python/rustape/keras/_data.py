@@ -293,6 +293,61 @@ class SourceBatches(Batches):
             yield self._batch(item)
 
 
+class DatasetBatches(SourceBatches):
+    """Batches an `rt.data.Dataset` yields, as Keras reads a `tf.data` dataset: a new pass
+    every epoch; with `steps` (`steps_per_epoch`), one pass carried on from epoch to epoch,
+    started again once it has given all its batches (or ran out)."""
+
+    def __init__(self, method: str, source: Any, steps: Any, class_weight: Any = None) -> None:
+        from ..data import INFINITE_CARDINALITY
+
+        super().__init__(method, source, steps, False, class_weight)
+        count = source._cardinality()
+        if count == INFINITE_CARDINALITY and self.steps is None:
+            described = "steps_per_epoch" if method == "fit" else "steps"
+            raise ValueError(
+                f"Model.{method}: the dataset repeats forever (its cardinality is infinite); "
+                f"give `{described}` to say how many batches make an epoch"
+            )
+        self.count = count if count >= 0 else None
+        self.passing: Iterator[Any] | None = None
+        self.seen = 0
+        if self.steps is None:
+            self.steps = self.count
+
+    def epoch(self, epoch: int) -> Iterator[Any]:
+        steps = self.steps or -1
+        if self.passing is None or steps < 0 or self.count is not None and self.steps is None:
+            self.passing, self.seen = iter(self.source), 0
+        produced = 0
+        while steps < 0 or produced < steps:
+            if self.count is not None and self.seen >= self.count:
+                self._ran_out()
+                break
+            try:
+                item = next(self.passing)
+            except StopIteration:
+                if steps >= 0:
+                    self._ran_out()
+                self.passing = None
+                return
+            self.seen += 1
+            produced += 1
+            yield self._batch(item)
+        if self.count is not None and self.seen >= self.count:
+            self.passing, self.seen = None, 0
+
+    def _ran_out(self) -> None:
+        if self.steps is not None and self.steps != self.count:
+            warnings.warn(
+                "Your input ran out of data; interrupting training. Make sure that your "
+                "dataset or generator can generate at least `steps_per_epoch * epochs` "
+                "batches. You may need to use the `.repeat()` function when building your "
+                "dataset.",
+                stacklevel=4,
+            )
+
+
 def data_batch_size(data: Batches) -> int | None:
     """The batch size of array batches (validation data uses it by default)."""
     return data.batch_size if isinstance(data, ArrayBatches) else None
@@ -321,5 +376,9 @@ def batches(
                 f"Model.{method}: do not give `batch_size` when `x` is a generator, an iterable "
                 "or a PyDataset (its batches have their own size)"
             )
+        from ..data import Dataset
+
+        if isinstance(x, Dataset):
+            return DatasetBatches(method, x, steps, class_weight)
         return SourceBatches(method, x, steps, shuffle, class_weight)
     return ArrayBatches(method, x, y, sample_weight, batch_size, shuffle, class_weight, steps)

@@ -1,5 +1,6 @@
 """`keras.utils`: batches from Python (`PyDataset`), labels as one-hot rows
-(`to_categorical`), padded sequences (`pad_sequences`), seeds, and the step data helpers.
+(`to_categorical`), padded sequences (`pad_sequences`), datasets cut from arrays
+(`timeseries_dataset_from_array`, `split_dataset`), seeds, and the step data helpers.
 
 >>> import numpy as np, rustape as rt
 >>> rt.keras.utils.to_categorical([0, 2], num_classes=3)
@@ -16,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ._data import pack_x_y_sample_weight, unpack_x_y_sample_weight
+from ._dataset_utils import split_dataset, timeseries_dataset_from_array
 
 __all__ = [
     "PyDataset",
@@ -23,6 +25,8 @@ __all__ = [
     "pack_x_y_sample_weight",
     "pad_sequences",
     "set_random_seed",
+    "split_dataset",
+    "timeseries_dataset_from_array",
     "to_categorical",
     "unpack_x_y_sample_weight",
 ]

@@ -24,6 +24,7 @@ from .convolutional import (
 )
 from .core import Dense, Dropout, Embedding, Lambda
 from .dot_attention import AdditiveAttention, Attention
+from .group_attention import GroupQueryAttention
 from .masking import Masking
 from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
 from .noise import (
@@ -99,6 +100,7 @@ __all__ = [
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
     "GroupNormalization",
+    "GroupQueryAttention",
     "Input",
     "InputLayer",
     "LSTMCell",

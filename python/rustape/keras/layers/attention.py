@@ -248,7 +248,83 @@ def _attention_equations(rank: int, axes: tuple[int, ...]) -> tuple[str, str, in
     return f"{source},{target}->{product}", f"{product},{source}->{target}", len(product)
 
 
-class MultiHeadAttention(Layer):
+class _Attention(Layer):
+    """What `MultiHeadAttention` and `GroupQueryAttention` share: building from all three
+    inputs' shapes, Keras's masks read off the inputs, and the masks combined into one."""
+
+    supports_masking = True
+
+    def build(  # Keras: the three inputs' shapes
+        self,
+        query_shape: tuple[Any, ...],
+        value_shape: tuple[Any, ...] | None = None,
+        key_shape: tuple[Any, ...] | None = None,
+    ) -> None:
+        raise NotImplementedError
+
+    def __call__(  # type: ignore[override]  # Keras: query and value, then the options
+        self, query: Any, value: Any, key: Any = None, **kwargs: Any
+    ) -> Any:
+        if not self.built and not _symbolic(query):
+            # Built from all three inputs' shapes (the base class would see the query's only).
+            def shape(x: Any) -> tuple[Any, ...]:
+                return tuple(_rt.convert_to_tensor(x).shape)
+
+            self.build(shape(query), shape(value), None if key is None else shape(key))
+        if _symbolic(query):
+            return super().__call__(query, value, key=key, **kwargs)
+        # Keras's masks: the query's, and the value's and key's unless given; taken off the
+        # inputs (the projections do not take masks) and put on the output.
+        query_mask = kwargs.pop("query_mask", None)
+        if query_mask is None:
+            query_mask = get_keras_mask(query)
+        if kwargs.get("value_mask") is None:
+            kwargs["value_mask"] = get_keras_mask(value)
+        if key is not None and kwargs.get("key_mask") is None:
+            kwargs["key_mask"] = get_keras_mask(key)
+        for x in (query, value, key):
+            set_keras_mask(x, None)
+        outputs = super().__call__(query, value, key=key, query_mask=query_mask, **kwargs)
+        first = outputs[0] if isinstance(outputs, tuple) else outputs
+        set_keras_mask(first, query_mask)
+        return outputs
+
+    def _attention_mask(
+        self,
+        query: Any,
+        value: Any,
+        query_mask: Any,
+        value_mask: Any,
+        key_mask: Any,
+        attention_mask: Any,
+        use_causal_mask: bool,
+    ) -> Any:
+        """The masks above combined by AND into one boolean mask `[B, T, S]` (or None)."""
+        combined = None
+
+        def both(a: Any, b: Any) -> Any:
+            return b if a is None else _rt.logical_and(a, b)
+
+        if query_mask is not None:
+            combined = both(combined, _rt.expand_dims(_rt.cast(query_mask, _rt.bool), -1))
+        for mask in (value_mask, key_mask):
+            if mask is not None:
+                combined = both(combined, _rt.expand_dims(_rt.cast(mask, _rt.bool), -2))
+        window = getattr(self, "sliding_window", None)
+        if use_causal_mask or window is not None:
+            t, s = int(query.shape[1]), int(value.shape[1])
+            rows = _rt.reshape(_rt.range(t), [1, t, 1])
+            cols = _rt.reshape(_rt.range(s), [1, 1, s])
+            if use_causal_mask:
+                combined = both(combined, _rt.greater_equal(rows, cols))
+            if window is not None:  # a band: keys within `window - 1` positions either side
+                combined = both(combined, _rt.less(_rt.abs(rows - cols), window))
+        if attention_mask is not None:
+            combined = both(combined, _rt.cast(attention_mask, _rt.bool))
+        return combined
+
+
+class MultiHeadAttention(_Attention):
     """Multi-head attention as in "Attention Is All You Need" (Keras's): `query`, `key` and
     `value` are projected to `num_heads` heads (`EinsumDense` sublayers `query`, `key`,
     `value`, kernels `[features, num_heads, key_dim]`), attended with scores
@@ -342,7 +418,7 @@ class MultiHeadAttention(Layer):
             **options,
         )
 
-    def build(  # type: ignore[override]  # Keras: the three inputs' shapes
+    def build(  # Keras: the three inputs' shapes
         self,
         query_shape: tuple[Any, ...],
         value_shape: tuple[Any, ...] | None = None,
@@ -397,63 +473,6 @@ class MultiHeadAttention(Layer):
         self.output_dense.build(tuple(query_shape[:-1]) + (self.num_heads, self.value_dim))
         self.built = True
 
-    def __call__(  # type: ignore[override]  # Keras: query and value, then the options
-        self, query: Any, value: Any, key: Any = None, **kwargs: Any
-    ) -> Any:
-        if not self.built and not _symbolic(query):
-            # Built from all three inputs' shapes (the base class would see the query's only).
-            def shape(x: Any) -> tuple[Any, ...]:
-                return tuple(_rt.convert_to_tensor(x).shape)
-
-            self.build(shape(query), shape(value), None if key is None else shape(key))
-        if _symbolic(query):
-            return super().__call__(query, value, key=key, **kwargs)
-        # Keras's masks: the query's, and the value's and key's unless given; taken off the
-        # inputs (the projections do not take masks) and put on the output.
-        query_mask = kwargs.pop("query_mask", None)
-        if query_mask is None:
-            query_mask = get_keras_mask(query)
-        if kwargs.get("value_mask") is None:
-            kwargs["value_mask"] = get_keras_mask(value)
-        if key is not None and kwargs.get("key_mask") is None:
-            kwargs["key_mask"] = get_keras_mask(key)
-        for x in (query, value, key):
-            set_keras_mask(x, None)
-        outputs = super().__call__(query, value, key=key, query_mask=query_mask, **kwargs)
-        first = outputs[0] if isinstance(outputs, tuple) else outputs
-        set_keras_mask(first, query_mask)
-        return outputs
-
-    def _attention_mask(
-        self,
-        query: Any,
-        value: Any,
-        query_mask: Any,
-        value_mask: Any,
-        key_mask: Any,
-        attention_mask: Any,
-        use_causal_mask: bool,
-    ) -> Any:
-        """The masks above combined by AND into one boolean mask `[B, T, S]` (or None)."""
-        combined = None
-
-        def both(a: Any, b: Any) -> Any:
-            return b if a is None else _rt.logical_and(a, b)
-
-        if query_mask is not None:
-            combined = both(combined, _rt.expand_dims(_rt.cast(query_mask, _rt.bool), -1))
-        for mask in (value_mask, key_mask):
-            if mask is not None:
-                combined = both(combined, _rt.expand_dims(_rt.cast(mask, _rt.bool), -2))
-        if use_causal_mask:
-            t, s = int(query.shape[1]), int(value.shape[1])
-            rows = _rt.reshape(_rt.range(t), [1, t, 1])
-            cols = _rt.reshape(_rt.range(s), [1, 1, s])
-            combined = both(combined, _rt.greater_equal(rows, cols))
-        if attention_mask is not None:
-            combined = both(combined, _rt.cast(attention_mask, _rt.bool))
-        return combined
-
     def call(  # type: ignore[override]  # Keras: call takes what it uses
         self,
         query: Any,
@@ -492,7 +511,7 @@ class MultiHeadAttention(Layer):
         out = self.output_dense(_rt.einsum(self._combine, final, v))
         return (out, weights) if return_attention_scores else out
 
-    def compute_output_shape(  # type: ignore[override]  # Keras: the three inputs' shapes
+    def compute_output_shape(  # Keras: the three inputs' shapes
         self, query_shape: tuple[Any, ...], value_shape: Any = None, key_shape: Any = None
     ) -> tuple[Any, ...]:
         """The query's shape with the last axis `output_shape` (the query's features)."""
