@@ -29,6 +29,15 @@ def test_elements_are_tensors_and_numpy_iterator_gives_arrays() -> None:
     assert isinstance(scalar, np.int64)
 
 
+def test_with_options_returns_a_new_dataset() -> None:
+    base = D.range(3)
+    options = rt.data.Options()
+    options.deterministic = False
+    tuned = base.with_options(options)
+    assert tuned.options().deterministic is False and base.options().deterministic is None
+    assert _ints(tuned) == [0, 1, 2]
+
+
 def test_every_pass_is_new() -> None:
     calls = []
     ds = D.range(3).map(lambda x: calls.append(1) or x * 2)

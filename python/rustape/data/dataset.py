@@ -660,7 +660,7 @@ class Dataset:
         return Unique(self)
 
     def with_options(self, options: Any, name: str | None = None) -> Dataset:
-        """The same dataset with `options` (an `rt.data.Options`) attached.
+        """This dataset with `options` (an `rt.data.Options`) merged into its own.
 
         >>> import rustape as rt
         >>> options = rt.data.Options()
@@ -674,8 +674,12 @@ class Dataset:
             raise TypeError(
                 f"rt.data.Dataset.with_options: takes an rt.data.Options, got {options!r}"
             )
-        self._attached_options = options
-        return self
+        import copy
+
+        # A new dataset (this one keeps its options), as TensorFlow's is.
+        other = copy.copy(self)
+        other._attached_options = self.options().merge(options)
+        return other
 
     def options(self) -> Any:
         """The `rt.data.Options` attached with `with_options` (defaults otherwise).
