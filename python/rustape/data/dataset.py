@@ -8,6 +8,7 @@ a Python function computes (`map`, `filter`, generators) runs once per element.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -674,11 +675,8 @@ class Dataset:
             raise TypeError(
                 f"rt.data.Dataset.with_options: takes an rt.data.Options, got {options!r}"
             )
-        import copy
-
-        # A new dataset (this one keeps its options), as TensorFlow's is.
-        other = copy.copy(self)
-        other._attached_options = self.options().merge(options)
+        other = copy.copy(self)  # a new dataset: this one keeps its options, as in TensorFlow
+        vars(other)["_attached_options"] = self.options().merge(options)
         return other
 
     def options(self) -> Any:
