@@ -98,8 +98,15 @@ def test_rnn_gradients_have_the_same_bits_on_one_and_two_threads(
     one = run(1, dtype, os.path.join(str(tmp_path), "one.npz"))
     two = run(2, dtype, os.path.join(str(tmp_path), "two.npz"))
     assert len(one) == len(two) == 3 * 7 + 5
-    assert [a.shape for a in one[:7]] == [(), (24, 48), (48, 48), (48,), (48, 1), (48, 48),
-                                          (32, 48)]
+    assert [a.shape for a in one[:7]] == [
+        (),
+        (24, 48),
+        (48, 48),
+        (48,),
+        (48, 1),
+        (48, 48),
+        (32, 48),
+    ]
     for k, (a, b) in enumerate(zip(one, two)):
         assert a.dtype == np.dtype(dtype)
         assert np.all(np.isfinite(a)), f"array {k}"
