@@ -36,6 +36,7 @@ from . import (
     nn,
     random,
     saved_model,
+    summary,
     test,
     utils,
 )
@@ -94,6 +95,7 @@ __all__ = [
     "recompute_grad",
     "saved_model",
     "scan",
+    "summary",
     "switch_case",
     "test",
     "utils",

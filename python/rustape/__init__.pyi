@@ -15,6 +15,7 @@ from . import nest as nest
 from . import nn as nn
 from . import random as random
 from . import saved_model as saved_model
+from . import summary as summary
 from . import test as test
 from . import utils as utils
 from ._compat import device as device
@@ -328,6 +329,7 @@ __all__ = [
     "stack",
     "stop_gradient",
     "subtract",
+    "summary",
     "switch_case",
     "tan",
     "tanh",

@@ -18,6 +18,16 @@ from ._typing import DTypeLike, TensorLike
 _INT_MAX = {"int32": 2**31 - 1, "int64": 2**63 - 1, "int16": 2**15 - 1, "int8": 2**7 - 1}
 
 
+def _int_max(dtype: Any, op: str) -> int:
+    """The largest value of an integer image dtype; a TypeError for other dtypes."""
+    top = _INT_MAX.get(dtype.name)
+    if top is None:
+        raise TypeError(
+            f"image.{op}: expected a float or signed integer image dtype, got {dtype.name}"
+        )
+    return top
+
+
 def _image(image: TensorLike, op: str) -> Tensor:
     x = rt.convert_to_tensor(image)
     if x.ndim not in (3, 4):
@@ -194,6 +204,11 @@ def resize_with_pad(
     th, tw = int(target_height), int(target_width)
     if th <= 0 or tw <= 0:
         raise ValueError(f"image.resize_with_pad: target size must be positive, got ({th}, {tw})")
+    if h == 0 or w == 0:
+        raise ValueError(
+            f"image.resize_with_pad: images must have a positive height and width, got shape "
+            f"{list(x.shape)} ({x.dtype.name})"
+        )
     ratio = max(w / np.float32(tw), h / np.float32(th))
     new_h, new_w = h / ratio, w / ratio
     pad_h = max(0, math.floor((np.float32(th) - new_h) / np.float32(2)))
@@ -252,7 +267,7 @@ def per_image_standardization(image: TensorLike) -> Tensor:
     n = int(np.prod(x.shape[-3:]))
     mean = rt.reduce_mean(flt, axis=axes, keepdims=True)
     var = rt.reduce_mean(rt.square(flt - mean), axis=axes, keepdims=True)
-    floor = rt.cast(1.0 / math.sqrt(n), flt.dtype)
+    floor = rt.cast(1.0 / math.sqrt(n) if n else math.inf, flt.dtype)
     return (flt - mean) / rt.maximum(rt.sqrt(var), floor)
 
 
@@ -302,17 +317,19 @@ def convert_image_dtype(image: TensorLike, dtype: DTypeLike, saturate: bool = Fa
     """
     x = rt.convert_to_tensor(image)
     target = rt.as_dtype(dtype)
+    src_float, dst_float = x.dtype.is_floating, target.is_floating
+    if not src_float:
+        _int_max(x.dtype, "convert_image_dtype")
+    if not dst_float:
+        _int_max(target, "convert_image_dtype")
     if target == x.dtype:
         return x
-    src_float, dst_float = x.dtype.is_floating, target.is_floating
     if src_float and dst_float:
         return rt.cast(x, target)
     if not src_float and dst_float:
         return rt.cast(x, target) * rt.cast(1.0 / _INT_MAX[x.dtype.name], target)
     if src_float and not dst_float:
-        top = _INT_MAX.get(target.name)
-        if top is None:
-            raise TypeError(f"image.convert_image_dtype: cannot convert to {target.name}")
+        top = _int_max(target, "convert_image_dtype")
         scaled = x * rt.cast(top + 0.5, x.dtype)
         if saturate:  # TensorFlow's saturate_cast: clip to the floats inside the int range
             np_dtype = np.float32 if x.dtype == rt.float32 else np.float64

@@ -548,6 +548,10 @@ class MetricState:
         label_weights: TensorLike | None = None,
         from_logits: builtins.bool = False,
     ) -> MetricState: ...
+    @staticmethod
+    def at_operating_point(
+        kind: str, target: float, num_thresholds: int = 200, class_id: int | None = None
+    ) -> MetricState: ...
     def update(
         self, /, a: TensorLike, b: TensorLike | None = None, sample_weight: TensorLike | None = None
     ) -> None: ...

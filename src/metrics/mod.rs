@@ -7,6 +7,8 @@
 //!   functions ([`accuracy`], [`binary_accuracy`], ...).
 //! - [`Auc`]: confusion counts at thresholds and the area under the ROC or PR curve, for one
 //!   label or many (`multi_label`, `label_weights`).
+//! - [`AtOperatingPoint`]: the best precision, recall, sensitivity or specificity where the
+//!   other rate of its pair reaches a target ([`OperatingPoint`]).
 //!
 //! Metrics are not differentiable: nothing here records on a tape.
 //!
@@ -25,6 +27,7 @@
 //! ```
 mod accuracy;
 mod auc;
+mod operating_point;
 mod reduction;
 
 pub use accuracy::{
@@ -32,6 +35,7 @@ pub use accuracy::{
     sparse_categorical_accuracy, top_k_categorical_accuracy, Matcher, MeanMetric,
 };
 pub use auc::{Auc, AucOptions, Curve, SummationMethod};
+pub use operating_point::{AtOperatingPoint, OperatingPoint};
 pub use reduction::{Mean, Sum};
 
 use crate::dtype::DType;

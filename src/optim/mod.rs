@@ -20,6 +20,8 @@
 //! let moved = w.peek().to_f64_vec();
 //! assert!((moved[0] - 0.9).abs() < 1e-5 && (moved[1] + 1.9).abs() < 1e-5);
 //! ```
+mod ftrl;
+mod layerwise;
 mod rules;
 mod schedule;
 mod update;
@@ -28,6 +30,8 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+pub use ftrl::Ftrl;
+pub use layerwise::{Adafactor, Lamb};
 pub use rules::{Adadelta, Adagrad, Adam, AdamW, Adamax, Algorithm, Lion, Nadam, RmsProp, Sgd};
 pub use schedule::{
     CosineDecay, ExponentialDecay, InverseTimeDecay, PiecewiseConstantDecay, PolynomialDecay,
@@ -279,7 +283,6 @@ impl Optimizer {
             return Ok(());
         }
         let kinds: Vec<&str> = self.algorithm.slot_groups().concat();
-        let init = self.algorithm.slot_initial_value();
         let prefix = self.algorithm.name();
         let mut slots = Vec::with_capacity(vars.len());
         for (i, v) in vars.iter().enumerate() {
@@ -299,13 +302,7 @@ impl Optimizer {
             slots.push(
                 kinds
                     .iter()
-                    .map(|k| {
-                        Variable::new(
-                            Tensor::full(value.shape(), value.dtype(), init),
-                            false,
-                            Some(&format!("{prefix}/{base}_{k}")),
-                        )
-                    })
+                    .map(|k| self.make_slot(k, &value, &base))
                     .collect(),
             );
         }
@@ -321,6 +318,29 @@ impl Optimizer {
         self.slots = slots;
         self.built = true;
         Ok(())
+    }
+
+    /// Slot `kind` of a variable holding `value` named `base`, as Keras makes it.
+    fn make_slot(&self, kind: &str, value: &Tensor, base: &str) -> Variable {
+        let prefix = self.algorithm.name();
+        // Keras's `initializers.Constant` goes through `ops.cast`: float32 first.
+        let init = self.algorithm.slot_initial_value(kind) as f32 as f64;
+        if matches!(self.algorithm, Algorithm::Adafactor(_)) && matches!(kind, "r" | "c") {
+            // Keras names `r` and `c` after the variable; below rank 2 they are int32 scalar
+            // placeholders outside the optimizer's name scope.
+            let (shape, dtype) = layerwise::adafactor_slot(kind, value.shape(), value.dtype());
+            let name = if value.ndim() < 2 {
+                base.to_string()
+            } else {
+                format!("{prefix}/{base}")
+            };
+            return Variable::new(Tensor::full(&shape, dtype, init), false, Some(&name));
+        }
+        Variable::new(
+            Tensor::full(value.shape(), value.dtype(), init),
+            false,
+            Some(&format!("{prefix}/{base}_{kind}")),
+        )
     }
 
     /// Every variable the optimizer owns, in Keras's order: `iterations`, the learning rate (when
@@ -555,6 +575,14 @@ impl Optimizer {
             .values::<T>()
             .ok_or_else(|| Error::dtype("Optimizer.apply_gradients", "gradient dtype changed"))?
             .as_slice();
+        let layerwise = match &self.algorithm {
+            Algorithm::Lamb(l) => Some(layerwise::Layerwise::lamb(l, rate, step)),
+            Algorithm::Adafactor(a) => Some(layerwise::Layerwise::adafactor(a, rate, step)),
+            _ => None,
+        };
+        if let Some(rule) = layerwise {
+            return layerwise::update(&rule, var, &self.slots[i], g, &prep, decay);
+        }
         let mut guards = Vec::with_capacity(1 + self.slots[i].len());
         guards.push(var.write_value());
         guards.extend(self.slots[i].iter().map(Variable::write_value));

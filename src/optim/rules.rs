@@ -8,6 +8,8 @@
 //! (`1 - beta_1` in Nadam and Lion). [`py`] marks the first kind; plain arithmetic on `T` the
 //! second. A hyperparameter Keras passes through `ops.cast` is converted to a float32 tensor
 //! first ([`cast`]): it differs from [`py`] only for float64 variables.
+use super::ftrl::{Ftrl, FtrlStep};
+use super::layerwise::{Adafactor, Lamb};
 use crate::dtype::Float;
 use crate::error::{Error, Result};
 
@@ -224,6 +226,12 @@ pub enum Algorithm {
     Adamax(Adamax),
     /// [`Lion`].
     Lion(Lion),
+    /// [`Ftrl`].
+    Ftrl(Ftrl),
+    /// [`Lamb`].
+    Lamb(Lamb),
+    /// [`Adafactor`].
+    Adafactor(Adafactor),
 }
 
 macro_rules! from_rule {
@@ -235,7 +243,9 @@ macro_rules! from_rule {
         }
     )*};
 }
-from_rule!(Sgd, Adam, AdamW, RmsProp, Adagrad, Adadelta, Nadam, Adamax, Lion);
+from_rule!(
+    Sgd, Adam, AdamW, RmsProp, Adagrad, Adadelta, Nadam, Adamax, Lion, Ftrl, Lamb, Adafactor
+);
 
 /// ValueError unless `value` is finite as float32 (the precision of every update): Keras takes
 /// NaN and infinities and trains to NaN; rustape refuses them where they are given.
@@ -277,6 +287,9 @@ impl Algorithm {
             Algorithm::Nadam(_) => "Nadam",
             Algorithm::Adamax(_) => "Adamax",
             Algorithm::Lion(_) => "Lion",
+            Algorithm::Ftrl(_) => "Ftrl",
+            Algorithm::Lamb(_) => "Lamb",
+            Algorithm::Adafactor(_) => "Adafactor",
         }
     }
 
@@ -318,6 +331,9 @@ impl Algorithm {
                 ("epsilon", a.epsilon),
             ],
             Algorithm::Lion(l) => vec![("beta_1", l.beta_1), ("beta_2", l.beta_2)],
+            Algorithm::Ftrl(f) => f.hyperparameters(),
+            Algorithm::Lamb(l) => l.hyperparameters(),
+            Algorithm::Adafactor(a) => a.hyperparameters(),
         }
     }
 
@@ -333,6 +349,9 @@ impl Algorithm {
             Algorithm::Nadam(_) => "nadam",
             Algorithm::Adamax(_) => "adamax",
             Algorithm::Lion(_) => "lion",
+            Algorithm::Ftrl(_) => "ftrl",
+            Algorithm::Lamb(_) => "lamb",
+            Algorithm::Adafactor(_) => "adafactor",
         }
     }
 
@@ -365,6 +384,8 @@ impl Algorithm {
                 }
                 Ok(())
             }
+            Algorithm::Ftrl(f) => f.validate(),
+            Algorithm::Adafactor(a) => a.validate(),
             _ => Ok(()),
         }
     }
@@ -398,16 +419,19 @@ impl Algorithm {
             }
             Algorithm::Adagrad(_) => vec![&["accumulator"]],
             Algorithm::Adadelta(_) => vec![&["accumulated_grad", "accumulated_delta_var"]],
-            Algorithm::Nadam(_) => vec![&["momentum", "velocity"]],
+            Algorithm::Nadam(_) | Algorithm::Lamb(_) => vec![&["momentum", "velocity"]],
             Algorithm::Adamax(_) => vec![&["momentum", "norm"]],
             Algorithm::Lion(_) => vec![&["momentum"]],
+            Algorithm::Ftrl(_) => vec![&["accumulator", "linear"]],
+            Algorithm::Adafactor(_) => vec![&["r", "c", "velocity"]],
         }
     }
 
-    /// The starting value of every slot.
-    pub fn slot_initial_value(&self) -> f64 {
+    /// The starting value of slot `slot`.
+    pub fn slot_initial_value(&self, slot: &str) -> f64 {
         match self {
             Algorithm::Adagrad(a) => a.initial_accumulator_value,
+            Algorithm::Ftrl(f) if slot == "accumulator" => f.initial_accumulator_value,
             _ => 0.0,
         }
     }
@@ -502,6 +526,9 @@ impl Algorithm {
                     keep_2: T::one() - beta_2,
                 }
             }
+            Algorithm::Ftrl(f) => Prepared::Ftrl(f.prepare(lr)),
+            // Updated whole by `layerwise::update`, never element by element.
+            Algorithm::Lamb(_) | Algorithm::Adafactor(_) => Prepared::Layerwise,
         }
     }
 }
@@ -564,6 +591,9 @@ pub(crate) enum Prepared<T> {
         beta_2: T,
         keep_2: T,
     },
+    Ftrl(FtrlStep<T>),
+    /// A rule of `layerwise` (no per-element update).
+    Layerwise,
 }
 
 /// TensorFlow's `sign`: -1, 0 or 1 (NaN stays NaN).
@@ -763,6 +793,13 @@ impl<T: Float> Prepared<T> {
                     m[i] = m[i] * beta_2 + g[i] * keep_2;
                 }
             }
+            Prepared::Ftrl(step) => {
+                let [acc, lin] = s else {
+                    unreachable!("Ftrl has two slots")
+                };
+                step.run(w, g, acc, lin);
+            }
+            Prepared::Layerwise => {}
         }
     }
 }

@@ -31,7 +31,8 @@ pub(crate) enum Prep<T> {
 }
 
 impl<T: Float> Prep<T> {
-    fn apply(&self, g: &[T], out: &mut [T]) {
+    /// Writes the prepared `g` into `out` (at least as long).
+    pub(crate) fn apply(&self, g: &[T], out: &mut [T]) {
         let out = &mut out[..g.len()];
         match *self {
             Prep::Plain => out.copy_from_slice(g),

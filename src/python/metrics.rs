@@ -8,7 +8,10 @@ use super::bindings::bindings;
 use super::convert::to_tensor;
 use super::error::{count_arg, guard, number_arg, value_error};
 use super::tensor::PyTensor;
-use crate::metrics::{Auc, AucOptions, Curve, Matcher, Mean, MeanMetric, Sum, SummationMethod};
+use crate::metrics::{
+    AtOperatingPoint, Auc, AucOptions, Curve, Matcher, Mean, MeanMetric, OperatingPoint, Sum,
+    SummationMethod,
+};
 use crate::tensor::Tensor;
 
 /// The accumulated state of one metric.
@@ -17,6 +20,7 @@ enum State {
     Sum(Sum),
     Matcher(MeanMetric),
     Auc(Auc),
+    AtPoint(AtOperatingPoint),
 }
 
 /// A matcher from its Keras name (`"accuracy"`, `"binary_accuracy"`, ...).
@@ -153,6 +157,36 @@ impl PyMetricState {
         })
     }
 
+    /// Confusion counts at `num_thresholds` thresholds and the best rate where its pair
+    /// reaches `target` (`kind` is Keras's class name, `PrecisionAtRecall`, ...).
+    #[staticmethod]
+    #[pyo3(signature = (kind, target, num_thresholds = 200, class_id = None))]
+    fn at_operating_point(
+        kind: &str,
+        target: f64,
+        num_thresholds: i64,
+        class_id: Option<usize>,
+    ) -> PyResult<PyMetricState> {
+        guard(|| {
+            let kind = match kind {
+                "PrecisionAtRecall" => OperatingPoint::PrecisionAtRecall,
+                "RecallAtPrecision" => OperatingPoint::RecallAtPrecision,
+                "SensitivityAtSpecificity" => OperatingPoint::SensitivityAtSpecificity,
+                "SpecificityAtSensitivity" => OperatingPoint::SpecificityAtSensitivity,
+                other => {
+                    return Err(value_error(
+                        "MetricState",
+                        format!("unknown metric {other:?}"),
+                    ))
+                }
+            };
+            let n = usize::try_from(num_thresholds).unwrap_or(0);
+            Ok(PyMetricState::of(State::AtPoint(AtOperatingPoint::new(
+                kind, target, n, class_id,
+            )?)))
+        })
+    }
+
     /// Accumulates one batch: `update(values, None, sample_weight)` for a mean or sum,
     /// `update(y_true, y_pred, sample_weight)` for the others.
     #[pyo3(signature = (a, b = None, sample_weight = None))]
@@ -184,6 +218,10 @@ impl PyMetricState {
                     let (truth, pred) = pair(a, b)?;
                     py.detach(|| m.update_state(&truth, &pred, weight.as_ref()))?
                 }
+                (State::AtPoint(m), Some(b)) => {
+                    let (truth, pred) = pair(a, b)?;
+                    py.detach(|| m.update_state(&truth, &pred, weight.as_ref()))?
+                }
                 (State::Mean(_) | State::Sum(_), Some(_)) => {
                     return Err(value_error("Metric.update_state", "takes values only"))
                 }
@@ -205,6 +243,7 @@ impl PyMetricState {
             State::Sum(s) => s.result(),
             State::Matcher(m) => m.result(),
             State::Auc(a) => a.result(),
+            State::AtPoint(m) => m.result(),
         }
     }
 
@@ -215,6 +254,7 @@ impl PyMetricState {
             State::Sum(s) => s.reset_state(),
             State::Matcher(m) => m.reset_state(),
             State::Auc(a) => a.reset_state(),
+            State::AtPoint(m) => m.reset_state(),
         }
     }
 
@@ -235,14 +275,25 @@ impl PyMetricState {
                     ("true_negatives", PyTensor::new(a.true_negatives()?)),
                     ("false_negatives", PyTensor::new(a.false_negatives()?)),
                 ],
+                State::AtPoint(m) => {
+                    let [tp, fp, tn, fn_] = m.counts()?;
+                    vec![
+                        ("true_positives", PyTensor::new(tp)),
+                        ("false_positives", PyTensor::new(fp)),
+                        ("true_negatives", PyTensor::new(tn)),
+                        ("false_negatives", PyTensor::new(fn_)),
+                    ]
+                }
             })
         })
     }
 
-    /// An AUC's thresholds (the outer two just outside [0, 1]); empty for other metrics.
+    /// An AUC's thresholds (the outer two just outside [0, 1]) or a rate-at-rate metric's;
+    /// empty for other metrics.
     fn thresholds(&self) -> Vec<f64> {
         match &*self.state() {
             State::Auc(a) => a.thresholds().to_vec(),
+            State::AtPoint(m) => m.thresholds().to_vec(),
             _ => Vec::new(),
         }
     }

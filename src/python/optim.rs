@@ -10,9 +10,9 @@ use super::convert::to_tensor;
 use super::error::{guard, type_error, value_error};
 use super::tensor::{wrap_variable, PyVariable};
 use crate::optim::{
-    Adadelta, Adagrad, Adam, AdamW, Adamax, Algorithm, CosineDecay, ExponentialDecay,
-    InverseTimeDecay, LearningRate, Lion, Nadam, Optimizer, Options, PiecewiseConstantDecay,
-    PolynomialDecay, RmsProp, Schedule, Sgd,
+    Adadelta, Adafactor, Adagrad, Adam, AdamW, Adamax, Algorithm, CosineDecay, ExponentialDecay,
+    Ftrl, InverseTimeDecay, Lamb, LearningRate, Lion, Nadam, Optimizer, Options,
+    PiecewiseConstantDecay, PolynomialDecay, RmsProp, Schedule, Sgd,
 };
 use crate::variable::Variable;
 
@@ -193,6 +193,51 @@ fn algorithm(name: &str, h: &Bound<'_, PyDict>) -> PyResult<Algorithm> {
             Algorithm::Lion(Lion {
                 beta_1: hyper(h, "beta_1", d.beta_1)?,
                 beta_2: hyper(h, "beta_2", d.beta_2)?,
+            })
+        }
+        "Ftrl" => {
+            let d = Ftrl::default();
+            Algorithm::Ftrl(Ftrl {
+                learning_rate_power: hyper(h, "learning_rate_power", d.learning_rate_power)?,
+                initial_accumulator_value: hyper(
+                    h,
+                    "initial_accumulator_value",
+                    d.initial_accumulator_value,
+                )?,
+                l1_regularization_strength: hyper(
+                    h,
+                    "l1_regularization_strength",
+                    d.l1_regularization_strength,
+                )?,
+                l2_regularization_strength: hyper(
+                    h,
+                    "l2_regularization_strength",
+                    d.l2_regularization_strength,
+                )?,
+                l2_shrinkage_regularization_strength: hyper(
+                    h,
+                    "l2_shrinkage_regularization_strength",
+                    d.l2_shrinkage_regularization_strength,
+                )?,
+                beta: hyper(h, "beta", d.beta)?,
+            })
+        }
+        "Lamb" => {
+            let d = Lamb::default();
+            Algorithm::Lamb(Lamb {
+                beta_1: hyper(h, "beta_1", d.beta_1)?,
+                beta_2: hyper(h, "beta_2", d.beta_2)?,
+                epsilon: hyper(h, "epsilon", d.epsilon)?,
+            })
+        }
+        "Adafactor" => {
+            let d = Adafactor::default();
+            Algorithm::Adafactor(Adafactor {
+                beta_2_decay: hyper(h, "beta_2_decay", d.beta_2_decay)?,
+                epsilon_1: hyper(h, "epsilon_1", d.epsilon_1)?,
+                epsilon_2: hyper(h, "epsilon_2", d.epsilon_2)?,
+                clip_threshold: hyper(h, "clip_threshold", d.clip_threshold)?,
+                relative_step: hyper(h, "relative_step", d.relative_step)?,
             })
         }
         other => {

@@ -28,6 +28,7 @@ PYTHON_TOP_LEVEL = {
     "nest",
     "test",
     "saved_model",
+    "summary",
     "contrib",
     "config",
     "experimental",

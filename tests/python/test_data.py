@@ -29,6 +29,15 @@ def test_elements_are_tensors_and_numpy_iterator_gives_arrays() -> None:
     assert isinstance(scalar, np.int64)
 
 
+def test_with_options_returns_a_new_dataset() -> None:
+    base = D.range(3)
+    options = rt.data.Options()
+    options.deterministic = False
+    tuned = base.with_options(options)
+    assert tuned.options().deterministic is False and base.options().deterministic is None
+    assert _ints(tuned) == [0, 1, 2]
+
+
 def test_every_pass_is_new() -> None:
     calls = []
     ds = D.range(3).map(lambda x: calls.append(1) or x * 2)
@@ -214,6 +223,12 @@ def test_fit_reads_datasets_like_keras() -> None:
         ),
         (lambda: D.from_generator(5), TypeError, "callable"),
         (lambda: D.sample_from_datasets([D.range(2)], weights=[-1.0]), ValueError, "weights"),
+        (
+            lambda: D.range(3).group_by_window(lambda x: x, lambda k, w: w),
+            ValueError,
+            "exactly one",
+        ),
+        (lambda: D.range(3).bucket_by_sequence_length(lambda x: 1, [2], [1]), ValueError, "len"),
     ],
 )
 def test_bad_arguments_raise_at_once(make: Any, error: type, match: str) -> None:
@@ -249,6 +264,12 @@ def test_bad_arguments_raise_at_once(make: Any, error: type, match: str) -> None
             "state",
         ),
         (lambda: D.from_tensor_slices([0.5, 1.5]).unique(), TypeError, "integer"),
+        (
+            lambda: D.range(3).group_by_window(lambda x: rt.cast(x, rt.int32), lambda k, w: w, 2),
+            ValueError,
+            "int64",
+        ),
+        (lambda: D.range(3).group_by_window(lambda x: x, lambda k, w: 3, 1), TypeError, "Dataset"),
     ],
 )
 def test_bad_elements_raise_while_iterating(make: Any, error: type, match: str) -> None:

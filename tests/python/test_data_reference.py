@@ -24,6 +24,11 @@ with open(os.path.join(HERE, "..", "reference", "data.json")) as f:
 #: Cases whose element spec TensorFlow derives by tracing a function, where a dimension that
 #: varies from element to element reads None; rustape reads the spec off the first element.
 SPEC_FROM_FIRST_ELEMENT = {
+    "bucket_by_length",
+    "bucket_drop_no_padding",
+    "bucket_to_boundary",
+    "group_by_window",
+    "group_by_window_sizes",
     "padded",
     "padded_drop",
     "padded_tuple",

@@ -152,7 +152,7 @@ def test_every_layer_config_round_trips() -> None:
         "Embedding": (5, 2), "LSTM": (2,), "GRU": (2,), "SimpleRNN": (2,), "LSTMCell": (2,),
         "GRUCell": (2,), "SimpleRNNCell": (2,), "Reshape": ((2,),), "Permute": ((1,),),
         "RepeatVector": (2,), "Activation": ("relu",), "Lambda": (rt.nn.relu,),
-        "MultiHeadAttention": (2, 2), "GroupQueryAttention": (2, 4, 2),
+        "MultiHeadAttention": (2, 2), "GroupQueryAttention": (2, 4, 2), "CategoryEncoding": (3,),
         "EinsumDense": ("ab,bc->ac", (3,)),
         "GaussianNoise": (0.1,), "GaussianDropout": (0.1,), "SpatialDropout1D": (0.1,),
         "SpatialDropout2D": (0.1,), "SpatialDropout3D": (0.1,), "AlphaDropout": (0.1,),

@@ -182,6 +182,42 @@ CASES: dict[str, Any] = {
     "concat_unknown": lambda m: m.data.Dataset.range(3).concatenate(
         m.data.Dataset.range(3).filter(lambda x: x > 0)
     ),
+    "group_by_window": lambda m: m.data.Dataset.range(11).group_by_window(
+        lambda x: x % 3, lambda key, w: w.batch(2).map(lambda b: (b, b * 0 + key)), window_size=3
+    ),
+    "group_by_window_sizes": lambda m: m.data.Dataset.range(12).group_by_window(
+        lambda x: m.cast(x > 4, m.int64),
+        lambda key, w: w.batch(5),
+        window_size_func=lambda key: key + 2,
+    ),
+    "bucket_by_length": lambda m: (
+        _ragged(m)
+        .concatenate(_ragged(m))
+        .map(lambda x: (x, m.shape(x)[0]))
+        .bucket_by_sequence_length(lambda x, n: n, [2, 4], [2, 3, 2])
+    ),
+    "bucket_to_boundary": lambda m: (
+        m.data.Dataset.range(1, 7)
+        .map(lambda n: m.fill([n], n))
+        .bucket_by_sequence_length(
+            lambda x: m.shape(x)[0],
+            [3, 8],
+            [2, 2, 2],
+            pad_to_bucket_boundary=True,
+            padding_values=m.constant(-1, m.int64),
+        )
+    ),
+    "bucket_drop_no_padding": lambda m: (
+        m.data.Dataset.range(10)
+        .map(lambda n: m.fill([2], n))
+        .bucket_by_sequence_length(
+            lambda x: m.cast(x[0] % 3, m.int32),
+            [1, 2],
+            [2, 2, 2],
+            no_padding=True,
+            drop_remainder=True,
+        )
+    ),
     "window_cardinality": lambda m: (
         m.data.Dataset.range(10)
         .window(3, shift=2, stride=2, drop_remainder=True)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -552,110 +551,6 @@ class Scan(_Unary):
         return Dataset._spec(self)
 
 
-class Interleave(_Unary):
-    """Elements of the datasets `fn` makes from the parent's, `cycle_length` at a time, taking
-    `block_length` from each in turn; a dataset that runs out is replaced by the next one
-    (which gets its first turn on the next round)."""
-
-    def __init__(
-        self, op: str, parent: Dataset, fn: Callable[..., Any], cycle: int, block: int
-    ) -> None:
-        super().__init__(parent)
-        self._op, self._fn, self._cycle, self._block = op, fn, cycle, block
-
-    def _open(self, inputs: Iterator[Any]) -> Iterator[Any] | None:
-        for element in inputs:
-            made = E.call(self._fn, element)
-            if not isinstance(made, Dataset):
-                raise TypeError(
-                    f"rt.data.Dataset.{self._op}: the function must return a Dataset, it "
-                    f"returned {type(made).__name__}"
-                )
-            return made._elements()
-        return None
-
-    def _elements(self) -> Iterator[Any]:
-        inputs = self._parent._elements()
-        slots: list[Iterator[Any] | None] = []
-        while len(slots) < self._cycle:
-            opened = self._open(inputs)
-            if opened is None:
-                break
-            slots.append(opened)
-        slot = 0
-        while any(s is not None for s in slots):
-            current = slots[slot]
-            if current is not None:
-                for _ in range(self._block):
-                    try:
-                        yield next(current)
-                    except StopIteration:
-                        slots[slot] = self._open(inputs)
-                        break
-            slot = (slot + 1) % len(slots)
-
-    def _cardinality(self) -> int:
-        count = self._parent._cardinality()
-        return 0 if count == 0 else UNKNOWN
-
-    def _spec(self) -> Any:
-        return Dataset._spec(self)
-
-
-class Window(_Unary):
-    def __init__(
-        self, parent: Dataset, size: int, shift: int, stride: int, drop_remainder: bool
-    ) -> None:
-        super().__init__(parent)
-        self._size, self._shift, self._stride = size, shift, stride
-        self._drop = drop_remainder
-
-    def _elements(self) -> Iterator[Any]:
-        items = self._parent._elements()
-        buffer: deque[Any] = deque()  # items from index `base` on
-        base, start, done = 0, 0, False
-        while True:
-            last = start + (self._size - 1) * self._stride
-            while not done and base + len(buffer) <= last:
-                try:
-                    buffer.append(next(items))
-                except StopIteration:
-                    done = True
-            picks = [i for i in range(start, last + 1, self._stride) if i < base + len(buffer)]
-            if not picks or (self._drop and len(picks) < self._size):
-                return
-            window = [buffer[i - base] for i in picks]
-            yield E.pack_like(
-                window[0],
-                [
-                    Slices(np.stack(column), len(column))
-                    for column in zip(*(E.flatten(w) for w in window))
-                ],
-            )
-            start += self._shift
-            while buffer and base < start:
-                buffer.popleft()
-                base += 1
-            while not done and base < start:  # a shift longer than the window
-                try:
-                    next(items)
-                    base += 1
-                except StopIteration:
-                    done = True
-
-    def _cardinality(self) -> int:
-        count = self._parent._cardinality()
-        if count < 0:
-            return count
-        if not self._drop:
-            return -(-count // self._shift)
-        span = (self._size - 1) * self._stride + 1
-        return 0 if count < span else (count - span) // self._shift + 1
-
-    def _spec(self) -> Any:
-        return Dataset._spec(self)
-
-
 class Cache(_Unary):
     """The parent's elements, kept after the first complete pass (in memory, or in a file
     when `filename` is given: NumPy arrays, read back without pickle)."""
@@ -775,3 +670,44 @@ class Choose(Dataset):
 
     def _spec(self) -> Any:
         return self._datasets[0].element_spec
+
+
+def sampled(datasets: list[Dataset], weights: Any, seed: Any, stop_on_empty: bool) -> Dataset:
+    """`Dataset.sample_from_datasets`: random draws of the datasets by `weights`."""
+    if not datasets:
+        raise ValueError("rt.data.Dataset.sample_from_datasets: needs at least one dataset")
+    n = len(datasets)
+    p = np.full(n, 1.0 / n) if weights is None else np.asarray(weights, np.float64)
+    if p.shape != (n,) or not np.all(np.isfinite(p)) or np.any(p < 0) or p.sum() <= 0:
+        raise ValueError(
+            f"rt.data.Dataset.sample_from_datasets: `weights` must be {n} non-negative "
+            f"numbers with a positive sum, got {weights!r}"
+        )
+    p = p / p.sum()
+    seeds = _seeds(seed)
+    passes = [0]
+
+    def draws() -> Iterator[int]:
+        rng = np.random.default_rng([*seeds, passes[0]])
+        passes[0] += 1
+        while True:
+            yield from rng.choice(n, size=256, p=p).tolist()
+
+    return Choose(list(datasets), draws, stop_on_empty)
+
+
+def chosen(datasets: list[Dataset], choice_dataset: Dataset, stop_on_empty: bool) -> Dataset:
+    """`Dataset.choose_from_datasets`: the datasets in the order the choices name them."""
+    if not datasets:
+        raise ValueError("rt.data.Dataset.choose_from_datasets: needs at least one dataset")
+
+    def choices() -> Iterator[int]:
+        for choice in choice_dataset._elements():
+            if not isinstance(choice, np.ndarray) or choice.ndim != 0 or choice.dtype.kind != "i":
+                raise TypeError(
+                    "rt.data.Dataset.choose_from_datasets: `choice_dataset` must hold "
+                    f"integer scalars, got {E.describe(choice)}"
+                )
+            yield int(choice)
+
+    return Choose(list(datasets), choices, stop_on_empty)

@@ -8,6 +8,7 @@ a Python function computes (`map`, `filter`, generators) runs once per element.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -212,28 +213,9 @@ class Dataset:
         >>> sorted(int(x) for x in mixed)
         [0, 1, 2, 10, 11, 12]
         """
-        from ._nodes import Choose
+        from ._nodes import sampled
 
-        if not datasets:
-            raise ValueError("rt.data.Dataset.sample_from_datasets: needs at least one dataset")
-        n = len(datasets)
-        p = np.full(n, 1.0 / n) if weights is None else np.asarray(weights, np.float64)
-        if p.shape != (n,) or not np.all(np.isfinite(p)) or np.any(p < 0) or p.sum() <= 0:
-            raise ValueError(
-                f"rt.data.Dataset.sample_from_datasets: `weights` must be {n} non-negative "
-                f"numbers with a positive sum, got {weights!r}"
-            )
-        p = p / p.sum()
-        seeds = _seeds(seed)
-        passes = [0]
-
-        def draws() -> Iterator[int]:
-            rng = np.random.default_rng([*seeds, passes[0]])
-            passes[0] += 1
-            while True:
-                yield from rng.choice(n, size=256, p=p).tolist()
-
-        return Choose(list(datasets), draws, stop_on_empty_dataset)
+        return sampled(datasets, weights, seed, stop_on_empty_dataset)
 
     @staticmethod
     def choose_from_datasets(
@@ -247,25 +229,9 @@ class Dataset:
         >>> [int(x) for x in D.choose_from_datasets([D.range(3), D.range(10, 13)], picks)]
         [0, 10, 11, 1]
         """
-        from ._nodes import Choose
+        from ._nodes import chosen
 
-        if not datasets:
-            raise ValueError("rt.data.Dataset.choose_from_datasets: needs at least one dataset")
-
-        def choices() -> Iterator[int]:
-            for choice in choice_dataset._elements():
-                if (
-                    not isinstance(choice, np.ndarray)
-                    or choice.ndim != 0
-                    or choice.dtype.kind != "i"
-                ):
-                    raise TypeError(
-                        "rt.data.Dataset.choose_from_datasets: `choice_dataset` must hold "
-                        f"integer scalars, got {E.describe(choice)}"
-                    )
-                yield int(choice)
-
-        return Choose(list(datasets), choices, stop_on_empty_dataset)
+        return chosen(datasets, choice_dataset, stop_on_empty_dataset)
 
     # ---- transformations
     def map(
@@ -483,7 +449,7 @@ class Dataset:
         >>> [int(x) for x in D.range(1, 4).flat_map(lambda n: D.range(n))]
         [0, 0, 1, 0, 1, 2]
         """
-        from ._nodes import Interleave
+        from ._regroup import Interleave
 
         return Interleave("flat_map", self, _args.callable_("flat_map", map_func), 1, 1)
 
@@ -506,7 +472,7 @@ class Dataset:
         >>> [int(x) for x in ds]
         [1, 2, 1, 2]
         """
-        from ._nodes import Interleave
+        from ._regroup import Interleave
 
         cycle = (
             os.cpu_count() or 1
@@ -536,7 +502,7 @@ class Dataset:
         >>> [w.numpy().tolist() for w in windows.flat_map(lambda w: w.batch(3))]
         [[0, 1, 2], [2, 3, 4], [4, 5, 6], [6]]
         """
-        from ._nodes import Window
+        from ._regroup import Window
 
         n = _args.checked_int("window", "size", size, 1)
         step = n if shift is None else _args.checked_int("window", "shift", shift, 1)
@@ -558,6 +524,90 @@ class Dataset:
         from ._nodes import Scan
 
         return Scan(self, initial_state, _args.callable_("scan", scan_func))
+
+    def group_by_window(
+        self,
+        key_func: Callable[..., Any],
+        reduce_func: Callable[[Any, Dataset], Dataset],
+        window_size: Any = None,
+        window_size_func: Callable[[Any], Any] | None = None,
+        name: str | None = None,
+    ) -> Dataset:
+        """Elements grouped by `key_func` (an int64 scalar per element): each group of
+        `window_size` (or `window_size_func(key)`) elements becomes the dataset
+        `reduce_func(key, window)`; groups left at the end follow in order of their keys.
+
+        >>> import rustape as rt
+        >>> ds = rt.data.Dataset.range(7).group_by_window(
+        ...     lambda x: x % 2, lambda key, window: window.batch(3), window_size=3)
+        >>> [b.numpy().tolist() for b in ds]
+        [[0, 2, 4], [1, 3, 5], [6]]
+        """
+        from ._regroup import GroupByWindow
+
+        _args.callable_("group_by_window", key_func)
+        _args.callable_("group_by_window", reduce_func)
+        if (window_size is None) == (window_size_func is None):
+            raise ValueError(
+                "rt.data.Dataset.group_by_window: give exactly one of `window_size` and "
+                "`window_size_func`"
+            )
+        if window_size is not None:
+            size = _args.checked_int("group_by_window", "window_size", window_size, 1)
+
+            def sizes(key: Any) -> int:
+                return size
+
+        else:
+            func = _args.callable_("group_by_window", window_size_func)
+
+            def sizes(key: Any) -> int:
+                return _args.checked_int(
+                    "group_by_window",
+                    "window_size_func(key)",
+                    func(_rt.constant(key, _rt.int64)),
+                    1,
+                )
+
+        return GroupByWindow(self, key_func, reduce_func, sizes)
+
+    def bucket_by_sequence_length(
+        self,
+        element_length_func: Callable[..., Any],
+        bucket_boundaries: list[int],
+        bucket_batch_sizes: list[int],
+        padded_shapes: Any = None,
+        padding_values: Any = None,
+        pad_to_bucket_boundary: bool = False,
+        no_padding: bool = False,
+        drop_remainder: bool = False,
+        name: str | None = None,
+    ) -> Dataset:
+        """Batches of elements of similar length: an element of length `n`
+        (`element_length_func`) goes to the bucket `i` with `boundaries[i-1] <= n <
+        boundaries[i]`, batched `bucket_batch_sizes[i]` at a time and padded (to the batch's
+        longest, to `padded_shapes`, or with `pad_to_bucket_boundary` the first axis to the
+        bucket's boundary less one).
+
+        >>> import rustape as rt
+        >>> ds = rt.data.Dataset.range(1, 6).map(lambda n: rt.fill([n], n))
+        >>> batches = ds.bucket_by_sequence_length(lambda x: rt.shape(x)[0], [3], [2, 2])
+        >>> [b.numpy().tolist() for b in batches]
+        [[[1, 0], [2, 2]], [[3, 3, 3, 0], [4, 4, 4, 4]], [[5, 5, 5, 5, 5]]]
+        """
+        from ._regroup import bucket_by_sequence_length
+
+        return bucket_by_sequence_length(
+            self,
+            element_length_func,
+            bucket_boundaries,
+            bucket_batch_sizes,
+            padded_shapes,
+            padding_values,
+            pad_to_bucket_boundary,
+            no_padding,
+            drop_remainder,
+        )
 
     def cache(self, filename: str = "", name: str | None = None) -> Dataset:
         """The elements kept after the first complete pass, so later passes do not compute
@@ -611,7 +661,7 @@ class Dataset:
         return Unique(self)
 
     def with_options(self, options: Any, name: str | None = None) -> Dataset:
-        """The same dataset with `options` (an `rt.data.Options`) attached.
+        """This dataset with `options` (an `rt.data.Options`) merged into its own.
 
         >>> import rustape as rt
         >>> options = rt.data.Options()
@@ -625,8 +675,9 @@ class Dataset:
             raise TypeError(
                 f"rt.data.Dataset.with_options: takes an rt.data.Options, got {options!r}"
             )
-        self._attached_options = options
-        return self
+        other = copy.copy(self)  # a new dataset: this one keeps its options, as in TensorFlow
+        vars(other)["_attached_options"] = self.options().merge(options)
+        return other
 
     def options(self) -> Any:
         """The `rt.data.Options` attached with `with_options` (defaults otherwise).

@@ -67,6 +67,30 @@ class Callback:
     def on_train_batch_end(self, batch: int, logs: Logs | None = None) -> None:
         """After a training step (`logs`: the epoch's running loss and metrics)."""
 
+    def on_test_begin(self, logs: Logs | None = None) -> None:
+        """Before `evaluate` (or `fit`'s validation) runs its batches."""
+
+    def on_test_end(self, logs: Logs | None = None) -> None:
+        """After `evaluate` (or `fit`'s validation), with its loss and metrics."""
+
+    def on_test_batch_begin(self, batch: int, logs: Logs | None = None) -> None:
+        """Before an evaluation step."""
+
+    def on_test_batch_end(self, batch: int, logs: Logs | None = None) -> None:
+        """After an evaluation step (`logs`: the running loss and metrics)."""
+
+    def on_predict_begin(self, logs: Logs | None = None) -> None:
+        """Before `predict` runs its batches."""
+
+    def on_predict_end(self, logs: Logs | None = None) -> None:
+        """After `predict`."""
+
+    def on_predict_batch_begin(self, batch: int, logs: Logs | None = None) -> None:
+        """Before a prediction step."""
+
+    def on_predict_batch_end(self, batch: int, logs: Logs | None = None) -> None:
+        """After a prediction step (`logs["outputs"]`: the batch's outputs)."""
+
 
 class History(Callback):
     """Records every epoch's logs; `fit` returns it (and sets it as `model.history`).
@@ -125,6 +149,7 @@ class LambdaCallback(Callback):
 
 # The training-steering callbacks live in their own module (they need `Callback` above).
 from .callbacks_files import BackupAndRestore, CSVLogger, ModelCheckpoint
+from .callbacks_tensorboard import TensorBoard
 from .callbacks_training import (
     EarlyStopping,
     LearningRateScheduler,
@@ -139,5 +164,6 @@ __all__ += [
     "LearningRateScheduler",
     "ModelCheckpoint",
     "ReduceLROnPlateau",
+    "TensorBoard",
     "TerminateOnNaN",
 ]

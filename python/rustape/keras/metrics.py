@@ -27,6 +27,12 @@ from .metrics_confusion import (
     TrueNegatives,
     TruePositives,
 )
+from .metrics_operating_point import (
+    PrecisionAtRecall,
+    RecallAtPrecision,
+    SensitivityAtSpecificity,
+    SpecificityAtSensitivity,
+)
 from .metrics_scores import (
     BinaryIoU,
     F1Score,
@@ -57,9 +63,13 @@ __all__ = [
     "OneHotIoU",
     "OneHotMeanIoU",
     "Precision",
+    "PrecisionAtRecall",
     "Recall",
+    "RecallAtPrecision",
     "RootMeanSquaredError",
+    "SensitivityAtSpecificity",
     "SparseCategoricalAccuracy",
+    "SpecificityAtSensitivity",
     "Sum",
     "TopKCategoricalAccuracy",
     "TrueNegatives",

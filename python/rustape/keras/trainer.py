@@ -248,10 +248,13 @@ class Trainer:
         with _GradientTape() as tape:
             y_pred = self(x, training=True)  # type: ignore[operator]
             loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
+            # Keras: the optimizer may scale the loss the gradients see (LossScaleOptimizer).
+            scale_loss = getattr(self.optimizer, "scale_loss", None)
+            scaled = loss if scale_loss is None else scale_loss(loss)
         self._loss_tracker.update_state(loss, sample_weight=float(len(_leaves(x)[0])))
         variables = self.trainable_variables  # type: ignore[attr-defined]
         if variables:
-            grads = tape.gradient(loss, variables)
+            grads = tape.gradient(scaled, variables)
             self.optimizer.apply_gradients(zip(grads, variables))
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
@@ -380,7 +383,7 @@ class Trainer:
                 break  # a generator that ran out: Keras stops training (it warned)
             logs = _floats(step_logs or {})
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
-                val = self._evaluate_batches(validation, start=False)
+                val = self._evaluate_batches(validation, start=False, hooks=hooks)
                 logs.update({f"val_{k}": v for k, v in val.items()})
             for cb in hooks:
                 cb.on_epoch_end(epoch, logs)
@@ -395,14 +398,35 @@ class Trainer:
             cb.on_train_end(logs)
         return history
 
-    def _evaluate_batches(self, data: Batches, start: bool = True) -> dict[str, float]:
+    def _evaluate_batches(
+        self, data: Batches, start: bool = True, hooks: Any = ()
+    ) -> dict[str, float]:
         if start:
             data.start()
         self.reset_metrics()
+        for cb in hooks:
+            cb.on_test_begin({})
         step_logs: Any = {}
-        for batch in data.epoch(0):
+        for step, batch in enumerate(data.epoch(0)):
+            for cb in hooks:
+                cb.on_test_batch_begin(step, {})
             step_logs = self.test_step(batch)
-        return _floats(step_logs)
+            if hooks:
+                batch_logs = _floats(step_logs)
+                for cb in hooks:
+                    cb.on_test_batch_end(step, batch_logs)
+        logs = _floats(step_logs)
+        for cb in hooks:
+            cb.on_test_end(logs)
+        return logs
+
+    def _hooks(self, method: str, callbacks: Any, steps: Any) -> list[Any]:
+        """`callbacks` of `evaluate` / `predict`, each given the model and the settings."""
+        hooks = list(callbacks or [])
+        for cb in hooks:
+            cb.set_model(self)
+            cb.set_params({"epochs": 1, "steps": steps, "verbose": 0})
+        return hooks
 
     def evaluate(
         self,
@@ -412,45 +436,64 @@ class Trainer:
         verbose: Any = 0,
         sample_weight: Any = None,
         steps: int | None = None,
+        callbacks: Any = None,
         return_dict: bool = False,
     ) -> Any:
         """The loss and metrics over `x` (and `y`), running `test_step` batch by batch (`x`
-        may yield batches, as in `fit`; `steps` of them).
+        may yield batches, as in `fit`; `steps` of them); `callbacks` get the `on_test_*`
+        hooks.
 
         Returns a dict with `return_dict=True`; else the loss alone when it is the only
         value, or the values in `metrics_names` order."""
         self._require_compiled("evaluate")
-        logs = self._evaluate_batches(
-            batches("evaluate", x, y, sample_weight, batch_size, False, steps)
-        )
+        data = batches("evaluate", x, y, sample_weight, batch_size, False, steps)
+        logs = self._evaluate_batches(data, hooks=self._hooks("evaluate", callbacks, data.steps))
         if verbose:
             print(" - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
         if return_dict:
             return logs
         return list(logs.values()) if len(logs) > 1 else next(iter(logs.values()), None)
 
-    def predict(self, x: Any, batch_size: Any = None, verbose: int = 0, steps: Any = None) -> Any:
+    def predict(
+        self,
+        x: Any,
+        batch_size: Any = None,
+        verbose: int = 0,
+        steps: Any = None,
+        callbacks: Any = None,
+    ) -> Any:
         """The model's outputs for `x`, batch by batch (`predict_step`), as NumPy arrays (`x`
-        may yield batches, as in `fit`; `steps` of them)."""
+        may yield batches, as in `fit`; `steps` of them); `callbacks` get the `on_predict_*`
+        hooks."""
         if is_batch_source(x):
-            parts = [
-                self.predict_step(batch) for batch in batches("predict", x, steps=steps).epoch(0)
-            ]
-            if not parts:
-                raise ValueError("Model.predict: the generator yielded no batches")
-            return _concat(parts)
-        x = _arrays(x)
-        n = _samples("predict", x)
-        if any(leaf.ndim == 0 for leaf in _leaves(x)):
-            raise ValueError(f"Model.predict: `x` must have a batch axis, got a scalar {x!r}")
-        batch_size = _batch_size("predict", batch_size)
-        # An empty `x` is still called once: the result keeps the model's output shape.
-        parts = [
-            self.predict_step(
-                pack_x_y_sample_weight(_take(x, np.arange(i, min(i + batch_size, n))))
+            source = batches("predict", x, steps=steps)
+            inputs: Any = source.epoch(0)
+            hooks = self._hooks("predict", callbacks, source.steps)
+        else:
+            x = _arrays(x)
+            n = _samples("predict", x)
+            if any(leaf.ndim == 0 for leaf in _leaves(x)):
+                raise ValueError(f"Model.predict: `x` must have a batch axis, got a scalar {x!r}")
+            size = _batch_size("predict", batch_size)
+            # An empty `x` is still called once: the result keeps the model's output shape.
+            inputs = (
+                pack_x_y_sample_weight(_take(x, np.arange(i, min(i + size, n))))
+                for i in range(0, max(n, 1), size)
             )
-            for i in range(0, max(n, 1), batch_size)
-        ]
+            hooks = self._hooks("predict", callbacks, -(-max(n, 1) // size))
+        for cb in hooks:
+            cb.on_predict_begin({})
+        parts = []
+        for step, batch in enumerate(inputs):
+            for cb in hooks:
+                cb.on_predict_batch_begin(step, {})
+            parts.append(self.predict_step(batch))
+            for cb in hooks:
+                cb.on_predict_batch_end(step, {"outputs": parts[-1]})
+        for cb in hooks:
+            cb.on_predict_end({})
+        if not parts:
+            raise ValueError("Model.predict: the generator yielded no batches")
         return _concat(parts)
 
 

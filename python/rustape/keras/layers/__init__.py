@@ -14,6 +14,7 @@ from ..initializers import get_initializer
 from .activation import ELU, Activation, LeakyReLU, PReLU, ReLU, Softmax
 from .attention import EinsumDense, MultiHeadAttention
 from .base import Layer
+from .categorical import CategoryEncoding
 from .convolutional import (
     Conv1D,
     Conv1DTranspose,
@@ -79,6 +80,7 @@ __all__ = [
     "AveragePooling2D",
     "BatchNormalization",
     "Bidirectional",
+    "CategoryEncoding",
     "CenterCrop",
     "Concatenate",
     "Conv1D",

@@ -253,6 +253,11 @@ class _Attention(Layer):
     inputs' shapes, Keras's masks read off the inputs, and the masks combined into one."""
 
     supports_masking = True
+    # Set by the subclasses' constructors.
+    use_bias: bool
+    kernel_initializer: Any
+    bias_initializer: Any
+    _projection_activity: Any
 
     def build(  # Keras: the three inputs' shapes
         self,
@@ -261,6 +266,29 @@ class _Attention(Layer):
         key_shape: tuple[Any, ...] | None = None,
     ) -> None:
         raise NotImplementedError
+
+    def _einsum_sublayer(
+        self, equation: str, shape: list[Any], bias: str, name: str, activation: Any = None
+    ) -> EinsumDense:
+        """One of the layer's `EinsumDense` sublayers, with the layer's initializers,
+        penalties and constraints (Keras's sublayer arguments)."""
+        options = {
+            f"{w}_{kind}": getattr(self, f"{w}_{kind}")
+            for w in ("kernel", "bias")
+            for kind in ("regularizer", "constraint")
+        }
+        return EinsumDense(
+            equation,
+            output_shape=shape,
+            bias_axes=bias if self.use_bias else None,
+            activation=activation,
+            kernel_initializer=self.kernel_initializer,
+            bias_initializer=self.bias_initializer,
+            activity_regularizer=self._projection_activity,
+            name=name,
+            dtype=self.dtype,
+            **options,
+        )
 
     def __call__(  # type: ignore[override]  # Keras: query and value, then the options
         self, query: Any, value: Any, key: Any = None, **kwargs: Any
@@ -400,24 +428,6 @@ class MultiHeadAttention(_Attention):
         self.seed = seed
         self._inverse_sqrt_key_dim = 1.0 / math.sqrt(float(self.key_dim))
 
-    def _sublayer(self, equation: str, shape: list[Any], bias: str, name: str) -> EinsumDense:
-        options = {
-            f"{w}_{kind}": getattr(self, f"{w}_{kind}")
-            for w in ("kernel", "bias")
-            for kind in ("regularizer", "constraint")
-        }
-        return EinsumDense(
-            equation,
-            output_shape=shape,
-            bias_axes=bias if self.use_bias else None,
-            kernel_initializer=self.kernel_initializer,
-            bias_initializer=self.bias_initializer,
-            activity_regularizer=self._projection_activity,
-            name=name,
-            dtype=self.dtype,
-            **options,
-        )
-
     def build(  # Keras: the three inputs' shapes
         self,
         query_shape: tuple[Any, ...],
@@ -442,11 +452,11 @@ class MultiHeadAttention(_Attention):
         heads = [self.num_heads, self.key_dim]
         middle = [None] * (q_rank - 2)
         equation, bias = _projection(q_rank - 1, 1, 2)
-        self.query_dense = self._sublayer(equation, middle + heads, bias, "query")
+        self.query_dense = self._einsum_sublayer(equation, middle + heads, bias, "query")
         self.query_dense.build(tuple(query_shape))
-        self.key_dense = self._sublayer(equation, middle + heads, bias, "key")
+        self.key_dense = self._einsum_sublayer(equation, middle + heads, bias, "key")
         self.key_dense.build(tuple(key_shape))
-        self.value_dense = self._sublayer(
+        self.value_dense = self._einsum_sublayer(
             equation, middle + [self.num_heads, self.value_dim], bias, "value"
         )
         self.value_dense.build(tuple(value_shape))
@@ -467,7 +477,7 @@ class MultiHeadAttention(_Attention):
         self._dropout_layer = Dropout(rate=self.dropout, seed=self.seed)
         out_shape = self.output_shape_arg or (query_shape[-1],)
         equation, bias = _projection(q_rank - 1, 2, len(out_shape))
-        self.output_dense = self._sublayer(
+        self.output_dense = self._einsum_sublayer(
             equation, middle + list(out_shape), bias, "attention_output"
         )
         self.output_dense.build(tuple(query_shape[:-1]) + (self.num_heads, self.value_dim))

@@ -101,24 +101,8 @@ class GroupQueryAttention(_Attention):
     def _sublayer(
         self, equation: str, heads: int, bias: str, name: str, activation: Any = None
     ) -> EinsumDense:
-        options = {
-            f"{w}_{kind}": getattr(self, f"{w}_{kind}")
-            for w in ("kernel", "bias")
-            for kind in ("regularizer", "constraint")
-        }
         shape = [None, heads, self.head_dim] if heads else [None, self.feature_dim]
-        return EinsumDense(
-            equation,
-            output_shape=shape,
-            bias_axes=bias if self.use_bias else None,
-            activation=activation,
-            kernel_initializer=self.kernel_initializer,
-            bias_initializer=self.bias_initializer,
-            activity_regularizer=self._projection_activity,
-            name=name,
-            dtype=self.dtype,
-            **options,
-        )
+        return self._einsum_sublayer(equation, shape, bias, name, activation)
 
     def build(  # Keras: the three inputs' shapes
         self,

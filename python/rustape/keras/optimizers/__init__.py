@@ -30,11 +30,15 @@ from .schedules import LearningRateSchedule
 __all__ = [
     "SGD",
     "Adadelta",
+    "Adafactor",
     "Adagrad",
     "Adam",
     "AdamW",
     "Adamax",
+    "Ftrl",
+    "Lamb",
     "Lion",
+    "LossScaleOptimizer",
     "Nadam",
     "Optimizer",
     "RMSprop",
@@ -320,6 +324,15 @@ class Optimizer:
         grads = tape.gradient(loss, var_list)
         return self.apply_gradients(zip(grads, var_list))
 
+    def scale_loss(self, loss: Any) -> Any:
+        """The loss as the gradients should see it: unchanged (`LossScaleOptimizer` scales it).
+
+        >>> import rustape as rt
+        >>> float(SGD().scale_loss(rt.constant(2.0)))
+        2.0
+        """
+        return loss
+
     def get_config(self) -> dict[str, Any]:
         """The constructor arguments."""
         lr = self._learning_rate
@@ -576,9 +589,115 @@ class Lion(Optimizer):
         super().__init__(learning_rate, {"beta_1": beta_1, "beta_2": beta_2}, **kwargs)
 
 
+class Ftrl(Optimizer):
+    """FTRL ("Follow The Regularized Leader"), with online L1/L2 and shrinkage L2
+    regularization; suited to shallow models with large sparse inputs.
+
+    >>> import rustape as rt
+    >>> w = rt.Variable([1.0, -1.0])
+    >>> opt = Ftrl(learning_rate=0.1, l1_regularization_strength=0.01)
+    >>> _ = opt.apply_gradients([(rt.constant([0.5, -0.5]), w)])
+    >>> [round(x, 4) for x in w.numpy().tolist()]
+    [0.3793, -0.3793]
+    """
+
+    _algorithm = "Ftrl"
+
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        learning_rate_power: float = -0.5,
+        initial_accumulator_value: float = 0.1,
+        l1_regularization_strength: float = 0.0,
+        l2_regularization_strength: float = 0.0,
+        l2_shrinkage_regularization_strength: float = 0.0,
+        beta: float = 0.0,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            learning_rate,
+            {
+                "learning_rate_power": learning_rate_power,
+                "initial_accumulator_value": initial_accumulator_value,
+                "l1_regularization_strength": l1_regularization_strength,
+                "l2_regularization_strength": l2_regularization_strength,
+                "l2_shrinkage_regularization_strength": l2_shrinkage_regularization_strength,
+                "beta": beta,
+            },
+            **kwargs,
+        )
+
+
+class Lamb(Optimizer):
+    """Lamb: Adam's moments with each variable's step scaled by the ratio of its norm to the
+    norm of its Adam update (a per-variable trust ratio, for large batches).
+
+    >>> import rustape as rt
+    >>> w = rt.Variable([3.0, 4.0])
+    >>> _ = Lamb(learning_rate=0.1).apply_gradients([(rt.constant([1.0, 1.0]), w)])
+    >>> [round(x, 4) for x in w.numpy().tolist()]
+    [2.6464, 3.6464]
+    """
+
+    _algorithm = "Lamb"
+
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        beta_1: float = 0.9,
+        beta_2: float = 0.999,
+        epsilon: float = 1e-7,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            learning_rate, {"beta_1": beta_1, "beta_2": beta_2, "epsilon": epsilon}, **kwargs
+        )
+
+
+class Adafactor(Optimizer):
+    """Adafactor: for variables of rank 2 or more, the second moment is kept as row and column
+    means over the last two axes (memory of a row plus a column, not a matrix); steps are
+    relative to the variable's RMS and clipped to `clip_threshold` in RMS.
+
+    >>> import rustape as rt
+    >>> w = rt.Variable([[1.0, 2.0], [3.0, 4.0]])
+    >>> opt = Adafactor(learning_rate=0.1)
+    >>> _ = opt.apply_gradients([(rt.constant([[1.0, 1.0], [1.0, 1.0]]), w)])
+    >>> [round(x, 4) for x in w.numpy().ravel().tolist()]
+    [0.7261, 1.7261, 2.7261, 3.7261]
+    >>> [tuple(v.shape) for v in opt.variables[2:]]
+    [(2,), (2,), (2, 2)]
+    """
+
+    _algorithm = "Adafactor"
+
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        beta_2_decay: float = -0.8,
+        epsilon_1: float = 1e-30,
+        epsilon_2: float = 1e-3,
+        clip_threshold: float = 1.0,
+        relative_step: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            learning_rate,
+            {
+                "beta_2_decay": beta_2_decay,
+                "epsilon_1": epsilon_1,
+                "epsilon_2": epsilon_2,
+                "clip_threshold": clip_threshold,
+                "relative_step": bool(relative_step),
+            },
+            **kwargs,
+        )
+
+
+# Keras 3's names for `get` and `compile(optimizer=...)` (Lamb has none there).
 _BY_NAME = {
     cls.__name__.lower(): cls
-    for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Nadam, Adamax, Lion)
+    for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Nadam, Adamax, Lion, Ftrl, Adafactor)
 }
 
 
@@ -593,3 +712,7 @@ def get(identifier: Any) -> Optimizer:
     if isinstance(identifier, str) and identifier.lower() in _BY_NAME:
         return _BY_NAME[identifier.lower()]()
     raise ValueError(f"Could not interpret optimizer identifier: {identifier!r}")
+
+
+# Last: it subclasses Optimizer above.
+from .loss_scale import LossScaleOptimizer
