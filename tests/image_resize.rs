@@ -8,11 +8,13 @@ use rustape::ops::{multiply, reduce_sum, resize, resize_adjoint, ResizeMethod};
 use rustape::testing::{check_vectorized, pseudo_random};
 use rustape::{ErrorKind, Tensor};
 
-const METHODS: [ResizeMethod; 4] = [
+const METHODS: [ResizeMethod; 6] = [
     ResizeMethod::Bilinear,
     ResizeMethod::Nearest,
     ResizeMethod::Bicubic,
     ResizeMethod::Area,
+    ResizeMethod::BilinearAntialias,
+    ResizeMethod::BicubicAntialias,
 ];
 
 /// (image shape, new size): up, down, fractional, with and without a batch axis.

@@ -1,4 +1,4 @@
-//! Image resizing with TensorFlow 2's `tf.image.resize` arithmetic (`antialias=False`).
+//! Image resizing with TensorFlow 2's `tf.image.resize` arithmetic.
 //!
 //! Every method is separable and linear in the image: output pixel `(i, j)` is
 //! `sum_{p,q} wy[i][p] * wx[j][q] * x[p, q]`, with one list of taps (input index, weight) per
@@ -10,7 +10,9 @@
 //! - `bicubic`: Keys' cubic (`a = -0.5`) read from TensorFlow's 1025-entry coefficient table at
 //!   `lrint(frac * 1024)`, taps outside the image dropped and the rest renormalised;
 //! - `area`: box weights of the input cells `[i * scale, (i + 1) * scale)` covers (the
-//!   fractions of the cells at the ends), times `1 / scale`.
+//!   fractions of the cells at the ends), times `1 / scale`;
+//! - `antialias=True` (bilinear, bicubic): TensorFlow's scale-and-translate spans, the triangle
+//!   or Keys kernel widened by `max(in / out, 1)` and normalised.
 //!
 //! The weights are float32 numbers as TensorFlow's; the sums run in float64 and are rounded
 //! to the image's dtype (TensorFlow sums in float32 and returns float32 even for float64
@@ -37,6 +39,12 @@ pub enum ResizeMethod {
     Bicubic,
     /// The mean of the input cells the output cell covers, weighted by overlap.
     Area,
+    /// `bilinear` with `antialias=True`: TensorFlow's scale-and-translate with its triangle
+    /// kernel, widened by the downscaling factor.
+    BilinearAntialias,
+    /// `bicubic` with `antialias=True`: scale-and-translate with Keys' cubic kernel, widened
+    /// by the downscaling factor.
+    BicubicAntialias,
 }
 
 impl ResizeMethod {
@@ -78,6 +86,15 @@ fn cubic_table() -> Vec<f32> {
 
 /// The taps of an axis of `input` elements resized to `output` by `method`.
 fn axis_taps(method: ResizeMethod, input: usize, output: usize) -> Taps {
+    match method {
+        ResizeMethod::BilinearAntialias => {
+            return scale_and_translate_taps(input, output, 1.0, triangle)
+        }
+        ResizeMethod::BicubicAntialias => {
+            return scale_and_translate_taps(input, output, 2.0, keys_cubic)
+        }
+        _ => {}
+    }
     let scale = input as f32 / output as f32;
     let last = input as i64 - 1;
     let clamp = |v: i64| v.clamp(0, last) as usize;
@@ -143,6 +160,9 @@ fn axis_taps(method: ResizeMethod, input: usize, output: usize) -> Taps {
                         }
                     }
                 }
+                ResizeMethod::BilinearAntialias | ResizeMethod::BicubicAntialias => {
+                    unreachable!("scale-and-translate taps are computed above")
+                }
                 ResizeMethod::Area => {
                     let from = i as f32 * scale;
                     let to = (i + 1) as f32 * scale;
@@ -166,6 +186,67 @@ fn axis_taps(method: ResizeMethod, input: usize, output: usize) -> Taps {
             taps
         })
         .collect()
+}
+
+/// TensorFlow's scale-and-translate taps (translation 0) for `kernel` of `radius`: the
+/// kernel widened by `max(in / out, 1)`, sampled at the pixel centres inside the span, the
+/// weights normalised to sum to 1 (all float32, as TensorFlow's `ComputeSpansCore`).
+fn scale_and_translate_taps(
+    input: usize,
+    output: usize,
+    radius: f32,
+    kernel: fn(f32) -> f32,
+) -> Taps {
+    let scale = output as f32 / input as f32;
+    let inv_scale = (1.0f64 / scale as f64) as f32;
+    let kernel_scale = inv_scale.max(1.0);
+    let one_over_kernel_scale = 1.0f32 / kernel_scale;
+    let last = input as i64 - 1;
+    (0..output)
+        .map(|x| {
+            let sample = (x as f32 + 0.5) * inv_scale;
+            if sample < 0.0 || sample > input as f32 {
+                return Vec::new();
+            }
+            let start = ((sample - radius * kernel_scale - 0.5).ceil() as i64).clamp(0, last);
+            let end = ((sample + radius * kernel_scale - 0.5).floor() as i64).clamp(0, last) + 1;
+            let weights: Vec<f32> = (start..end)
+                .map(|source| {
+                    let pos = source as f32 + 0.5 - sample;
+                    kernel((pos * one_over_kernel_scale).abs())
+                })
+                .collect();
+            let total = weights.iter().fold(0.0f32, |a, &w| a + w);
+            if total.abs() < 1000.0 * f32::MIN_POSITIVE {
+                return Vec::new();
+            }
+            let inverse = 1.0f32 / total;
+            (start..end)
+                .zip(weights)
+                .map(|(source, w)| (source as usize, (w * inverse) as f64))
+                .collect()
+        })
+        .collect()
+}
+
+fn triangle(x: f32) -> f32 {
+    let x = x.abs();
+    if x < 1.0 {
+        1.0 - x
+    } else {
+        0.0
+    }
+}
+
+fn keys_cubic(x: f32) -> f32 {
+    let x = x.abs();
+    if x >= 2.0 {
+        0.0
+    } else if x >= 1.0 {
+        ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0
+    } else {
+        ((1.5 * x - 2.5) * x) * x + 1.0
+    }
 }
 
 /// The transposed taps: for each of `input` indices, the (output index, weight) pairs that
@@ -263,7 +344,7 @@ fn check_size(op: &str, size: [usize; 2], shape: &[usize]) -> Result<()> {
     Ok(())
 }
 
-/// `tf.image.resize` with `antialias=False`: every `[h, w, c]` image of `images`
+/// `tf.image.resize`: every `[h, w, c]` image of `images`
 /// (`batch_shape + [h, w, c]`, float32 or float64) resized to `size = [new_h, new_w]` by
 /// `method`, with TensorFlow 2's half-pixel sampling. See the module docs for the arithmetic.
 pub fn resize(images: &Tensor, size: [usize; 2], method: ResizeMethod) -> Result<Tensor> {

@@ -68,7 +68,8 @@ fn keep_aspect(images: &Tensor, size: [usize; 2]) -> [usize; 2] {
 /// TensorFlow 2's half-pixel sampling and its float32 sample weights. Integer images become
 /// float32 (`'nearest'` keeps their dtype); float32 and float64 images keep theirs (TensorFlow
 /// returns float32 for float64 images). `antialias=True` with `'bilinear'` or `'bicubic'`
-/// raises NotImplementedError. Differentiable (the gradient is the transposed resize).
+/// widens the kernel when downsizing (TensorFlow's scale-and-translate triangle and Keys
+/// kernels). Differentiable (the gradient is the transposed resize).
 ///
 /// >>> x = rt.reshape(rt.range(4.0), [2, 2, 1])
 /// >>> rt.image.resize(x, [4, 4])[:, :, 0].numpy().tolist()[0]
@@ -96,12 +97,11 @@ pub fn resize(
             )));
         }
         let method = ResizeMethod::parse(op, &method_name)?;
-        if antialias && matches!(method, ResizeMethod::Bilinear | ResizeMethod::Bicubic) {
-            return Err(PyNotImplementedError::new_err(format!(
-                "{op}: antialias=True is not implemented (TensorFlow's scale-and-translate \
-                 kernels); pass antialias=False"
-            )));
-        }
+        let method = match (method, antialias) {
+            (ResizeMethod::Bilinear, true) => ResizeMethod::BilinearAntialias,
+            (ResizeMethod::Bicubic, true) => ResizeMethod::BicubicAntialias,
+            (m, _) => m,
+        };
         let mut size = size_pair(size, op, "size", &images)?;
         if images.shape()[images.ndim() - 3] == 0 || images.shape()[images.ndim() - 2] == 0 {
             return Err(value_error(

@@ -44,6 +44,10 @@ CASES = {
         lambda x: rt.image.resize(x, [4, 4], method="bicubic") ** 2,
         [_u(1, 3, 3, 2)],
     ),
+    "image.resize bicubic antialias": (
+        lambda x: rt.image.resize(x, [2, 3], method="bicubic", antialias=True) ** 2,
+        [_u(5, 6, 1)],
+    ),
     "image.resize area": (lambda x: rt.image.resize(x, [3, 2], method="area") ** 2, [_u(5, 5, 1)]),
     "image.resize_adjoint": (
         lambda g: rt.image.resize_adjoint(g, [3, 4], method="bicubic") ** 2,

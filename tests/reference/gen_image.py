@@ -113,10 +113,12 @@ LAYERS = {
 }
 
 
-def _axis_weights(tf, method: str, size_in: int, size_out: int) -> np.ndarray:
+def _axis_weights(
+    tf, method: str, size_in: int, size_out: int, antialias: bool = False
+) -> np.ndarray:
     """TensorFlow's weights along one axis: `[size_out, size_in]`."""
     columns = np.eye(size_in, dtype=np.float32).reshape(size_in, size_in, 1, 1)
-    out = tf.image.resize(columns, [size_out, 1], method=method).numpy()
+    out = tf.image.resize(columns, [size_out, 1], method=method, antialias=antialias).numpy()
     return out[:, :, 0, 0].T.astype(np.float64)
 
 
@@ -125,29 +127,38 @@ def main() -> None:
 
     rng = np.random.default_rng(2026)
     out: dict[str, np.ndarray] = {}
-    for name, h, w, oh, ow in SIZES:
-        for method in METHODS:
-            wy = _axis_weights(tf, method, h, oh)
-            wx = _axis_weights(tf, method, w, ow)
-            for batched in (False, True):
-                shape = (2, h, w, 3) if batched else (h, w, 2)
-                key = f"{name}_{method}_{'batch' if batched else 'single'}"
-                x32 = rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
-                x64 = rng.uniform(-1.0, 1.0, size=shape)
-                weights = rng.uniform(-1.0, 1.0, size=shape[:-3] + (oh, ow, shape[-1]))
-                image = tf.constant(x32)
-                with tf.GradientTape() as tape:
-                    tape.watch(image)
-                    y = tf.image.resize(image, [oh, ow], method=method)
-                    total = tf.reduce_sum(y * weights.astype(np.float32))
-                out[f"{key}_x32"] = x32
-                out[f"{key}_y32"] = y.numpy()
-                if method != "area":  # TensorFlow registers no gradient for ResizeArea
-                    out[f"{key}_g32"] = tape.gradient(total, image).numpy()
-                out[f"{key}_x64"] = x64
-                out[f"{key}_w"] = weights
-                out[f"{key}_y64"] = np.einsum("ip,jq,...pqc->...ijc", wy, wx, x64)
-                out[f"{key}_g64"] = np.einsum("ip,jq,...ijc->...pqc", wy, wx, weights)
+    cases = [(name, h, w, oh, ow, m, False) for name, h, w, oh, ow in SIZES for m in METHODS]
+    # antialias=True (the scale-and-translate kernels), keys prefixed "aa_"
+    cases += [
+        (name, h, w, oh, ow, m, True)
+        for name, h, w, oh, ow in SIZES
+        if name in ("up2", "down2", "frac", "odd_down")
+        for m in ("bilinear", "bicubic")
+    ]
+    for name, h, w, oh, ow, method, antialias in cases:
+        wy = _axis_weights(tf, method, h, oh, antialias)
+        wx = _axis_weights(tf, method, w, ow, antialias)
+        for batched in (False, True):
+            shape = (2, h, w, 3) if batched else (h, w, 2)
+            key = f"{name}_{method}_{'batch' if batched else 'single'}"
+            if antialias:
+                key = f"aa_{key}"
+            x32 = rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
+            x64 = rng.uniform(-1.0, 1.0, size=shape)
+            weights = rng.uniform(-1.0, 1.0, size=shape[:-3] + (oh, ow, shape[-1]))
+            image = tf.constant(x32)
+            with tf.GradientTape() as tape:
+                tape.watch(image)
+                y = tf.image.resize(image, [oh, ow], method=method, antialias=antialias)
+                total = tf.reduce_sum(y * weights.astype(np.float32))
+            out[f"{key}_x32"] = x32
+            out[f"{key}_y32"] = y.numpy()
+            if method != "area":  # TensorFlow registers no gradient for ResizeArea
+                out[f"{key}_g32"] = tape.gradient(total, image).numpy()
+            out[f"{key}_x64"] = x64
+            out[f"{key}_w"] = weights
+            out[f"{key}_y64"] = np.einsum("ip,jq,...pqc->...ijc", wy, wx, x64)
+            out[f"{key}_g64"] = np.einsum("ip,jq,...ijc->...pqc", wy, wx, weights)
     # preserve_aspect_ratio and integer images
     x = rng.uniform(0.0, 1.0, size=(6, 4, 1)).astype(np.float32)
     out["aspect_x"] = x
