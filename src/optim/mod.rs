@@ -21,6 +21,7 @@
 //! assert!((moved[0] - 0.9).abs() < 1e-5 && (moved[1] + 1.9).abs() < 1e-5);
 //! ```
 mod ftrl;
+mod hyperparameters;
 mod layerwise;
 mod rules;
 mod schedule;
