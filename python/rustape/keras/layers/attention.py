@@ -255,6 +255,9 @@ class _Attention(Layer):
     supports_masking = True
     # Set by the subclasses' constructors.
     use_bias: bool
+    dropout: float
+    _softmax: Any
+    _dropout_layer: Any
     kernel_initializer: Any
     bias_initializer: Any
     _projection_activity: Any
@@ -289,6 +292,21 @@ class _Attention(Layer):
             dtype=self.dtype,
             **options,
         )
+
+    def _attention_weights(
+        self, scores: Any, mask: Any, fused: bool, training: Any
+    ) -> tuple[Any, Any]:
+        """The attention weights, and the weights after dropout. Keras's fused path (no
+        dropout, no returned scores): masked scores get no probability and a row with every
+        key masked attends evenly; otherwise Keras's masked softmax (such a row gets zeros)."""
+        if fused:
+            if mask is not None:
+                scores = _rt.where(mask, scores, _rt.cast(-1e9, scores.dtype))
+            weights = _rt.softmax(scores, axis=-1)
+        else:
+            weights = self._softmax(scores, mask=mask)
+        final = self._dropout_layer(weights, training=training) if self.dropout > 0 else weights
+        return weights, final
 
     def __call__(  # type: ignore[override]  # Keras: query and value, then the options
         self, query: Any, value: Any, key: Any = None, **kwargs: Any
@@ -511,13 +529,7 @@ class MultiHeadAttention(_Attention):
         if mask is not None:
             for _ in range(len(scores.shape) - len(mask.shape)):
                 mask = _rt.expand_dims(mask, -len(self._axes) * 2 - 1)
-        if fused:
-            if mask is not None:
-                scores = _rt.where(mask, scores, _rt.cast(-1e9, scores.dtype))
-            weights = _rt.softmax(scores, axis=-1)
-        else:
-            weights = self._softmax(scores, mask=mask)
-        final = self._dropout_layer(weights, training=training) if self.dropout > 0 else weights
+        weights, final = self._attention_weights(scores, mask, fused, training)
         out = self.output_dense(_rt.einsum(self._combine, final, v))
         return (out, weights) if return_attention_scores else out
 

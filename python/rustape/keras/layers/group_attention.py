@@ -168,16 +168,8 @@ class GroupQueryAttention(_Attention):
         scores = _rt.einsum("bquh,bkuh->buqk", q, k)
         if mask is not None:
             mask = _rt.expand_dims(mask, -3)  # [B, 1, T, S]: every head
-        # Keras's fused path (no dropout, no returned scores): masked scores get no
-        # probability and a row with every key masked attends evenly; otherwise Keras's
-        # masked softmax (which gives such a row zeros).
-        if self.dropout == 0 and not return_attention_scores:
-            if mask is not None:
-                scores = _rt.where(mask, scores, _rt.cast(-1e9, scores.dtype))
-            weights = _rt.softmax(scores, axis=-1)
-        else:
-            weights = self._softmax(scores, mask=mask)
-        final = self._dropout_layer(weights, training=training) if self.dropout > 0 else weights
+        fused = self.dropout == 0 and not return_attention_scores
+        weights, final = self._attention_weights(scores, mask, fused, training)
         out = _rt.einsum("buqk,bkuh->bquh", final, v)
         if gate is not None:
             out = out * gate
