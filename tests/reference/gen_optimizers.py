@@ -25,20 +25,31 @@ SHAPES = [(7, 5), (5,), (3, 2)]
 
 def problem(
     dtype: Any = np.float32,
+    shapes: list[tuple[int, ...]] = SHAPES,
+    seed: int = 1234,
+    steps: int = STEPS,
 ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], np.ndarray]:
-    """Initial values, scales `a`, centres `c`, and per-step noise (flattened per variable)."""
-    rng = np.random.default_rng(1234)
-    inits = [rng.normal(size=s).astype(dtype) for s in SHAPES]
-    scales = [rng.uniform(0.5, 2.0, size=s).astype(dtype) for s in SHAPES]
-    centres = [rng.normal(size=s).astype(dtype) for s in SHAPES]
-    total = sum(int(np.prod(s)) for s in SHAPES)
-    noise = (0.1 * rng.normal(size=(STEPS, total))).astype(dtype)
+    """Initial values, scales `a`, centres `c`, and per-step noise (flattened per variable) of
+    variables of `shapes` (gen_optimizers2.py asks for its own shapes and seed)."""
+    rng = np.random.default_rng(seed)
+    inits = [np.asarray(rng.normal(size=s)).astype(dtype) for s in shapes]
+    scales = [np.asarray(rng.uniform(0.5, 2.0, size=s)).astype(dtype) for s in shapes]
+    centres = [np.asarray(rng.normal(size=s)).astype(dtype) for s in shapes]
+    total = sum(int(np.prod(s)) for s in shapes)
+    noise = (0.1 * rng.normal(size=(steps, total))).astype(dtype)
     return inits, scales, centres, noise
 
 
-def gradients(step: int, values: list[np.ndarray], dtype: Any = np.float32) -> list[Any]:
+def gradients(
+    step: int,
+    values: list[np.ndarray],
+    dtype: Any = np.float32,
+    shapes: list[tuple[int, ...]] = SHAPES,
+    seed: int = 1234,
+    steps: int = STEPS,
+) -> list[Any]:
     """The gradients at `step` (0-based) for the current `values`; None for w2 every third step."""
-    _, scales, centres, noise = problem(dtype)
+    _, scales, centres, noise = problem(dtype, shapes, seed, steps)
     out: list[Any] = []
     at = 0
     for k, (w, a, c) in enumerate(zip(values, scales, centres)):
@@ -47,7 +58,7 @@ def gradients(step: int, values: list[np.ndarray], dtype: Any = np.float32) -> l
         if k == 2 and step % 3 == 2:
             out.append(None)
             continue
-        out.append(a * (w - c) + n)
+        out.append(np.asarray(a * (w - c) + n, dtype))
     return out
 
 

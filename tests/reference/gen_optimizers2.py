@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import gen_optimizers
 import numpy as np
 
 STEPS = 30
@@ -29,29 +30,13 @@ SHAPES: list[tuple[int, ...]] = [(), (5,), (4, 3), (2, 3, 4)]
 def problem(
     dtype: Any = np.float32,
 ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], np.ndarray]:
-    """Initial values, scales `a`, centres `c`, and per-step noise (flattened per variable)."""
-    rng = np.random.default_rng(2024)
-    inits = [np.asarray(rng.normal(size=s)).astype(dtype) for s in SHAPES]
-    scales = [np.asarray(rng.uniform(0.5, 2.0, size=s)).astype(dtype) for s in SHAPES]
-    centres = [np.asarray(rng.normal(size=s)).astype(dtype) for s in SHAPES]
-    total = sum(int(np.prod(s)) for s in SHAPES)
-    noise = (0.1 * rng.normal(size=(STEPS, total))).astype(dtype)
-    return inits, scales, centres, noise
+    """gen_optimizers.py's problem on this file's shapes, seed and steps."""
+    return gen_optimizers.problem(dtype, SHAPES, 2024, STEPS)
 
 
 def gradients(step: int, values: list[np.ndarray], dtype: Any = np.float32) -> list[Any]:
-    """The gradients at `step` (0-based) for the current `values`; None for w2 every third step."""
-    _, scales, centres, noise = problem(dtype)
-    out: list[Any] = []
-    at = 0
-    for k, (w, a, c) in enumerate(zip(values, scales, centres)):
-        n = noise[step, at : at + w.size].reshape(w.shape)
-        at += w.size
-        if k == 2 and step % 3 == 2:
-            out.append(None)
-            continue
-        out.append(np.asarray(a * (w - c) + n, dtype))
-    return out
+    """gen_optimizers.py's gradients on this file's problem."""
+    return gen_optimizers.gradients(step, values, dtype, SHAPES, 2024, STEPS)
 
 
 EXPONENTIAL = {
