@@ -34,6 +34,7 @@ mod ops_linalg;
 mod ops_math;
 mod ops_nn;
 mod ops_random;
+mod ops_search;
 mod ops_shape;
 mod optim;
 mod tape;
@@ -97,6 +98,7 @@ fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ops::register(m, &mut table)?;
     ops_shape::register(m, &mut table)?;
     ops_random::register(m, &mut table)?;
+    ops_search::register(m, &mut table)?;
     ops_nn::register(m, &mut table)?;
     ops_linalg::register(m, &mut table)?;
     ops_math::register(m, &mut table)?;

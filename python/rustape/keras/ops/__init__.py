@@ -188,6 +188,7 @@ from ._nn import (
     zeros,
     zeros_like,
 )
+from ._search import bincount, digitize, histogram, searchsorted, unique
 
 __all__ = [
     "abs",
@@ -212,6 +213,7 @@ __all__ = [
     "associative_scan",
     "average",
     "binary_crossentropy",
+    "bincount",
     "broadcast_to",
     "cast",
     "categorical_crossentropy",
@@ -231,6 +233,7 @@ __all__ = [
     "cumsum",
     "diag",
     "diagonal",
+    "digitize",
     "divide",
     "divide_no_nan",
     "dot",
@@ -253,6 +256,7 @@ __all__ = [
     "greater",
     "greater_equal",
     "hard_sigmoid",
+    "histogram",
     "identity",
     "imag",
     "inner",
@@ -313,6 +317,7 @@ __all__ = [
     "round",
     "rsqrt",
     "scan",
+    "searchsorted",
     "segment_sum",
     "selu",
     "shape",
@@ -353,6 +358,7 @@ __all__ = [
     "triu",
     "true_divide",
     "trunc",
+    "unique",
     "unstack",
     "var",
     "where",
