@@ -153,6 +153,8 @@ __all__ = [
     "polygamma",
     "pow",
     "qr",
+    "quantile_bin_boundaries",
+    "quantile_summary_update",
     "random_normal",
     "random_shuffle",
     "random_uniform",
@@ -597,6 +599,7 @@ class Optimizer:
     def set_learning_rate(self, /, learning_rate_value: float | Variable | Schedule) -> None: ...
     def variables(self, /) -> list[Variable]: ...
     def slot(self, /, variable: Variable, name: str) -> Variable | None: ...
+    def use_adamw_for(self, /, variables: Sequence[Variable]) -> None: ...
     def exclude_from_weight_decay(
         self, /, variables: Sequence[Variable], names: Sequence[str]
     ) -> None: ...
@@ -1004,6 +1007,17 @@ def histogram_fixed_width_bins(
     dtype: DTypeLike = None,
     name: str | None = None,
 ) -> Tensor: ...
+def quantile_summary_update(
+    values: Sequence[float],
+    weights: Sequence[float],
+    data: TensorLike,
+    epsilon: float,
+) -> tuple[list[float], list[float]]: ...
+def quantile_bin_boundaries(
+    values: Sequence[float],
+    weights: Sequence[float],
+    num_bins: int,
+) -> list[float]: ...
 def conv1d(
     input: TensorLike,
     filters: TensorLike,

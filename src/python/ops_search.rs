@@ -301,6 +301,53 @@ pub fn histogram_fixed_width_bins(
     })
 }
 
+/// `Discretization.adapt`'s step: the summary `(values, weights)` of the batches so far
+/// merged with the summary of `data` (flattened, as float32), compressed to `epsilon`.
+#[pyfunction]
+pub fn quantile_summary_update(
+    values: Vec<f32>,
+    weights: Vec<f32>,
+    data: Obj,
+    epsilon: f64,
+) -> PyResult<(Vec<f32>, Vec<f32>)> {
+    guard(|| {
+        let op = "Discretization.adapt";
+        if !(epsilon > 0.0 && epsilon <= 1.0) {
+            return Err(value_error(
+                op,
+                format!("epsilon must be in (0, 1], got {epsilon}"),
+            ));
+        }
+        if values.len() != weights.len() {
+            return Err(value_error(op, "a summary needs one weight per value"));
+        }
+        let data = ops::cast(&tensor(data)?, DType::F32)?;
+        let batch: Vec<f32> = data.to_f64_vec().into_iter().map(|v| v as f32).collect();
+        let seen = ops::QuantileSummary { values, weights };
+        let merged = ops::QuantileSummary::of(&batch, epsilon).merge(&seen, epsilon);
+        Ok((merged.values, merged.weights))
+    })
+}
+
+/// The boundaries of `num_bins` bins of about equal weight under the summary
+/// `(values, weights)`.
+#[pyfunction]
+pub fn quantile_bin_boundaries(
+    values: Vec<f32>,
+    weights: Vec<f32>,
+    num_bins: usize,
+) -> PyResult<Vec<f32>> {
+    guard(|| {
+        if num_bins == 0 || values.is_empty() || values.len() != weights.len() {
+            return Err(value_error(
+                "Discretization.adapt",
+                format!("needs num_bins >= 1 and some data, got num_bins={num_bins} and {} summary points", values.len()),
+            ));
+        }
+        Ok(ops::QuantileSummary { values, weights }.bin_boundaries(num_bins))
+    })
+}
+
 // The Python bindings of this file (rows: src/python/bindings.rs, DEVELOPERS.md "Adding an op").
 bindings! {
     fn searchsorted => [rt];
@@ -310,4 +357,6 @@ bindings! {
     fn unique_slices => [];
     fn histogram_fixed_width => [rt];
     fn histogram_fixed_width_bins => [rt];
+    fn quantile_summary_update => [];
+    fn quantile_bin_boundaries => [];
 }
