@@ -188,6 +188,25 @@ from ._nn import (
     zeros,
     zeros_like,
 )
+from ._numpy_extra import (
+    cbrt,
+    deg2rad,
+    exp2,
+    fabs,
+    fmax,
+    fmin,
+    fmod,
+    heaviside,
+    hypot,
+    isneginf,
+    isposinf,
+    isreal,
+    ldexp,
+    logaddexp2,
+    rad2deg,
+    signbit,
+    sinc,
+)
 from ._search import bincount, digitize, histogram, searchsorted, unique
 
 __all__ = [
@@ -365,4 +384,25 @@ __all__ = [
     "while_loop",
     "zeros",
     "zeros_like",
+]
+
+# NumPy-style extras
+__all__ += [
+    "cbrt",
+    "deg2rad",
+    "exp2",
+    "fabs",
+    "fmax",
+    "fmin",
+    "fmod",
+    "heaviside",
+    "hypot",
+    "isneginf",
+    "isposinf",
+    "isreal",
+    "ldexp",
+    "logaddexp2",
+    "rad2deg",
+    "signbit",
+    "sinc",
 ]

@@ -1,0 +1,131 @@
+"""`rt.keras.ops`' NumPy-style extras (cbrt, hypot, diff, kron, median, nan-reductions, ...)
+against Keras 3 (tests/reference/gen_keras_ops_numpy.py): every result's value and dtype, the
+gradient of a weighted sum of the float results against TensorFlow's, and a few against
+float64 central finite differences."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+import rustape as rt
+from conftest import check_gradients
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference"))
+from gen_keras_ops import arguments, flatten
+from gen_keras_ops_numpy import A, B, D, I, cases
+
+REF = np.load(
+    os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "reference", "keras_ops_numpy.npz"
+    ),
+    allow_pickle=False,
+)
+ops = rt.keras.ops
+CASES = cases()
+
+
+def _dtype(r: object) -> str:
+    return r.dtype.name if hasattr(r, "dtype") else type(r).__name__  # type: ignore[attr-defined]
+
+
+# Keras's TensorFlow backend takes cbrt as `pow(|x|, 1/3)` with 1/3 rounded to float32, a
+# relative error near 1e-8 in float64, and logaddexp2 divides by log(2) computed in float32;
+# rustape keeps both exact (NumPy's values, checked to 1e-12 in test_float64_is_exact).
+_LOOSE = {
+    "cbrt_f64": 1e-7,
+    "cbrt_i64": 1e-7,
+    "logaddexp2_f64": 1e-7,
+    "logaddexp2_mixed": 1e-7,
+}
+# TensorFlow's gradient of sinc at 0 is NaN (0/0 in the unselected branch); rustape's is the
+# true derivative, 0.
+_GRAD_AT_ZERO = {"sinc_zero"}
+
+
+def _tolerance(dtype: str, case: str = "") -> dict[str, float]:
+    if case in _LOOSE:
+        return {"rtol": _LOOSE[case], "atol": _LOOSE[case]}
+    if dtype == "float64":
+        return {"rtol": 1e-12, "atol": 1e-12}
+    if dtype.startswith(("float", "complex")):
+        return {"rtol": 1e-6, "atol": 1e-6}
+    return {"rtol": 0.0, "atol": 0.0}
+
+
+@pytest.mark.parametrize("case, name, args, kwargs", CASES, ids=[c[0] for c in CASES])
+def test_numpy_extra_matches_keras(case: str, name: str, args: tuple, kwargs: dict) -> None:
+    fn = getattr(ops, name)
+    results = flatten(fn(*arguments(rt.constant, args), **kwargs))
+    expected = [
+        k for k in REF.files if k.startswith(f"{case}/") and k.count("/") == 1 and "grad" not in k
+    ]
+    assert len(results) == len(expected), case
+    for k, r in enumerate(results):
+        dtype = str(REF[f"{case}/{k}/dtype"])
+        assert _dtype(r) == dtype, (case, k)
+        value = np.asarray(r.numpy() if hasattr(r, "numpy") else r)
+        want = REF[f"{case}/{k}"]
+        assert value.shape == want.shape, (case, k)
+        np.testing.assert_allclose(value, want, err_msg=case, **_tolerance(dtype, case))
+    grads = sorted(k for k in REF.files if k.startswith(f"{case}/grad"))
+    if not grads:
+        return
+    watched = [
+        rt.constant(a) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else None for a in args
+    ]
+    with rt.GradientTape() as tape:
+        for w in watched:
+            if w is not None:
+                tape.watch(w)
+        real = tuple(w if w is not None else a for w, a in zip(watched, args))
+        outs = flatten(fn(*arguments(rt.constant, real), **kwargs))
+        terms = []
+        for k, r in enumerate(outs):
+            if r.dtype.is_floating:
+                weight = np.random.default_rng(k).normal(size=tuple(r.shape))
+                terms.append(rt.reduce_sum(r * weight.astype(r.dtype.name)))
+        loss = rt.add_n(terms)
+    ours = tape.gradient(loss, [w for w in watched if w is not None])
+    for key in grads:
+        k = int(key.split("grad")[1])
+        got = np.asarray(rt.convert_to_tensor(ours[k]))
+        want = REF[key]
+        if case in _GRAD_AT_ZERO:
+            assert np.isnan(want[0]) and got[0] == 0.0, (case, got)
+            got, want = got[1:], want[1:]
+        wide = got.dtype == np.float64 and case not in _LOOSE
+        tol = {"rtol": 1e-10, "atol": 1e-10} if wide else {"rtol": 2e-5, "atol": 1e-6}
+        np.testing.assert_allclose(got, want, err_msg=key, **tol)
+
+
+def test_every_case_ran_in_keras() -> None:
+    for case, *_ in CASES:
+        assert f"{case}/0" in REF.files, case
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda a, b: ops.hypot(a, b) + ops.logaddexp2(a, b),
+        lambda a, b: ops.cbrt(a) * ops.sinc(b),
+        lambda a, b: ops.fmax(a, b) - ops.fmin(a, b) + ops.deg2rad(a),
+    ],
+    ids=["hypot_logaddexp2", "cbrt_sinc", "fmax_fmin"],
+)
+def test_numpy_extra_gradients_match_finite_differences(fn: object) -> None:
+    check_gradients(fn, [A.astype(np.float64) + 0.1, B.astype(np.float64)])  # type: ignore[arg-type]
+
+
+def test_numpy_extra_errors() -> None:
+    with pytest.raises(TypeError, match="ldexp"):
+        ops.ldexp(A, B)
+
+
+def test_float64_is_exact() -> None:
+    np.testing.assert_allclose(ops.cbrt(D).numpy(), np.cbrt(D), rtol=1e-14, atol=0)
+    np.testing.assert_allclose(
+        ops.logaddexp2(D, I).numpy(), np.logaddexp2(D, I), rtol=1e-14, atol=1e-14
+    )

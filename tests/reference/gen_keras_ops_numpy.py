@@ -1,0 +1,134 @@
+"""Keras 3's NumPy-style `keras.ops` beyond the basic set (cbrt, hypot, diff, kron, median,
+nan-reductions, ...) on the TensorFlow 2.21 backend: each case's results (values and dtypes)
+and the gradient of a weighted sum of the float results, as in gen_keras_ops.py. The cases
+are listed here (`cases()`), so the test runs the same calls on `rt.keras.ops`. Run with
+TensorFlow's venv (see README.md); writes keras_ops_numpy.npz beside this file.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+from gen_keras_ops import arguments, flatten
+
+_rng = np.random.default_rng(11)
+A = _rng.normal(size=(2, 3)).astype(np.float32)
+B = _rng.normal(size=(2, 3)).astype(np.float32)
+D = _rng.normal(size=(2, 3)).astype(np.float64)
+E = _rng.normal(size=(2, 3)).astype(np.float64)
+P = (np.abs(_rng.normal(size=(2, 3))) + 0.2).astype(np.float32)  # positive
+M = _rng.normal(size=(3, 4)).astype(np.float32)
+T = _rng.normal(size=(2, 3, 4)).astype(np.float32)
+V = _rng.normal(size=(5,)).astype(np.float32)
+W = _rng.normal(size=(5,)).astype(np.float64)
+C3 = _rng.normal(size=(4, 3)).astype(np.float32)
+I = np.array([[3, -1, 4], [1, -5, 9]], dtype=np.int32)
+J = np.array([[2, 7, -1], [8, 2, 8]], dtype=np.int32)
+K = np.array([[2, 3, 1], [4, 2, 3]], dtype=np.int32)  # positive
+L64 = np.array([5, -1, 4], dtype=np.int64)
+BOOL = np.array([[True, False, True], [False, False, True]])
+# Special values: signed zeros, infinities, NaN.
+SPECIAL = np.array([-0.0, 0.0, np.inf, -np.inf, np.nan, -2.5, 1.0], dtype=np.float32)
+SPECIAL2 = np.array([1.0, np.nan, np.nan, 3.0, np.nan, -1.0, 0.0], dtype=np.float32)
+NANS = np.array([[1.0, np.nan, 3.0, -2.0], [np.nan, 5.0, 0.5, 4.0]], dtype=np.float32)
+NANS64 = NANS.astype(np.float64)
+
+_UNARY_FLOAT = (
+    "cbrt",
+    "deg2rad",
+    "rad2deg",
+    "exp2",
+    "fabs",
+    "sinc",
+)
+_UNARY_PREDICATE = ("isneginf", "isposinf", "isreal", "signbit")
+_BINARY_FLOAT = ("fmax", "fmin", "hypot", "logaddexp2", "heaviside")
+
+
+def cases() -> list[tuple[str, str, tuple[Any, ...], dict[str, Any]]]:
+    """(case id, `keras.ops` name, positional arguments, keyword arguments)."""
+    out: list[tuple[str, str, tuple[Any, ...], dict[str, Any]]] = []
+    for name in _UNARY_FLOAT:
+        out += [
+            (f"{name}_f32", name, (A,), {}),
+            (f"{name}_f64", name, (D,), {}),
+            (f"{name}_i32", name, (I,), {}),
+        ]
+    out += [("cbrt_i64", "cbrt", (L64,), {}), ("deg2rad_i64", "deg2rad", (L64,), {})]
+    for name in _UNARY_PREDICATE:
+        out += [
+            (f"{name}_special", name, (SPECIAL,), {}),
+            (f"{name}_i32", name, (I,), {}),
+        ]
+    out.append(("sinc_zero", "sinc", (np.array([0.0, 1.0, -0.5], np.float32),), {}))
+    for name in _BINARY_FLOAT:
+        out += [
+            (f"{name}_f32", name, (A, B), {}),
+            (f"{name}_f64", name, (D, E), {}),
+            (f"{name}_i32", name, (I, J), {}),
+            (f"{name}_mixed", name, (I, D), {}),
+        ]
+    out += [
+        ("fmax_nan", "fmax", (SPECIAL, SPECIAL2), {}),
+        ("fmin_nan", "fmin", (SPECIAL, SPECIAL2), {}),
+        ("heaviside_zero", "heaviside", (np.array([-1.0, 0.0, 2.0], np.float32), 0.5), {}),
+        ("hypot_zero", "hypot", (np.zeros(3, np.float32), np.zeros(3, np.float32)), {}),
+        ("logaddexp2_big", "logaddexp2", (np.array([100.0, -100.0], np.float32), 99.0), {}),
+        ("fmod_i32", "fmod", (I, K), {}),
+        ("fmod_f32", "fmod", (A, P), {}),
+        ("fmod_f64", "fmod", (D, np.full((1, 3), 0.7)), {}),
+        ("ldexp_f32", "ldexp", (A, J), {}),
+        ("ldexp_f64", "ldexp", (D, J), {}),
+        ("ldexp_i32", "ldexp", (I, K), {}),
+    ]
+    return out
+
+
+def main() -> None:
+    import keras
+    import tensorflow as tf
+
+    out: dict[str, np.ndarray] = {}
+    for case, name, args, kwargs in cases():
+        fn = getattr(keras.ops, name)
+        results = flatten(fn(*arguments(tf.constant, args), **kwargs))
+        for k, r in enumerate(results):
+            out[f"{case}/{k}"] = np.asarray(keras.ops.convert_to_numpy(r))
+            kind = keras.backend.standardize_dtype(r.dtype)
+            out[f"{case}/{k}/dtype"] = np.array(str(kind))
+        # The gradient of sum(weights * result) w.r.t. each float input, where one exists.
+        watched = [
+            tf.constant(a) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else None
+            for a in args
+        ]
+        if not any(w is not None for w in watched):
+            continue
+        with tf.GradientTape() as tape:
+            for w in watched:
+                if w is not None:
+                    tape.watch(w)
+            real = tuple(w if w is not None else a for w, a in zip(watched, args))
+            results = flatten(fn(*arguments(tf.constant, real), **kwargs))
+            terms = []
+            for k, r in enumerate(results):
+                if r.dtype.is_floating:
+                    weight = np.random.default_rng(k).normal(size=tuple(r.shape))
+                    terms.append(tf.reduce_sum(r * weight.astype(r.dtype.as_numpy_dtype)))
+            loss = tf.add_n(terms) if terms else None
+        if loss is None:
+            continue
+        grads = tape.gradient(loss, [w for w in watched if w is not None])
+        for k, g in enumerate(grads):
+            if g is not None:
+                out[f"{case}/grad{k}"] = np.asarray(tf.convert_to_tensor(g))
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "keras_ops_numpy.npz")
+    np.savez_compressed(path, **out)
+    print(
+        f"wrote {path}: {len(out)} arrays, tensorflow {tf.__version__}, keras {keras.__version__}"
+    )
+
+
+if __name__ == "__main__":
+    main()
