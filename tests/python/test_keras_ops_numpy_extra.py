@@ -121,6 +121,9 @@ def test_every_case_ran_in_keras() -> None:
         lambda a, b: ops.trapezoid(a, dx=0.3) * ops.sum(ops.diff(b, n=2)),
         lambda a, b: ops.vander(ops.ravel(a), 4) + ops.vdot(a, b),
         lambda a, b: ops.rot90(ops.select([a > 0], [a * b], 0.5), k=3) + ops.ptp(b),
+        lambda a, b: ops.quantile(a, [0.3, 0.8], axis=1) * ops.median(b, axis=1),
+        lambda a, b: ops.nanvar(a, axis=0) + ops.nanstd(b) * ops.nanmean(a * b),
+        lambda a, b: ops.nanquantile(a * b, 0.6, method="midpoint") + ops.nansum(b),
     ],
     ids=[
         "hypot_logaddexp2",
@@ -130,6 +133,9 @@ def test_every_case_ran_in_keras() -> None:
         "trapezoid_diff",
         "vander",
         "rot90_select",
+        "quantile_median",
+        "nanvar",
+        "nanquantile",
     ],
 )
 def test_numpy_extra_gradients_match_finite_differences(fn: object) -> None:
@@ -153,6 +159,12 @@ def test_numpy_extra_errors() -> None:
         ops.select([A > 0], [A, B])
     with pytest.raises(ValueError, match="window length"):
         ops.hamming(-1)
+    with pytest.raises(ValueError, match="method"):
+        ops.quantile(A, 0.5, method="cubic")
+    with pytest.raises(ValueError, match=r"within \[0, 1\]"):
+        ops.quantile(A, 1.5)
+    with pytest.raises(ValueError, match="empty axis"):
+        ops.median(np.zeros((2, 0), np.float32), axis=1)
     with pytest.raises(ValueError, match="non-zero"):
         ops.geomspace(0.0, 1.0, 3)
 

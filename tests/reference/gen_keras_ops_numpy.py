@@ -84,6 +84,77 @@ def cases() -> list[tuple[str, str, tuple[Any, ...], dict[str, Any]]]:
         ("ldexp_i32", "ldexp", (I, K), {}),
     ]
     out += _array_cases()
+    out += _statistics_cases()
+    return out
+
+
+def _statistics_cases() -> list[tuple[str, str, tuple[Any, ...], dict[str, Any]]]:
+    """Quantiles and the NaN-ignoring reductions."""
+    out: list[tuple[str, str, tuple[Any, ...], dict[str, Any]]] = []
+    for method in ("linear", "lower", "higher", "nearest", "midpoint"):
+        out += [
+            (f"quantile_{method}", "quantile", (T, 0.3), {"axis": 2, "method": method}),
+            (f"quantile_{method}_q", "quantile", (C3, [0.0, 0.4, 1.0]), {"method": method}),
+        ]
+    out += [
+        ("quantile_axes_keep", "quantile", (T, [0.1, 0.9]), {"axis": (0, 2), "keepdims": True}),
+        ("quantile_all_keep", "quantile", (M, 0.5), {"keepdims": True}),
+        ("quantile_i32", "quantile", (I, 0.5), {"axis": 1}),
+        ("quantile_f64", "quantile", (D, 0.35), {"axis": 0}),
+        ("quantile_nan", "quantile", (NANS, 0.5), {"axis": 1}),
+        ("percentile", "percentile", (M, 30), {"axis": 1}),
+        ("percentile_q", "percentile", (T, [10, 50, 90]), {"axis": -1}),
+        ("median", "median", (T,), {"axis": 1}),
+        ("median_all", "median", (M,), {}),
+        ("median_i32", "median", (I,), {"axis": 1, "keepdims": True}),
+        ("median_f64", "median", (W,), {}),
+        ("nanquantile", "nanquantile", (NANS, 0.3), {"axis": 1}),
+        ("nanquantile_q", "nanquantile", (NANS64, [0.2, 0.5]), {}),
+        ("nanquantile_lower", "nanquantile", (NANS, 0.6), {"axis": 1, "method": "lower"}),
+        ("nanpercentile", "nanpercentile", (NANS, 75), {"axis": 1}),
+        ("nanmedian", "nanmedian", (NANS,), {"axis": 1}),
+        ("nanmedian_all", "nanmedian", (NANS64,), {}),
+        ("nanmedian_keep", "nanmedian", (NANS,), {"axis": 0, "keepdims": True}),
+    ]
+    for name in ("nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin"):
+        out += [
+            (f"{name}_all", name, (NANS,), {}),
+            (f"{name}_axis", name, (NANS,), {"axis": 1}),
+            (f"{name}_f64_keep", name, (NANS64,), {"axis": 0, "keepdims": True}),
+            (f"{name}_i32", name, (I,), {"axis": 0}),
+        ]
+    for name in ("nanargmax", "nanargmin"):
+        out += [
+            (f"{name}_all", name, (NANS,), {}),
+            (f"{name}_axis", name, (NANS,), {"axis": 1}),
+            (
+                f"{name}_all_nan",
+                name,
+                (np.array([[np.nan, np.nan], [1.0, 2.0]], np.float32),),
+                {"axis": 1},
+            ),
+            (f"{name}_i32", name, (I,), {"axis": 0}),
+        ]
+    for name in ("nancumsum", "nancumprod"):
+        out += [
+            (f"{name}_flat", name, (NANS,), {}),
+            (f"{name}_axis", name, (NANS64,), {"axis": 1}),
+            (f"{name}_i32", name, (I,), {"axis": 0}),
+        ]
+    out += [
+        (
+            "nanmax_all_nan",
+            "nanmax",
+            (np.array([[np.nan, np.nan], [1.0, 2.0]], np.float32),),
+            {"axis": 1},
+        ),
+        (
+            "nanmean_all_nan",
+            "nanmean",
+            (np.array([[np.nan, np.nan], [1.0, 2.0]], np.float32),),
+            {"axis": 1},
+        ),
+    ]
     return out
 
 
