@@ -15,7 +15,7 @@ from conftest import check_gradients
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference"))
 from gen_keras_ops import arguments, flatten
-from gen_keras_ops_numpy import A, B, D, I, M, T, cases
+from gen_keras_ops_numpy import A, B, D, I, M, T, V, cases
 
 REF = np.load(
     os.path.join(
@@ -124,6 +124,16 @@ def test_every_case_ran_in_keras() -> None:
         lambda a, b: ops.quantile(a, [0.3, 0.8], axis=1) * ops.median(b, axis=1),
         lambda a, b: ops.nanvar(a, axis=0) + ops.nanstd(b) * ops.nanmean(a * b),
         lambda a, b: ops.nanquantile(a * b, 0.6, method="midpoint") + ops.nansum(b),
+        lambda a, b: ops.cross(a, b) + ops.corrcoef(a * b)[0, 1],
+        lambda a, b: (
+            ops.correlate(ops.ravel(a), b[0], mode="same")
+            + ops.segment_max(ops.ravel(b), [0, 1, 1, 2, 2, 2])[1]
+        ),
+        lambda a, b: (
+            ops.scatter_update(a, [[0, 1], [0, 1]], b[1, :2], "mul")
+            + ops.slice_update(b, (1, 0), a[:1, :2])
+        ),
+        lambda a, b: ops.extract_sequences(ops.ravel(a), 3, 2) * ops.slice(b, (1, 0), (1, 3)),
     ],
     ids=[
         "hypot_logaddexp2",
@@ -136,6 +146,10 @@ def test_every_case_ran_in_keras() -> None:
         "quantile_median",
         "nanvar",
         "nanquantile",
+        "cross_corrcoef",
+        "correlate_segment",
+        "scatter_slice",
+        "sequences",
     ],
 )
 def test_numpy_extra_gradients_match_finite_differences(fn: object) -> None:
@@ -165,6 +179,20 @@ def test_numpy_extra_errors() -> None:
         ops.quantile(A, 1.5)
     with pytest.raises(ValueError, match="empty axis"):
         ops.median(np.zeros((2, 0), np.float32), axis=1)
+    with pytest.raises(ValueError, match="outside"):
+        ops.slice(A, (1, 1), (2, 2))
+    with pytest.raises(ValueError, match="do not fit"):
+        ops.slice_update(A, (1, 2), np.ones((1, 2), np.float32))
+    with pytest.raises(ValueError, match="reduction"):
+        ops.scatter_update(A, [[0, 0]], [1.0], "mean")
+    with pytest.raises(TypeError, match="integers"):
+        ops.unravel_index(np.array([1.0]), (2, 2))
+    with pytest.raises(ValueError, match="num_segments"):
+        ops.segment_max(V, [0, 0, 1, 1, 1], num_segments=2, sorted=True)
+    with pytest.raises(ValueError, match="mode"):
+        ops.correlate(V, V, mode="wide")
+    with pytest.raises(ValueError, match="2 or 3 components"):
+        ops.cross(M, M)
     with pytest.raises(ValueError, match="non-zero"):
         ops.geomspace(0.0, 1.0, 3)
 

@@ -85,7 +85,75 @@ def cases() -> list[tuple[str, str, tuple[Any, ...], dict[str, Any]]]:
     ]
     out += _array_cases()
     out += _statistics_cases()
+    out += _indexing_cases()
     return out
+
+
+def _indexing_cases() -> list[tuple[str, str, tuple[Any, ...], dict[str, Any]]]:
+    """Slicing, scattering, segments, classes, windows, correlations and cross products."""
+    idx2 = np.array([[0, 1], [2, 3], [0, 1]], np.int32)
+    rows = np.array([[1], [0]], np.int32)
+    scores = np.array(
+        [[0.1, 0.5, 0.4, 0.5], [0.3, 0.2, 0.9, 0.0], [1.0, 1.0, 1.0, 1.0]], np.float32
+    )
+    return [
+        ("slice", "slice", (T, (0, 1, 1), (2, 2, 3)), {}),
+        ("slice_to_end", "slice", (M, (1, 2), (-1, -1)), {}),
+        ("slice_i32", "slice", (I, (1, 0), (1, 2)), {}),
+        ("slice_update", "slice_update", (M, (1, 1), A), {}),
+        ("slice_update_f64", "slice_update", (np.zeros((3, 4)), (0, 2), D[:, :2]), {}),
+        ("scatter", "scatter", (idx2, np.array([1.0, 2.0, 3.0], np.float32), (3, 4)), {}),
+        ("scatter_rows", "scatter", (rows, A[:, :2], (3, 2)), {}),
+        ("scatter_update", "scatter_update", (M, idx2[:2], np.array([7.0, 8.0], np.float32)), {}),
+        ("scatter_update_rows", "scatter_update", (M, rows, T[0, :2].copy()), {}),
+        ("scatter_update_add", "scatter_update", (M, idx2, V[:3]), {"reduction": "add"}),
+        ("scatter_update_max", "scatter_update", (M, idx2, V[:3]), {"reduction": "max"}),
+        ("scatter_update_min", "scatter_update", (M, idx2, V[:3]), {"reduction": "min"}),
+        ("scatter_update_mul", "scatter_update", (M, idx2, V[:3]), {"reduction": "mul"}),
+        ("unravel_index", "unravel_index", (np.array([0, 5, 11, 7], np.int32), (3, 4)), {}),
+        ("unravel_index_3d", "unravel_index", (np.array([23, 6], np.int64), (2, 3, 4)), {}),
+        ("segment_max", "segment_max", (C3, np.array([0, 0, 2, 2], np.int32)), {}),
+        ("segment_max_n", "segment_max", (V, np.array([1, 1, 0, 3, 0], np.int32), 4), {}),
+        (
+            "segment_max_sorted",
+            "segment_max",
+            (W, np.array([0, 0, 1, 1, 1], np.int32)),
+            {"sorted": True},
+        ),
+        ("segment_min", "segment_min", (C3, np.array([0, 0, 2, 2], np.int32)), {}),
+        ("segment_min_n", "segment_min", (V, np.array([1, 1, 0, 3, 0], np.int32), 4), {}),
+        ("multi_hot", "multi_hot", (np.array([[1, 3], [0, 0], [2, 1]], np.int32), 4), {}),
+        ("multi_hot_1d", "multi_hot", (np.array([1, 3], np.int32), 5), {"dtype": "int32"}),
+        ("in_top_k", "in_top_k", (np.array([1, 2, 0], np.int32), scores, 1), {}),
+        ("in_top_k_2", "in_top_k", (np.array([2, 0, 3], np.int32), scores, 2), {}),
+        ("extract_sequences", "extract_sequences", (V, 2, 1), {}),
+        ("extract_sequences_2d", "extract_sequences", (M, 3, 1), {}),
+        ("extract_sequences_i32", "extract_sequences", (I, 2, 2), {}),
+        ("correlate", "correlate", (V, W[:3].astype(np.float32)), {}),
+        ("correlate_full", "correlate", (V, np.array([1.0, -1.0], np.float32)), {"mode": "full"}),
+        (
+            "correlate_same",
+            "correlate",
+            (V, np.array([0.5, 1.0, 2.0, 1.0], np.float32)),
+            {"mode": "same"},
+        ),
+        ("correlate_same_odd", "correlate", (W, W[:3]), {"mode": "same"}),
+        (
+            "correlate_i32",
+            "correlate",
+            (np.array([1, 2, 3], np.int32), np.array([1, 1], np.int32)),
+            {},
+        ),
+        ("corrcoef", "corrcoef", (M,), {}),
+        ("corrcoef_f64", "corrcoef", (D,), {}),
+        ("corrcoef_i32", "corrcoef", (np.array([[1, 2, 4], [3, 1, 0]], np.int32),), {}),
+        ("cross", "cross", (C3, C3[::-1].copy()), {}),
+        ("cross_2d", "cross", (A[:, :2].copy(), B[:, :2].copy()), {}),
+        ("cross_2_3", "cross", (A[:, :2].copy(), B), {}),
+        ("cross_axis0", "cross", (M[:, :2].copy(), M[:, 2:].copy() + 1), {"axis": 0}),
+        ("cross_f64", "cross", (D, E), {}),
+        ("cross_i32", "cross", (I, J), {}),
+    ]
 
 
 def _statistics_cases() -> list[tuple[str, str, tuple[Any, ...], dict[str, Any]]]:
@@ -271,7 +339,10 @@ def main() -> None:
             loss = tf.add_n(terms) if terms else None
         if loss is None:
             continue
-        grads = tape.gradient(loss, [w for w in watched if w is not None])
+        try:
+            grads = tape.gradient(loss, [w for w in watched if w is not None])
+        except LookupError:  # TensorFlow has no gradient for this op (slice_update)
+            continue
         for k, g in enumerate(grads):
             if g is not None:
                 out[f"{case}/grad{k}"] = np.asarray(tf.convert_to_tensor(g))
