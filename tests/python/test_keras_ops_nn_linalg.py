@@ -115,3 +115,44 @@ def test_solve_gradient_through_keras_ops() -> None:
 def test_bad_input(call: Any, error: type, match: str) -> None:
     with pytest.raises(error, match=match):
         call()
+
+
+def test_jvp_matches_finite_differences_and_returns_aux() -> None:
+    rng = np.random.default_rng(4)
+    a0, b0 = rng.normal(size=(3,)), rng.normal(size=(3, 2))
+    ta, tb = rng.normal(size=(3,)), rng.normal(size=(3, 2))
+
+    def fun(a: Any, b: Any) -> Any:
+        return {"p": rt.tanh(a)[:, None] * b, "q": rt.reduce_sum(b * b)}, a * 2.0
+
+    (_, tangent, aux) = OPS.jvp(fun, (a0, b0), (ta, tb), has_aux=True)
+    h = 1e-6
+    plus, _ = fun(rt.constant(a0 + h * ta), rt.constant(b0 + h * tb))
+    minus, _ = fun(rt.constant(a0 - h * ta), rt.constant(b0 - h * tb))
+    for key in ("p", "q"):
+        numeric = (plus[key].numpy() - minus[key].numpy()) / (2 * h)
+        np.testing.assert_allclose(tangent[key].numpy(), numeric, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(aux.numpy(), 2 * a0)
+    # Second order: the jvp of a gradient is a Hessian-vector product.
+    x0, t0 = rng.normal(size=(4,)), rng.normal(size=(4,))
+
+    def grad(x: Any) -> Any:
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = rt.reduce_sum(rt.sin(x) * x)
+        return tape.gradient(y, x)
+
+    _, hvp = OPS.jvp(grad, (x0,), (t0,))
+    hessian_diag = 2 * np.cos(x0) - x0 * np.sin(x0)
+    np.testing.assert_allclose(hvp.numpy(), hessian_diag * t0, rtol=1e-12)
+
+
+def test_custom_gradient_is_used() -> None:
+    @OPS.custom_gradient
+    def double_grad(x: Any) -> Any:
+        return x * 1.0, lambda upstream: upstream * 2.0
+
+    x = rt.Variable([1.0, -3.0])
+    with rt.GradientTape() as tape:
+        y = rt.reduce_sum(double_grad(x) * 3.0)
+    assert tape.gradient(y, x).numpy().tolist() == [6.0, 6.0]

@@ -94,6 +94,8 @@ CASES: list[tuple[str, list[Any], dict[str, Any]]] = [
     ("qr", [TALL], {"mode": "complete"}),
     ("svd", [TALL], {}),
     ("svd", [TALL], {"full_matrices": False}),
+    ("erfinv", [np.linspace(-0.999, 0.999, 12).astype(np.float32)], {}),
+    ("erfinv", [np.concatenate([np.linspace(-1, 1, 9), [1 - 1e-12, -1e-300, 0.5]])], {}),
 ]
 
 

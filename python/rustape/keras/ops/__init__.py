@@ -67,6 +67,7 @@ from ._arrays import (
     unstack,
     var,
 )
+from ._autodiff import custom_gradient, erfinv, jvp
 from ._control import (
     associative_scan,
     cond,
@@ -280,6 +281,7 @@ __all__ = [
     "count_nonzero",
     "cumprod",
     "cumsum",
+    "custom_gradient",
     "depthwise_conv",
     "det",
     "diag",
@@ -295,6 +297,7 @@ __all__ = [
     "equal",
     "erf",
     "erfc",
+    "erfinv",
     "exp",
     "expand_dims",
     "expm1",
@@ -324,6 +327,7 @@ __all__ = [
     "isfinite",
     "isinf",
     "isnan",
+    "jvp",
     "layer_normalization",
     "leaky_relu",
     "less",
