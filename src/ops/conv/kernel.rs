@@ -1,5 +1,5 @@
-//! The convolution kernels, for one slice of images `[n, h, w, c]` and one filter
-//! `[kh, kw, cg, o]` (`cg = c / groups`): im2col into a buffer per chunk of images, then one GEMM
+//! The convolution kernels, for one slice of images `[n, d, h, w, c]` and one filter
+//! `[kd, kh, kw, cg, o]` (`cg = c / groups`; a 2-D convolution has `d = kd = 1`): im2col into a buffer per chunk of images, then one GEMM
 //! per group on the `gemm` crate. Chunks run on rayon's threads.
 //!
 //! The chunks are sized from the shapes alone (never from the thread count), and the filter
@@ -110,27 +110,31 @@ impl Geometry {
     fn og(&self) -> usize {
         self.o / self.groups
     }
-    /// im2col columns per output pixel (one group): `kh * kw * cg`.
+    /// im2col columns per output pixel (one group): `kd * kh * kw * cg`.
     fn patch(&self) -> usize {
-        self.kh * self.kw * self.cg()
+        self.kd * self.kh * self.kw * self.cg()
     }
     pub(super) fn image_len(&self) -> usize {
-        self.h * self.w * self.c
+        self.d * self.h * self.w * self.c
     }
     pub(super) fn out_image_len(&self) -> usize {
-        self.oh * self.ow * self.o
+        self.od * self.oh * self.ow * self.o
     }
     fn pixels(&self) -> usize {
-        self.oh * self.ow
+        self.od * self.oh * self.ow
     }
     /// A 1x1 window with stride 1 and no padding over one group: the image is its own im2col.
     fn pointwise(&self) -> bool {
-        self.kh == 1
+        self.kd == 1
+            && self.kh == 1
             && self.kw == 1
+            && self.sd == 1
             && self.sh == 1
             && self.sw == 1
+            && self.pf == 0
             && self.pt == 0
             && self.pl == 0
+            && self.od == self.d
             && self.oh == self.h
             && self.ow == self.w
             && self.groups == 1
@@ -148,6 +152,13 @@ impl Geometry {
     /// Whether `n` images are worth splitting over the threads.
     fn parallel(&self, n: usize) -> bool {
         n > self.chunk_images(n) && worth_splitting(self.work(n), PARALLEL_WORK)
+    }
+    /// The input plane of output plane `oz`'s window plane `kz`, if inside the volume.
+    #[inline]
+    fn in_plane(&self, oz: usize, kz: usize) -> Option<usize> {
+        (oz * self.sd + kz * self.dd)
+            .checked_sub(self.pf)
+            .filter(|&p| p < self.d)
     }
     /// The input row of output row `oy`'s window row `ky`, if inside the image.
     #[inline]
@@ -189,32 +200,43 @@ fn im2col<T: ConvFloat>(g: &Geometry, images: &[T], group: usize, cols: &mut [Ma
     }
     let c0 = group * cg;
     let span = g.kw * cg;
+    let slab = g.kh * span;
+    let plane_len = g.h * g.w * g.c;
     let mut rows = cols.chunks_exact_mut(patch);
     for image in images.chunks_exact(g.image_len()) {
-        for oy in 0..g.oh {
-            for ox in 0..g.ow {
-                let Some(row) = rows.next() else { return };
-                let run = g.contiguous_window(ox);
-                for (ky, dst) in row.chunks_exact_mut(span).enumerate() {
-                    let Some(iy) = g.in_row(oy, ky) else {
-                        zero(dst);
-                        continue;
-                    };
-                    if let Some(ix0) = run {
-                        let at = (iy * g.w + ix0) * g.c;
-                        copy(dst, &image[at..at + span]);
-                        continue;
-                    }
-                    for (kx, d) in dst.chunks_exact_mut(cg).enumerate() {
-                        match (g.in_col(ox, kx), cg) {
-                            (Some(ix), 1) => {
-                                d[0].write(image[(iy * g.w + ix) * g.c + c0]);
+        for oz in 0..g.od {
+            for oy in 0..g.oh {
+                for ox in 0..g.ow {
+                    let Some(row) = rows.next() else { return };
+                    let run = g.contiguous_window(ox);
+                    for (kz, planes) in row.chunks_exact_mut(slab).enumerate() {
+                        let Some(iz) = g.in_plane(oz, kz) else {
+                            zero(planes);
+                            continue;
+                        };
+                        let plane = &image[iz * plane_len..(iz + 1) * plane_len];
+                        for (ky, dst) in planes.chunks_exact_mut(span).enumerate() {
+                            let Some(iy) = g.in_row(oy, ky) else {
+                                zero(dst);
+                                continue;
+                            };
+                            if let Some(ix0) = run {
+                                let at = (iy * g.w + ix0) * g.c;
+                                copy(dst, &plane[at..at + span]);
+                                continue;
                             }
-                            (Some(ix), _) => {
-                                let at = (iy * g.w + ix) * g.c + c0;
-                                copy(d, &image[at..at + cg]);
+                            for (kx, d) in dst.chunks_exact_mut(cg).enumerate() {
+                                match (g.in_col(ox, kx), cg) {
+                                    (Some(ix), 1) => {
+                                        d[0].write(plane[(iy * g.w + ix) * g.c + c0]);
+                                    }
+                                    (Some(ix), _) => {
+                                        let at = (iy * g.w + ix) * g.c + c0;
+                                        copy(d, &plane[at..at + cg]);
+                                    }
+                                    (None, _) => zero(d),
+                                }
                             }
-                            (None, _) => zero(d),
                         }
                     }
                 }
@@ -265,23 +287,33 @@ fn col2im<T: ConvFloat>(g: &Geometry, cols: &[T], group: usize, images: &mut [T]
     }
     let c0 = group * cg;
     let span = g.kw * cg;
+    let slab = g.kh * span;
+    let plane_len = g.h * g.w * g.c;
     let mut rows = cols.chunks_exact(patch);
     for image in images.chunks_exact_mut(g.image_len()) {
-        for oy in 0..g.oh {
-            for ox in 0..g.ow {
-                let Some(row) = rows.next() else { return };
-                let run = g.contiguous_window(ox);
-                for (ky, src) in row.chunks_exact(span).enumerate() {
-                    let Some(iy) = g.in_row(oy, ky) else { continue };
-                    if let Some(ix0) = run {
-                        let at = (iy * g.w + ix0) * g.c;
-                        add_into(&mut image[at..at + span], src);
-                        continue;
-                    }
-                    for (kx, s) in src.chunks_exact(cg).enumerate() {
-                        if let Some(ix) = g.in_col(ox, kx) {
-                            let at = (iy * g.w + ix) * g.c + c0;
-                            add_into(&mut image[at..at + cg], s);
+        for oz in 0..g.od {
+            for oy in 0..g.oh {
+                for ox in 0..g.ow {
+                    let Some(row) = rows.next() else { return };
+                    let run = g.contiguous_window(ox);
+                    for (kz, planes) in row.chunks_exact(slab).enumerate() {
+                        let Some(iz) = g.in_plane(oz, kz) else {
+                            continue;
+                        };
+                        let plane = &mut image[iz * plane_len..(iz + 1) * plane_len];
+                        for (ky, src) in planes.chunks_exact(span).enumerate() {
+                            let Some(iy) = g.in_row(oy, ky) else { continue };
+                            if let Some(ix0) = run {
+                                let at = (iy * g.w + ix0) * g.c;
+                                add_into(&mut plane[at..at + span], src);
+                                continue;
+                            }
+                            for (kx, s) in src.chunks_exact(cg).enumerate() {
+                                if let Some(ix) = g.in_col(ox, kx) {
+                                    let at = (iy * g.w + ix) * g.c + c0;
+                                    add_into(&mut plane[at..at + cg], s);
+                                }
+                            }
                         }
                     }
                 }
