@@ -313,10 +313,18 @@ fn leading_batch_axes_fold_into_the_batch() {
 
 #[test]
 fn large_batches_split_over_chunks_and_threads_give_the_same_bits() {
-    let (xs, fs) = ([24, 6, 8, 8, 4], [3, 3, 3, 4, 8]);
+    // Several images per chunk, one block each.
+    large_case([24, 6, 8, 8, 4], [3, 3, 3, 4, 8], [1, 1, 1]);
+    // One image per chunk in two blocks of im2col rows (the second shorter), and blocks that
+    // end inside an image with strides (a depth-1 volume: the 2-D path).
+    large_case([3, 8, 16, 16, 4], [3, 3, 3, 4, 5], [1, 1, 1]);
+    large_case([2, 1, 70, 66, 8], [1, 3, 3, 8, 3], [1, 2, 1]);
+}
+
+fn large_case(xs: [usize; 5], fs: [usize; 5], s: [usize; 3]) {
     let x = rand(&xs, 3);
     let f = rand(&fs, 4);
-    let (s, d, p) = ([1, 1, 1], [1, 1, 1], Padding::Same);
+    let (d, p) = ([1, 1, 1], Padding::Same);
     let run = || {
         let y = conv3d(&x, &f, s, &p, d).unwrap();
         let dy = rand(y.shape(), 5);
