@@ -46,6 +46,7 @@ __all__ = [
     "batch_normalization",
     "begin_variable_watch",
     "bias_add",
+    "bincount",
     "bool",
     "boolean_mask",
     "broadcast_to",
@@ -108,6 +109,8 @@ __all__ = [
     "greater",
     "greater_equal",
     "gru_cell",
+    "histogram_fixed_width",
+    "histogram_fixed_width_bins",
     "imag",
     "int32",
     "int64",
@@ -154,6 +157,8 @@ __all__ = [
     "polygamma",
     "pow",
     "qr",
+    "quantile_bin_boundaries",
+    "quantile_summary_update",
     "random_normal",
     "random_shuffle",
     "random_uniform",
@@ -180,6 +185,7 @@ __all__ = [
     "round",
     "scalar_mul",
     "scatter_nd",
+    "searchsorted",
     "segment_sum",
     "selu",
     "set_diag",
@@ -221,6 +227,9 @@ __all__ = [
     "trace",
     "transpose",
     "triangular_solve",
+    "unique",
+    "unique_slices",
+    "unique_with_counts",
     "unsorted_segment_max",
     "unsorted_segment_mean",
     "unsorted_segment_sum",
@@ -594,6 +603,7 @@ class Optimizer:
     def set_learning_rate(self, /, learning_rate_value: float | Variable | Schedule) -> None: ...
     def variables(self, /) -> list[Variable]: ...
     def slot(self, /, variable: Variable, name: str) -> Variable | None: ...
+    def use_adamw_for(self, /, variables: Sequence[Variable]) -> None: ...
     def exclude_from_weight_decay(
         self, /, variables: Sequence[Variable], names: Sequence[str]
     ) -> None: ...
@@ -955,6 +965,63 @@ def stateless_categorical(
     dtype: DTypeLike = None,
     name: str | None = None,
 ) -> Tensor: ...
+def searchsorted(
+    sorted_sequence: TensorLike,
+    values: TensorLike,
+    side: str = "left",
+    out_type: DTypeLike = None,
+    name: str | None = None,
+) -> Tensor: ...
+def bincount(
+    arr: TensorLike,
+    weights: TensorLike | None = None,
+    minlength: int | None = None,
+    maxlength: int | None = None,
+    dtype: DTypeLike = None,
+    name: str | None = None,
+    axis: int | None = None,
+    binary_output: builtins.bool = False,
+) -> Tensor: ...
+def unique(
+    x: TensorLike,
+    out_idx: DTypeLike = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]: ...
+def unique_with_counts(
+    x: TensorLike,
+    out_idx: DTypeLike = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor, Tensor]: ...
+def unique_slices(
+    x: TensorLike,
+    axis: int,
+    sorted: builtins.bool,
+) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
+def histogram_fixed_width(
+    values: TensorLike,
+    value_range: TensorLike,
+    nbins: int | None = None,
+    dtype: DTypeLike = None,
+    name: str | None = None,
+) -> Tensor: ...
+def histogram_fixed_width_bins(
+    values: TensorLike,
+    value_range: TensorLike,
+    nbins: int | None = None,
+    dtype: DTypeLike = None,
+    name: str | None = None,
+) -> Tensor: ...
+def quantile_summary_update(
+    values: Sequence[float],
+    weights: Sequence[float],
+    data: TensorLike,
+    epsilon: float,
+) -> tuple[list[float], list[float]]: ...
+def quantile_bin_boundaries(
+    values: Sequence[float],
+    weights: Sequence[float],
+    num_bins: int,
+) -> list[float]: ...
 def conv1d(
     input: TensorLike,
     filters: TensorLike,

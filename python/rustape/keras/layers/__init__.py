@@ -14,7 +14,7 @@ from ..initializers import get_initializer
 from .activation import ELU, Activation, LeakyReLU, PReLU, ReLU, Softmax
 from .attention import EinsumDense, MultiHeadAttention
 from .base import Layer
-from .categorical import CategoryEncoding
+from .categorical import CategoryEncoding, Discretization
 from .convolutional import (
     Conv1D,
     Conv1DTranspose,
@@ -102,6 +102,7 @@ __all__ = [
     "Cropping3D",
     "Dense",
     "DepthwiseConv2D",
+    "Discretization",
     "Dot",
     "Dropout",
     "EinsumDense",
