@@ -41,6 +41,7 @@ __all__ = [
     "avg_pool",
     "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "band_part",
     "batch_normalization",
     "begin_variable_watch",
@@ -64,6 +65,8 @@ __all__ = [
     "conv1d",
     "conv2d",
     "conv2d_transpose",
+    "conv3d",
+    "conv3d_transpose",
     "convert_to_tensor",
     "cos",
     "cosh",
@@ -136,6 +139,7 @@ __all__ = [
     "max_pool",
     "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
     "maximum",
     "meshgrid",
     "metric_values",
@@ -1047,6 +1051,25 @@ def conv2d_transpose(
     dilations: int | Sequence[int] | None = None,
     name: str | None = None,
 ) -> Tensor: ...
+def conv3d(
+    input: TensorLike,
+    filters: TensorLike,
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NDHWC",
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def conv3d_transpose(
+    input: TensorLike,
+    filters: TensorLike,
+    output_shape: Shape,
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None = None,
+    data_format: str | None = "NDHWC",
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
 def depthwise_conv2d(
     input: TensorLike,
     filter: TensorLike,
@@ -1102,6 +1125,22 @@ def avg_pool2d(
     strides: int | Sequence[int],
     padding: str | Sequence[Sequence[int]] | None,
     data_format: str | None = "NHWC",
+    name: str | None = None,
+) -> Tensor: ...
+def max_pool3d(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NDHWC",
+    name: str | None = None,
+) -> Tensor: ...
+def avg_pool3d(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NDHWC",
     name: str | None = None,
 ) -> Tensor: ...
 def dropout(
