@@ -19,12 +19,16 @@ from ._image import resize_with_pad as resize_with_pad
 from ._image import rgb_to_grayscale as rgb_to_grayscale
 from ._image import rot90 as rot90
 from ._image import transpose as transpose
+from ._rustape import affine_transform as affine_transform
+from ._rustape import affine_transform_adjoint as affine_transform_adjoint
 from ._rustape import resize as resize
 from ._rustape import resize_adjoint as resize_adjoint
 
 __all__ = [
     "adjust_brightness",
     "adjust_contrast",
+    "affine_transform",
+    "affine_transform_adjoint",
     "central_crop",
     "convert_image_dtype",
     "crop_to_bounding_box",
