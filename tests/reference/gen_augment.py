@@ -16,6 +16,11 @@ resize, keys `rs_<case>_<method>[_aa]_*`: `x32`, `y32`, `g32` (TensorFlow's own 
 weighted sum), `x64`, `y64`, `g64` (TensorFlow's per-axis weights applied in float64, as
 gen_image.py), `w`.
 
+Keras 3.15's augmentation layers, keys `ly_<case>_*`: `class` and `kwargs` (JSON), `x`, `y` =
+`layer.transform_images(x, t)` for the parameters `t` Keras's `get_random_transformation`
+drew (saved under their Keras names: `flips`, `angle` and `rotation_matrix`, `height_zoom` and
+`width_zoom`, `translations`, `crop`, `contrast_factor`, `rgb_delta`).
+
 Run with TensorFlow's venv (see README.md); writes augment.npz beside this file.
 """
 
@@ -144,6 +149,122 @@ def _resize(tf, rng, out):
                 out[f"{key}_w"] = wts
 
 
+#: name -> (layer class, constructor arguments, input shape, input scale)
+LAYERS = {
+    "flip_h": ("RandomFlip", {"mode": "horizontal", "seed": 1}, (4, 5, 6, 3), 1.0),
+    "flip_hv_cf": (
+        "RandomFlip",
+        {"seed": 2, "data_format": "channels_first"},
+        (4, 3, 5, 6),
+        1.0,
+    ),
+    "flip_v_single": ("RandomFlip", {"mode": "vertical", "seed": 3}, (5, 6, 2), 1.0),
+    "rotation": ("RandomRotation", {"factor": 0.3, "seed": 4}, (3, 7, 9, 2), 1.0),
+    "rotation_nearest": (
+        "RandomRotation",
+        {
+            "factor": (-0.2, 0.4),
+            "fill_mode": "constant",
+            "interpolation": "nearest",
+            "fill_value": 0.3,
+            "seed": 5,
+        },
+        (2, 6, 5, 1),
+        1.0,
+    ),
+    "rotation_cf": (
+        "RandomRotation",
+        {"factor": 0.5, "fill_mode": "wrap", "data_format": "channels_first", "seed": 6},
+        (2, 3, 6, 7),
+        1.0,
+    ),
+    "zoom": (
+        "RandomZoom",
+        {"height_factor": 0.4, "width_factor": 0.2, "fill_mode": "nearest", "seed": 7},
+        (3, 8, 7, 2),
+        1.0,
+    ),
+    "zoom_single": ("RandomZoom", {"height_factor": (-0.5, 0.3), "seed": 8}, (6, 6, 3), 1.0),
+    "translation": (
+        "RandomTranslation",
+        {
+            "height_factor": 0.3,
+            "width_factor": (-0.2, 0.5),
+            "fill_mode": "constant",
+            "fill_value": 1.0,
+            "seed": 9,
+        },
+        (3, 7, 8, 2),
+        1.0,
+    ),
+    "translation_wrap": (
+        "RandomTranslation",
+        {
+            "height_factor": 0.5,
+            "width_factor": 0.5,
+            "fill_mode": "wrap",
+            "interpolation": "nearest",
+            "seed": 10,
+        },
+        (2, 5, 5, 1),
+        1.0,
+    ),
+    "crop": ("RandomCrop", {"height": 4, "width": 5, "seed": 11}, (2, 7, 9, 3), 1.0),
+    "crop_small": ("RandomCrop", {"height": 6, "width": 4, "seed": 12}, (2, 5, 9, 1), 1.0),
+    "contrast": (
+        "RandomContrast",
+        {"factor": 0.6, "value_range": (0, 1), "seed": 13},
+        (3, 5, 4, 3),
+        1.0,
+    ),
+    "contrast_single": ("RandomContrast", {"factor": (0.2, 0.5), "seed": 14}, (4, 4, 2), 255.0),
+    "brightness": (
+        "RandomBrightness",
+        {"factor": 0.4, "value_range": (0, 1), "seed": 15},
+        (3, 4, 4, 3),
+        1.0,
+    ),
+    "brightness_pair": (
+        "RandomBrightness",
+        {"factor": (-0.3, 0.1), "seed": 16},
+        (2, 3, 3, 1),
+        255.0,
+    ),
+}
+
+_PARAMETERS = (
+    "flips",
+    "angle",
+    "rotation_matrix",
+    "height_zoom",
+    "width_zoom",
+    "translations",
+    "contrast_factor",
+    "rgb_delta",
+)
+
+
+def _layers(keras, rng, out):
+    import json
+
+    for name, (cls, kwargs, shape, scale) in LAYERS.items():
+        layer = getattr(keras.layers, cls)(**kwargs)
+        x = (rng.uniform(0.0, 1.0, size=shape) * scale).astype(np.float32)
+        t = layer.get_random_transformation(x, training=True)
+        y = layer.transform_images(x, t, training=True)
+        key = f"ly_{name}"
+        out[f"{key}_class"] = np.array(cls)
+        out[f"{key}_kwargs"] = np.array(json.dumps(kwargs))
+        out[f"{key}_x"] = x
+        out[f"{key}_y"] = np.asarray(y)
+        if isinstance(t, tuple):
+            out[f"{key}_crop"] = np.array([int(v) for v in t])
+            continue
+        for p in _PARAMETERS:
+            if p in t:
+                out[f"{key}_{p}"] = np.asarray(t[p])
+
+
 def main() -> None:
     import keras
     import tensorflow as tf
@@ -152,6 +273,7 @@ def main() -> None:
     out: dict[str, np.ndarray] = {}
     _affine(keras, tf, rng, out)
     _resize(tf, rng, out)
+    _layers(keras, rng, out)
     path = os.path.join(os.path.dirname(__file__), "augment.npz")
     np.savez_compressed(path, **out)
     print(f"wrote {len(out)} arrays to {path}")
