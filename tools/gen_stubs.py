@@ -202,6 +202,27 @@ FUNCTION_TYPES: dict[str, str] = {
     "begin_variable_watch": "None",
     "end_variable_watch": "list[Variable]",
     "top_k": "tuple[Tensor, Tensor]",
+    "unique": "tuple[Tensor, Tensor]",
+    "unique_with_counts": "tuple[Tensor, Tensor, Tensor]",
+    "unique_slices": "tuple[Tensor, Tensor, Tensor, Tensor]",
+    # searching and counting
+    "searchsorted.sorted_sequence": "TensorLike",
+    "searchsorted.values": "TensorLike",
+    "searchsorted.side": "str",
+    "searchsorted.out_type": "DTypeLike",
+    "bincount.arr": "TensorLike",
+    "bincount.weights": "TensorLike | None",
+    "bincount.minlength": "int | None",
+    "bincount.maxlength": "int | None",
+    "bincount.axis": "int | None",
+    "bincount.binary_output": "bool",
+    **{f"{n}.out_idx": "DTypeLike" for n in ("unique", "unique_with_counts")},
+    "unique_slices.axis": "int",
+    **{
+        f"{n}.{p}": t
+        for n in ("histogram_fixed_width", "histogram_fixed_width_bins")
+        for p, t in (("values", "TensorLike"), ("value_range", "TensorLike"), ("nbins", "int"))
+    },
     "split": "list[Tensor]",
     "meshgrid": "list[Tensor]",
     "slogdet": "tuple[Tensor, Tensor]",

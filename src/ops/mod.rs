@@ -34,6 +34,7 @@ mod rnn;
 mod rnn_sequence;
 mod scan;
 mod scatter;
+mod search;
 mod segment;
 mod shape;
 mod sort;
@@ -63,6 +64,10 @@ pub use rnn::{gru_cell, lstm_cell};
 pub use rnn_sequence::lstm_sequence;
 pub use scan::*;
 pub use scatter::*;
+pub use search::{
+    bincount, histogram_fixed_width, histogram_fixed_width_bins, searchsorted, unique, Bincount,
+    Unique,
+};
 pub use segment::*;
 pub use shape::*;
 pub use sort::*;

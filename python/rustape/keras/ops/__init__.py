@@ -189,6 +189,7 @@ from ._nn import (
     zeros,
     zeros_like,
 )
+from ._search import bincount, digitize, histogram, searchsorted, unique
 
 __all__ = [
     "abs",
@@ -213,6 +214,7 @@ __all__ = [
     "associative_scan",
     "average",
     "binary_crossentropy",
+    "bincount",
     "broadcast_to",
     "cast",
     "categorical_crossentropy",
@@ -232,6 +234,7 @@ __all__ = [
     "cumsum",
     "diag",
     "diagonal",
+    "digitize",
     "divide",
     "divide_no_nan",
     "dot",
@@ -254,6 +257,7 @@ __all__ = [
     "greater",
     "greater_equal",
     "hard_sigmoid",
+    "histogram",
     "identity",
     "imag",
     "inner",
@@ -314,6 +318,7 @@ __all__ = [
     "round",
     "rsqrt",
     "scan",
+    "searchsorted",
     "segment_sum",
     "selu",
     "shape",
@@ -354,6 +359,7 @@ __all__ = [
     "triu",
     "true_divide",
     "trunc",
+    "unique",
     "unstack",
     "var",
     "where",
