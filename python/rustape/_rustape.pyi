@@ -47,6 +47,7 @@ __all__ = [
     "batch_normalization",
     "begin_variable_watch",
     "bias_add",
+    "bincount",
     "bool",
     "boolean_mask",
     "broadcast_to",
@@ -107,6 +108,8 @@ __all__ = [
     "greater",
     "greater_equal",
     "gru_cell",
+    "histogram_fixed_width",
+    "histogram_fixed_width_bins",
     "imag",
     "int32",
     "int64",
@@ -178,6 +181,7 @@ __all__ = [
     "round",
     "scalar_mul",
     "scatter_nd",
+    "searchsorted",
     "segment_sum",
     "selu",
     "set_diag",
@@ -219,6 +223,9 @@ __all__ = [
     "trace",
     "transpose",
     "triangular_solve",
+    "unique",
+    "unique_slices",
+    "unique_with_counts",
     "unsorted_segment_max",
     "unsorted_segment_mean",
     "unsorted_segment_sum",
@@ -950,6 +957,52 @@ def stateless_categorical(
     logits: TensorLike,
     num_samples: int,
     seed: Sequence[int] | TensorLike,
+    dtype: DTypeLike = None,
+    name: str | None = None,
+) -> Tensor: ...
+def searchsorted(
+    sorted_sequence: TensorLike,
+    values: TensorLike,
+    side: str = "left",
+    out_type: DTypeLike = None,
+    name: str | None = None,
+) -> Tensor: ...
+def bincount(
+    arr: TensorLike,
+    weights: TensorLike | None = None,
+    minlength: int | None = None,
+    maxlength: int | None = None,
+    dtype: DTypeLike = None,
+    name: str | None = None,
+    axis: int | None = None,
+    binary_output: builtins.bool = False,
+) -> Tensor: ...
+def unique(
+    x: TensorLike,
+    out_idx: DTypeLike = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]: ...
+def unique_with_counts(
+    x: TensorLike,
+    out_idx: DTypeLike = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor, Tensor]: ...
+def unique_slices(
+    x: TensorLike,
+    axis: int,
+    sorted: builtins.bool,
+) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
+def histogram_fixed_width(
+    values: TensorLike,
+    value_range: TensorLike,
+    nbins: int | None = None,
+    dtype: DTypeLike = None,
+    name: str | None = None,
+) -> Tensor: ...
+def histogram_fixed_width_bins(
+    values: TensorLike,
+    value_range: TensorLike,
+    nbins: int | None = None,
     dtype: DTypeLike = None,
     name: str | None = None,
 ) -> Tensor: ...

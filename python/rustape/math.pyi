@@ -22,6 +22,7 @@ from ._rustape import asinh as asinh
 from ._rustape import atan as atan
 from ._rustape import atan2 as atan2
 from ._rustape import atanh as atanh
+from ._rustape import bincount as bincount
 from ._rustape import conj as conj
 from ._rustape import cos as cos
 from ._rustape import cosh as cosh
@@ -107,6 +108,7 @@ __all__ = [
     "atan",
     "atan2",
     "atanh",
+    "bincount",
     "conj",
     "cos",
     "cosh",

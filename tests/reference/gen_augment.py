@@ -21,6 +21,10 @@ Keras 3.15's augmentation layers, keys `ly_<case>_*`: `class` and `kwargs` (JSON
 drew (saved under their Keras names: `flips`, `angle` and `rotation_matrix`, `height_zoom` and
 `width_zoom`, `translations`, `crop`, `contrast_factor`, `rgb_delta`).
 
+Filters and measures, keys `fl_<name>_*` (see FILTERS): `z32`/`z64` (TensorFlow's values for
+float32 / float64 inputs `fl_x`, `fl_y`), `w32`/`w64` and `g32`/`g64` (a weighted sum's
+gradient with respect to `x`).
+
 Run with TensorFlow's venv (see README.md); writes augment.npz beside this file.
 """
 
@@ -265,6 +269,43 @@ def _layers(keras, rng, out):
                 out[f"{key}_{p}"] = np.asarray(t[p])
 
 
+#: name -> f(lib, x, y): `rt.image`'s filters and measures, run the same way on rustape in
+#: test_image_filters.py (x, y: [2, 5, 6, 3] in [0, 1)).
+FILTERS = {
+    "image_gradients_dy": lambda lib, x, y: lib.image.image_gradients(x)[0],
+    "image_gradients_dx": lambda lib, x, y: lib.image.image_gradients(x)[1],
+    "sobel_edges": lambda lib, x, y: lib.image.sobel_edges(x),
+    "total_variation": lambda lib, x, y: lib.image.total_variation(x),
+    "total_variation_single": lambda lib, x, y: lib.image.total_variation(x[0]),
+    "psnr": lambda lib, x, y: lib.image.psnr(x, y, 1.0),
+    "adjust_gamma": lambda lib, x, y: lib.image.adjust_gamma(x + 0.1, 0.7, 1.3),
+}
+
+
+#: Filters TensorFlow computes in float32 even for float64 images (float32 references only).
+FLOAT32_INSIDE = {"psnr", "adjust_gamma"}
+
+
+def _filters(tf, rng, out):
+    x64 = rng.uniform(0.0, 1.0, size=(2, 5, 6, 3))
+    y64 = rng.uniform(0.0, 1.0, size=(2, 5, 6, 3))
+    out["fl_x"], out["fl_y"] = x64, y64
+    for name, f in FILTERS.items():
+        for bits, dtype in (("32", tf.float32), ("64", tf.float64)):
+            if bits == "64" and name in FLOAT32_INSIDE:
+                continue
+            x = tf.constant(x64, dtype)
+            y = tf.constant(y64, dtype)
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                z = f(tf, x, y)
+                w = tf.constant(rng.uniform(-1.0, 1.0, size=z.shape), dtype)
+                total = tf.reduce_sum(z * w)
+            out[f"fl_{name}_z{bits}"] = z.numpy()
+            out[f"fl_{name}_w{bits}"] = w.numpy()
+            out[f"fl_{name}_g{bits}"] = tape.gradient(total, x).numpy()
+
+
 def main() -> None:
     import keras
     import tensorflow as tf
@@ -274,6 +315,7 @@ def main() -> None:
     _affine(keras, tf, rng, out)
     _resize(tf, rng, out)
     _layers(keras, rng, out)
+    _filters(tf, rng, out)
     path = os.path.join(os.path.dirname(__file__), "augment.npz")
     np.savez_compressed(path, **out)
     print(f"wrote {len(out)} arrays to {path}")
