@@ -27,6 +27,8 @@ __all__ = [
     "acosh",
     "add",
     "adjoint",
+    "affine_transform",
+    "affine_transform_adjoint",
     "angle",
     "any_tape_recording",
     "argmax",
@@ -1447,6 +1449,21 @@ def resize_adjoint(
     grads: TensorLike,
     image_size: TensorLike | Sequence[int],
     method: str = "bilinear",
+    name: str | None = None,
+) -> Tensor: ...
+def affine_transform(
+    images: TensorLike,
+    transform: TensorLike,
+    interpolation: str = "bilinear",
+    fill_mode: str = "constant",
+    fill_value: float = 0.0,
+    name: str | None = None,
+) -> Tensor: ...
+def affine_transform_adjoint(
+    grads: TensorLike,
+    transform: TensorLike,
+    interpolation: str = "bilinear",
+    fill_mode: str = "constant",
     name: str | None = None,
 ) -> Tensor: ...
 def complex(real: TensorLike, imag: TensorLike, name: str | None = None) -> Tensor: ...

@@ -19,6 +19,7 @@ mod conv;
 mod creation;
 mod elementwise;
 mod image;
+mod image_affine;
 mod indexing;
 pub(crate) mod kernel;
 mod linalg;
@@ -51,7 +52,8 @@ pub use conv::{
 };
 pub use creation::*;
 pub use elementwise::*;
-pub use image::{resize, resize_adjoint, ResizeMethod};
+pub use image::{resize, resize_adjoint, ResizeMethod, SamplingKernel};
+pub use image_affine::{affine_transform, affine_transform_adjoint, FillMode, Interpolation};
 pub use indexing::*;
 pub use linalg::*;
 pub use nn::*;

@@ -28,6 +28,15 @@ from .convolutional import (
 from .core import Dense, Dropout, Embedding, Lambda
 from .dot_attention import AdditiveAttention, Attention
 from .group_attention import GroupQueryAttention
+from .image_augmentation import (
+    RandomBrightness,
+    RandomContrast,
+    RandomCrop,
+    RandomFlip,
+    RandomRotation,
+    RandomTranslation,
+    RandomZoom,
+)
 from .image_preprocessing import CenterCrop, Resizing
 from .masking import Masking
 from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
@@ -137,6 +146,13 @@ __all__ = [
     "Normalization",
     "PReLU",
     "Permute",
+    "RandomBrightness",
+    "RandomContrast",
+    "RandomCrop",
+    "RandomFlip",
+    "RandomRotation",
+    "RandomTranslation",
+    "RandomZoom",
     "ReLU",
     "RepeatVector",
     "Rescaling",

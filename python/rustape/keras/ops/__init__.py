@@ -11,6 +11,7 @@ them. A Keras 3 layer written with `keras.ops` ports with `from rustape.keras im
 
 from __future__ import annotations
 
+from . import image  # noqa: F401  (keras.ops.image)
 from ._arrays import (
     all,
     amax,
