@@ -11,7 +11,9 @@
 //! read it, this one writes it again (a buffer the allocator hands back for the next output).
 //! The allocator rows: a block is allocated and written on one thread, read and freed on the
 //! same or on the other thread, and the first thread's next allocation of that size is timed
-//! with its write (mimalloc gives the freed block back).
+//! with its write (mimalloc gives the freed block back). "of its own": each thread writes and
+//! reads a buffer no other thread touches, alone or both at once. The `Arc` row: one clone and
+//! drop of a tensor's shared buffer handle whose count the other core updated last.
 use std::sync::atomic::{AtomicUsize, Ordering::*};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -90,6 +92,70 @@ fn run(n: usize, plan: &'static [Step]) -> Vec<f64> {
         .collect()
 }
 
+/// The median time of a write and a read pass over a buffer of its own, on `threads` threads at
+/// once (each its own buffer): whether the two cores slow each other when they share nothing.
+fn own_buffers(n: usize, threads: usize) -> f64 {
+    let medians: Vec<f64> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(move || {
+                    let slot = Mutex::new(None::<Vec<f32>>);
+                    let mut times: Vec<f64> = (0..TURNS)
+                        .map(|_| {
+                            let started = Instant::now();
+                            write(&slot, n);
+                            read(&slot, n);
+                            started.elapsed().as_secs_f64() * 1e6
+                        })
+                        .collect();
+                    times.sort_by(f64::total_cmp);
+                    times[times.len() / 2]
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    medians.iter().sum::<f64>() / medians.len() as f64
+}
+
+/// The median time of one clone and drop of a shared `Arc` (two atomic updates of its count),
+/// the threads taking turns (`across`: the count was last updated on the other core) or one
+/// thread alone, in ns.
+fn arc_count(across: bool) -> f64 {
+    let shared = Arc::new(0u64);
+    let turn = AtomicUsize::new(0);
+    let turns = 20 * TURNS;
+    let medians: Vec<f64> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..2)
+            .map(|me| {
+                let (shared, turn) = (&shared, &turn);
+                scope.spawn(move || {
+                    let mut times = Vec::with_capacity(turns);
+                    for at in 0..turns {
+                        if across && at % 2 != me {
+                            continue;
+                        }
+                        if !across && me == 1 {
+                            break;
+                        }
+                        while turn.load(Acquire) != at {
+                            std::hint::spin_loop();
+                        }
+                        let started = Instant::now();
+                        drop(std::hint::black_box(Arc::clone(shared)));
+                        times.push(started.elapsed().as_secs_f64() * 1e9);
+                        turn.store(at + 1, Release);
+                    }
+                    times.sort_by(f64::total_cmp);
+                    times.get(times.len() / 2).copied().unwrap_or(f64::NAN)
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    medians[0]
+}
+
 fn main() {
     println!("median µs per step (2 threads taking turns)");
     for kb in [128usize, 256, 512, 1024] {
@@ -104,6 +170,19 @@ fn main() {
             local[1], local[2], other_wrote[1], other_wrote_w[1], other_read[2]
         );
     }
+    for kb in [256usize, 512, 1024] {
+        let n = kb * 1024 / 4;
+        println!(
+            "{kb:5} KB  write+read of a buffer of its own: one thread {:6.1} | two at once {:6.1}",
+            own_buffers(n, 1),
+            own_buffers(n, 2)
+        );
+    }
+    println!(
+        "an Arc's clone + drop: count last updated here {:5.0} ns | on the other core {:5.0} ns",
+        arc_count(false),
+        arc_count(true)
+    );
     for kb in [256usize, 512, 1024] {
         let n = kb * 1024 / 4;
         let same = run(n, &[(0, alloc_write), (0, read), (0, free)]);
