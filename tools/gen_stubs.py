@@ -166,6 +166,9 @@ PARAMETER_TYPES: dict[str, str] = {
     **dict.fromkeys(["size", "image_size"], "TensorLike | Sequence[int]"),
     "method": "str",
     **dict.fromkeys(["preserve_aspect_ratio", "antialias"], "bool"),
+    "transform": "TensorLike",
+    **dict.fromkeys(["interpolation", "fill_mode"], "str"),
+    "fill_value": "float",
 }
 
 #: Where one function differs from PARAMETER_TYPES: `"function.parameter"` for a parameter,

@@ -27,6 +27,8 @@ __all__ = [
     "acosh",
     "add",
     "adjoint",
+    "affine_transform",
+    "affine_transform_adjoint",
     "angle",
     "any_tape_recording",
     "argmax",
@@ -41,6 +43,7 @@ __all__ = [
     "avg_pool",
     "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "band_part",
     "batch_normalization",
     "begin_variable_watch",
@@ -64,6 +67,8 @@ __all__ = [
     "conv1d",
     "conv2d",
     "conv2d_transpose",
+    "conv3d",
+    "conv3d_transpose",
     "convert_to_tensor",
     "cos",
     "cosh",
@@ -86,6 +91,7 @@ __all__ = [
     "equal",
     "erf",
     "erfc",
+    "erfinv",
     "exp",
     "expand_dims",
     "expm",
@@ -135,6 +141,7 @@ __all__ = [
     "max_pool",
     "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
     "maximum",
     "meshgrid",
     "metric_values",
@@ -1046,6 +1053,25 @@ def conv2d_transpose(
     dilations: int | Sequence[int] | None = None,
     name: str | None = None,
 ) -> Tensor: ...
+def conv3d(
+    input: TensorLike,
+    filters: TensorLike,
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NDHWC",
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def conv3d_transpose(
+    input: TensorLike,
+    filters: TensorLike,
+    output_shape: Shape,
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None = None,
+    data_format: str | None = "NDHWC",
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
 def depthwise_conv2d(
     input: TensorLike,
     filter: TensorLike,
@@ -1101,6 +1127,22 @@ def avg_pool2d(
     strides: int | Sequence[int],
     padding: str | Sequence[Sequence[int]] | None,
     data_format: str | None = "NHWC",
+    name: str | None = None,
+) -> Tensor: ...
+def max_pool3d(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NDHWC",
+    name: str | None = None,
+) -> Tensor: ...
+def avg_pool3d(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NDHWC",
     name: str | None = None,
 ) -> Tensor: ...
 def dropout(
@@ -1206,6 +1248,7 @@ def atanh(x: TensorLike, name: str | None = None) -> Tensor: ...
 def expm1(x: TensorLike, name: str | None = None) -> Tensor: ...
 def erf(x: TensorLike, name: str | None = None) -> Tensor: ...
 def erfc(x: TensorLike, name: str | None = None) -> Tensor: ...
+def erfinv(x: TensorLike, name: str | None = None) -> Tensor: ...
 def lgamma(x: TensorLike, name: str | None = None) -> Tensor: ...
 def digamma(x: TensorLike, name: str | None = None) -> Tensor: ...
 def polygamma(a: TensorLike, x: TensorLike, name: str | None = None) -> Tensor: ...
@@ -1406,6 +1449,21 @@ def resize_adjoint(
     grads: TensorLike,
     image_size: TensorLike | Sequence[int],
     method: str = "bilinear",
+    name: str | None = None,
+) -> Tensor: ...
+def affine_transform(
+    images: TensorLike,
+    transform: TensorLike,
+    interpolation: str = "bilinear",
+    fill_mode: str = "constant",
+    fill_value: float = 0.0,
+    name: str | None = None,
+) -> Tensor: ...
+def affine_transform_adjoint(
+    grads: TensorLike,
+    transform: TensorLike,
+    interpolation: str = "bilinear",
+    fill_mode: str = "constant",
     name: str | None = None,
 ) -> Tensor: ...
 def complex(real: TensorLike, imag: TensorLike, name: str | None = None) -> Tensor: ...
