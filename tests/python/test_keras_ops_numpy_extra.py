@@ -134,6 +134,12 @@ def test_every_case_ran_in_keras() -> None:
             + ops.slice_update(b, (1, 0), a[:1, :2])
         ),
         lambda a, b: ops.extract_sequences(ops.ravel(a), 3, 2) * ops.slice(b, (1, 0), (1, 3)),
+        lambda a, b: (
+            ops.space_to_depth(
+                ops.depth_to_space(ops.reshape(ops.concatenate([a, b], 1), [1, 1, 1, 12]), 2), 2
+            )
+            * ops.get_item(a, (1, slice(0, 1)))
+        ),
     ],
     ids=[
         "hypot_logaddexp2",
@@ -150,6 +156,7 @@ def test_every_case_ran_in_keras() -> None:
         "correlate_segment",
         "scatter_slice",
         "sequences",
+        "space_depth_get_item",
     ],
 )
 def test_numpy_extra_gradients_match_finite_differences(fn: object) -> None:
@@ -193,6 +200,12 @@ def test_numpy_extra_errors() -> None:
         ops.correlate(V, V, mode="wide")
     with pytest.raises(ValueError, match="2 or 3 components"):
         ops.cross(M, M)
+    with pytest.raises(ValueError, match="last axis must have size 2"):
+        ops.view_as_complex(A)
+    with pytest.raises(ValueError, match="block_size must be at least 2"):
+        ops.depth_to_space(np.zeros((1, 2, 2, 4), np.float32), 1)
+    with pytest.raises(ValueError, match="multiples of block_size"):
+        ops.space_to_depth(np.zeros((1, 3, 2, 4), np.float32), 2)
     with pytest.raises(ValueError, match="non-zero"):
         ops.geomspace(0.0, 1.0, 3)
 
@@ -207,3 +220,9 @@ def test_float64_is_exact() -> None:
 @pytest.mark.parametrize("k, axes", [(1, (0, 1)), (2, (0, 1)), (3, (1, 2)), (-1, (2, 0))])
 def test_rot90_matches_numpy(k: int, axes: tuple[int, int]) -> None:
     np.testing.assert_array_equal(ops.rot90(T, k=k, axes=axes).numpy(), np.rot90(T, k, axes))
+
+
+def test_dtype_names() -> None:
+    assert ops.dtype(A) == "float32"
+    assert ops.dtype(rt.constant(I)) == "int32"
+    assert ops.dtype(D) == "float64"

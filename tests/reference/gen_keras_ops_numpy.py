@@ -86,7 +86,38 @@ def cases() -> list[tuple[str, str, tuple[Any, ...], dict[str, Any]]]:
     out += _array_cases()
     out += _statistics_cases()
     out += _indexing_cases()
+    out += _core_cases()
     return out
+
+
+def _square_plus_one(row: Any) -> Any:
+    return row * row + 1.0
+
+
+def _core_cases() -> list[tuple[str, str, tuple[Any, ...], dict[str, Any]]]:
+    """Item access, complex views, space/depth blocks and vectorized_map."""
+    z = (D + 1j * E).astype(np.complex128)
+    images = np.random.default_rng(5).normal(size=(2, 4, 6, 8)).astype(np.float32)
+    return [
+        ("get_item", "get_item", (T, (1, slice(None, 2), -1)), {}),
+        ("get_item_newaxis", "get_item", (M, (None, Ellipsis, slice(1, None, 2))), {}),
+        ("get_item_int", "get_item", (I, 1), {}),
+        ("polar", "polar", (P, A), {}),
+        ("polar_f64", "polar", (D, E), {}),
+        ("view_as_real", "view_as_real", (z,), {}),
+        ("view_as_complex", "view_as_complex", (C3[:, :2].copy(),), {}),
+        ("view_as_complex_f64", "view_as_complex", (T[..., :2].astype(np.float64),), {}),
+        ("depth_to_space", "depth_to_space", (images, 2), {}),
+        ("depth_to_space_first", "depth_to_space", (images, 2), {"data_format": "channels_first"}),
+        ("space_to_depth", "space_to_depth", (images, 2), {}),
+        (
+            "space_to_depth_first",
+            "space_to_depth",
+            (images.transpose(0, 3, 1, 2).copy(), 2),
+            {"data_format": "channels_first"},
+        ),
+        ("vectorized_map", "vectorized_map", (_square_plus_one, M), {}),
+    ]
 
 
 def _indexing_cases() -> list[tuple[str, str, tuple[Any, ...], dict[str, Any]]]:

@@ -319,6 +319,16 @@ from ._numpy_extra4 import (
     slice_update,
     unravel_index,
 )
+from ._numpy_extra5 import (
+    depth_to_space,
+    dtype,
+    get_item,
+    polar,
+    space_to_depth,
+    vectorized_map,
+    view_as_complex,
+    view_as_real,
+)
 from ._search import bincount, digitize, histogram, searchsorted, unique
 
 __all__ = [
@@ -551,10 +561,12 @@ __all__ += [
     "correlate",
     "cross",
     "deg2rad",
+    "depth_to_space",
     "diagflat",
     "diff",
     "dsplit",
     "dstack",
+    "dtype",
     "empty",
     "empty_like",
     "exp2",
@@ -566,6 +578,7 @@ __all__ += [
     "fmin",
     "fmod",
     "geomspace",
+    "get_item",
     "hamming",
     "hanning",
     "heaviside",
@@ -599,6 +612,7 @@ __all__ += [
     "nanvar",
     "nonzero",
     "percentile",
+    "polar",
     "ptp",
     "quantile",
     "rad2deg",
@@ -612,10 +626,14 @@ __all__ += [
     "sinc",
     "slice",
     "slice_update",
+    "space_to_depth",
     "trapezoid",
     "unravel_index",
     "vander",
     "vdot",
+    "vectorized_map",
+    "view_as_complex",
+    "view_as_real",
     "vsplit",
     "vstack",
 ]
