@@ -38,6 +38,18 @@ def _image(image: TensorLike, op: str) -> Tensor:
     return x
 
 
+def _int(value: Any, name: str, op: str) -> int:
+    """`value` as a Python integer; a ValueError naming `op` for anything else (an infinity, a
+    NaN, several values)."""
+    arr = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
+    if arr.size != 1 or arr.dtype.kind not in "biuf":
+        raise ValueError(f"image.{op}: {name} must be an integer, got {value!r}")
+    v = arr.reshape(()).item()
+    if isinstance(v, float) and not math.isfinite(v):
+        raise ValueError(f"image.{op}: {name} must be a finite integer, got {v}")
+    return int(v)
+
+
 def _hw(x: Tensor) -> tuple[int, int]:
     return int(x.shape[-3]), int(x.shape[-2])
 
@@ -86,7 +98,7 @@ def rot90(image: TensorLike, k: int = 1) -> Tensor:
     [[1.0, 3.0], [0.0, 2.0]]
     """
     x = _image(image, "rot90")
-    k = int(k) % 4
+    k = _int(k, "k", "rot90") % 4
     if k == 0:
         return x
     if k == 2:
@@ -109,7 +121,9 @@ def crop_to_bounding_box(
     """
     x = _image(image, "crop_to_bounding_box")
     h, w = _hw(x)
-    oh, ow, th, tw = (int(v) for v in (offset_height, offset_width, target_height, target_width))
+    names = ("offset_height", "offset_width", "target_height", "target_width")
+    values = (offset_height, offset_width, target_height, target_width)
+    oh, ow, th, tw = (_int(v, n, "crop_to_bounding_box") for v, n in zip(values, names))
     if oh < 0 or ow < 0 or th <= 0 or tw <= 0 or oh + th > h or ow + tw > w:
         raise ValueError(
             f"image.crop_to_bounding_box: the box at ({oh}, {ow}) of size ({th}, {tw}) is not "
@@ -131,7 +145,9 @@ def pad_to_bounding_box(
     """
     x = _image(image, "pad_to_bounding_box")
     h, w = _hw(x)
-    oh, ow, th, tw = (int(v) for v in (offset_height, offset_width, target_height, target_width))
+    names = ("offset_height", "offset_width", "target_height", "target_width")
+    values = (offset_height, offset_width, target_height, target_width)
+    oh, ow, th, tw = (_int(v, n, "pad_to_bounding_box") for v, n in zip(values, names))
     after_h, after_w = th - oh - h, tw - ow - w
     if oh < 0 or ow < 0 or after_h < 0 or after_w < 0:
         raise ValueError(
@@ -173,7 +189,8 @@ def resize_with_crop_or_pad(image: TensorLike, target_height: int, target_width:
     """
     x = _image(image, "resize_with_crop_or_pad")
     h, w = _hw(x)
-    th, tw = int(target_height), int(target_width)
+    th = _int(target_height, "target_height", "resize_with_crop_or_pad")
+    tw = _int(target_width, "target_width", "resize_with_crop_or_pad")
     if th <= 0 or tw <= 0:
         raise ValueError(
             f"image.resize_with_crop_or_pad: target size must be positive, got ({th}, {tw})"
@@ -201,7 +218,8 @@ def resize_with_pad(
     """
     x = _image(image, "resize_with_pad")
     h, w = (np.float32(v) for v in _hw(x))
-    th, tw = int(target_height), int(target_width)
+    th = _int(target_height, "target_height", "resize_with_pad")
+    tw = _int(target_width, "target_width", "resize_with_pad")
     if th <= 0 or tw <= 0:
         raise ValueError(f"image.resize_with_pad: target size must be positive, got ({th}, {tw})")
     if h == 0 or w == 0:

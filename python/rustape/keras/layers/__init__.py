@@ -35,6 +35,7 @@ from .image_augmentation import (
     RandomTranslation,
     RandomZoom,
 )
+from .image_augmentation_color import AutoContrast, RandomGrayscale, Solarization
 from .image_preprocessing import CenterCrop, Resizing
 from .masking import Masking
 from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
@@ -84,6 +85,7 @@ __all__ = [
     "AdditiveAttention",
     "AlphaDropout",
     "Attention",
+    "AutoContrast",
     "Average",
     "AveragePooling1D",
     "AveragePooling2D",
@@ -135,6 +137,7 @@ __all__ = [
     "RandomContrast",
     "RandomCrop",
     "RandomFlip",
+    "RandomGrayscale",
     "RandomRotation",
     "RandomTranslation",
     "RandomZoom",
@@ -147,6 +150,7 @@ __all__ = [
     "SimpleRNN",
     "SimpleRNNCell",
     "Softmax",
+    "Solarization",
     "SpatialDropout1D",
     "SpatialDropout2D",
     "SpatialDropout3D",
