@@ -218,6 +218,15 @@ FUNCTION_TYPES: dict[str, str] = {
     "bincount.binary_output": "bool",
     **{f"{n}.out_idx": "DTypeLike" for n in ("unique", "unique_with_counts")},
     "unique_slices.axis": "int",
+    "quantile_summary_update": "tuple[list[float], list[float]]",
+    "quantile_summary_update.values": "Sequence[float]",
+    "quantile_summary_update.weights": "Sequence[float]",
+    "quantile_summary_update.data": "TensorLike",
+    "quantile_summary_update.epsilon": "float",
+    "quantile_bin_boundaries": "list[float]",
+    "quantile_bin_boundaries.values": "Sequence[float]",
+    "quantile_bin_boundaries.weights": "Sequence[float]",
+    "quantile_bin_boundaries.num_bins": "int",
     **{
         f"{n}.{p}": t
         for n in ("histogram_fixed_width", "histogram_fixed_width_bins")

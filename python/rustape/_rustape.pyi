@@ -43,6 +43,7 @@ __all__ = [
     "avg_pool",
     "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "band_part",
     "batch_normalization",
     "begin_variable_watch",
@@ -66,6 +67,8 @@ __all__ = [
     "conv1d",
     "conv2d",
     "conv2d_transpose",
+    "conv3d",
+    "conv3d_transpose",
     "convert_to_tensor",
     "cos",
     "cosh",
@@ -88,6 +91,7 @@ __all__ = [
     "equal",
     "erf",
     "erfc",
+    "erfinv",
     "exp",
     "expand_dims",
     "expm",
@@ -137,6 +141,7 @@ __all__ = [
     "max_pool",
     "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
     "maximum",
     "meshgrid",
     "metric_values",
@@ -155,6 +160,8 @@ __all__ = [
     "polygamma",
     "pow",
     "qr",
+    "quantile_bin_boundaries",
+    "quantile_summary_update",
     "random_normal",
     "random_shuffle",
     "random_uniform",
@@ -599,6 +606,7 @@ class Optimizer:
     def set_learning_rate(self, /, learning_rate_value: float | Variable | Schedule) -> None: ...
     def variables(self, /) -> list[Variable]: ...
     def slot(self, /, variable: Variable, name: str) -> Variable | None: ...
+    def use_adamw_for(self, /, variables: Sequence[Variable]) -> None: ...
     def exclude_from_weight_decay(
         self, /, variables: Sequence[Variable], names: Sequence[str]
     ) -> None: ...
@@ -1006,6 +1014,17 @@ def histogram_fixed_width_bins(
     dtype: DTypeLike = None,
     name: str | None = None,
 ) -> Tensor: ...
+def quantile_summary_update(
+    values: Sequence[float],
+    weights: Sequence[float],
+    data: TensorLike,
+    epsilon: float,
+) -> tuple[list[float], list[float]]: ...
+def quantile_bin_boundaries(
+    values: Sequence[float],
+    weights: Sequence[float],
+    num_bins: int,
+) -> list[float]: ...
 def conv1d(
     input: TensorLike,
     filters: TensorLike,
@@ -1031,6 +1050,25 @@ def conv2d_transpose(
     strides: int | Sequence[int],
     padding: str | Sequence[Sequence[int]] | None = None,
     data_format: str | None = "NHWC",
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def conv3d(
+    input: TensorLike,
+    filters: TensorLike,
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NDHWC",
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def conv3d_transpose(
+    input: TensorLike,
+    filters: TensorLike,
+    output_shape: Shape,
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None = None,
+    data_format: str | None = "NDHWC",
     dilations: int | Sequence[int] | None = None,
     name: str | None = None,
 ) -> Tensor: ...
@@ -1089,6 +1127,22 @@ def avg_pool2d(
     strides: int | Sequence[int],
     padding: str | Sequence[Sequence[int]] | None,
     data_format: str | None = "NHWC",
+    name: str | None = None,
+) -> Tensor: ...
+def max_pool3d(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NDHWC",
+    name: str | None = None,
+) -> Tensor: ...
+def avg_pool3d(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NDHWC",
     name: str | None = None,
 ) -> Tensor: ...
 def dropout(
@@ -1194,6 +1248,7 @@ def atanh(x: TensorLike, name: str | None = None) -> Tensor: ...
 def expm1(x: TensorLike, name: str | None = None) -> Tensor: ...
 def erf(x: TensorLike, name: str | None = None) -> Tensor: ...
 def erfc(x: TensorLike, name: str | None = None) -> Tensor: ...
+def erfinv(x: TensorLike, name: str | None = None) -> Tensor: ...
 def lgamma(x: TensorLike, name: str | None = None) -> Tensor: ...
 def digamma(x: TensorLike, name: str | None = None) -> Tensor: ...
 def polygamma(a: TensorLike, x: TensorLike, name: str | None = None) -> Tensor: ...

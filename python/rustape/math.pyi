@@ -34,6 +34,7 @@ from ._rustape import divide_no_nan as divide_no_nan
 from ._rustape import equal as equal
 from ._rustape import erf as erf
 from ._rustape import erfc as erfc
+from ._rustape import erfinv as erfinv
 from ._rustape import exp as exp
 from ._rustape import expm1 as expm1
 from ._rustape import floor as floor
@@ -120,6 +121,7 @@ __all__ = [
     "equal",
     "erf",
     "erfc",
+    "erfinv",
     "exp",
     "expm1",
     "floor",

@@ -27,6 +27,7 @@ mod nn;
 mod nn_layer;
 pub(crate) mod parallel;
 mod pool;
+mod quantiles;
 mod random;
 mod reduce;
 mod reduce_kernel;
@@ -46,8 +47,8 @@ pub use arrange::*;
 pub use complex::{adjoint, angle, complex, conj, imag, real};
 pub use contract::*;
 pub use conv::{
-    conv1d, conv2d, conv2d_backprop_filter, conv2d_backprop_input, conv2d_transpose,
-    depthwise_conv2d, Padding,
+    conv1d, conv2d, conv2d_backprop_filter, conv2d_backprop_input, conv2d_transpose, conv3d,
+    conv3d_backprop_filter, conv3d_backprop_input, conv3d_transpose, depthwise_conv2d, Padding,
 };
 pub use creation::*;
 pub use elementwise::*;
@@ -57,7 +58,8 @@ pub use indexing::*;
 pub use linalg::*;
 pub use nn::*;
 pub use nn_layer::{bias_add, bias_add_grad, dropout, embedding_lookup, DataFormat};
-pub use pool::{avg_pool1d, avg_pool2d, max_pool1d, max_pool2d};
+pub use pool::{avg_pool1d, avg_pool2d, avg_pool3d, max_pool1d, max_pool2d, max_pool3d};
+pub use quantiles::QuantileSummary;
 pub use random::*;
 pub use reduce::*;
 pub use rnn::{gru_cell, lstm_cell};

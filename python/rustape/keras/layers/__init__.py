@@ -14,12 +14,14 @@ from ..initializers import get_initializer
 from .activation import ELU, Activation, LeakyReLU, PReLU, ReLU, Softmax
 from .attention import EinsumDense, MultiHeadAttention
 from .base import Layer
-from .categorical import CategoryEncoding
+from .categorical import CategoryEncoding, Discretization
 from .convolutional import (
     Conv1D,
     Conv1DTranspose,
     Conv2D,
     Conv2DTranspose,
+    Conv3D,
+    Conv3DTranspose,
     DepthwiseConv2D,
     SeparableConv2D,
 )
@@ -51,12 +53,16 @@ from .normalization import BatchNormalization, GroupNormalization, LayerNormaliz
 from .pooling import (
     AveragePooling1D,
     AveragePooling2D,
+    AveragePooling3D,
     GlobalAveragePooling1D,
     GlobalAveragePooling2D,
+    GlobalAveragePooling3D,
     GlobalMaxPooling1D,
     GlobalMaxPooling2D,
+    GlobalMaxPooling3D,
     MaxPooling1D,
     MaxPooling2D,
+    MaxPooling3D,
 )
 from .preprocessing import Normalization, Rescaling
 from .reshaping import (
@@ -71,6 +77,7 @@ from .reshaping import (
     ZeroPadding1D,
     ZeroPadding2D,
 )
+from .reshaping3d import Cropping3D, UpSampling3D, ZeroPadding3D
 from .rnn import GRU, LSTM, SimpleRNN
 from .rnn_cells import RNN, GRUCell, LSTMCell, SimpleRNNCell, StackedRNNCells
 from .wrappers import Bidirectional, TimeDistributed
@@ -89,6 +96,7 @@ __all__ = [
     "Average",
     "AveragePooling1D",
     "AveragePooling2D",
+    "AveragePooling3D",
     "BatchNormalization",
     "Bidirectional",
     "CategoryEncoding",
@@ -98,10 +106,14 @@ __all__ = [
     "Conv1DTranspose",
     "Conv2D",
     "Conv2DTranspose",
+    "Conv3D",
+    "Conv3DTranspose",
     "Cropping1D",
     "Cropping2D",
+    "Cropping3D",
     "Dense",
     "DepthwiseConv2D",
+    "Discretization",
     "Dot",
     "Dropout",
     "EinsumDense",
@@ -112,8 +124,10 @@ __all__ = [
     "GaussianNoise",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
+    "GlobalAveragePooling3D",
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
+    "GlobalMaxPooling3D",
     "GroupNormalization",
     "GroupQueryAttention",
     "Input",
@@ -126,6 +140,7 @@ __all__ = [
     "Masking",
     "MaxPooling1D",
     "MaxPooling2D",
+    "MaxPooling3D",
     "Maximum",
     "Minimum",
     "MultiHeadAttention",
@@ -159,8 +174,10 @@ __all__ = [
     "TimeDistributed",
     "UpSampling1D",
     "UpSampling2D",
+    "UpSampling3D",
     "ZeroPadding1D",
     "ZeroPadding2D",
+    "ZeroPadding3D",
     "get_activation",
     "get_initializer",
 ]
