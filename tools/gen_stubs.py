@@ -168,7 +168,7 @@ PARAMETER_TYPES: dict[str, str] = {
     **dict.fromkeys(["preserve_aspect_ratio", "antialias"], "bool"),
     "transform": "TensorLike",
     **dict.fromkeys(["interpolation", "fill_mode"], "str"),
-    "fill_value": "float",
+    "fill_value": "float | None",
 }
 
 #: Where one function differs from PARAMETER_TYPES: `"function.parameter"` for a parameter,

@@ -1456,7 +1456,7 @@ def affine_transform(
     transform: TensorLike,
     interpolation: str = "bilinear",
     fill_mode: str = "constant",
-    fill_value: float = 0.0,
+    fill_value: float | None = None,
     name: str | None = None,
 ) -> Tensor: ...
 def affine_transform_adjoint(

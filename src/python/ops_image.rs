@@ -211,18 +211,19 @@ fn renamed(op: &str) -> impl Fn(crate::error::Error) -> crate::error::Error + '_
 /// >>> rt.image.affine_transform(x, shift)[0, :, 0].numpy().tolist()
 /// [1.0, 2.0, 3.0, 0.0]
 #[pyfunction]
-#[pyo3(signature = (images, transform, interpolation="bilinear", fill_mode="constant", fill_value=0.0, name=None))]
+#[pyo3(signature = (images, transform, interpolation="bilinear", fill_mode="constant", fill_value=None, name=None))]
 pub fn affine_transform(
     images: Obj,
     transform: Obj,
     interpolation: &str,
     fill_mode: &str,
-    fill_value: f64,
+    fill_value: OptObj,
     name: OptObj,
 ) -> PyResult<PyTensor> {
     let _ = name;
     let op = "image.affine_transform";
     guard(|| {
+        let fill_value = super::error::number_or(fill_value, 0.0, op, "fill_value")?;
         let images = tensor(images)?;
         float_images(op, &images)?;
         let transform = tensor(transform)?;

@@ -25,6 +25,8 @@ _PARAMETERS = (
     "translations",
     "contrast_factor",
     "rgb_delta",
+    "additions",
+    "thresholds",
 )
 
 
@@ -44,8 +46,11 @@ def test_the_reference_covers_every_layer() -> None:
         "RandomCrop",
         "RandomContrast",
         "RandomBrightness",
+        "RandomGrayscale",
+        "Solarization",
+        "AutoContrast",
     }
-    assert len(_CASES) == 16
+    assert len(_CASES) == 21
 
 
 @pytest.mark.parametrize("case", _CASES)
@@ -53,8 +58,10 @@ def test_transform_matches_keras_for_given_parameters(case: str) -> None:
     layer = _layer(case)
     x = _DATA[f"ly_{case}_x"]
     key = f"ly_{case}"
-    if f"{key}_crop" in _DATA.files:
-        transformation: object = tuple(int(v) for v in _DATA[f"{key}_crop"])
+    if f"{key}_apply" in _DATA.files:
+        transformation: object = _DATA[f"{key}_apply"]
+    elif f"{key}_crop" in _DATA.files:
+        transformation = tuple(int(v) for v in _DATA[f"{key}_crop"])
     elif f"{key}_angle" in _DATA.files:
         h, w = layer._hw(x.shape)
         transformation = layer.rotation_transformation(_DATA[f"{key}_angle"], h, w)
@@ -125,6 +132,8 @@ def test_seeded_draws_repeat_after_set_seed() -> None:
         L.RandomCrop(3, 3),
         L.RandomContrast(0.5),
         L.RandomBrightness(0.5),
+        L.RandomGrayscale(0.9),
+        L.Solarization(0.5, 0.5),
     ],
     ids=lambda layer: type(layer).__name__,
 )
@@ -135,6 +144,15 @@ def test_training_only(layer) -> None:
     assert y.shape == (4, 3, 3, 3) if isinstance(layer, L.RandomCrop) else y.shape == x.shape
     model = rt.keras.Sequential([rt.keras.Input(shape=(6, 5, 3)), layer])
     np.testing.assert_array_equal(model.predict(x, verbose=0), x)
+
+
+def test_auto_contrast_applies_at_inference_too() -> None:
+    x = np.random.default_rng(3).uniform(0.2, 0.7, size=(2, 4, 4, 3)).astype(np.float32)
+    layer = L.AutoContrast(value_range=(0, 1))
+    y = layer(x, training=False).numpy()
+    np.testing.assert_allclose(y.min(axis=(1, 2)), 0.0, atol=1e-6)
+    np.testing.assert_allclose(y.max(axis=(1, 2)), 1.0, atol=1e-6)
+    np.testing.assert_array_equal(layer(x).numpy(), y)
 
 
 def test_gradients_flow_through_the_geometric_layers() -> None:

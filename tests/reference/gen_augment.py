@@ -234,6 +234,26 @@ LAYERS = {
         (2, 3, 3, 1),
         255.0,
     ),
+    "grayscale": ("RandomGrayscale", {"factor": 0.5, "seed": 17}, (6, 3, 4, 3), 1.0),
+    "grayscale_cf": (
+        "RandomGrayscale",
+        {"factor": 0.7, "seed": 18, "data_format": "channels_first"},
+        (4, 3, 2, 5),
+        1.0,
+    ),
+    "solarization": (
+        "Solarization",
+        {"addition_factor": 0.3, "threshold_factor": (0.2, 0.8), "value_range": (0, 1), "seed": 19},
+        (3, 4, 5, 3),
+        1.0,
+    ),
+    "solarization_255": (
+        "Solarization",
+        {"addition_factor": (0.1, 0.2), "threshold_factor": 0.6, "seed": 20},
+        (4, 4, 2),
+        255.0,
+    ),
+    "autocontrast": ("AutoContrast", {"value_range": (0, 1)}, (2, 4, 5, 3), 0.6),
 }
 
 _PARAMETERS = (
@@ -245,6 +265,8 @@ _PARAMETERS = (
     "translations",
     "contrast_factor",
     "rgb_delta",
+    "additions",
+    "thresholds",
 )
 
 
@@ -263,6 +285,11 @@ def _layers(keras, rng, out):
         out[f"{key}_y"] = np.asarray(y)
         if isinstance(t, tuple):
             out[f"{key}_crop"] = np.array([int(v) for v in t])
+            continue
+        if t is None:
+            continue
+        if not isinstance(t, dict):
+            out[f"{key}_apply"] = np.asarray(t)
             continue
         for p in _PARAMETERS:
             if p in t:

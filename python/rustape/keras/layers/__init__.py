@@ -37,6 +37,7 @@ from .image_augmentation import (
     RandomTranslation,
     RandomZoom,
 )
+from .image_augmentation_color import AutoContrast, RandomGrayscale, Solarization
 from .image_preprocessing import CenterCrop, Resizing
 from .masking import Masking
 from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
@@ -91,6 +92,7 @@ __all__ = [
     "AdditiveAttention",
     "AlphaDropout",
     "Attention",
+    "AutoContrast",
     "Average",
     "AveragePooling1D",
     "AveragePooling2D",
@@ -150,6 +152,7 @@ __all__ = [
     "RandomContrast",
     "RandomCrop",
     "RandomFlip",
+    "RandomGrayscale",
     "RandomRotation",
     "RandomTranslation",
     "RandomZoom",
@@ -162,6 +165,7 @@ __all__ = [
     "SimpleRNN",
     "SimpleRNNCell",
     "Softmax",
+    "Solarization",
     "SpatialDropout1D",
     "SpatialDropout2D",
     "SpatialDropout3D",
