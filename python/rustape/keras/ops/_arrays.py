@@ -9,7 +9,7 @@ from typing import Any
 from ... import _rustape as _rt
 from ... import linalg as _linalg
 from ... import math as _math
-from ._core import axes, floating, normalize_axis, promoted, tensor
+from ._core import axes, floating, normalize_axis, promoted, scalar, tensor
 
 
 def _flat(x: Any) -> Any:
@@ -60,7 +60,7 @@ def max(x: Any, axis: Any = None, keepdims: bool = False, initial: Any = None) -
     """
     t = tensor(x)
     out = _rt.reduce_max(t, axis=axes(axis), keepdims=keepdims)
-    return out if initial is None else _rt.maximum(out, _rt.cast(initial, t.dtype))
+    return out if initial is None else _rt.maximum(out, scalar(initial, t.dtype))
 
 
 def min(x: Any, axis: Any = None, keepdims: bool = False, initial: Any = None) -> Any:
@@ -72,7 +72,7 @@ def min(x: Any, axis: Any = None, keepdims: bool = False, initial: Any = None) -
     """
     t = tensor(x)
     out = _rt.reduce_min(t, axis=axes(axis), keepdims=keepdims)
-    return out if initial is None else _rt.minimum(out, _rt.cast(initial, t.dtype))
+    return out if initial is None else _rt.minimum(out, scalar(initial, t.dtype))
 
 
 amax = max
@@ -482,7 +482,7 @@ def pad(x: Any, pad_width: Any, mode: str = "constant", constant_values: Any = N
     if mode != "constant" and constant_values is not None:
         raise ValueError(f"pad: constant_values is only for mode 'constant', got mode {mode!r}")
     value = 0 if constant_values is None else constant_values
-    return _rt.pad(t, widths, mode=mode.upper(), constant_values=_rt.cast(value, t.dtype))
+    return _rt.pad(t, widths, mode=mode.upper(), constant_values=scalar(value, t.dtype))
 
 
 def take(x: Any, indices: Any, axis: int | None = None) -> Any:

@@ -54,6 +54,14 @@ def result_type(*values: Any) -> str:
     return "bool"
 
 
+def scalar(value: Any, dtype: Any) -> Any:
+    """`value` in `dtype`: a Python number directly (as Keras converts it; `rt.cast` would
+    round a float through float32 first, as `tf.cast` does), a tensor cast."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return _rt.constant(value, dtype=dtype)
+    return _rt.cast(value, dtype)
+
+
 def tensor(x: Any, dtype: str | None = None) -> Any:
     """`x` as a tensor (a variable's value), cast to `dtype` when given."""
     if isinstance(x, _rt.Variable):

@@ -3,18 +3,17 @@ docstring's example)."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from ... import _ops
 from ... import _rustape as _rt
 from ... import math as _math
 from ... import nn as _nn
-from ._core import binary, floating, promoted, tensor, unary
+from ._core import binary, floating, promoted, scalar, tensor, unary
 
 
 def _log_base(base: float) -> Any:
-    return lambda x: _rt.divide(_rt.log(x), _rt.cast(math.log(base), x.dtype))
+    return lambda x: _rt.divide(_rt.log(x), _rt.log(_rt.constant(base, dtype=x.dtype)))
 
 
 def _ceil(x: Any) -> Any:
@@ -194,7 +193,7 @@ def elu(x: Any, alpha: float = 1.0) -> Any:
     out = _nn.elu(x)
     if alpha == 1.0:
         return out
-    return _rt.where(_rt.greater(x, 0), x, _rt.multiply(out, _rt.cast(alpha, x.dtype)))
+    return _rt.where(_rt.greater(x, 0), x, _rt.multiply(out, scalar(alpha, x.dtype)))
 
 
 def leaky_relu(x: Any, negative_slope: float = 0.2) -> Any:
@@ -218,7 +217,7 @@ def clip(x: Any, x_min: Any, x_max: Any) -> Any:
     t = tensor(x)
     if t.dtype.name == "bool":
         t = _rt.cast(t, "int32")
-    return _rt.clip_by_value(t, _rt.cast(x_min, t.dtype), _rt.cast(x_max, t.dtype))
+    return _rt.clip_by_value(t, scalar(x_min, t.dtype), scalar(x_max, t.dtype))
 
 
 def where(condition: Any, x1: Any = None, x2: Any = None) -> Any:
@@ -260,7 +259,7 @@ def nan_to_num(
     info = np.finfo(t.dtype.name)
     high = _rt.cast(float(info.max) if posinf is None else posinf, t.dtype)
     low = _rt.cast(float(info.min) if neginf is None else neginf, t.dtype)
-    t = _rt.where(_math.is_nan(t), _rt.cast(nan, t.dtype), t)
+    t = _rt.where(_math.is_nan(t), scalar(nan, t.dtype), t)
     t = _rt.where(_rt.equal(t, _rt.cast(float("inf"), t.dtype)), high, t)
     return _rt.where(_rt.equal(t, _rt.cast(float("-inf"), t.dtype)), low, t)
 
@@ -279,7 +278,7 @@ def isclose(
         a, b = _rt.cast(a, "float32"), _rt.cast(b, "float32")
     close = _rt.less_equal(
         _rt.abs(_rt.subtract(a, b)),
-        _rt.add(_rt.cast(atol, a.dtype), _rt.multiply(_rt.cast(rtol, a.dtype), _rt.abs(b))),
+        _rt.add(scalar(atol, a.dtype), _rt.multiply(scalar(rtol, a.dtype), _rt.abs(b))),
     )
     if equal_nan:
         close = _rt.logical_or(close, _rt.logical_and(_math.is_nan(a), _math.is_nan(b)))
