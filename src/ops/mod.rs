@@ -35,6 +35,7 @@ mod scan;
 mod scatter;
 mod segment;
 mod shape;
+mod signal;
 mod sort;
 mod special;
 mod vmath;
@@ -63,6 +64,9 @@ pub use scan::*;
 pub use scatter::*;
 pub use segment::*;
 pub use shape::*;
+pub use signal::{
+    fft, fft2d, fft3d, fftshift, ifft, ifft2d, ifft3d, ifftshift, irfft, irfft_nd, rfft, rfft_nd,
+};
 pub use sort::*;
 pub use special::*;
 
