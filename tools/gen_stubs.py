@@ -168,6 +168,9 @@ PARAMETER_TYPES: dict[str, str] = {
     "fft_length": "TensorLike | Sequence[int] | None",
     "method": "str",
     **dict.fromkeys(["preserve_aspect_ratio", "antialias"], "bool"),
+    "transform": "TensorLike",
+    **dict.fromkeys(["interpolation", "fill_mode"], "str"),
+    "fill_value": "float",
 }
 
 #: Where one function differs from PARAMETER_TYPES: `"function.parameter"` for a parameter,
@@ -201,6 +204,36 @@ FUNCTION_TYPES: dict[str, str] = {
     "begin_variable_watch": "None",
     "end_variable_watch": "list[Variable]",
     "top_k": "tuple[Tensor, Tensor]",
+    "unique": "tuple[Tensor, Tensor]",
+    "unique_with_counts": "tuple[Tensor, Tensor, Tensor]",
+    "unique_slices": "tuple[Tensor, Tensor, Tensor, Tensor]",
+    # searching and counting
+    "searchsorted.sorted_sequence": "TensorLike",
+    "searchsorted.values": "TensorLike",
+    "searchsorted.side": "str",
+    "searchsorted.out_type": "DTypeLike",
+    "bincount.arr": "TensorLike",
+    "bincount.weights": "TensorLike | None",
+    "bincount.minlength": "int | None",
+    "bincount.maxlength": "int | None",
+    "bincount.axis": "int | None",
+    "bincount.binary_output": "bool",
+    **{f"{n}.out_idx": "DTypeLike" for n in ("unique", "unique_with_counts")},
+    "unique_slices.axis": "int",
+    "quantile_summary_update": "tuple[list[float], list[float]]",
+    "quantile_summary_update.values": "Sequence[float]",
+    "quantile_summary_update.weights": "Sequence[float]",
+    "quantile_summary_update.data": "TensorLike",
+    "quantile_summary_update.epsilon": "float",
+    "quantile_bin_boundaries": "list[float]",
+    "quantile_bin_boundaries.values": "Sequence[float]",
+    "quantile_bin_boundaries.weights": "Sequence[float]",
+    "quantile_bin_boundaries.num_bins": "int",
+    **{
+        f"{n}.{p}": t
+        for n in ("histogram_fixed_width", "histogram_fixed_width_bins")
+        for p, t in (("values", "TensorLike"), ("value_range", "TensorLike"), ("nbins", "int"))
+    },
     "split": "list[Tensor]",
     "meshgrid": "list[Tensor]",
     "slogdet": "tuple[Tensor, Tensor]",

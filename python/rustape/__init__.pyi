@@ -96,6 +96,8 @@ from ._rustape import gather as gather
 from ._rustape import gather_nd as gather_nd
 from ._rustape import greater as greater
 from ._rustape import greater_equal as greater_equal
+from ._rustape import histogram_fixed_width as histogram_fixed_width
+from ._rustape import histogram_fixed_width_bins as histogram_fixed_width_bins
 from ._rustape import int32 as int32
 from ._rustape import int64 as int64
 from ._rustape import inv as inv
@@ -142,6 +144,7 @@ from ._rustape import roll as roll
 from ._rustape import round as round
 from ._rustape import scalar_mul as scalar_mul
 from ._rustape import scatter_nd as scatter_nd
+from ._rustape import searchsorted as searchsorted
 from ._rustape import set_seed as set_seed
 from ._rustape import sigmoid as sigmoid
 from ._rustape import sign as sign
@@ -165,6 +168,8 @@ from ._rustape import tensor_scatter_nd_update as tensor_scatter_nd_update
 from ._rustape import tensordot as tensordot
 from ._rustape import tile as tile
 from ._rustape import transpose as transpose
+from ._rustape import unique as unique
+from ._rustape import unique_with_counts as unique_with_counts
 from ._rustape import unstack as unstack
 from ._rustape import where as where
 from ._rustape import zeros as zeros
@@ -244,6 +249,8 @@ __all__ = [
     "gather_nd",
     "greater",
     "greater_equal",
+    "histogram_fixed_width",
+    "histogram_fixed_width_bins",
     "identity",
     "image",
     "int32",
@@ -311,6 +318,7 @@ __all__ = [
     "scalar_mul",
     "scan",
     "scatter_nd",
+    "searchsorted",
     "set_seed",
     "shape",
     "sigmoid",
@@ -342,6 +350,8 @@ __all__ = [
     "tile",
     "transpose",
     "truediv",
+    "unique",
+    "unique_with_counts",
     "unstack",
     "utils",
     "vectorized_map",

@@ -27,6 +27,8 @@ __all__ = [
     "acosh",
     "add",
     "adjoint",
+    "affine_transform",
+    "affine_transform_adjoint",
     "angle",
     "any_tape_recording",
     "argmax",
@@ -41,10 +43,12 @@ __all__ = [
     "avg_pool",
     "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "band_part",
     "batch_normalization",
     "begin_variable_watch",
     "bias_add",
+    "bincount",
     "bool",
     "boolean_mask",
     "broadcast_to",
@@ -63,6 +67,8 @@ __all__ = [
     "conv1d",
     "conv2d",
     "conv2d_transpose",
+    "conv3d",
+    "conv3d_transpose",
     "convert_to_tensor",
     "cos",
     "cosh",
@@ -85,6 +91,7 @@ __all__ = [
     "equal",
     "erf",
     "erfc",
+    "erfinv",
     "exp",
     "expand_dims",
     "expm",
@@ -109,6 +116,8 @@ __all__ = [
     "greater",
     "greater_equal",
     "gru_cell",
+    "histogram_fixed_width",
+    "histogram_fixed_width_bins",
     "ifft",
     "ifft2d",
     "ifft3d",
@@ -143,6 +152,7 @@ __all__ = [
     "max_pool",
     "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
     "maximum",
     "meshgrid",
     "metric_values",
@@ -161,6 +171,8 @@ __all__ = [
     "polygamma",
     "pow",
     "qr",
+    "quantile_bin_boundaries",
+    "quantile_summary_update",
     "random_normal",
     "random_shuffle",
     "random_uniform",
@@ -190,6 +202,7 @@ __all__ = [
     "round",
     "scalar_mul",
     "scatter_nd",
+    "searchsorted",
     "segment_sum",
     "selu",
     "set_diag",
@@ -231,6 +244,9 @@ __all__ = [
     "trace",
     "transpose",
     "triangular_solve",
+    "unique",
+    "unique_slices",
+    "unique_with_counts",
     "unsorted_segment_max",
     "unsorted_segment_mean",
     "unsorted_segment_sum",
@@ -604,6 +620,7 @@ class Optimizer:
     def set_learning_rate(self, /, learning_rate_value: float | Variable | Schedule) -> None: ...
     def variables(self, /) -> list[Variable]: ...
     def slot(self, /, variable: Variable, name: str) -> Variable | None: ...
+    def use_adamw_for(self, /, variables: Sequence[Variable]) -> None: ...
     def exclude_from_weight_decay(
         self, /, variables: Sequence[Variable], names: Sequence[str]
     ) -> None: ...
@@ -965,6 +982,63 @@ def stateless_categorical(
     dtype: DTypeLike = None,
     name: str | None = None,
 ) -> Tensor: ...
+def searchsorted(
+    sorted_sequence: TensorLike,
+    values: TensorLike,
+    side: str = "left",
+    out_type: DTypeLike = None,
+    name: str | None = None,
+) -> Tensor: ...
+def bincount(
+    arr: TensorLike,
+    weights: TensorLike | None = None,
+    minlength: int | None = None,
+    maxlength: int | None = None,
+    dtype: DTypeLike = None,
+    name: str | None = None,
+    axis: int | None = None,
+    binary_output: builtins.bool = False,
+) -> Tensor: ...
+def unique(
+    x: TensorLike,
+    out_idx: DTypeLike = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]: ...
+def unique_with_counts(
+    x: TensorLike,
+    out_idx: DTypeLike = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor, Tensor]: ...
+def unique_slices(
+    x: TensorLike,
+    axis: int,
+    sorted: builtins.bool,
+) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
+def histogram_fixed_width(
+    values: TensorLike,
+    value_range: TensorLike,
+    nbins: int | None = None,
+    dtype: DTypeLike = None,
+    name: str | None = None,
+) -> Tensor: ...
+def histogram_fixed_width_bins(
+    values: TensorLike,
+    value_range: TensorLike,
+    nbins: int | None = None,
+    dtype: DTypeLike = None,
+    name: str | None = None,
+) -> Tensor: ...
+def quantile_summary_update(
+    values: Sequence[float],
+    weights: Sequence[float],
+    data: TensorLike,
+    epsilon: float,
+) -> tuple[list[float], list[float]]: ...
+def quantile_bin_boundaries(
+    values: Sequence[float],
+    weights: Sequence[float],
+    num_bins: int,
+) -> list[float]: ...
 def conv1d(
     input: TensorLike,
     filters: TensorLike,
@@ -990,6 +1064,25 @@ def conv2d_transpose(
     strides: int | Sequence[int],
     padding: str | Sequence[Sequence[int]] | None = None,
     data_format: str | None = "NHWC",
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def conv3d(
+    input: TensorLike,
+    filters: TensorLike,
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NDHWC",
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def conv3d_transpose(
+    input: TensorLike,
+    filters: TensorLike,
+    output_shape: Shape,
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None = None,
+    data_format: str | None = "NDHWC",
     dilations: int | Sequence[int] | None = None,
     name: str | None = None,
 ) -> Tensor: ...
@@ -1048,6 +1141,22 @@ def avg_pool2d(
     strides: int | Sequence[int],
     padding: str | Sequence[Sequence[int]] | None,
     data_format: str | None = "NHWC",
+    name: str | None = None,
+) -> Tensor: ...
+def max_pool3d(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NDHWC",
+    name: str | None = None,
+) -> Tensor: ...
+def avg_pool3d(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]] | None,
+    data_format: str | None = "NDHWC",
     name: str | None = None,
 ) -> Tensor: ...
 def dropout(
@@ -1153,6 +1262,7 @@ def atanh(x: TensorLike, name: str | None = None) -> Tensor: ...
 def expm1(x: TensorLike, name: str | None = None) -> Tensor: ...
 def erf(x: TensorLike, name: str | None = None) -> Tensor: ...
 def erfc(x: TensorLike, name: str | None = None) -> Tensor: ...
+def erfinv(x: TensorLike, name: str | None = None) -> Tensor: ...
 def lgamma(x: TensorLike, name: str | None = None) -> Tensor: ...
 def digamma(x: TensorLike, name: str | None = None) -> Tensor: ...
 def polygamma(a: TensorLike, x: TensorLike, name: str | None = None) -> Tensor: ...
@@ -1353,6 +1463,21 @@ def resize_adjoint(
     grads: TensorLike,
     image_size: TensorLike | Sequence[int],
     method: str = "bilinear",
+    name: str | None = None,
+) -> Tensor: ...
+def affine_transform(
+    images: TensorLike,
+    transform: TensorLike,
+    interpolation: str = "bilinear",
+    fill_mode: str = "constant",
+    fill_value: float = 0.0,
+    name: str | None = None,
+) -> Tensor: ...
+def affine_transform_adjoint(
+    grads: TensorLike,
+    transform: TensorLike,
+    interpolation: str = "bilinear",
+    fill_mode: str = "constant",
     name: str | None = None,
 ) -> Tensor: ...
 def fft(input: TensorLike, name: str | None = None) -> Tensor: ...

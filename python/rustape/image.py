@@ -2,13 +2,17 @@
 
 `resize` (bilinear, nearest, bicubic, area; differentiable) and its adjoint; flips,
 rotations, crops and pads, brightness, contrast, standardisation, colour and dtype
-conversion (compositions in `_image.py`). Filled from the
+conversion (compositions in `_image.py`); `affine_transform`; gradients, Sobel edges, total
+variation, PSNR, gamma and the random adjustments (`_image_filters.py`). Filled from the
 binding table (rows naming `image`; see `_export.py`).
 """
 
 from __future__ import annotations
 
-from . import _image  # noqa: F401  (declares the compositions)
+from . import (
+    _image,  # noqa: F401  (declares the compositions)
+    _image_filters,  # noqa: F401  (filters, measures, random adjustments)
+)
 from ._export import fill as _fill
 
 __all__ = list(_fill(globals(), "image"))

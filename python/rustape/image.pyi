@@ -19,20 +19,44 @@ from ._image import resize_with_pad as resize_with_pad
 from ._image import rgb_to_grayscale as rgb_to_grayscale
 from ._image import rot90 as rot90
 from ._image import transpose as transpose
+from ._image_filters import adjust_gamma as adjust_gamma
+from ._image_filters import image_gradients as image_gradients
+from ._image_filters import psnr as psnr
+from ._image_filters import random_brightness as random_brightness
+from ._image_filters import random_contrast as random_contrast
+from ._image_filters import sobel_edges as sobel_edges
+from ._image_filters import stateless_random_brightness as stateless_random_brightness
+from ._image_filters import stateless_random_contrast as stateless_random_contrast
+from ._image_filters import (
+    stateless_random_flip_left_right as stateless_random_flip_left_right,
+)
+from ._image_filters import (
+    stateless_random_flip_up_down as stateless_random_flip_up_down,
+)
+from ._image_filters import total_variation as total_variation
+from ._rustape import affine_transform as affine_transform
+from ._rustape import affine_transform_adjoint as affine_transform_adjoint
 from ._rustape import resize as resize
 from ._rustape import resize_adjoint as resize_adjoint
 
 __all__ = [
     "adjust_brightness",
     "adjust_contrast",
+    "adjust_gamma",
+    "affine_transform",
+    "affine_transform_adjoint",
     "central_crop",
     "convert_image_dtype",
     "crop_to_bounding_box",
     "flip_left_right",
     "flip_up_down",
     "grayscale_to_rgb",
+    "image_gradients",
     "pad_to_bounding_box",
     "per_image_standardization",
+    "psnr",
+    "random_brightness",
+    "random_contrast",
     "random_flip_left_right",
     "random_flip_up_down",
     "resize",
@@ -41,5 +65,11 @@ __all__ = [
     "resize_with_pad",
     "rgb_to_grayscale",
     "rot90",
+    "sobel_edges",
+    "stateless_random_brightness",
+    "stateless_random_contrast",
+    "stateless_random_flip_left_right",
+    "stateless_random_flip_up_down",
+    "total_variation",
     "transpose",
 ]

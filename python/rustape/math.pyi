@@ -22,6 +22,7 @@ from ._rustape import asinh as asinh
 from ._rustape import atan as atan
 from ._rustape import atan2 as atan2
 from ._rustape import atanh as atanh
+from ._rustape import bincount as bincount
 from ._rustape import conj as conj
 from ._rustape import cos as cos
 from ._rustape import cosh as cosh
@@ -33,6 +34,7 @@ from ._rustape import divide_no_nan as divide_no_nan
 from ._rustape import equal as equal
 from ._rustape import erf as erf
 from ._rustape import erfc as erfc
+from ._rustape import erfinv as erfinv
 from ._rustape import exp as exp
 from ._rustape import expm1 as expm1
 from ._rustape import floor as floor
@@ -107,6 +109,7 @@ __all__ = [
     "atan",
     "atan2",
     "atanh",
+    "bincount",
     "conj",
     "cos",
     "cosh",
@@ -118,6 +121,7 @@ __all__ = [
     "equal",
     "erf",
     "erfc",
+    "erfinv",
     "exp",
     "expm1",
     "floor",

@@ -11,11 +11,14 @@ from ._ops import silu as swish
 from ._rustape import avg_pool as avg_pool
 from ._rustape import avg_pool1d as avg_pool1d
 from ._rustape import avg_pool2d as avg_pool2d
+from ._rustape import avg_pool3d as avg_pool3d
 from ._rustape import batch_normalization as batch_normalization
 from ._rustape import bias_add as bias_add
 from ._rustape import conv1d as conv1d
 from ._rustape import conv2d as conv2d
 from ._rustape import conv2d_transpose as conv2d_transpose
+from ._rustape import conv3d as conv3d
+from ._rustape import conv3d_transpose as conv3d_transpose
 from ._rustape import depthwise_conv2d as depthwise_conv2d
 from ._rustape import dropout as dropout
 from ._rustape import elu as elu
@@ -25,6 +28,7 @@ from ._rustape import log_softmax as log_softmax
 from ._rustape import max_pool as max_pool
 from ._rustape import max_pool1d as max_pool1d
 from ._rustape import max_pool2d as max_pool2d
+from ._rustape import max_pool3d as max_pool3d
 from ._rustape import moments as moments
 from ._rustape import relu as relu
 from ._rustape import selu as selu
@@ -48,11 +52,14 @@ __all__ = [
     "avg_pool",
     "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "batch_normalization",
     "bias_add",
     "conv1d",
     "conv2d",
     "conv2d_transpose",
+    "conv3d",
+    "conv3d_transpose",
     "depthwise_conv2d",
     "dropout",
     "elu",
@@ -65,6 +72,7 @@ __all__ = [
     "max_pool",
     "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
     "moments",
     "relu",
     "relu6",

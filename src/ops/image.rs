@@ -45,6 +45,47 @@ pub enum ResizeMethod {
     /// `bicubic` with `antialias=True`: scale-and-translate with Keys' cubic kernel, widened
     /// by the downscaling factor.
     BicubicAntialias,
+    /// TensorFlow's scale-and-translate resampling with `kernel` (`lanczos3`, `lanczos5`,
+    /// `gaussian`, `mitchellcubic`), widened by the downscaling factor when `antialias`.
+    ScaleAndTranslate {
+        /// The sampling kernel.
+        kernel: SamplingKernel,
+        /// Whether the kernel widens when downsizing.
+        antialias: bool,
+    },
+}
+
+/// The sampling kernels of TensorFlow's scale-and-translate resize methods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SamplingKernel {
+    /// Lanczos with radius 3.
+    Lanczos3,
+    /// Lanczos with radius 5.
+    Lanczos5,
+    /// A Gaussian of radius 1.5 and sigma 0.5.
+    Gaussian,
+    /// Mitchell and Netravali's cubic (`B = C = 1/3`).
+    MitchellCubic,
+}
+
+impl SamplingKernel {
+    fn radius(self) -> f32 {
+        match self {
+            SamplingKernel::Lanczos3 => 3.0,
+            SamplingKernel::Lanczos5 => 5.0,
+            SamplingKernel::Gaussian => 1.5,
+            SamplingKernel::MitchellCubic => 2.0,
+        }
+    }
+
+    fn function(self) -> fn(f32) -> f32 {
+        match self {
+            SamplingKernel::Lanczos3 => |x| lanczos(3.0, x),
+            SamplingKernel::Lanczos5 => |x| lanczos(5.0, x),
+            SamplingKernel::Gaussian => gaussian,
+            SamplingKernel::MitchellCubic => mitchell_cubic,
+        }
+    }
 }
 
 impl ResizeMethod {
@@ -55,10 +96,23 @@ impl ResizeMethod {
             "nearest" => Ok(ResizeMethod::Nearest),
             "bicubic" => Ok(ResizeMethod::Bicubic),
             "area" => Ok(ResizeMethod::Area),
+            "lanczos3" | "lanczos5" | "gaussian" | "mitchellcubic" => {
+                let kernel = match name {
+                    "lanczos3" => SamplingKernel::Lanczos3,
+                    "lanczos5" => SamplingKernel::Lanczos5,
+                    "gaussian" => SamplingKernel::Gaussian,
+                    _ => SamplingKernel::MitchellCubic,
+                };
+                Ok(ResizeMethod::ScaleAndTranslate {
+                    kernel,
+                    antialias: false,
+                })
+            }
             _ => Err(Error::value(
                 op,
                 format!(
-                    "unknown method {name:?}: expected 'bilinear', 'nearest', 'bicubic' or 'area'"
+                    "unknown method {name:?}: expected 'bilinear', 'nearest', 'bicubic', 'area', \
+                     'lanczos3', 'lanczos5', 'gaussian' or 'mitchellcubic'"
                 ),
             )),
         }
@@ -88,10 +142,19 @@ fn cubic_table() -> Vec<f32> {
 fn axis_taps(method: ResizeMethod, input: usize, output: usize) -> Taps {
     match method {
         ResizeMethod::BilinearAntialias => {
-            return scale_and_translate_taps(input, output, 1.0, triangle)
+            return scale_and_translate_taps(input, output, 1.0, true, triangle)
         }
         ResizeMethod::BicubicAntialias => {
-            return scale_and_translate_taps(input, output, 2.0, keys_cubic)
+            return scale_and_translate_taps(input, output, 2.0, true, keys_cubic)
+        }
+        ResizeMethod::ScaleAndTranslate { kernel, antialias } => {
+            return scale_and_translate_taps(
+                input,
+                output,
+                kernel.radius(),
+                antialias,
+                kernel.function(),
+            )
         }
         _ => {}
     }
@@ -160,7 +223,9 @@ fn axis_taps(method: ResizeMethod, input: usize, output: usize) -> Taps {
                         }
                     }
                 }
-                ResizeMethod::BilinearAntialias | ResizeMethod::BicubicAntialias => {
+                ResizeMethod::BilinearAntialias
+                | ResizeMethod::BicubicAntialias
+                | ResizeMethod::ScaleAndTranslate { .. } => {
                     unreachable!("scale-and-translate taps are computed above")
                 }
                 ResizeMethod::Area => {
@@ -189,17 +254,18 @@ fn axis_taps(method: ResizeMethod, input: usize, output: usize) -> Taps {
 }
 
 /// TensorFlow's scale-and-translate taps (translation 0) for `kernel` of `radius`: the
-/// kernel widened by `max(in / out, 1)`, sampled at the pixel centres inside the span, the
+/// kernel widened by `max(in / out, 1)` when `antialias`, sampled at the pixel centres inside the span, the
 /// weights normalised to sum to 1 (all float32, as TensorFlow's `ComputeSpansCore`).
 fn scale_and_translate_taps(
     input: usize,
     output: usize,
     radius: f32,
+    antialias: bool,
     kernel: fn(f32) -> f32,
 ) -> Taps {
     let scale = output as f32 / input as f32;
     let inv_scale = (1.0f64 / scale as f64) as f32;
-    let kernel_scale = inv_scale.max(1.0);
+    let kernel_scale = if antialias { inv_scale.max(1.0) } else { 1.0 };
     let one_over_kernel_scale = 1.0f32 / kernel_scale;
     let last = input as i64 - 1;
     (0..output)
@@ -246,6 +312,43 @@ fn keys_cubic(x: f32) -> f32 {
         ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0
     } else {
         ((1.5 * x - 2.5) * x) * x + 1.0
+    }
+}
+
+/// TensorFlow's Lanczos kernel of `radius` (float32; its `3.14159265359` rounds to this pi).
+fn lanczos(radius: f32, x: f32) -> f32 {
+    use std::f32::consts::PI;
+    let x = x.abs();
+    if x > radius {
+        0.0
+    } else if x <= 1e-3 {
+        1.0
+    } else {
+        radius * (PI * x).sin() * (PI * x / radius).sin() / (PI * PI * x * x)
+    }
+}
+
+/// TensorFlow's Gaussian kernel (radius 1.5, sigma 0.5; the exponent in float64).
+fn gaussian(x: f32) -> f32 {
+    const RADIUS: f32 = 1.5;
+    let sigma = (RADIUS / 3.0) as f64;
+    let x = x.abs();
+    if x >= RADIUS {
+        0.0
+    } else {
+        ((-x * x) as f64 / (2.0 * sigma * sigma)).exp() as f32
+    }
+}
+
+/// Mitchell and Netravali's cubic as TensorFlow evaluates it.
+fn mitchell_cubic(x: f32) -> f32 {
+    let x = x.abs();
+    if x >= 2.0 {
+        0.0
+    } else if x >= 1.0 {
+        (((-7.0f32 / 18.0) * x + 2.0) * x - 10.0f32 / 3.0) * x + 16.0f32 / 9.0
+    } else {
+        (((7.0f32 / 6.0) * x - 2.0) * x) * x + 8.0f32 / 9.0
     }
 }
 

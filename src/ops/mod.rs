@@ -19,6 +19,7 @@ mod conv;
 mod creation;
 mod elementwise;
 mod image;
+mod image_affine;
 mod indexing;
 pub(crate) mod kernel;
 mod linalg;
@@ -26,6 +27,7 @@ mod nn;
 mod nn_layer;
 pub(crate) mod parallel;
 mod pool;
+mod quantiles;
 mod random;
 mod reduce;
 mod reduce_kernel;
@@ -33,6 +35,7 @@ mod rnn;
 mod rnn_sequence;
 mod scan;
 mod scatter;
+mod search;
 mod segment;
 mod shape;
 mod signal;
@@ -45,23 +48,29 @@ pub use arrange::*;
 pub use complex::{adjoint, angle, complex, conj, imag, real};
 pub use contract::*;
 pub use conv::{
-    conv1d, conv2d, conv2d_backprop_filter, conv2d_backprop_input, conv2d_transpose,
-    depthwise_conv2d, Padding,
+    conv1d, conv2d, conv2d_backprop_filter, conv2d_backprop_input, conv2d_transpose, conv3d,
+    conv3d_backprop_filter, conv3d_backprop_input, conv3d_transpose, depthwise_conv2d, Padding,
 };
 pub use creation::*;
 pub use elementwise::*;
-pub use image::{resize, resize_adjoint, ResizeMethod};
+pub use image::{resize, resize_adjoint, ResizeMethod, SamplingKernel};
+pub use image_affine::{affine_transform, affine_transform_adjoint, FillMode, Interpolation};
 pub use indexing::*;
 pub use linalg::*;
 pub use nn::*;
 pub use nn_layer::{bias_add, bias_add_grad, dropout, embedding_lookup, DataFormat};
-pub use pool::{avg_pool1d, avg_pool2d, max_pool1d, max_pool2d};
+pub use pool::{avg_pool1d, avg_pool2d, avg_pool3d, max_pool1d, max_pool2d, max_pool3d};
+pub use quantiles::QuantileSummary;
 pub use random::*;
 pub use reduce::*;
 pub use rnn::{gru_cell, lstm_cell};
 pub use rnn_sequence::lstm_sequence;
 pub use scan::*;
 pub use scatter::*;
+pub use search::{
+    bincount, histogram_fixed_width, histogram_fixed_width_bins, searchsorted, unique, Bincount,
+    Unique,
+};
 pub use segment::*;
 pub use shape::*;
 pub use signal::{

@@ -1,4 +1,6 @@
-//! 2-D pooling on NHWC images, with TensorFlow's arguments: `max_pool2d`, `avg_pool2d`.
+//! Pooling on NHWC images and NDHWC volumes, with TensorFlow's arguments: `max_pool2d`,
+//! `avg_pool2d`, `max_pool3d`, `avg_pool3d` (and the 1-D ones as 2-D of height 1). A 2-D
+//! window is a 3-D one of depth 1, so one set of kernels serves both.
 //!
 //! Max pooling routes gradients through the window maxima of its input `x` (the first one in
 //! row-major window order on ties, as TensorFlow's CPU kernel). Two ops do the routing, each the
@@ -29,9 +31,16 @@ const PARALLEL_ELEMENTS: usize = 1 << 16;
 /// threads share them evenly even when one starts late.
 const TASKS: usize = 16;
 
-/// A pooling window over `[h, w, c]` images giving `[oh, ow, c]`.
+/// A pooling window over `[(d,) h, w, c]` images giving `[(od,) oh, ow, c]` (`rank` spatial
+/// axes; a 2-D window has `d = kd = od = 1`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Window {
+    rank: usize,
+    d: usize,
+    kd: usize,
+    sd: usize,
+    od: usize,
+    pf: usize,
     h: usize,
     w: usize,
     c: usize,
@@ -46,19 +55,26 @@ struct Window {
 }
 
 impl Window {
+    /// The window of `ksize` moved by `strides` (one entry per spatial axis: 2 or 3).
     fn new(
         op: &str,
         input: &[usize],
-        ksize: [usize; 2],
-        strides: [usize; 2],
+        ksize: &[usize],
+        strides: &[usize],
         padding: &Padding,
     ) -> Result<Window> {
-        if input.len() < 4 {
+        let rank = ksize.len();
+        if input.len() < rank + 2 {
+            let layout = if rank == 3 {
+                "batch_shape + [depth, height, width, channels]"
+            } else {
+                "batch_shape + [height, width, channels]"
+            };
             return Err(Error::shape(
                 op,
                 format!(
-                    "the input must have rank at least 4 (batch_shape + [height, width, \
-                     channels]), got shape {}",
+                    "the input must have rank at least {} ({layout}), got shape {}",
+                    rank + 2,
                     fmt_shape(input)
                 ),
             ));
@@ -76,24 +92,52 @@ impl Window {
             ));
         }
         let r = input.len();
-        let (h, w, c) = (input[r - 3], input[r - 2], input[r - 1]);
-        if h.saturating_mul(w) > u32::MAX as usize {
+        let (d, h, w, c) = if rank == 3 {
+            (input[r - 4], input[r - 3], input[r - 2], input[r - 1])
+        } else {
+            (1, input[r - 3], input[r - 2], input[r - 1])
+        };
+        if d.saturating_mul(h).saturating_mul(w) > u32::MAX as usize {
             // The maxima are kept as 32-bit pixel positions within an image.
             return Err(Error::value(
                 op,
-                format!("an image of {h}x{w} pixels is too large (at most 2^32)"),
+                format!("an image of {d}x{h}x{w} pixels is too large (at most 2^32)"),
             ));
         }
-        let y = window_axis(op, h, ksize[0], strides[0], 1, padding, 0)?;
-        let x = window_axis(op, w, ksize[1], strides[1], 1, padding, 1)?;
+        let axes = (0..rank)
+            .map(|i| {
+                window_axis(
+                    op,
+                    input[r - 1 - rank + i],
+                    ksize[i],
+                    strides[i],
+                    1,
+                    padding,
+                    i,
+                )
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let at = |i: usize| rank - 2 + i; // the height (0) and width (1) entries
+        let (kd, sd, z) = if rank == 3 {
+            (ksize[0], strides[0], axes[0])
+        } else {
+            (1, 1, super::conv::Axis { out: 1, before: 0 })
+        };
+        let (y, x) = (axes[at(0)], axes[at(1)]);
         Ok(Window {
+            rank,
+            d,
+            kd,
+            sd,
+            od: z.out,
+            pf: z.before,
             h,
             w,
             c,
-            kh: ksize[0],
-            kw: ksize[1],
-            sh: strides[0],
-            sw: strides[1],
+            kh: ksize[at(0)],
+            kw: ksize[at(1)],
+            sh: strides[at(0)],
+            sw: strides[at(1)],
             oh: y.out,
             ow: x.out,
             pt: y.before,
@@ -101,10 +145,48 @@ impl Window {
         })
     }
     fn image_len(&self) -> usize {
-        self.h * self.w * self.c
+        self.d * self.h * self.w * self.c
     }
     fn out_len(&self) -> usize {
-        self.oh * self.ow * self.c
+        self.od * self.oh * self.ow * self.c
+    }
+    /// The input planes of output plane `oz`'s window, clipped to the volume.
+    fn planes(&self, oz: usize) -> std::ops::Range<usize> {
+        let start = oz * self.sd;
+        start.saturating_sub(self.pf).min(self.d)
+            ..(start + self.kd).saturating_sub(self.pf).min(self.d)
+    }
+    /// Every output position `(oz, oy, ox)` in row-major order, with its flat index.
+    fn outputs(&self) -> impl Iterator<Item = (usize, [usize; 3])> + '_ {
+        (0..self.od)
+            .flat_map(move |z| (0..self.oh).flat_map(move |y| (0..self.ow).map(move |x| [z, y, x])))
+            .enumerate()
+    }
+    /// The input pixels (`(iz * h + iy) * w + ix`) of an output position's window, row-major.
+    fn window(&self, [oz, oy, ox]: [usize; 3]) -> impl DoubleEndedIterator<Item = usize> + '_ {
+        let (rows, cols) = (self.rows(oy), self.cols(ox));
+        self.planes(oz).flat_map(move |iz| {
+            let cols = cols.clone();
+            rows.clone()
+                .flat_map(move |iy| cols.clone().map(move |ix| (iz * self.h + iy) * self.w + ix))
+        })
+    }
+    /// The number of input pixels in an output position's window.
+    fn window_count(&self, [oz, oy, ox]: [usize; 3]) -> usize {
+        self.planes(oz).len() * self.rows(oy).len() * self.cols(ox).len()
+    }
+    /// The spatial sizes as the op's shapes spell them (no depth in 2-D).
+    fn spatial(&self, dhw: [usize; 3]) -> Shape {
+        dhw[3 - self.rank..].iter().copied().collect()
+    }
+    /// The op names: the pooling, its gradient and the gradient's gradient.
+    fn names(&self, max: bool) -> [&'static str; 3] {
+        match (max, self.rank) {
+            (true, 3) => ["max_pool3d", "max_pool3d_grad", "max_pool3d_grad_grad"],
+            (true, _) => ["max_pool2d", "max_pool2d_grad", "max_pool2d_grad_grad"],
+            (false, 3) => ["avg_pool3d", "avg_pool3d_grad", "avg_pool3d_grad"],
+            (false, _) => ["avg_pool2d", "avg_pool2d_grad", "avg_pool2d_grad"],
+        }
     }
     /// The input rows (and columns) of output position `(oy, ox)`'s window, clipped to the image.
     fn rows(&self, oy: usize) -> std::ops::Range<usize> {
@@ -119,13 +201,28 @@ impl Window {
     }
     /// The output shape for an input of shape `input` (its leading axes kept).
     fn out_shape(&self, input: &[usize]) -> Shape {
-        let mut s: Shape = input[..input.len() - 3].iter().copied().collect();
-        s.extend([self.oh, self.ow, self.c]);
+        let mut s: Shape = input[..input.len() - self.rank - 1]
+            .iter()
+            .copied()
+            .collect();
+        s.extend(self.out_core());
         s
     }
     fn in_shape(&self, lead: &[usize]) -> Shape {
         let mut s: Shape = lead.iter().copied().collect();
-        s.extend([self.h, self.w, self.c]);
+        s.extend(self.in_core());
+        s
+    }
+    /// An image's shape (without its batch).
+    fn in_core(&self) -> Shape {
+        let mut s = self.spatial([self.d, self.h, self.w]);
+        s.push(self.c);
+        s
+    }
+    /// A pooled image's shape (without its batch).
+    fn out_core(&self) -> Shape {
+        let mut s = self.spatial([self.od, self.oh, self.ow]);
+        s.push(self.c);
         s
     }
 }
@@ -205,39 +302,30 @@ fn per_image<T: Send>(
 #[inline(never)]
 fn max_image<T: Float>(win: &Window, x: &[T], y: &mut [T], mut at: Option<&mut [u32]>) {
     let c = win.c;
-    for oy in 0..win.oh {
-        for ox in 0..win.ow {
-            let o = (oy * win.ow + ox) * c;
-            let best = &mut y[o..o + c];
-            let (rows, cols) = (win.rows(oy), win.cols(ox));
-            let mut first = true;
-            for iy in rows.clone() {
-                for ix in cols.clone() {
-                    let pixel = iy * win.w + ix;
-                    let row = &x[pixel * c..(pixel + 1) * c];
-                    if first {
-                        best.copy_from_slice(row);
-                        first = false;
-                        continue;
-                    }
-                    for (b, &v) in best.iter_mut().zip(row) {
-                        *b = if (v > *b) | v.is_nan() { v } else { *b };
-                    }
-                }
-            }
-            let Some(at) = at.as_deref_mut() else {
+    for (k, pos) in win.outputs() {
+        let o = k * c;
+        let best = &mut y[o..o + c];
+        let mut first = true;
+        for pixel in win.window(pos) {
+            let row = &x[pixel * c..(pixel + 1) * c];
+            if first {
+                best.copy_from_slice(row);
+                first = false;
                 continue;
-            };
-            let at = &mut at[o..o + c];
-            for iy in rows.rev() {
-                for ix in cols.clone().rev() {
-                    let pixel = iy * win.w + ix;
-                    let row = &x[pixel * c..(pixel + 1) * c];
-                    let p = pixel as u32;
-                    for ((a, &b), &v) in at.iter_mut().zip(best.iter()).zip(row) {
-                        *a = if (v == b) | v.is_nan() { p } else { *a };
-                    }
-                }
+            }
+            for (b, &v) in best.iter_mut().zip(row) {
+                *b = if (v > *b) | v.is_nan() { v } else { *b };
+            }
+        }
+        let Some(at) = at.as_deref_mut() else {
+            continue;
+        };
+        let at = &mut at[o..o + c];
+        for pixel in win.window(pos).rev() {
+            let row = &x[pixel * c..(pixel + 1) * c];
+            let p = pixel as u32;
+            for ((a, &b), &v) in at.iter_mut().zip(best.iter()).zip(row) {
+                *a = if (v == b) | v.is_nan() { p } else { *a };
             }
         }
     }
@@ -308,7 +396,7 @@ fn maxima(win: &Window, x: &Tensor, known: &Option<Maxima>) -> Result<Maxima> {
     Ok(match x.data() {
         crate::tensor::Data::F32(v) => max_pool_kernel(win, v.as_slice(), &shape, true).1,
         crate::tensor::Data::F64(v) => max_pool_kernel(win, v.as_slice(), &shape, true).1,
-        other => return Err(unsupported("max_pool2d_grad", other.dtype(), "a floating")),
+        other => return Err(unsupported(win.names(true)[1], other.dtype(), "a floating")),
     }
     .unwrap_or_default())
 }
@@ -420,7 +508,28 @@ pub fn max_pool2d(
     strides: [usize; 2],
     padding: &Padding,
 ) -> Result<Tensor> {
-    let op = "max_pool2d";
+    max_pool("max_pool2d", input, &ksize, &strides, padding)
+}
+
+/// `tf.nn.max_pool3d`: the maximum of each `ksize` window of `input`
+/// (`batch_shape + [d, h, w, c]`), moved by `strides`, with 'SAME' or 'VALID' padding.
+pub fn max_pool3d(
+    input: &Tensor,
+    ksize: [usize; 3],
+    strides: [usize; 3],
+    padding: &Padding,
+) -> Result<Tensor> {
+    max_pool("max_pool3d", input, &ksize, &strides, padding)
+}
+
+/// Max pooling over `ksize.len()` spatial axes.
+fn max_pool(
+    op: &'static str,
+    input: &Tensor,
+    ksize: &[usize],
+    strides: &[usize],
+    padding: &Padding,
+) -> Result<Tensor> {
     check_float(op, input, None)?;
     let win = Window::new(op, input.shape(), ksize, strides, padding)?;
     let out_shape = win.out_shape(input.shape());
@@ -452,7 +561,7 @@ pub fn max_pool2d(
 
 /// The gradient of max pooling: `dy` added at the window maxima of `x` (`at`, when known).
 fn max_pool_scatter(x: &Tensor, dy: &Tensor, win: Window, at: &Option<Maxima>) -> Result<Tensor> {
-    let op = "max_pool2d_grad";
+    let op = win.names(true)[1];
     check_float(op, x, Some(dy))?;
     let pooled = win.out_shape(x.shape());
     let extra = extra_axes(op, "the output gradient", dy.shape(), &pooled)?;
@@ -475,7 +584,7 @@ fn max_pool_scatter(x: &Tensor, dy: &Tensor, win: Window, at: &Option<Maxima>) -
 
 /// The gradient's gradient of max pooling: `g` read at the window maxima of `x`.
 fn max_pool_gather(x: &Tensor, g: &Tensor, win: Window, at: &Option<Maxima>) -> Result<Tensor> {
-    let op = "max_pool2d_grad_grad";
+    let op = win.names(true)[2];
     check_float(op, x, Some(g))?;
     let extra = extra_axes(op, "the gradient", g.shape(), x.shape())?;
     let mut out_shape: Shape = extra.iter().copied().collect();
@@ -495,15 +604,11 @@ fn max_pool_gather(x: &Tensor, g: &Tensor, win: Window, at: &Option<Maxima>) -> 
     Ok(y)
 }
 
-/// The number of window positions inside the image for each output position `[oh, ow]`.
+/// The number of window positions inside the image for each output position.
 fn window_counts(win: &Window) -> Vec<usize> {
-    let mut counts = Vec::with_capacity(win.oh * win.ow);
-    for oy in 0..win.oh {
-        for ox in 0..win.ow {
-            counts.push(win.rows(oy).len() * win.cols(ox).len());
-        }
-    }
-    counts
+    win.outputs()
+        .map(|(_, pos)| win.window_count(pos))
+        .collect()
 }
 
 fn avg_pool_kernel<T: Float>(win: &Window, x: &[T], out_shape: &[usize]) -> Values<T> {
@@ -512,18 +617,14 @@ fn avg_pool_kernel<T: Float>(win: &Window, x: &[T], out_shape: &[usize]) -> Valu
     let mut out = vec![T::zero(); out_shape.iter().product()];
     per_image(&mut out, win.out_len(), x.len(), |i, dst| {
         let image = &x[i * win.image_len()..(i + 1) * win.image_len()];
-        for oy in 0..win.oh {
-            for ox in 0..win.ow {
-                let d = &mut dst[(oy * win.ow + ox) * c..][..c];
-                for iy in win.rows(oy) {
-                    for ix in win.cols(ox) {
-                        let row = &image[(iy * win.w + ix) * c..][..c];
-                        d.iter_mut().zip(row).for_each(|(a, &v)| *a = *a + v);
-                    }
-                }
-                let count = T::from(counts[oy * win.ow + ox]).unwrap_or_else(T::one);
-                d.iter_mut().for_each(|a| *a = *a / count);
+        for (k, pos) in win.outputs() {
+            let d = &mut dst[k * c..][..c];
+            for pixel in win.window(pos) {
+                let row = &image[pixel * c..][..c];
+                d.iter_mut().zip(row).for_each(|(a, &v)| *a = *a + v);
             }
+            let count = T::from(counts[k]).unwrap_or_else(T::one);
+            d.iter_mut().for_each(|a| *a = *a / count);
         }
     });
     Values::from_vec(out_shape, out)
@@ -535,16 +636,12 @@ fn avg_pool_grad_kernel<T: Float>(win: &Window, dy: &[T], out_shape: &[usize]) -
     let mut out = vec![T::zero(); out_shape.iter().product()];
     per_image(&mut out, win.image_len(), dy.len(), |i, dst| {
         let grad = &dy[i * win.out_len()..(i + 1) * win.out_len()];
-        for oy in 0..win.oh {
-            for ox in 0..win.ow {
-                let count = T::from(counts[oy * win.ow + ox]).unwrap_or_else(T::one);
-                let g = &grad[(oy * win.ow + ox) * c..][..c];
-                for iy in win.rows(oy) {
-                    for ix in win.cols(ox) {
-                        let d = &mut dst[(iy * win.w + ix) * c..][..c];
-                        d.iter_mut().zip(g).for_each(|(a, &v)| *a = *a + v / count);
-                    }
-                }
+        for (k, pos) in win.outputs() {
+            let count = T::from(counts[k]).unwrap_or_else(T::one);
+            let g = &grad[k * c..][..c];
+            for pixel in win.window(pos) {
+                let d = &mut dst[pixel * c..][..c];
+                d.iter_mut().zip(g).for_each(|(a, &v)| *a = *a + v / count);
             }
         }
     });
@@ -561,13 +658,28 @@ pub fn avg_pool2d(
 ) -> Result<Tensor> {
     let op = "avg_pool2d";
     check_float(op, input, None)?;
-    let win = Window::new(op, input.shape(), ksize, strides, padding)?;
+    let win = Window::new(op, input.shape(), &ksize, &strides, padding)?;
+    avg_pool(input, win)
+}
+
+/// `tf.nn.avg_pool3d`: the mean of each `ksize` window of `input`
+/// (`batch_shape + [d, h, w, c]`), over the positions inside the volume ('SAME' padding is not
+/// counted).
+pub fn avg_pool3d(
+    input: &Tensor,
+    ksize: [usize; 3],
+    strides: [usize; 3],
+    padding: &Padding,
+) -> Result<Tensor> {
+    let op = "avg_pool3d";
+    check_float(op, input, None)?;
+    let win = Window::new(op, input.shape(), &ksize, &strides, padding)?;
     avg_pool(input, win)
 }
 
 fn avg_pool(x: &Tensor, win: Window) -> Result<Tensor> {
-    let op = "avg_pool2d";
-    extra_axes(op, "the input", x.shape(), &[win.h, win.w, win.c])?;
+    let op = win.names(false)[0];
+    extra_axes(op, "the input", x.shape(), &win.in_core())?;
     let out_shape = win.out_shape(x.shape());
     let y = Tensor::new(crate::dispatch!(values float x.data(), op, |v| {
         avg_pool_kernel(&win, v.as_slice(), &out_shape)
@@ -576,7 +688,7 @@ fn avg_pool(x: &Tensor, win: Window) -> Result<Tensor> {
     record_batched(op, &[x], &y, &[], mixes, true, move |_, dy, batch| {
         let lead: Shape = dy.shape()[..batch]
             .iter()
-            .chain(&sx[..sx.len() - 3])
+            .chain(&sx[..sx.len() - win.rank - 1])
             .copied()
             .collect();
         Ok(crate::grads![Some(avg_pool_grad(dy, win, &lead)?)])
@@ -586,9 +698,9 @@ fn avg_pool(x: &Tensor, win: Window) -> Result<Tensor> {
 
 /// The gradient of average pooling: `dy` (`lead + [oh, ow, c]`) spread over the windows.
 fn avg_pool_grad(dy: &Tensor, win: Window, lead: &[usize]) -> Result<Tensor> {
-    let op = "avg_pool2d_grad";
+    let op = win.names(false)[1];
     let mut pooled: Shape = lead.iter().copied().collect();
-    pooled.extend([win.oh, win.ow, win.c]);
+    pooled.extend(win.out_core());
     if dy.shape() != &pooled[..] {
         return Err(Error::shape(
             op,

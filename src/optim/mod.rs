@@ -23,6 +23,7 @@
 mod ftrl;
 mod hyperparameters;
 mod layerwise;
+mod muon;
 mod rules;
 mod schedule;
 mod update;
@@ -33,6 +34,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 pub use ftrl::Ftrl;
 pub use layerwise::{Adafactor, Lamb};
+pub use muon::{Muon, MUON_WEIGHT_DECAY};
 pub use rules::{Adadelta, Adagrad, Adam, AdamW, Adamax, Algorithm, Lion, Nadam, RmsProp, Sgd};
 pub use schedule::{
     CosineDecay, ExponentialDecay, InverseTimeDecay, PiecewiseConstantDecay, PolynomialDecay,
@@ -175,6 +177,8 @@ pub struct Optimizer {
     u_product: Option<Variable>,
     no_decay: FxHashSet<TensorId>,
     no_decay_names: Vec<String>,
+    /// Matrices Muon steps with AdamW (besides every variable that is not a matrix).
+    adamw_matrices: FxHashSet<TensorId>,
 }
 
 impl Optimizer {
@@ -191,6 +195,7 @@ impl Optimizer {
         let options = Options {
             weight_decay: match &algorithm {
                 Algorithm::AdamW(a) => Some(a.weight_decay),
+                Algorithm::Muon(_) => Some(MUON_WEIGHT_DECAY),
                 _ => None,
             },
             ..Options::default()
@@ -207,6 +212,7 @@ impl Optimizer {
             u_product: None,
             no_decay: FxHashSet::default(),
             no_decay_names: Vec::new(),
+            adamw_matrices: FxHashSet::default(),
         })
     }
 
@@ -300,9 +306,13 @@ impl Optimizer {
             }
             self.index.entry(v.id()).or_insert(i);
             let base = v.name().trim_end_matches(":0").replace(['/', ':'], "_");
+            // Muon keeps a velocity only for the variables it steps with AdamW.
+            let own = match self.algorithm {
+                Algorithm::Muon(_) if !self.takes_adamw(v, value.shape()) => &kinds[..1],
+                _ => &kinds[..],
+            };
             slots.push(
-                kinds
-                    .iter()
+                own.iter()
                     .map(|k| self.make_slot(k, &value, &base))
                     .collect(),
             );
@@ -355,7 +365,8 @@ impl Optimizer {
         let mut first = 0;
         for group in self.algorithm.slot_groups() {
             for per_var in &self.slots {
-                out.extend(per_var[first..first + group.len()].iter().cloned());
+                let end = (first + group.len()).min(per_var.len());
+                out.extend(per_var[first.min(end)..end].iter().cloned());
             }
             first += group.len();
         }
@@ -393,6 +404,25 @@ impl Optimizer {
         self.no_decay = vars.iter().map(Variable::id).collect();
         self.no_decay_names = names.to_vec();
         Ok(())
+    }
+
+    /// Has Muon step the matrices `vars` with AdamW (Keras's `exclude_layers` and
+    /// `exclude_embeddings` name them). ValueError once the optimizer is built.
+    pub fn use_adamw_for(&mut self, vars: &[Variable]) -> Result<()> {
+        if self.built {
+            return Err(Error::value(
+                "Muon.use_adamw_for",
+                "the variables that take the AdamW step can only be chosen before the \
+                 optimizer is built",
+            ));
+        }
+        self.adamw_matrices = vars.iter().map(Variable::id).collect();
+        Ok(())
+    }
+
+    /// Whether Muon steps `var` (of `shape`) with AdamW.
+    fn takes_adamw(&self, var: &Variable, shape: &[usize]) -> bool {
+        Muon::adamw_by_shape(shape) || self.adamw_matrices.contains(&var.id())
     }
 
     fn decays(&self, var: &Variable) -> bool {
@@ -553,7 +583,12 @@ impl Optimizer {
         u_product: f64,
     ) -> Result<()> {
         let var = &self.tracked[i];
-        let rule = self.algorithm.prepare::<T>(rate, step, u_product);
+        // Muon steps the variables with a velocity slot with AdamW, the others itself.
+        let adamw = matches!(self.algorithm, Algorithm::Muon(_)) && self.slots[i].len() == 2;
+        let rule = match &self.algorithm {
+            Algorithm::Muon(muon) => muon.adamw_rule::<T>(rate, step),
+            other => other.prepare::<T>(rate, step, u_product),
+        };
         let cast = rules::py::<T>;
         let prep = match prep {
             Prep::Plain => Prep::Plain,
@@ -567,15 +602,22 @@ impl Optimizer {
             },
             Prep::Scale(s) => Prep::Scale(cast(s)),
         };
-        let decay = self
-            .options
-            .weight_decay
+        let weight_decay = match &self.algorithm {
+            Algorithm::Muon(muon) if adamw => muon.adam_weight_decay,
+            _ => self.options.weight_decay,
+        };
+        let decay = weight_decay
             .filter(|_| self.decays(var))
             .map(|wd| (rules::cast::<T>(wd), cast(rate)));
         let g = grad
             .values::<T>()
             .ok_or_else(|| Error::dtype("Optimizer.apply_gradients", "gradient dtype changed"))?
             .as_slice();
+        if let Algorithm::Muon(muon) = &self.algorithm {
+            if !adamw {
+                return muon::update(muon, var, &self.slots[i], g, &prep, decay, rate);
+            }
+        }
         let layerwise = match &self.algorithm {
             Algorithm::Lamb(l) => Some(layerwise::Layerwise::lamb(l, rate, step)),
             Algorithm::Adafactor(a) => Some(layerwise::Layerwise::adafactor(a, rate, step)),

@@ -13,6 +13,7 @@ pub use super::hyperparameters::{
     Adadelta, Adagrad, Adam, AdamW, Adamax, Lion, Nadam, RmsProp, Sgd,
 };
 use super::layerwise::{Adafactor, Lamb};
+use super::muon::Muon;
 use crate::dtype::Float;
 use crate::error::{Error, Result};
 
@@ -54,6 +55,8 @@ pub enum Algorithm {
     Lamb(Lamb),
     /// [`Adafactor`].
     Adafactor(Adafactor),
+    /// [`Muon`].
+    Muon(Muon),
 }
 
 macro_rules! from_rule {
@@ -66,7 +69,7 @@ macro_rules! from_rule {
     )*};
 }
 from_rule!(
-    Sgd, Adam, AdamW, RmsProp, Adagrad, Adadelta, Nadam, Adamax, Lion, Ftrl, Lamb, Adafactor
+    Sgd, Adam, AdamW, RmsProp, Adagrad, Adadelta, Nadam, Adamax, Lion, Ftrl, Lamb, Adafactor, Muon
 );
 
 /// ValueError unless `value` is finite as float32 (the precision of every update): Keras takes
@@ -112,6 +115,7 @@ impl Algorithm {
             Algorithm::Ftrl(_) => "Ftrl",
             Algorithm::Lamb(_) => "Lamb",
             Algorithm::Adafactor(_) => "Adafactor",
+            Algorithm::Muon(_) => "Muon",
         }
     }
 
@@ -156,6 +160,7 @@ impl Algorithm {
             Algorithm::Ftrl(f) => f.hyperparameters(),
             Algorithm::Lamb(l) => l.hyperparameters(),
             Algorithm::Adafactor(a) => a.hyperparameters(),
+            Algorithm::Muon(m) => m.hyperparameters(),
         }
     }
 
@@ -174,6 +179,7 @@ impl Algorithm {
             Algorithm::Ftrl(_) => "ftrl",
             Algorithm::Lamb(_) => "lamb",
             Algorithm::Adafactor(_) => "adafactor",
+            Algorithm::Muon(_) => "muon",
         }
     }
 
@@ -246,6 +252,8 @@ impl Algorithm {
             Algorithm::Lion(_) => vec![&["momentum"]],
             Algorithm::Ftrl(_) => vec![&["accumulator", "linear"]],
             Algorithm::Adafactor(_) => vec![&["r", "c", "velocity"]],
+            // Only the variables that take the AdamW step have a velocity.
+            Algorithm::Muon(_) => vec![&["momentum", "velocity"]],
         }
     }
 
@@ -350,7 +358,9 @@ impl Algorithm {
             }
             Algorithm::Ftrl(f) => Prepared::Ftrl(f.prepare(lr)),
             // Updated whole by `layerwise::update`, never element by element.
-            Algorithm::Lamb(_) | Algorithm::Adafactor(_) => Prepared::Layerwise,
+            Algorithm::Lamb(_) | Algorithm::Adafactor(_) | Algorithm::Muon(_) => {
+                Prepared::Layerwise
+            }
         }
     }
 }

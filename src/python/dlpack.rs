@@ -1,6 +1,6 @@
-//! Zero-copy exchange with NumPy, PyTorch, JAX and other array libraries: DLPack both ways
-//! (`Tensor.__dlpack__`, `rt.from_dlpack`, `rt.experimental.dlpack`) and the buffer protocol
-//! (`memoryview(t)`, `np.frombuffer(t, ...)`).
+//! Zero-copy exchange with NumPy, PyTorch, JAX and other array libraries through DLPack, both
+//! ways (`Tensor.__dlpack__`, `rt.from_dlpack`, `rt.experimental.dlpack`); the buffer protocol
+//! is in `buffer.rs`.
 //!
 //! Out: the consumer gets the tensor's own storage, marked read-only (DLPack 1.0's flag, and
 //! a read-only buffer), because tensors are immutable. In: a C-contiguous, aligned tensor on
@@ -10,11 +10,7 @@
 //!
 //! The DLPack structs are written out here from `dlpack.h` (v1.0 ABI; the legacy unversioned
 //! capsule too): the Rust crates for DLPack bind older PyO3 versions.
-//!
-//! The buffer protocol under the stable ABI: PyO3 offers `__getbuffer__` only when building
-//! for Python 3.11+, but CPython takes the buffer slots in a type spec since 3.9, so the slots
-//! are handed to PyO3's class builder directly (through the `multiple-pymethods` inventory).
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_void, CStr};
 use std::ptr;
 
 use pyo3::exceptions::PyTypeError;
@@ -23,7 +19,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict, PyTuple};
 
 use super::error::{guard, value_error};
-use super::tensor::{PyTensor, PyVariable};
+use super::tensor::PyTensor;
 use crate::dtype::DType;
 use crate::tensor::{Data, Element, Tensor, Values};
 use num_complex::Complex;
@@ -139,7 +135,7 @@ struct Export<M> {
 
 /// The address of the first element (stable: inline elements live in the tensor's shared
 /// allocation, which `Export` holds).
-fn data_ptr(t: &Tensor) -> *mut c_void {
+pub(super) fn data_ptr(t: &Tensor) -> *mut c_void {
     fn ptr<T>(v: &Values<T>) -> *mut c_void {
         v.as_slice().as_ptr() as *mut c_void
     }
@@ -155,7 +151,7 @@ fn data_ptr(t: &Tensor) -> *mut c_void {
 }
 
 /// Row-major strides in elements.
-fn row_major(shape: &[usize]) -> Vec<i64> {
+pub(super) fn row_major(shape: &[usize]) -> Vec<i64> {
     let mut strides = vec![1i64; shape.len()];
     for k in (0..shape.len().saturating_sub(1)).rev() {
         strides[k] = strides[k + 1] * shape[k + 1].max(1) as i64;
@@ -313,7 +309,7 @@ fn deep_copy(t: &Tensor) -> Tensor {
     }
 }
 
-fn buffer_error(message: String) -> PyErr {
+pub(super) fn buffer_error(message: String) -> PyErr {
     pyo3::exceptions::PyBufferError::new_err(message)
 }
 
@@ -632,179 +628,6 @@ fn to_dlpack<'py>(x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         export_capsule(x.py(), t, false, false)
     })
 }
-
-// ---------------------------------------------------------------------------------------
-// The buffer protocol (read-only, C-contiguous)
-
-/// `Py_buffer` as CPython lays it out (part of the stable ABI from 3.11; the same layout since
-/// 3.3). PyO3 defines it only when building for 3.11+.
-#[repr(C)]
-struct PyBuffer {
-    buf: *mut c_void,
-    obj: *mut ffi::PyObject,
-    len: ffi::Py_ssize_t,
-    itemsize: ffi::Py_ssize_t,
-    readonly: c_int,
-    ndim: c_int,
-    format: *mut c_char,
-    shape: *mut ffi::Py_ssize_t,
-    strides: *mut ffi::Py_ssize_t,
-    suboffsets: *mut ffi::Py_ssize_t,
-    internal: *mut c_void,
-}
-
-const PYBUF_WRITABLE: c_int = 0x0001;
-const PYBUF_FORMAT: c_int = 0x0004;
-const PYBUF_ND: c_int = 0x0008;
-const PYBUF_STRIDES: c_int = 0x0010 | PYBUF_ND;
-const PYBUF_F_CONTIGUOUS: c_int = 0x0040 | PYBUF_STRIDES;
-
-/// What a buffer view keeps alive until it is released.
-struct View {
-    _tensor: Tensor,
-    shape: Vec<ffi::Py_ssize_t>,
-    strides: Vec<ffi::Py_ssize_t>,
-}
-
-/// The struct-module format of each dtype.
-fn format(dtype: DType) -> &'static CStr {
-    match dtype {
-        DType::F32 => c"f",
-        DType::F64 => c"d",
-        DType::I32 => c"i",
-        DType::I64 => c"q",
-        DType::Bool => c"?",
-        DType::Complex64 => c"Zf",
-        DType::Complex128 => c"Zd",
-    }
-}
-
-fn fill_buffer(obj: &Bound<'_, PyAny>, view: *mut PyBuffer, flags: c_int) -> PyResult<()> {
-    let t = if let Ok(t) = obj.cast::<PyTensor>() {
-        t.get().t.clone()
-    } else if let Ok(v) = obj.cast::<PyVariable>() {
-        v.get().v.peek()
-    } else {
-        return Err(buffer_error("not a rustape Tensor or Variable".into()));
-    };
-    if flags & PYBUF_WRITABLE == PYBUF_WRITABLE {
-        return Err(buffer_error(
-            "rustape tensors are immutable: their buffer is read-only".into(),
-        ));
-    }
-    let fortran = t.shape().iter().filter(|&&d| d > 1).count() > 1;
-    if flags & PYBUF_F_CONTIGUOUS == PYBUF_F_CONTIGUOUS && fortran {
-        return Err(buffer_error(
-            "rustape tensors are C-contiguous (row-major), not Fortran-contiguous".into(),
-        ));
-    }
-    let itemsize = t.dtype().size_of() as ffi::Py_ssize_t;
-    let shape: Vec<ffi::Py_ssize_t> = t.shape().iter().map(|&d| d as _).collect();
-    let strides = row_major(t.shape())
-        .into_iter()
-        .map(|s| s as ffi::Py_ssize_t * itemsize)
-        .collect();
-    let ndim = shape.len() as c_int;
-    let len = t.size() as ffi::Py_ssize_t * itemsize;
-    let buf = data_ptr(&t);
-    let dtype = t.dtype();
-    let mut kept = Box::new(View {
-        _tensor: t,
-        shape,
-        strides,
-    });
-    // SAFETY: `view` is the caller's struct to fill; the pointers stay valid until
-    // `release_buffer` frees `kept` (stored in `internal`).
-    unsafe {
-        let view = &mut *view;
-        view.buf = buf;
-        view.obj = obj.clone().into_ptr();
-        view.len = len;
-        view.itemsize = itemsize;
-        view.readonly = 1;
-        view.ndim = ndim;
-        view.format = if flags & PYBUF_FORMAT != 0 {
-            format(dtype).as_ptr().cast_mut()
-        } else {
-            ptr::null_mut()
-        };
-        view.shape = if flags & PYBUF_ND == PYBUF_ND {
-            kept.shape.as_mut_ptr()
-        } else {
-            ptr::null_mut()
-        };
-        view.strides = if flags & PYBUF_STRIDES == PYBUF_STRIDES {
-            kept.strides.as_mut_ptr()
-        } else {
-            ptr::null_mut()
-        };
-        view.suboffsets = ptr::null_mut();
-        view.internal = Box::into_raw(kept).cast();
-    }
-    Ok(())
-}
-
-unsafe extern "C" fn get_buffer(
-    obj: *mut ffi::PyObject,
-    view: *mut PyBuffer,
-    flags: c_int,
-) -> c_int {
-    // SAFETY: CPython calls this slot holding the GIL, with a live object.
-    let py = unsafe { Python::assume_attached() };
-    let obj = unsafe { Bound::from_borrowed_ptr(py, obj) };
-    if view.is_null() {
-        buffer_error("a buffer request without a view".into()).restore(py);
-        return -1;
-    }
-    match guard(|| fill_buffer(&obj, view, flags)) {
-        Ok(()) => 0,
-        Err(e) => {
-            // SAFETY: the protocol asks for `obj` NULL on failure.
-            unsafe { (*view).obj = ptr::null_mut() };
-            e.restore(py);
-            -1
-        }
-    }
-}
-
-unsafe extern "C" fn release_buffer(_obj: *mut ffi::PyObject, view: *mut PyBuffer) {
-    // SAFETY: `internal` is the `View` that `fill_buffer` leaked for this view.
-    unsafe {
-        let kept = (*view).internal.cast::<View>();
-        if !kept.is_null() {
-            drop(Box::from_raw(kept));
-            (*view).internal = ptr::null_mut();
-        }
-    }
-}
-
-type GetBuffer = unsafe extern "C" fn(*mut ffi::PyObject, *mut PyBuffer, c_int) -> c_int;
-type ReleaseBuffer = unsafe extern "C" fn(*mut ffi::PyObject, *mut PyBuffer);
-
-/// The buffer slots of both classes, added to what `#[pymethods]` declares.
-macro_rules! buffer_slots {
-    ($cls:ty) => {
-        pyo3::inventory::submit! {
-            type Inventory = <$cls as pyo3::impl_::pyclass::PyClassImpl>::Inventory;
-            Inventory::new(pyo3::impl_::pyclass::PyClassItems {
-                methods: &[],
-                slots: &[
-                    ffi::PyType_Slot {
-                        slot: ffi::Py_bf_getbuffer,
-                        pfunc: get_buffer as GetBuffer as *mut c_void,
-                    },
-                    ffi::PyType_Slot {
-                        slot: ffi::Py_bf_releasebuffer,
-                        pfunc: release_buffer as ReleaseBuffer as *mut c_void,
-                    },
-                ],
-            })
-        }
-    };
-}
-
-buffer_slots!(PyTensor);
-buffer_slots!(PyVariable);
 
 /// `(1, 0)`: DLPack's CPU device, for `__dlpack_device__`.
 pub fn cpu_device<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {

@@ -5,16 +5,20 @@
 //! - `dtype.rs`: `DType` and the dtype attributes;
 //! - `tape.rs`: `Tape`, custom gradients, gradcheck, the thread's tape switches;
 //! - `ops.rs`, `ops_shape.rs`, `ops_nn.rs` (convolution, pooling, layer ops): the op functions;
-//! - `ops.rs`, `ops_shape.rs`, `ops_math.rs`, `ops_index.rs`, `ops_random.rs`: the op functions;
+//! - `ops.rs`, `ops_shape.rs`, `ops_math.rs`, `ops_index.rs`, `ops_random.rs`: the op functions
+//!   (`args.rs`: how their arguments are read);
 //! - `optim.rs`: `Optimizer` and `Schedule`, behind `rt.keras.optimizers`;
 //! - `error.rs`: engine errors, Python exceptions and panics;
-//! - `dlpack.rs`: DLPack and the buffer protocol (zero-copy exchange with other libraries);
+//! - `dlpack.rs`, `buffer.rs`: DLPack and the buffer protocol (zero-copy exchange with other
+//!   libraries);
 //! - `config.rs`: the thread count and the progress bar of `rt.config` / `rt.utils`;
 //! - `bindings.rs`: the table saying which functions and classes the extension has and in
 //!   which namespaces (`rt`, `rt.math`, ...) each appears (every file ends with its rows).
 //!
 //! Every exposed function runs its body in [`error::guard`], so no Rust panic reaches Python.
+mod args;
 mod bindings;
+mod buffer;
 mod config;
 mod convert;
 mod dlpack;
@@ -30,6 +34,7 @@ mod ops_linalg;
 mod ops_math;
 mod ops_nn;
 mod ops_random;
+mod ops_search;
 mod ops_shape;
 mod ops_signal;
 mod optim;
@@ -94,6 +99,7 @@ fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ops::register(m, &mut table)?;
     ops_shape::register(m, &mut table)?;
     ops_random::register(m, &mut table)?;
+    ops_search::register(m, &mut table)?;
     ops_nn::register(m, &mut table)?;
     ops_linalg::register(m, &mut table)?;
     ops_math::register(m, &mut table)?;

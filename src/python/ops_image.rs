@@ -1,5 +1,4 @@
 //! Op functions: `rt.image` (`resize` and its adjoint).
-use pyo3::exceptions::PyNotImplementedError;
 use pyo3::prelude::*;
 
 use super::bindings::bindings;
@@ -7,11 +6,8 @@ use super::error::{guard, value_error};
 use super::ops::{ints, tensor, wrap, Obj, OptObj};
 use super::tensor::PyTensor;
 use crate::dtype::DType;
-use crate::ops::{self, ResizeMethod};
+use crate::ops::{self, FillMode, Interpolation, ResizeMethod};
 use crate::tensor::Tensor;
-
-/// TensorFlow's methods rustape does not compute yet (its scale-and-translate kernels).
-const SCALE_AND_TRANSLATE: [&str; 4] = ["lanczos3", "lanczos5", "gaussian", "mitchellcubic"];
 
 /// `size` as two positive integers.
 fn size_pair(size: Obj, op: &str, what: &str, images: &Tensor) -> PyResult<[usize; 2]> {
@@ -65,11 +61,12 @@ fn keep_aspect(images: &Tensor, size: [usize; 2]) -> [usize; 2] {
 /// width, channels]` images.
 ///
 /// Methods `'bilinear'`, `'nearest'`, `'bicubic'` (Keys, `a = -0.5`) and `'area'`, with
-/// TensorFlow 2's half-pixel sampling and its float32 sample weights. Integer images become
+/// TensorFlow 2's half-pixel sampling and its float32 sample weights, and TensorFlow's
+/// scale-and-translate kernels `'lanczos3'`, `'lanczos5'`, `'gaussian'` and `'mitchellcubic'`. Integer images become
 /// float32 (`'nearest'` keeps their dtype); float32 and float64 images keep theirs (TensorFlow
 /// returns float32 for float64 images). `antialias=True` with `'bilinear'` or `'bicubic'`
 /// widens the kernel when downsizing (TensorFlow's scale-and-translate triangle and Keys
-/// kernels). Differentiable (the gradient is the transposed resize).
+/// kernels; the four scale-and-translate methods widen theirs). Differentiable (the gradient is the transposed resize).
 ///
 /// >>> x = rt.reshape(rt.range(4.0), [2, 2, 1])
 /// >>> rt.image.resize(x, [4, 4])[:, :, 0].numpy().tolist()[0]
@@ -90,16 +87,13 @@ pub fn resize(
         let images = tensor(images)?;
         image_rank(op, &images)?;
         let method_name = method.to_ascii_lowercase();
-        if SCALE_AND_TRANSLATE.contains(&method_name.as_str()) {
-            return Err(PyNotImplementedError::new_err(format!(
-                "{op}: method {method:?} (TensorFlow's scale-and-translate kernels) is not \
-                 implemented; use 'bilinear', 'nearest', 'bicubic' or 'area'"
-            )));
-        }
         let method = ResizeMethod::parse(op, &method_name)?;
         let method = match (method, antialias) {
             (ResizeMethod::Bilinear, true) => ResizeMethod::BilinearAntialias,
             (ResizeMethod::Bicubic, true) => ResizeMethod::BicubicAntialias,
+            (ResizeMethod::ScaleAndTranslate { kernel, .. }, antialias) => {
+                ResizeMethod::ScaleAndTranslate { kernel, antialias }
+            }
             (m, _) => m,
         };
         let mut size = size_pair(size, op, "size", &images)?;
@@ -167,8 +161,115 @@ pub fn resize_adjoint(
     })
 }
 
+fn float_images(op: &str, images: &Tensor) -> PyResult<()> {
+    image_rank(op, images)?;
+    if !images.dtype().is_float() {
+        return Err(super::error::type_error(
+            op,
+            format!(
+                "expected float32 or float64 images, got {} of shape {:?}",
+                images.dtype(),
+                images.shape()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn warp_modes(
+    op: &str,
+    interpolation: &str,
+    fill_mode: &str,
+) -> PyResult<(Interpolation, FillMode)> {
+    Ok((
+        Interpolation::parse(op, &interpolation.to_ascii_lowercase())?,
+        FillMode::parse(op, &fill_mode.to_ascii_lowercase())?,
+    ))
+}
+
+fn renamed(op: &str) -> impl Fn(crate::error::Error) -> crate::error::Error + '_ {
+    move |mut e| {
+        e.op = op.to_string();
+        e
+    }
+}
+
+/// `rt.image.affine_transform(images, transform, interpolation='bilinear',
+/// fill_mode='constant', fill_value=0.0)`: TensorFlow's `ImageProjectiveTransformV3` (what
+/// `keras.ops.image.affine_transform` computes) on `[height, width, channels]` or `[batch,
+/// height, width, channels]` float images.
+///
+/// `transform` (`[8]` or `[batch, 8]`, `[a0, a1, a2, b0, b1, b2, c0, c1]`) maps each output
+/// pixel `(x, y)` to the input point `((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k)`,
+/// `k = c0 x + c1 y + 1`. `interpolation`: `'nearest'` or `'bilinear'`; `fill_mode`:
+/// `'constant'` (points outside take `fill_value`), `'nearest'`, `'wrap'`, `'mirror'` or
+/// `'reflect'`. Differentiable with respect to the images (the gradient is the transposed
+/// map, `affine_transform_adjoint`); the transform gets no gradient.
+///
+/// >>> x = rt.reshape(rt.range(4.0), [1, 4, 1])
+/// >>> shift = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0]  # read one pixel to the right
+/// >>> rt.image.affine_transform(x, shift)[0, :, 0].numpy().tolist()
+/// [1.0, 2.0, 3.0, 0.0]
+#[pyfunction]
+#[pyo3(signature = (images, transform, interpolation="bilinear", fill_mode="constant", fill_value=0.0, name=None))]
+pub fn affine_transform(
+    images: Obj,
+    transform: Obj,
+    interpolation: &str,
+    fill_mode: &str,
+    fill_value: f64,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let op = "image.affine_transform";
+    guard(|| {
+        let images = tensor(images)?;
+        float_images(op, &images)?;
+        let transform = tensor(transform)?;
+        let (interpolation, fill_mode) = warp_modes(op, interpolation, fill_mode)?;
+        wrap(
+            ops::affine_transform(&images, &transform, interpolation, fill_mode, fill_value)
+                .map_err(renamed(op)),
+        )
+    })
+}
+
+/// `rt.image.affine_transform_adjoint(grads, transform, interpolation='bilinear',
+/// fill_mode='constant')`: the transpose of `rt.image.affine_transform` with respect to the
+/// images (its gradient): `grads` scattered back through the same sample weights. Its own
+/// gradient is `affine_transform` with fill value 0.
+///
+/// >>> g = rt.ones([1, 4, 1])
+/// >>> shift = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0]
+/// >>> rt.image.affine_transform_adjoint(g, shift)[0, :, 0].numpy().tolist()
+/// [0.0, 1.0, 1.0, 1.0]
+#[pyfunction]
+#[pyo3(signature = (grads, transform, interpolation="bilinear", fill_mode="constant", name=None))]
+pub fn affine_transform_adjoint(
+    grads: Obj,
+    transform: Obj,
+    interpolation: &str,
+    fill_mode: &str,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let op = "image.affine_transform_adjoint";
+    guard(|| {
+        let grads = tensor(grads)?;
+        float_images(op, &grads)?;
+        let transform = tensor(transform)?;
+        let (interpolation, fill_mode) = warp_modes(op, interpolation, fill_mode)?;
+        wrap(
+            ops::affine_transform_adjoint(&grads, &transform, interpolation, fill_mode)
+                .map_err(renamed(op)),
+        )
+    })
+}
+
 // The Python bindings of this file (rows: src/python/bindings.rs, DEVELOPERS.md "Adding an op").
 bindings! {
     fn resize => [image];
     fn resize_adjoint => [image];
+    fn affine_transform => [image];
+    fn affine_transform_adjoint => [image];
 }

@@ -119,6 +119,12 @@ unary! {
     /// >>> round(float(rt.math.erfc(1.0)), 6)
     /// 0.157299
     erfc(x);
+    /// The inverse error function: `erfinv(erf(x)) = x` (±inf at ±1, NaN outside [-1, 1]).
+    ///
+    /// >>> import rustape as rt
+    /// >>> round(float(rt.math.erfinv(0.5)), 6)
+    /// 0.476936
+    erfinv(x);
     /// `log |Γ(x)|` (inf at 0 and the negative integers).
     ///
     /// >>> import rustape as rt
@@ -381,6 +387,7 @@ bindings! {
     fn expm1 => [math];
     fn erf => [math];
     fn erfc => [math];
+    fn erfinv => [math];
     fn lgamma => [math];
     fn digamma => [math];
     fn polygamma => [math];

@@ -97,7 +97,7 @@ fn channels_last(op: &str, data_format: Option<&str>) -> PyResult<()> {
     match data_format {
         Some(f) if !(f.starts_with('N') && f.ends_with('C')) => Err(value_error(
             op,
-            format!("data_format {f:?} is not supported: only channels last (NHWC, NWC)"),
+            format!("data_format {f:?} is not supported: only channels last (NHWC, NWC, NDHWC)"),
         )),
         _ => Ok(()),
     }
@@ -197,6 +197,72 @@ pub fn conv2d_transpose(
     })
 }
 
+/// `rt.nn.conv3d(input, filters, strides, padding, data_format='NDHWC', dilations=None)`:
+/// `input` `[batch, depth, height, width, channels]`, `filters`
+/// `[depth, height, width, in_channels, out_channels]`.
+///
+/// >>> rt.nn.conv3d(rt.ones([1, 3, 4, 4, 1]), rt.ones([2, 3, 3, 1, 2]), 1, 'VALID').shape
+/// (1, 2, 2, 2, 2)
+#[pyfunction]
+#[pyo3(signature = (input, filters, strides, padding, data_format="NDHWC", dilations=None, name=None))]
+pub fn conv3d(
+    input: Obj,
+    filters: Obj,
+    strides: Obj,
+    padding: Obj,
+    data_format: Option<&str>,
+    dilations: OptObj,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let op = "conv3d";
+    guard(|| {
+        channels_last(op, data_format)?;
+        let x = tensor(input)?;
+        let f = operand(filters, &x)?;
+        let s = spatial::<3>(op, "strides", Some(strides), 1)?;
+        let d = spatial::<3>(op, "dilations", dilations, 1)?;
+        wrap(ops::conv3d(&x, &f, s, &self::padding(op, padding, 3)?, d))
+    })
+}
+
+/// `rt.nn.conv3d_transpose(input, filters, output_shape, strides, padding='SAME', ...)`: the
+/// gradient of `conv3d` with respect to its input; `filters`
+/// `[depth, height, width, output_channels, in_channels]`.
+///
+/// >>> x, f = rt.ones([1, 2, 2, 2, 1]), rt.ones([2, 2, 2, 3, 1])
+/// >>> rt.nn.conv3d_transpose(x, f, [1, 4, 4, 4, 3], 2).shape
+/// (1, 4, 4, 4, 3)
+#[pyfunction]
+#[pyo3(signature = (input, filters, output_shape, strides, padding=None, data_format="NDHWC", dilations=None, name=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn conv3d_transpose(
+    input: Obj,
+    filters: Obj,
+    output_shape: Obj,
+    strides: Obj,
+    padding: OptObj,
+    data_format: Option<&str>,
+    dilations: OptObj,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let op = "conv3d_transpose";
+    guard(|| {
+        channels_last(op, data_format)?;
+        let x = tensor(input)?;
+        let f = operand(filters, &x)?;
+        let out = shape(output_shape, op)?;
+        let s = spatial::<3>(op, "strides", Some(strides), 1)?;
+        let d = spatial::<3>(op, "dilations", dilations, 1)?;
+        let padding = match padding.filter(|p| !p.is_none()) {
+            Some(p) => self::padding(op, p, 3)?,
+            None => Padding::Same,
+        };
+        wrap(ops::conv3d_transpose(&x, &f, &out, s, &padding, d))
+    })
+}
+
 /// `rt.nn.depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None)`.
 ///
 /// >>> x, f = rt.ones([1, 3, 3, 2]), rt.ones([2, 2, 2, 1])
@@ -234,23 +300,42 @@ pub fn depthwise_conv2d(
 /// A 2-D and a 1-D pooling op.
 type PoolFn2 = fn(&crate::Tensor, [usize; 2], [usize; 2], &Padding) -> crate::Result<crate::Tensor>;
 type PoolFn1 = fn(&crate::Tensor, usize, usize, &Padding) -> crate::Result<crate::Tensor>;
+/// A 3-D pooling op.
+type PoolFn3 = fn(&crate::Tensor, [usize; 3], [usize; 3], &Padding) -> crate::Result<crate::Tensor>;
+
+/// A 3-D pooling of `input` (rank 5 or more, `batch_shape + [d, h, w, c]`).
+fn pool3d(
+    op: &str,
+    three: PoolFn3,
+    input: &crate::Tensor,
+    ksize: Obj,
+    strides: Obj,
+    padding: Obj,
+) -> PyResult<PyTensor> {
+    let k = spatial::<3>(op, "ksize", Some(ksize), 1)?;
+    let s = spatial::<3>(op, "strides", Some(strides), 1)?;
+    wrap(three(input, k, s, &self::padding(op, padding, 3)?))
+}
 
 #[allow(clippy::too_many_arguments)]
 fn pool(
     op: &str,
     two: PoolFn2,
     one: PoolFn1,
+    three: Option<PoolFn3>,
     input: Obj,
     ksize: Obj,
     strides: Obj,
     padding: Obj,
     data_format: Option<&str>,
 ) -> PyResult<PyTensor> {
-    // `ksize`, `strides` and `padding` for the spatial axes of a rank-3 (1-D) or rank-4 input.
+    // `ksize`, `strides` and `padding` for the spatial axes of a rank-3 (1-D) or rank-4 input,
+    // or (with `three`) a rank-5 one (3-D).
     channels_last(op, data_format)?;
     let x = tensor(input)?;
-    match x.ndim() {
-        3 => {
+    match (x.ndim(), three) {
+        (5, Some(three)) => pool3d(op, three, &x, ksize, strides, padding),
+        (3, _) => {
             let [k] = spatial::<1>(op, "ksize", Some(ksize), 1)?;
             let [s] = spatial::<1>(op, "strides", Some(strides), 1)?;
             wrap(one(&x, k, s, &self::padding(op, padding, 1)?))
@@ -284,6 +369,7 @@ pub fn max_pool2d(
             "max_pool2d",
             ops::max_pool2d,
             ops::max_pool1d,
+            None,
             input,
             ksize,
             strides,
@@ -314,6 +400,7 @@ pub fn avg_pool2d(
             "avg_pool2d",
             ops::avg_pool2d,
             ops::avg_pool1d,
+            None,
             input,
             ksize,
             strides,
@@ -344,6 +431,7 @@ pub fn max_pool1d(
             "max_pool1d",
             ops::max_pool2d,
             ops::max_pool1d,
+            None,
             input,
             ksize,
             strides,
@@ -374,6 +462,7 @@ pub fn avg_pool1d(
             "avg_pool1d",
             ops::avg_pool2d,
             ops::avg_pool1d,
+            None,
             input,
             ksize,
             strides,
@@ -383,8 +472,70 @@ pub fn avg_pool1d(
     })
 }
 
+/// `rt.nn.max_pool3d(input, ksize, strides, padding, data_format='NDHWC')`: the maximum of
+/// each window of a `[batch, depth, height, width, channels]` input.
+///
+/// >>> x = rt.reshape(rt.range(8.0), [1, 2, 2, 2, 1])
+/// >>> rt.nn.max_pool3d(x, 2, 2, 'VALID').numpy().ravel().tolist()
+/// [7.0]
+#[pyfunction]
+#[pyo3(signature = (input, ksize, strides, padding, data_format="NDHWC", name=None))]
+pub fn max_pool3d(
+    input: Obj,
+    ksize: Obj,
+    strides: Obj,
+    padding: Obj,
+    data_format: Option<&str>,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let op = "max_pool3d";
+    guard(|| {
+        channels_last(op, data_format)?;
+        pool3d(
+            op,
+            ops::max_pool3d,
+            &tensor(input)?,
+            ksize,
+            strides,
+            padding,
+        )
+    })
+}
+
+/// `rt.nn.avg_pool3d(input, ksize, strides, padding, data_format='NDHWC')`: the mean of each
+/// window of a `[batch, depth, height, width, channels]` input ('SAME' padding not counted).
+///
+/// >>> x = rt.reshape(rt.range(8.0), [1, 2, 2, 2, 1])
+/// >>> rt.nn.avg_pool3d(x, 2, 2, 'VALID').numpy().ravel().tolist()
+/// [3.5]
+#[pyfunction]
+#[pyo3(signature = (input, ksize, strides, padding, data_format="NDHWC", name=None))]
+pub fn avg_pool3d(
+    input: Obj,
+    ksize: Obj,
+    strides: Obj,
+    padding: Obj,
+    data_format: Option<&str>,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let op = "avg_pool3d";
+    guard(|| {
+        channels_last(op, data_format)?;
+        pool3d(
+            op,
+            ops::avg_pool3d,
+            &tensor(input)?,
+            ksize,
+            strides,
+            padding,
+        )
+    })
+}
+
 /// `rt.nn.max_pool(input, ksize, strides, padding, data_format=None)`: 1-D for a rank-3 input,
-/// 2-D for rank 4 (or more).
+/// 2-D for rank 4, 3-D for rank 5 (as TensorFlow: the input's rank gives the spatial axes).
 ///
 /// >>> x = rt.reshape(rt.range(6.0), [1, 6, 1])
 /// >>> rt.nn.max_pool(x, 3, 3, 'VALID').numpy().ravel().tolist()
@@ -405,6 +556,7 @@ pub fn max_pool(
             "max_pool",
             ops::max_pool2d,
             ops::max_pool1d,
+            Some(ops::max_pool3d),
             input,
             ksize,
             strides,
@@ -414,7 +566,8 @@ pub fn max_pool(
     })
 }
 
-/// `rt.nn.avg_pool(input, ksize, strides, padding, data_format=None)`: 1-D or 2-D by rank.
+/// `rt.nn.avg_pool(input, ksize, strides, padding, data_format=None)`: 1-D, 2-D or 3-D by rank
+/// (3, 4 or 5).
 ///
 /// >>> x = rt.reshape(rt.range(16.0), [1, 4, 4, 1])
 /// >>> rt.nn.avg_pool(x, 4, 4, 'VALID').numpy().ravel().tolist()
@@ -435,6 +588,7 @@ pub fn avg_pool(
             "avg_pool",
             ops::avg_pool2d,
             ops::avg_pool1d,
+            Some(ops::avg_pool3d),
             input,
             ksize,
             strides,
@@ -591,6 +745,8 @@ bindings! {
     fn conv1d => [nn];
     fn conv2d => [nn];
     fn conv2d_transpose => [nn];
+    fn conv3d => [nn];
+    fn conv3d_transpose => [nn];
     fn depthwise_conv2d => [nn];
     fn max_pool => [nn];
     fn avg_pool => [nn];
@@ -598,6 +754,8 @@ bindings! {
     fn avg_pool1d => [nn];
     fn max_pool2d => [nn];
     fn avg_pool2d => [nn];
+    fn max_pool3d => [nn];
+    fn avg_pool3d => [nn];
     fn dropout => [nn];
     fn bias_add => [nn];
     fn embedding_lookup => [nn];

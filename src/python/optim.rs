@@ -11,7 +11,7 @@ use super::error::{guard, type_error, value_error};
 use super::tensor::{wrap_variable, PyVariable};
 use crate::optim::{
     Adadelta, Adafactor, Adagrad, Adam, AdamW, Adamax, Algorithm, CosineDecay, ExponentialDecay,
-    Ftrl, InverseTimeDecay, Lamb, LearningRate, Lion, Nadam, Optimizer, Options,
+    Ftrl, InverseTimeDecay, Lamb, LearningRate, Lion, Muon, Nadam, Optimizer, Options,
     PiecewiseConstantDecay, PolynomialDecay, RmsProp, Schedule, Sgd,
 };
 use crate::variable::Variable;
@@ -117,6 +117,20 @@ fn hyper<T: Hyper>(d: &Bound<'_, PyDict>, key: &str, default: T) -> PyResult<T> 
         Some(v) if !v.is_none() => T::read(&v)
             .ok_or_else(|| type_error("Optimizer", format!("`{key}` must be a number, got {v}"))),
         _ => Ok(default),
+    }
+}
+
+/// A hyperparameter that may be switched off: absent takes `default`, None is None.
+fn optional_hyper(d: &Bound<'_, PyDict>, key: &str, default: Option<f64>) -> PyResult<Option<f64>> {
+    match d.get_item(key)? {
+        None => Ok(default),
+        Some(v) if v.is_none() => Ok(None),
+        Some(v) => hyper(d, key, 0.0).map(Some).map_err(|_| {
+            type_error(
+                "Optimizer",
+                format!("`{key}` must be a number or None, got {v}"),
+            )
+        }),
     }
 }
 
@@ -238,6 +252,30 @@ fn algorithm(name: &str, h: &Bound<'_, PyDict>) -> PyResult<Algorithm> {
                 epsilon_2: hyper(h, "epsilon_2", d.epsilon_2)?,
                 clip_threshold: hyper(h, "clip_threshold", d.clip_threshold)?,
                 relative_step: hyper(h, "relative_step", d.relative_step)?,
+            })
+        }
+        "Muon" => {
+            let d = Muon::default();
+            let steps: f64 = hyper(h, "ns_steps", d.ns_steps as f64)?;
+            if !(0.0..=1e4).contains(&steps) || steps.fract() != 0.0 {
+                return Err(value_error(
+                    "Muon",
+                    format!("Argument `ns_steps` must be an integer in [0, 10000]. Received: ns_steps={steps}"),
+                ));
+            }
+            Algorithm::Muon(Muon {
+                adam_beta_1: hyper(h, "adam_beta_1", d.adam_beta_1)?,
+                adam_beta_2: hyper(h, "adam_beta_2", d.adam_beta_2)?,
+                epsilon: hyper(h, "epsilon", d.epsilon)?,
+                adam_weight_decay: optional_hyper(h, "adam_weight_decay", d.adam_weight_decay)?,
+                adam_lr_ratio: hyper(h, "adam_lr_ratio", d.adam_lr_ratio)?,
+                momentum: hyper(h, "momentum", d.momentum)?,
+                nesterov: hyper(h, "nesterov", d.nesterov)?,
+                ns_steps: steps as usize,
+                muon_a: hyper(h, "muon_a", d.muon_a)?,
+                muon_b: hyper(h, "muon_b", d.muon_b)?,
+                muon_c: hyper(h, "muon_c", d.muon_c)?,
+                rms_rate: optional_hyper(h, "rms_rate", d.rms_rate)?,
             })
         }
         other => {
@@ -399,6 +437,11 @@ impl PyOptimizer {
     ) -> PyResult<Option<Bound<'py, PyVariable>>> {
         let slot = self.lock().slot(&variable.get().v, name);
         slot.map(|v| wrap_variable(py, v)).transpose()
+    }
+
+    /// Has Muon step the matrices `variables` with AdamW (before the optimizer is built).
+    fn use_adamw_for(&self, variables: Vec<Bound<'_, PyVariable>>) -> PyResult<()> {
+        guard(|| Ok(self.lock().use_adamw_for(&engine_vars(&variables))?))
     }
 
     /// Leaves `variables` (and names containing one of `names`) out of weight decay.

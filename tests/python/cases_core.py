@@ -75,6 +75,37 @@ FORWARD: dict[str, tuple[Any, ...]] = {
     "argmax": (lambda x: rt.math.argmax(x, axis=1), [A23], lambda x: np.argmax(x, axis=1)),
     "argmin": (lambda x: rt.math.argmin(x, axis=0), [A23], lambda x: np.argmin(x, axis=0)),
     "argsort": (lambda x: rt.argsort(x, axis=-1), [A23], lambda x: np.argsort(x, axis=-1)),
+    # searching and counting (positions and counts)
+    "searchsorted": (
+        lambda a, v: rt.searchsorted(a, v, side="right"),
+        [np.sort(FLOATS.ravel()), A23.ravel()],
+        lambda a, v: np.searchsorted(a, v, side="right"),
+    ),
+    "bincount": (
+        lambda x: rt.math.bincount(x, minlength=6),
+        [np.array([0, 3, 3, 1, 5, 3], np.int32)],
+        lambda x: np.bincount(x, minlength=6),
+    ),
+    "unique": (
+        lambda x: rt.unique(x).y,
+        [np.array([2, 0, 2, 5, 0], np.int32)],
+        lambda x: np.array([2, 0, 5]),
+    ),
+    "unique_with_counts": (
+        lambda x: rt.unique_with_counts(x).count,
+        [np.array([2, 0, 2, 5, 0], np.int32)],
+        lambda x: np.array([2, 2, 1]),
+    ),
+    "histogram_fixed_width": (
+        lambda x: rt.histogram_fixed_width(x, [-1.0, 1.0], nbins=4),
+        [A23],
+        lambda x: np.histogram(np.clip(x, -1.0, 1.0), bins=4, range=(-1.0, 1.0))[0],
+    ),
+    "histogram_fixed_width_bins": (
+        lambda x: rt.histogram_fixed_width_bins(x, [-1.0, 1.0], nbins=4),
+        [A23],
+        lambda x: np.clip(np.floor((x + 1.0) / 2.0 * 4), 0, 3),
+    ),
     "stop_gradient": (rt.stop_gradient, [A23], lambda x: x),
     # shapes of things
     "rank": (rt.rank, [A23], np.ndim),

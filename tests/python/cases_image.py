@@ -34,6 +34,17 @@ def _seeded(name: str):
     return f
 
 
+def _reseeded(f):
+    """`f()` with the global seed reset first (the same draw every call)."""
+    rt.random.set_seed(1)
+    return f()
+
+
+#: A rotation with shear and shift, and a projective map (`rt.image.affine_transform`).
+_WARP = np.array(
+    [[0.8, -0.55, 1.3, 0.6, 0.9, -0.7, 0.0, 0.0], [1.1, 0.2, -2.4, -0.1, 0.95, 3.1, 0.03, -0.02]]
+)
+
 CASES = {
     "image.resize bilinear": (lambda x: rt.image.resize(x, [5, 3]) ** 2, [_u(3, 4, 2)]),
     "image.resize nearest": (
@@ -52,6 +63,61 @@ CASES = {
     "image.resize_adjoint": (
         lambda g: rt.image.resize_adjoint(g, [3, 4], method="bicubic") ** 2,
         [_u(2, 5, 3, 1)],
+    ),
+    "image.resize lanczos3": (
+        lambda x: rt.image.resize(x, [5, 2], method="lanczos3") ** 2,
+        [_u(4, 4, 2)],
+    ),
+    "image.resize mitchellcubic antialias": (
+        lambda x: rt.image.resize(x, [2, 3], method="mitchellcubic", antialias=True) ** 2,
+        [_u(1, 5, 6, 1)],
+    ),
+    "image.affine_transform bilinear reflect": (
+        lambda x: rt.image.affine_transform(x, _WARP, "bilinear", "reflect") ** 2,
+        [_u(2, 4, 5, 2)],
+    ),
+    "image.affine_transform nearest constant": (
+        lambda x: rt.image.affine_transform(x, _WARP[0], "nearest", "constant", 0.5) ** 2,
+        [_u(5, 4, 1)],
+    ),
+    "image.affine_transform_adjoint wrap": (
+        lambda g: rt.image.affine_transform_adjoint(g, _WARP, "bilinear", "wrap") ** 2,
+        [_u(2, 3, 5, 1)],
+    ),
+    "image.image_gradients": (
+        lambda x: rt.image.image_gradients(x)[0] ** 2 + rt.image.image_gradients(x)[1] ** 2,
+        [_u(1, 3, 4, 2)],
+    ),
+    "image.sobel_edges": (lambda x: rt.image.sobel_edges(x) ** 2, [_u(1, 3, 4, 1)]),
+    "image.total_variation": (lambda x: rt.image.total_variation(x) ** 2, [_u(2, 3, 3, 1)]),
+    "image.psnr": (lambda a: rt.image.psnr(a, a * 0.5 + 0.3, 2.0), [_u(1, 2, 3, 1)]),
+    "image.adjust_gamma": (
+        lambda x: rt.image.adjust_gamma(x * x + 0.5, 1.7, 0.8),
+        [_u(2, 2, 1)],
+    ),
+    "image.random_brightness": (
+        lambda x: _reseeded(lambda: rt.image.random_brightness(x, 0.4, seed=3)) ** 2,
+        [_u(2, 2, 1)],
+    ),
+    "image.random_contrast": (
+        lambda x: _reseeded(lambda: rt.image.random_contrast(x, 0.5, 1.5, seed=3)) ** 2,
+        [_u(2, 2, 1)],
+    ),
+    "image.stateless_random_brightness": (
+        lambda x: rt.image.stateless_random_brightness(x, 0.4, seed=[1, 2]) ** 2,
+        [_u(2, 2, 1)],
+    ),
+    "image.stateless_random_contrast": (
+        lambda x: rt.image.stateless_random_contrast(x, 0.5, 1.5, seed=[1, 2]) ** 2,
+        [_u(2, 2, 1)],
+    ),
+    "image.stateless_random_flip_left_right": (
+        lambda x: rt.image.stateless_random_flip_left_right(x, [3, 4]) * x,
+        [_u(2, 1, 3, 1)],
+    ),
+    "image.stateless_random_flip_up_down": (
+        lambda x: rt.image.stateless_random_flip_up_down(x, [3, 4]) * x,
+        [_u(2, 3, 1, 1)],
     ),
     "image.flip_left_right": (lambda x: rt.image.flip_left_right(x) * x, [_u(2, 3, 1)]),
     "image.flip_up_down": (lambda x: rt.image.flip_up_down(x) * x, [_u(3, 2, 1)]),

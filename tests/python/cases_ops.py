@@ -43,6 +43,7 @@ CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
     "expm1": (lambda x: rt.math.expm1(x), [WIDE]),
     "erf": (lambda x: rt.math.erf(x), [WIDE]),
     "erfc": (lambda x: rt.math.erfc(x), [WIDE]),
+    "erfinv": (lambda x: rt.math.erfinv(x), [_u(3, 4, lo=-0.9, hi=0.9)]),
     "lgamma": (lambda x: rt.math.lgamma(x), [_u(3, 4, lo=0.2, hi=6.0)]),
     "digamma": (lambda x: rt.math.digamma(x), [_u(3, 4, lo=0.2, hi=6.0)]),
     "polygamma": (lambda x: rt.math.polygamma(2.0, x), [_u(3, 4, lo=0.5, hi=4.0)]),

@@ -160,6 +160,10 @@ def test_every_layer_config_round_trips() -> None:
         "TimeDistributed": (L.Dense(2),), "RNN": (L.GRUCell(2),),
         "StackedRNNCells": ([L.GRUCell(2)],), "Dot": (1,), "Rescaling": (0.5,),
         "AveragePooling1D": (2,), "AveragePooling2D": (2,), "Resizing": (3, 4), "CenterCrop": (3, 4),
+        "Conv3D": (2, 3), "Conv3DTranspose": (2, 3), "AveragePooling3D": (2,),
+        "Discretization": ([0.0, 1.0],),
+        "RandomRotation": (0.2,), "RandomZoom": (0.2,), "RandomTranslation": (0.1, 0.1),
+        "RandomCrop": (3, 4), "RandomContrast": (0.2,), "RandomBrightness": (0.2,),
     }  # fmt: skip
     checked = 0
     for name in L.__all__:

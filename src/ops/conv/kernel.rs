@@ -1,5 +1,5 @@
-//! The convolution kernels, for one slice of images `[n, h, w, c]` and one filter
-//! `[kh, kw, cg, o]` (`cg = c / groups`): im2col into a buffer per chunk of images, then one GEMM
+//! The convolution kernels, for one slice of images `[n, d, h, w, c]` and one filter
+//! `[kd, kh, kw, cg, o]` (`cg = c / groups`; a 2-D convolution has `d = kd = 1`): im2col into a buffer per chunk of images, then one GEMM
 //! per group on the `gemm` crate. Chunks run on rayon's threads.
 //!
 //! The chunks are sized from the shapes alone (never from the thread count), and the filter
@@ -21,6 +21,14 @@ use crate::ops::parallel::for_each_task;
 /// im2col elements per chunk: a chunk's columns (f32: 512 KiB) stay in L2 while its GEMM runs.
 const CHUNK_COLS: usize = 1 << 17;
 
+/// The im2col of a chunk is built and multiplied in blocks of rows of at most this many elements
+/// (and at least [`MIN_BLOCK_ROWS`] rows), so that a block stays in L2 while its GEMM reads it,
+/// however large one image (a volume) is.
+const BLOCK_COLS: usize = 1 << 17;
+
+/// The fewest im2col rows of a block (a GEMM of fewer rows is slow).
+const MIN_BLOCK_ROWS: usize = 64;
+
 /// Multiply-adds from which the chunks of one call run in parallel (as matmul's threshold).
 const PARALLEL_WORK: usize = 96 * 96 * 96;
 
@@ -34,8 +42,8 @@ const PARALLEL_SUM: usize = 1 << 16;
 
 /// The float types the kernels run on: a GEMM through strides.
 pub(crate) trait ConvFloat: Float {
-    /// `dst[m x n] = lhs[m x k] @ rhs[k x n]`, each matrix given by its first element and
-    /// (row, column) strides.
+    /// `dst[m x n] = lhs[m x k] @ rhs[k x n]` (`+=` when `accumulate`), each matrix given by its
+    /// first element and (row, column) strides.
     ///
     /// # Safety
     /// Every pointer, moved by its strides over the given sizes, stays inside its allocation;
@@ -48,6 +56,7 @@ pub(crate) trait ConvFloat: Float {
         dst: (*mut Self, isize, isize),
         lhs: (*const Self, isize, isize),
         rhs: (*const Self, isize, isize),
+        accumulate: bool,
         parallel: bool,
     );
 }
@@ -62,6 +71,7 @@ macro_rules! conv_float {
                 dst: (*mut $t, isize, isize),
                 lhs: (*const $t, isize, isize),
                 rhs: (*const $t, isize, isize),
+                accumulate: bool,
                 parallel: bool,
             ) {
                 let parallelism = if parallel {
@@ -69,8 +79,8 @@ macro_rules! conv_float {
                 } else {
                     gemm::Parallelism::None
                 };
-                // gemm's arguments: column stride before row stride; dst = 0 * dst + 1 * lhs @ rhs
-                // (dst not read). With k = 0 it writes zeros.
+                // gemm's arguments: column stride before row stride; dst = a * dst + 1 * lhs @ rhs
+                // (dst read only when accumulating, a = 1). With k = 0 it writes zeros.
                 unsafe {
                     gemm::gemm(
                         m,
@@ -79,14 +89,14 @@ macro_rules! conv_float {
                         dst.0,
                         dst.2,
                         dst.1,
-                        false,
+                        accumulate,
                         lhs.0,
                         lhs.2,
                         lhs.1,
                         rhs.0,
                         rhs.2,
                         rhs.1,
-                        0.0,
+                        if accumulate { 1.0 } else { 0.0 },
                         1.0,
                         false,
                         false,
@@ -110,27 +120,31 @@ impl Geometry {
     fn og(&self) -> usize {
         self.o / self.groups
     }
-    /// im2col columns per output pixel (one group): `kh * kw * cg`.
+    /// im2col columns per output pixel (one group): `kd * kh * kw * cg`.
     fn patch(&self) -> usize {
-        self.kh * self.kw * self.cg()
+        self.kd * self.kh * self.kw * self.cg()
     }
     pub(super) fn image_len(&self) -> usize {
-        self.h * self.w * self.c
+        self.d * self.h * self.w * self.c
     }
     pub(super) fn out_image_len(&self) -> usize {
-        self.oh * self.ow * self.o
+        self.od * self.oh * self.ow * self.o
     }
     fn pixels(&self) -> usize {
-        self.oh * self.ow
+        self.od * self.oh * self.ow
     }
     /// A 1x1 window with stride 1 and no padding over one group: the image is its own im2col.
     fn pointwise(&self) -> bool {
-        self.kh == 1
+        self.kd == 1
+            && self.kh == 1
             && self.kw == 1
+            && self.sd == 1
             && self.sh == 1
             && self.sw == 1
+            && self.pf == 0
             && self.pt == 0
             && self.pl == 0
+            && self.od == self.d
             && self.oh == self.h
             && self.ow == self.w
             && self.groups == 1
@@ -141,6 +155,20 @@ impl Geometry {
         let fits = CHUNK_COLS / (self.pixels() * self.patch()).max(1);
         fits.min(n.div_ceil(MIN_CHUNKS)).max(1)
     }
+    /// im2col rows per block of a chunk of `rows` rows (from the shapes alone).
+    fn block_rows(&self, rows: usize) -> usize {
+        (BLOCK_COLS / self.patch().max(1))
+            .max(MIN_BLOCK_ROWS)
+            .min(rows)
+            .max(1)
+    }
+    /// The output position `(image, oz, oy, ox)` of im2col row `row`.
+    #[inline]
+    fn position(&self, row: usize) -> (usize, usize, usize, usize) {
+        let (image, p) = (row / self.pixels(), row % self.pixels());
+        let plane = self.oh * self.ow;
+        (image, p / plane, (p % plane) / self.ow, p % self.ow)
+    }
     /// Multiply-adds of a call of `n` images.
     fn work(&self, n: usize) -> usize {
         n * self.pixels() * self.patch() * self.og() * self.groups
@@ -148,6 +176,13 @@ impl Geometry {
     /// Whether `n` images are worth splitting over the threads.
     fn parallel(&self, n: usize) -> bool {
         n > self.chunk_images(n) && worth_splitting(self.work(n), PARALLEL_WORK)
+    }
+    /// The input plane of output plane `oz`'s window plane `kz`, if inside the volume.
+    #[inline]
+    fn in_plane(&self, oz: usize, kz: usize) -> Option<usize> {
+        (oz * self.sd + kz * self.dd)
+            .checked_sub(self.pf)
+            .filter(|&p| p < self.d)
     }
     /// The input row of output row `oy`'s window row `ky`, if inside the image.
     #[inline]
@@ -178,10 +213,17 @@ impl Geometry {
     }
 }
 
-/// Writes the im2col matrix of `images` (`[count, h, w, c]`) for `group` into `cols`
-/// (`[count * oh * ow, kh * kw * cg]`, row-major): row `(image, oy, ox)` holds the window's
-/// `(ky, kx, channel)` values, zero where the window leaves the image.
-fn im2col<T: ConvFloat>(g: &Geometry, images: &[T], group: usize, cols: &mut [MaybeUninit<T>]) {
+/// Writes rows `first_row..` of the im2col matrix of `images` (`[count, d, h, w, c]`) for
+/// `group` into `cols` (`cols.len() / patch` rows of `kd * kh * kw * cg`, row-major): row
+/// `(image, oz, oy, ox)` holds the window's `(kz, ky, kx, channel)` values, zero where the
+/// window leaves the image.
+fn im2col<T: ConvFloat>(
+    g: &Geometry,
+    images: &[T],
+    first_row: usize,
+    group: usize,
+    cols: &mut [MaybeUninit<T>],
+) {
     let (cg, patch) = (g.cg(), g.patch());
     if patch == 0 || g.image_len() == 0 {
         zero(cols); // no channels, or padding around an empty image
@@ -189,33 +231,38 @@ fn im2col<T: ConvFloat>(g: &Geometry, images: &[T], group: usize, cols: &mut [Ma
     }
     let c0 = group * cg;
     let span = g.kw * cg;
-    let mut rows = cols.chunks_exact_mut(patch);
-    for image in images.chunks_exact(g.image_len()) {
-        for oy in 0..g.oh {
-            for ox in 0..g.ow {
-                let Some(row) = rows.next() else { return };
-                let run = g.contiguous_window(ox);
-                for (ky, dst) in row.chunks_exact_mut(span).enumerate() {
-                    let Some(iy) = g.in_row(oy, ky) else {
-                        zero(dst);
-                        continue;
-                    };
-                    if let Some(ix0) = run {
-                        let at = (iy * g.w + ix0) * g.c;
-                        copy(dst, &image[at..at + span]);
-                        continue;
-                    }
-                    for (kx, d) in dst.chunks_exact_mut(cg).enumerate() {
-                        match (g.in_col(ox, kx), cg) {
-                            (Some(ix), 1) => {
-                                d[0].write(image[(iy * g.w + ix) * g.c + c0]);
-                            }
-                            (Some(ix), _) => {
-                                let at = (iy * g.w + ix) * g.c + c0;
-                                copy(d, &image[at..at + cg]);
-                            }
-                            (None, _) => zero(d),
+    let slab = g.kh * span;
+    let plane_len = g.h * g.w * g.c;
+    for (r, row) in cols.chunks_exact_mut(patch).enumerate() {
+        let (i, oz, oy, ox) = g.position(first_row + r);
+        let image = &images[i * g.image_len()..(i + 1) * g.image_len()];
+        let run = g.contiguous_window(ox);
+        for (kz, planes) in row.chunks_exact_mut(slab).enumerate() {
+            let Some(iz) = g.in_plane(oz, kz) else {
+                zero(planes);
+                continue;
+            };
+            let plane = &image[iz * plane_len..(iz + 1) * plane_len];
+            for (ky, dst) in planes.chunks_exact_mut(span).enumerate() {
+                let Some(iy) = g.in_row(oy, ky) else {
+                    zero(dst);
+                    continue;
+                };
+                if let Some(ix0) = run {
+                    let at = (iy * g.w + ix0) * g.c;
+                    copy(dst, &plane[at..at + span]);
+                    continue;
+                }
+                for (kx, d) in dst.chunks_exact_mut(cg).enumerate() {
+                    match (g.in_col(ox, kx), cg) {
+                        (Some(ix), 1) => {
+                            d[0].write(plane[(iy * g.w + ix) * g.c + c0]);
                         }
+                        (Some(ix), _) => {
+                            let at = (iy * g.w + ix) * g.c + c0;
+                            copy(d, &plane[at..at + cg]);
+                        }
+                        (None, _) => zero(d),
                     }
                 }
             }
@@ -256,33 +303,44 @@ fn add_into<T: ConvFloat>(dst: &mut [T], src: &[T]) {
     }
 }
 
-/// Adds the im2col-shaped `cols` of `group` back into `images` (`[count, h, w, c]`): the
-/// transpose of [`im2col`].
-fn col2im<T: ConvFloat>(g: &Geometry, cols: &[T], group: usize, images: &mut [T]) {
+/// Adds the im2col-shaped `cols` (rows `first_row..`) of `group` back into `images`
+/// (`[count, d, h, w, c]`): the transpose of [`im2col`].
+fn col2im<T: ConvFloat>(
+    g: &Geometry,
+    cols: &[T],
+    first_row: usize,
+    group: usize,
+    images: &mut [T],
+) {
     let (cg, patch) = (g.cg(), g.patch());
     if patch == 0 || g.image_len() == 0 {
         return;
     }
     let c0 = group * cg;
     let span = g.kw * cg;
-    let mut rows = cols.chunks_exact(patch);
-    for image in images.chunks_exact_mut(g.image_len()) {
-        for oy in 0..g.oh {
-            for ox in 0..g.ow {
-                let Some(row) = rows.next() else { return };
-                let run = g.contiguous_window(ox);
-                for (ky, src) in row.chunks_exact(span).enumerate() {
-                    let Some(iy) = g.in_row(oy, ky) else { continue };
-                    if let Some(ix0) = run {
-                        let at = (iy * g.w + ix0) * g.c;
-                        add_into(&mut image[at..at + span], src);
-                        continue;
-                    }
-                    for (kx, s) in src.chunks_exact(cg).enumerate() {
-                        if let Some(ix) = g.in_col(ox, kx) {
-                            let at = (iy * g.w + ix) * g.c + c0;
-                            add_into(&mut image[at..at + cg], s);
-                        }
+    let slab = g.kh * span;
+    let plane_len = g.h * g.w * g.c;
+    let image_len = g.image_len();
+    for (r, row) in cols.chunks_exact(patch).enumerate() {
+        let (i, oz, oy, ox) = g.position(first_row + r);
+        let image = &mut images[i * image_len..(i + 1) * image_len];
+        let run = g.contiguous_window(ox);
+        for (kz, planes) in row.chunks_exact(slab).enumerate() {
+            let Some(iz) = g.in_plane(oz, kz) else {
+                continue;
+            };
+            let plane = &mut image[iz * plane_len..(iz + 1) * plane_len];
+            for (ky, src) in planes.chunks_exact(span).enumerate() {
+                let Some(iy) = g.in_row(oy, ky) else { continue };
+                if let Some(ix0) = run {
+                    let at = (iy * g.w + ix0) * g.c;
+                    add_into(&mut plane[at..at + span], src);
+                    continue;
+                }
+                for (kx, s) in src.chunks_exact(cg).enumerate() {
+                    if let Some(ix) = g.in_col(ox, kx) {
+                        let at = (iy * g.w + ix) * g.c + c0;
+                        add_into(&mut plane[at..at + cg], s);
                     }
                 }
             }
@@ -345,24 +403,30 @@ fn with_cols<T: ConvFloat, R>(len: usize, f: impl FnOnce(&mut [MaybeUninit<T>]) 
     r
 }
 
-/// Runs `gemm(group, lhs)` for each group, `lhs` that group's patches of `images` as a
-/// row-major `[rows, patch]` matrix: the images themselves for a pointwise convolution, else
-/// their im2col in this thread's kept buffer.
+/// Runs `gemm(group, first_row, rows, lhs)` for each block of rows of `images`' im2col and
+/// each group, `lhs` that block's patches of the group as a row-major `[rows, patch]` matrix:
+/// the images themselves for a pointwise convolution, else their im2col in this thread's kept
+/// buffer.
 fn with_patches<T: ConvFloat>(
     g: &Geometry,
     images: &[T],
     rows: usize,
-    gemm: impl Fn(usize, *const T),
+    gemm: impl Fn(usize, usize, usize, *const T),
 ) {
-    let cols_len = if g.pointwise() { 0 } else { rows * g.patch() };
+    let (patch, block) = (g.patch(), g.block_rows(rows));
+    let cols_len = if g.pointwise() { 0 } else { block * patch };
     with_cols(cols_len, |cols: &mut [MaybeUninit<T>]| {
-        for group in 0..g.groups {
-            if g.pointwise() {
-                gemm(group, images.as_ptr());
-            } else {
-                // im2col writes every element of `cols`.
-                im2col(g, images, group, cols);
-                gemm(group, cols.as_ptr().cast::<T>());
+        for first in (0..rows).step_by(block) {
+            let count = block.min(rows - first);
+            for group in 0..g.groups {
+                if g.pointwise() {
+                    gemm(group, first, count, images[first * patch..].as_ptr());
+                } else {
+                    // im2col writes every element of the block.
+                    let cols = &mut cols[..count * patch];
+                    im2col(g, images, first, group, cols);
+                    gemm(group, first, count, cols.as_ptr().cast::<T>());
+                }
             }
         }
     });
@@ -388,19 +452,21 @@ pub(super) fn forward<T: ConvFloat>(
     for_chunks(g, n, |_, first, count| {
         let rows = count * g.pixels();
         let images = &x[first * g.image_len()..(first + count) * g.image_len()];
-        with_patches(g, images, rows, |group, lhs| {
+        with_patches(g, images, rows, |group, row, count, lhs| {
             // SAFETY: the chunk's output rows `[first * pixels, +rows)` of `y` (`[n * pixels,
-            // o]`) are written by this chunk only; the filter's group block is `[patch, og]` at
-            // column `group * og` with row stride `o`; `lhs` is `[rows, patch]`.
+            // o]`) are written by this chunk only, this block's `count` from `row`; the filter's
+            // group block is `[patch, og]` at column `group * og` with row stride `o`; `lhs` is
+            // `[count, patch]`.
             unsafe {
-                let dst = y_ptr.add((first * g.pixels()) * g.o + group * og) as *mut T;
+                let dst = y_ptr.add((first * g.pixels() + row) * g.o + group * og) as *mut T;
                 T::gemm(
-                    rows,
+                    count,
                     og,
                     patch,
                     (dst, o, 1),
                     (lhs, patch as isize, 1),
                     (f.as_ptr().add(group * og), o, 1),
+                    false,
                     gemm_par,
                 );
             }
@@ -430,42 +496,51 @@ pub(super) fn backprop_input<T: ConvFloat>(
             // SAFETY: `len` elements of `dx` from `images`, this chunk's alone.
             zero(unsafe { std::slice::from_raw_parts_mut(images.cast::<MaybeUninit<T>>(), len) });
         }
-        let cols_len = if pointwise { 0 } else { rows * patch };
+        let block = g.block_rows(rows);
+        let cols_len = if pointwise { 0 } else { block * patch };
         with_cols(cols_len, |cols: &mut [MaybeUninit<T>]| {
-            for group in 0..g.groups {
-                let dst = if pointwise {
-                    images
-                } else {
-                    cols.as_mut_ptr().cast::<T>()
-                };
-                // SAFETY: `dcols [rows, patch] = dy_group [rows, og] @ f_group^T [og, patch]`,
-                // each inside its buffer (dy's group block at column `group * og`, row stride
-                // `o`).
-                unsafe {
-                    T::gemm(
-                        rows,
-                        patch,
-                        og,
-                        (dst, patch as isize, 1),
-                        (
-                            dy.as_ptr().add(first * g.out_image_len() + group * og),
-                            o,
-                            1,
-                        ),
-                        (f.as_ptr().add(group * og), 1, o),
-                        gemm_par,
-                    );
-                }
-                if !pointwise {
-                    // SAFETY: the GEMM wrote all `rows * patch` elements of `cols`; the images
-                    // were zeroed and are this chunk's alone.
-                    let (cols, images) = unsafe {
-                        (
-                            assume_init(cols),
-                            std::slice::from_raw_parts_mut(images, len),
-                        )
+            for row in (0..rows).step_by(block) {
+                let count = block.min(rows - row);
+                let cols = &mut cols[..if pointwise { 0 } else { count * patch }];
+                for group in 0..g.groups {
+                    let dst = if pointwise {
+                        // SAFETY: the block's rows of this chunk's images (a pointwise
+                        // convolution's images are their own im2col).
+                        unsafe { images.add(row * patch) }
+                    } else {
+                        cols.as_mut_ptr().cast::<T>()
                     };
-                    col2im(g, cols, group, images);
+                    // SAFETY: `dcols [count, patch] = dy_group [count, og] @ f_group^T
+                    // [og, patch]`, each inside its buffer (dy's group block at column
+                    // `group * og`, row stride `o`).
+                    unsafe {
+                        T::gemm(
+                            count,
+                            patch,
+                            og,
+                            (dst, patch as isize, 1),
+                            (
+                                dy.as_ptr()
+                                    .add((first * g.pixels() + row) * g.o + group * og),
+                                o,
+                                1,
+                            ),
+                            (f.as_ptr().add(group * og), 1, o),
+                            false,
+                            gemm_par,
+                        );
+                    }
+                    if !pointwise {
+                        // SAFETY: the GEMM wrote all `count * patch` elements of `cols`; the
+                        // images were zeroed and are this chunk's alone.
+                        let (cols, images) = unsafe {
+                            (
+                                assume_init(cols),
+                                std::slice::from_raw_parts_mut(images, len),
+                            )
+                        };
+                        col2im(g, cols, row, group, images);
+                    }
                 }
             }
         });
@@ -495,22 +570,25 @@ pub(super) fn backprop_filter<T: ConvFloat>(
     for_chunks(g, n, |i, first, count| {
         let rows = count * g.pixels();
         let images = &x[first * g.image_len()..(first + count) * g.image_len()];
-        with_patches(g, images, rows, |group, lhs| {
-            // SAFETY: `df_group [patch, og] = lhs^T [patch, rows] @ dy_group [rows, og]`, into
-            // this chunk's own partial (the group's columns, row stride `o`).
+        with_patches(g, images, rows, |group, row, count, lhs| {
+            // SAFETY: `df_group [patch, og] (+)= lhs^T [patch, count] @ dy_group [count, og]`,
+            // into this chunk's own partial (the group's columns, row stride `o`), the first
+            // block writing it and the later ones adding to it.
             unsafe {
                 let dst = part_ptr.add(i * len + group * og) as *mut T;
                 T::gemm(
                     patch,
                     og,
-                    rows,
+                    count,
                     (dst, o, 1),
                     (lhs, 1, patch as isize),
                     (
-                        dy.as_ptr().add(first * g.out_image_len() + group * og),
+                        dy.as_ptr()
+                            .add((first * g.pixels() + row) * g.o + group * og),
                         o,
                         1,
                     ),
+                    row > 0,
                     gemm_par,
                 );
             }

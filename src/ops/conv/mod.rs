@@ -7,8 +7,11 @@
 //!
 //! A depthwise convolution is a grouped one (one group per input channel); `conv1d` is a
 //! `conv2d` of height 1.
+mod conv3d;
 mod kernel;
 mod ops;
+
+pub use conv3d::{conv3d, conv3d_backprop_filter, conv3d_backprop_input, conv3d_transpose};
 
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops::reshape;
@@ -105,60 +108,79 @@ pub(crate) fn window_axis(
     }
 }
 
-/// Everything a convolution's kernels need besides the batch: image `[h, w, c]`, filter
-/// `[kh, kw, c / groups, o]`, output `[oh, ow, o]`, strides, dilations and leading padding.
+/// Everything a convolution's kernels need besides the batch: image `[d, h, w, c]`, filter
+/// `[kd, kh, kw, c / groups, o]`, output `[od, oh, ow, o]`, strides, dilations and leading
+/// padding. A 2-D convolution is one of depth 1 (`rank` 2: its shapes leave the depth out), so
+/// one im2col/GEMM path serves 1, 2 and 3 spatial dimensions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Geometry {
+    pub rank: usize,
+    pub d: usize,
     pub h: usize,
     pub w: usize,
     pub c: usize,
+    pub kd: usize,
     pub kh: usize,
     pub kw: usize,
     pub o: usize,
+    pub od: usize,
     pub oh: usize,
     pub ow: usize,
+    pub sd: usize,
     pub sh: usize,
     pub sw: usize,
+    pub dd: usize,
     pub dh: usize,
     pub dw: usize,
+    pub pf: usize,
     pub pt: usize,
     pub pl: usize,
     pub groups: usize,
 }
 
 impl Geometry {
-    /// The geometry of a convolution of `[h, w, c]` images with a `[kh, kw, c / groups, o]`
-    /// filter, validated.
-    #[allow(clippy::too_many_arguments)]
+    /// The geometry of a convolution of `image` (`spatial + [c]`, 2 or 3 spatial axes) with a
+    /// `filter` (`window + [c / groups, o]`), validated; `strides` and `dilations` have one
+    /// entry per spatial axis.
     pub(crate) fn new(
         op: &str,
-        image: [usize; 3],
-        filter: [usize; 4],
+        image: &[usize],
+        filter: &[usize],
         groups: usize,
-        strides: [usize; 2],
+        strides: &[usize],
         padding: &Padding,
-        dilations: [usize; 2],
+        dilations: &[usize],
     ) -> Result<Geometry> {
-        let [h, w, c] = image;
-        let [kh, kw, cg, o] = filter;
+        let rank = image.len() - 1;
+        debug_assert!(filter.len() == rank + 2 && strides.len() == rank);
+        let c = image[rank];
+        let (window, cg, o) = (&filter[..rank], filter[rank], filter[rank + 1]);
         if strides.contains(&0) || dilations.contains(&0) {
             return Err(Error::value(
                 op,
                 format!("strides {strides:?} and dilations {dilations:?} must be at least 1"),
             ));
         }
-        if kh == 0 || kw == 0 {
+        if window.contains(&0) {
             return Err(Error::value(
                 op,
-                format!("the filter's spatial size must be at least 1, got {kh}x{kw}"),
+                format!(
+                    "the filter's spatial size must be at least 1, got {}",
+                    window
+                        .iter()
+                        .map(|k| k.to_string())
+                        .collect::<Vec<_>>()
+                        .join("x")
+                ),
             ));
         }
         if let Padding::Explicit(pairs) = padding {
-            if pairs.len() != 2 {
+            if pairs.len() != rank {
                 return Err(Error::value(
                     op,
                     format!(
-                        "explicit padding needs 2 spatial (before, after) pairs, got {pairs:?}"
+                        "explicit padding needs {rank} spatial (before, after) pairs, got \
+                         {pairs:?}"
                     ),
                 ));
             }
@@ -167,35 +189,91 @@ impl Geometry {
             return Err(Error::shape(
                 op,
                 format!(
-                    "the input has {c} channels but the filter {} takes {cg} in {groups} group(s) \
-                     and gives {o} (input depth must be filter depth times the groups, and the \
-                     output depth a multiple of the groups)",
-                    fmt_shape(&filter)
+                    "the input (images of shape {}) has {c} channels but the filter {} takes {cg} \
+                     in {groups} group(s) and gives {o} (input depth must be filter depth times \
+                     the groups, and the output depth a multiple of the groups)",
+                    fmt_shape(image),
+                    fmt_shape(filter)
                 ),
             ));
         }
-        let y = window_axis(op, h, kh, strides[0], dilations[0], padding, 0)?;
-        let x = window_axis(op, w, kw, strides[1], dilations[1], padding, 1)?;
+        let axes = (0..rank)
+            .map(|i| {
+                window_axis(
+                    op,
+                    image[i],
+                    window[i],
+                    strides[i],
+                    dilations[i],
+                    padding,
+                    i,
+                )
+            })
+            .collect::<Result<Vec<_>>>()?;
+        // The depth axis of a 2-D convolution: one position, one window row, no padding.
+        let flat = Axis { out: 1, before: 0 };
+        let lift = |v: &[usize]| -> [usize; 3] {
+            if rank == 3 {
+                [v[0], v[1], v[2]]
+            } else {
+                [1, v[0], v[1]]
+            }
+        };
+        let [d, h, w] = lift(&image[..rank]);
+        let [kd, kh, kw] = lift(window);
+        let [sd, sh, sw] = lift(strides);
+        let [dd, dh, dw] = lift(dilations);
+        let [z, y, x] = if rank == 3 {
+            [axes[0], axes[1], axes[2]]
+        } else {
+            [flat, axes[0], axes[1]]
+        };
         Ok(Geometry {
+            rank,
+            d,
             h,
             w,
             c,
+            kd,
             kh,
             kw,
             o,
+            od: z.out,
             oh: y.out,
             ow: x.out,
-            sh: strides[0],
-            sw: strides[1],
-            dh: dilations[0],
-            dw: dilations[1],
+            sd,
+            sh,
+            sw,
+            dd,
+            dh,
+            dw,
+            pf: z.before,
             pt: y.before,
             pl: x.before,
             groups,
         })
     }
-    fn filter_shape(&self) -> [usize; 4] {
-        [self.kh, self.kw, self.c / self.groups, self.o]
+    /// The spatial sizes as the op's shapes spell them (no depth for a 2-D convolution).
+    fn spatial(&self, dhw: [usize; 3]) -> Vec<usize> {
+        dhw[3 - self.rank..].to_vec()
+    }
+    /// An image's shape without its batch: `[(d,) h, w, c]`.
+    pub(crate) fn image_core(&self) -> Vec<usize> {
+        let mut s = self.spatial([self.d, self.h, self.w]);
+        s.push(self.c);
+        s
+    }
+    /// An output image's shape without its batch: `[(od,) oh, ow, o]`.
+    pub(crate) fn out_core(&self) -> Vec<usize> {
+        let mut s = self.spatial([self.od, self.oh, self.ow]);
+        s.push(self.o);
+        s
+    }
+    /// The filter's shape: `[(kd,) kh, kw, c / groups, o]`.
+    fn filter_shape(&self) -> Vec<usize> {
+        let mut s = self.spatial([self.kd, self.kh, self.kw]);
+        s.extend([self.c / self.groups, self.o]);
+        s
     }
     fn filter_len(&self) -> usize {
         self.filter_shape().iter().product()
@@ -236,18 +314,57 @@ fn tail<const N: usize>(
     Ok(out)
 }
 
-/// The rank-4 filter of a 2-D convolution.
-fn filter4(op: &str, filters: &Tensor, layout: &str) -> Result<[usize; 4]> {
-    if filters.ndim() != 4 {
+/// An image's shape without its batch (the last `rank + 1` axes of `shape`, which must have
+/// a batch axis).
+pub(crate) fn image_of(
+    op: &str,
+    what: &str,
+    shape: &[usize],
+    rank: usize,
+    layout: &str,
+) -> Result<Vec<usize>> {
+    if shape.len() < rank + 2 {
         return Err(Error::shape(
             op,
             format!(
-                "the filter must have rank 4 ({layout}), got shape {}",
+                "{what} must have rank at least {} ({layout}), got shape {}",
+                rank + 2,
+                fmt_shape(shape)
+            ),
+        ));
+    }
+    Ok(shape[shape.len() - rank - 1..].to_vec())
+}
+
+/// The filter of a convolution over `rank` spatial axes: rank `rank + 2`.
+pub(crate) fn filter_of(
+    op: &str,
+    filters: &Tensor,
+    rank: usize,
+    layout: &str,
+) -> Result<Vec<usize>> {
+    if filters.ndim() != rank + 2 {
+        return Err(Error::shape(
+            op,
+            format!(
+                "the filter must have rank {} ({layout}), got shape {}",
+                rank + 2,
                 fmt_shape(filters.shape())
             ),
         ));
     }
-    tail(op, "the filter", filters.shape(), 4, layout)
+    Ok(filters.shape().to_vec())
+}
+
+/// The groups of a convolution of `image` with `filter` (input channels over the filter's; 1
+/// where they do not divide, for `Geometry::new` to report).
+pub(crate) fn groups_of(image: &[usize], filter: &[usize]) -> usize {
+    let (c, cg) = (image[image.len() - 1], filter[filter.len() - 2]);
+    if cg > 0 && c % cg == 0 {
+        c / cg
+    } else {
+        1
+    }
 }
 
 /// `tf.nn.conv2d`: `input` `batch_shape + [h, w, c]` (rank 4 or more), `filters`
@@ -260,23 +377,8 @@ pub fn conv2d(
     padding: &Padding,
     dilations: [usize; 2],
 ) -> Result<Tensor> {
-    let op = "conv2d";
-    check_dtypes(op, input, filters)?;
-    let image = tail::<3>(
-        op,
-        "the input",
-        input.shape(),
-        4,
-        "batch_shape + [height, width, channels]",
-    )?;
-    let filter = filter4(op, filters, "[height, width, in_channels, out_channels]")?;
-    let groups = if filter[2] > 0 && image[2] % filter[2] == 0 {
-        image[2] / filter[2]
-    } else {
-        1
-    };
-    let g = Geometry::new(op, image, filter, groups, strides, padding, dilations)?;
-    ops::conv(input, filters, g)
+    let args = Args::new("conv2d", &strides, padding, &dilations, LAYOUT_2D);
+    forward(&args, input, filters)
 }
 
 /// `tf.nn.conv1d`: `input` `batch_shape + [w, c]` (rank 3 or more), `filters` `[k, c, o]`,
@@ -350,18 +452,20 @@ pub fn depthwise_conv2d(
 ) -> Result<Tensor> {
     let op = "depthwise_conv2d";
     check_dtypes(op, input, filter)?;
-    let image = tail::<3>(
+    let image = image_of(
         op,
         "the input",
         input.shape(),
-        4,
+        2,
         "batch_shape + [height, width, channels]",
     )?;
-    let [kh, kw, c, m] = filter4(
+    let fs = filter_of(
         op,
         filter,
+        2,
         "[height, width, in_channels, channel_multiplier]",
     )?;
+    let [kh, kw, c, m] = [fs[0], fs[1], fs[2], fs[3]];
     if c != image[2] || c == 0 {
         return Err(Error::shape(
             op,
@@ -376,43 +480,36 @@ pub fn depthwise_conv2d(
     }
     let g = Geometry::new(
         op,
-        image,
-        [kh, kw, 1, c * m],
+        &image,
+        &[kh, kw, 1, c * m],
         c,
-        strides,
+        &strides,
         padding,
-        dilations,
+        &dilations,
     )?;
     let grouped = reshape(filter, &[kh as isize, kw as isize, 1, (c * m) as isize])?;
     ops::conv(input, &grouped, g)
 }
 
-/// The geometry of a convolution whose input is `input_sizes` (`batch_shape + [h, w, c]`),
-/// checked against its output (or output gradient) `dy`.
-fn backprop_geometry(
+/// The geometry of a convolution whose input is `input_sizes` (`batch_shape + spatial + [c]`,
+/// `filter.len() - 2` spatial axes), checked against its output (or output gradient) `dy`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn backprop_geometry(
     op: &str,
     input_sizes: &[usize],
-    filter: [usize; 4],
+    filter: &[usize],
     dy: &[usize],
-    strides: [usize; 2],
+    strides: &[usize],
     padding: &Padding,
-    dilations: [usize; 2],
+    dilations: &[usize],
+    layout: &str,
 ) -> Result<Geometry> {
-    let image = tail::<3>(
-        op,
-        "the input shape",
-        input_sizes,
-        4,
-        "batch_shape + [height, width, channels]",
-    )?;
-    let groups = if filter[2] > 0 && image[2] % filter[2] == 0 {
-        image[2] / filter[2]
-    } else {
-        1
-    };
-    let g = Geometry::new(op, image, filter, groups, strides, padding, dilations)?;
-    let mut expected = input_sizes[..input_sizes.len() - 3].to_vec();
-    expected.extend([g.oh, g.ow, g.o]);
+    let rank = filter.len() - 2;
+    let image = image_of(op, "the input shape", input_sizes, rank, layout)?;
+    let groups = groups_of(&image, filter);
+    let g = Geometry::new(op, &image, filter, groups, strides, padding, dilations)?;
+    let mut expected = input_sizes[..input_sizes.len() - rank - 1].to_vec();
+    expected.extend(g.out_core());
     if dy != expected {
         return Err(Error::shape(
             op,
@@ -421,7 +518,7 @@ fn backprop_geometry(
                  a filter of shape {} gives {}",
                 fmt_shape(dy),
                 fmt_shape(input_sizes),
-                fmt_shape(&filter),
+                fmt_shape(filter),
                 fmt_shape(&expected)
             ),
         ));
@@ -441,19 +538,8 @@ pub fn conv2d_transpose(
     padding: &Padding,
     dilations: [usize; 2],
 ) -> Result<Tensor> {
-    let op = "conv2d_transpose";
-    check_dtypes(op, input, filters)?;
-    let filter = filter4(op, filters, "[height, width, output_channels, in_channels]")?;
-    let g = backprop_geometry(
-        op,
-        output_shape,
-        filter,
-        input.shape(),
-        strides,
-        padding,
-        dilations,
-    )?;
-    ops::conv_input_grad(input, filters, g)
+    let args = Args::new("conv2d_transpose", &strides, padding, &dilations, LAYOUT_2D);
+    transpose(&args, input, filters, output_shape)
 }
 
 /// `conv2d_backprop_input` (TensorFlow's `Conv2DBackpropInput`): the gradient of `conv2d`'s
@@ -466,19 +552,14 @@ pub fn conv2d_backprop_input(
     padding: &Padding,
     dilations: [usize; 2],
 ) -> Result<Tensor> {
-    let op = "conv2d_backprop_input";
-    check_dtypes(op, out_backprop, filters)?;
-    let filter = filter4(op, filters, "[height, width, in_channels, out_channels]")?;
-    let g = backprop_geometry(
-        op,
-        input_sizes,
-        filter,
-        out_backprop.shape(),
-        strides,
+    let args = Args::new(
+        "conv2d_backprop_input",
+        &strides,
         padding,
-        dilations,
-    )?;
-    ops::conv_input_grad(out_backprop, filters, g)
+        &dilations,
+        LAYOUT_2D,
+    );
+    backprop_input(&args, input_sizes, filters, out_backprop)
 }
 
 /// `conv2d_backprop_filter` (TensorFlow's `Conv2DBackpropFilter`): the gradient of `conv2d`'s
@@ -491,25 +572,130 @@ pub fn conv2d_backprop_filter(
     padding: &Padding,
     dilations: [usize; 2],
 ) -> Result<Tensor> {
-    let op = "conv2d_backprop_filter";
+    let args = Args::new(
+        "conv2d_backprop_filter",
+        &strides,
+        padding,
+        &dilations,
+        LAYOUT_2D,
+    );
+    backprop_filter(&args, input, filter_sizes, out_backprop)
+}
+
+/// The layouts of a 2-D convolution's image and filter, for messages.
+const LAYOUT_2D: [&str; 2] = [
+    "batch_shape + [height, width, channels]",
+    "[height, width, in_channels, out_channels]",
+];
+
+/// The arguments every convolution op shares, over `strides.len()` spatial axes.
+pub(crate) struct Args<'a> {
+    op: &'a str,
+    strides: &'a [usize],
+    padding: &'a Padding,
+    dilations: &'a [usize],
+    layout: [&'a str; 2],
+}
+
+impl<'a> Args<'a> {
+    pub(crate) fn new(
+        op: &'a str,
+        strides: &'a [usize],
+        padding: &'a Padding,
+        dilations: &'a [usize],
+        layout: [&'a str; 2],
+    ) -> Args<'a> {
+        Args {
+            op,
+            strides,
+            padding,
+            dilations,
+            layout,
+        }
+    }
+    fn rank(&self) -> usize {
+        self.strides.len()
+    }
+    fn geometry(&self, input_sizes: &[usize], filter: &[usize], dy: &[usize]) -> Result<Geometry> {
+        backprop_geometry(
+            self.op,
+            input_sizes,
+            filter,
+            dy,
+            self.strides,
+            self.padding,
+            self.dilations,
+            self.layout[0],
+        )
+    }
+}
+
+/// A convolution over `args.rank()` spatial axes (groups from the channel counts).
+pub(crate) fn forward(args: &Args, input: &Tensor, filters: &Tensor) -> Result<Tensor> {
+    let (op, rank) = (args.op, args.rank());
+    check_dtypes(op, input, filters)?;
+    let image = image_of(op, "the input", input.shape(), rank, args.layout[0])?;
+    let filter = filter_of(op, filters, rank, args.layout[1])?;
+    let groups = groups_of(&image, &filter);
+    let g = Geometry::new(
+        op,
+        &image,
+        &filter,
+        groups,
+        args.strides,
+        args.padding,
+        args.dilations,
+    )?;
+    ops::conv(input, filters, g)
+}
+
+/// The transposed convolution: the input gradient of the convolution of an `output_shape`
+/// image with `filters`, from `input` in place of its output gradient.
+pub(crate) fn transpose(
+    args: &Args,
+    input: &Tensor,
+    filters: &Tensor,
+    output_shape: &[usize],
+) -> Result<Tensor> {
+    check_dtypes(args.op, input, filters)?;
+    let filter = filter_of(args.op, filters, args.rank(), args.layout[1])?;
+    let g = args.geometry(output_shape, &filter, input.shape())?;
+    ops::conv_input_grad(input, filters, g)
+}
+
+/// The input gradient (of shape `input_sizes`) of a convolution from its output gradient.
+pub(crate) fn backprop_input(
+    args: &Args,
+    input_sizes: &[usize],
+    filters: &Tensor,
+    out_backprop: &Tensor,
+) -> Result<Tensor> {
+    check_dtypes(args.op, out_backprop, filters)?;
+    let filter = filter_of(args.op, filters, args.rank(), args.layout[1])?;
+    let g = args.geometry(input_sizes, &filter, out_backprop.shape())?;
+    ops::conv_input_grad(out_backprop, filters, g)
+}
+
+/// The filter gradient (of shape `filter_sizes`) of a convolution from its input and output
+/// gradient.
+pub(crate) fn backprop_filter(
+    args: &Args,
+    input: &Tensor,
+    filter_sizes: &[usize],
+    out_backprop: &Tensor,
+) -> Result<Tensor> {
+    let op = args.op;
     check_dtypes(op, input, out_backprop)?;
-    let filter: [usize; 4] = filter_sizes.try_into().map_err(|_| {
-        Error::shape(
+    if filter_sizes.len() != args.rank() + 2 {
+        return Err(Error::shape(
             op,
             format!(
-                "filter_sizes must have 4 entries ([height, width, in_channels, out_channels]), \
-                 got {filter_sizes:?}"
+                "filter_sizes must have {} entries ({}), got {filter_sizes:?}",
+                args.rank() + 2,
+                args.layout[1]
             ),
-        )
-    })?;
-    let g = backprop_geometry(
-        op,
-        input.shape(),
-        filter,
-        out_backprop.shape(),
-        strides,
-        padding,
-        dilations,
-    )?;
+        ));
+    }
+    let g = args.geometry(input.shape(), filter_sizes, out_backprop.shape())?;
     ops::conv_filter_grad(input, out_backprop, g)
 }

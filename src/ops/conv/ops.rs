@@ -6,8 +6,9 @@
 //! All three are bilinear, so each VJP is one of the three again: the set is closed under
 //! differentiation and every order works.
 //!
-//! **Leading axes.** An image operand is `[..., n, h, w, c]`, a filter `[..., kh, kw, cg, o]`.
-//! A filter of rank 4 is shared: every leading axis of the image folds into the batch `n` (so a
+//! **Leading axes.** An image operand is `[..., n, h, w, c]`, a filter `[..., kh, kw, cg, o]`
+//! (with a depth axis before `h` and `kh` in 3-D: the "core" ranks below grow by one).
+//! A filter of its core rank (4) is shared: every leading axis of the image folds into the batch `n` (so a
 //! vectorised Jacobian's seeds of `dy` become more images). A filter with leading axes (a
 //! batched cotangent of a filter gradient) pairs them with the image's axes before `n`, NumPy
 //! style; so do the two images of `conv_filter_grad`. Each pair is one kernel call.
@@ -56,9 +57,10 @@ fn broadcast_pairs(a: &[usize], b: &[usize], out: &[usize]) -> Vec<(usize, usize
 
 /// Pairs of an image `[..., n, h, w, c]` with a filter `[..., kh, kw, cg, o]` (see the module
 /// docs); the output's leading axes end with `n`.
-fn image_filter_pairs(op: &str, image: &[usize], filter: &[usize]) -> Result<Pairs> {
-    let core = image.len() - 3;
-    if filter.len() == 4 {
+fn image_filter_pairs(op: &str, g: &Geometry, image: &[usize], filter: &[usize]) -> Result<Pairs> {
+    let frank = g.rank + 2;
+    let core = image.len() - (g.rank + 1);
+    if filter.len() == frank {
         let lead = image[..core].to_vec();
         let n = lead.iter().product();
         return Ok(Pairs {
@@ -67,7 +69,7 @@ fn image_filter_pairs(op: &str, image: &[usize], filter: &[usize]) -> Result<Pai
             pairs: vec![(0, 0)],
         });
     }
-    if image.len() < 4 {
+    if image.len() < frank {
         return Err(Error::shape(
             op,
             format!(
@@ -77,7 +79,7 @@ fn image_filter_pairs(op: &str, image: &[usize], filter: &[usize]) -> Result<Pai
             ),
         ));
     }
-    let (image_lead, filter_lead) = (&image[..core - 1], &filter[..filter.len() - 4]);
+    let (image_lead, filter_lead) = (&image[..core - 1], &filter[..filter.len() - frank]);
     let mut lead = broadcast_shapes(op, image_lead, filter_lead)?;
     let pairs = broadcast_pairs(image_lead, filter_lead, &lead);
     let n = image[core - 1];
@@ -87,9 +89,10 @@ fn image_filter_pairs(op: &str, image: &[usize], filter: &[usize]) -> Result<Pai
 
 /// Pairs of the two images of a filter gradient, `x` `[..., n, h, w, c]` and `dy`
 /// `[..., n, oh, ow, o]`: the output's leading axes are their broadcast before `n`.
-fn image_image_pairs(op: &str, x: &[usize], dy: &[usize]) -> Result<Pairs> {
-    let (x_lead, dy_lead) = (&x[..x.len() - 4], &dy[..dy.len() - 4]);
-    let (n, n_dy) = (x[x.len() - 4], dy[dy.len() - 4]);
+fn image_image_pairs(op: &str, g: &Geometry, x: &[usize], dy: &[usize]) -> Result<Pairs> {
+    let batched = g.rank + 2;
+    let (x_lead, dy_lead) = (&x[..x.len() - batched], &dy[..dy.len() - batched]);
+    let (n, n_dy) = (x[x.len() - batched], dy[dy.len() - batched]);
     if n != n_dy {
         return Err(Error::shape(
             op,
@@ -139,10 +142,10 @@ fn run_pairs<T: ConvFloat>(
 /// Bit `k` of the row-mixing mask for an operand of shape `operand` of an output of shape
 /// `out`: its rows stay apart only if its axis 0 is the output's axis 0, unbroadcast. That holds
 /// for an image whose every leading axis folds into the batch (`folded`), and otherwise only
-/// for leading axes beyond the rank-4 core.
-fn rows(k: usize, operand: &[usize], out: &[usize], folded: bool) -> u8 {
+/// for leading axes beyond the `core` rank (a batched image's, a filter's: 4 in 2-D).
+fn rows(k: usize, operand: &[usize], out: &[usize], folded: bool, core: usize) -> u8 {
     let aligned = operand.len() == out.len() && operand.first() == out.first();
-    if aligned && (folded || operand.len() > 4) {
+    if aligned && (folded || operand.len() > core) {
         0
     } else {
         mixes_input(k)
@@ -168,7 +171,9 @@ fn check_core(op: &str, what: &str, shape: &[usize], rank: usize, core: &[usize]
 
 /// The recorded names of a geometry's three ops.
 fn names(g: &Geometry) -> [&'static str; 3] {
-    if g.groups > 1 {
+    if g.rank == 3 {
+        ["conv3d", "conv3d_backprop_input", "conv3d_backprop_filter"]
+    } else if g.groups > 1 {
         [
             "depthwise_conv2d",
             "depthwise_conv2d_backprop_input",
@@ -182,11 +187,12 @@ fn names(g: &Geometry) -> [&'static str; 3] {
 /// `conv(x, f)`: `x` `[..., h, w, c]`, `f` `[..., kh, kw, cg, o]` (shapes per `g`).
 pub(crate) fn conv(x: &Tensor, f: &Tensor, g: Geometry) -> Result<Tensor> {
     let op = names(&g)[0];
-    check_core(op, "the input", x.shape(), 3, &[g.h, g.w, g.c])?;
-    check_core(op, "the filter", f.shape(), 4, &g.filter_shape())?;
-    let p = image_filter_pairs(op, x.shape(), f.shape())?;
+    let frank = g.rank + 2;
+    check_core(op, "the input", x.shape(), g.rank + 1, &g.image_core())?;
+    check_core(op, "the filter", f.shape(), frank, &g.filter_shape())?;
+    let p = image_filter_pairs(op, &g, x.shape(), f.shape())?;
     let mut out_shape = p.lead.clone();
-    out_shape.extend([g.oh, g.ow, g.o]);
+    out_shape.extend(g.out_core());
     let (x_len, f_len, y_len) = (p.n * g.image_len(), g.filter_len(), p.n * g.out_image_len());
     let y = Tensor::new(crate::dispatch2!(float x.data(), f.data(), op, |xv, fv| {
         run_pairs(&p, xv, fv, [x_len, f_len, y_len], &out_shape, |n, a, b, d| {
@@ -194,9 +200,9 @@ pub(crate) fn conv(x: &Tensor, f: &Tensor, g: Geometry) -> Result<Tensor> {
         })
     }));
     let (sx, sf) = (shape_of(x), shape_of(f));
-    let folded = sf.len() == 4;
-    let mixes = rows(0, &sx, y.shape(), folded) | rows(1, &sf, y.shape(), false);
-    let per_example = folded && sx.len() >= 4;
+    let folded = sf.len() == frank;
+    let mixes = rows(0, &sx, y.shape(), folded, frank) | rows(1, &sf, y.shape(), false, frank);
+    let per_example = folded && sx.len() >= frank;
     let vjp = move |s: &[Tensor], dy: &Tensor, batch: usize| {
         let dx = if input_needed(0) {
             let dx = conv_input_grad(dy, &s[1], g)?;
@@ -227,11 +233,18 @@ pub(crate) fn conv(x: &Tensor, f: &Tensor, g: Geometry) -> Result<Tensor> {
 /// `[..., h, w, c]` from `dy` `[..., oh, ow, o]` and `f` `[..., kh, kw, cg, o]`.
 pub(crate) fn conv_input_grad(dy: &Tensor, f: &Tensor, g: Geometry) -> Result<Tensor> {
     let op = names(&g)[1];
-    check_core(op, "the output gradient", dy.shape(), 3, &[g.oh, g.ow, g.o])?;
-    check_core(op, "the filter", f.shape(), 4, &g.filter_shape())?;
-    let p = image_filter_pairs(op, dy.shape(), f.shape())?;
+    let frank = g.rank + 2;
+    check_core(
+        op,
+        "the output gradient",
+        dy.shape(),
+        g.rank + 1,
+        &g.out_core(),
+    )?;
+    check_core(op, "the filter", f.shape(), frank, &g.filter_shape())?;
+    let p = image_filter_pairs(op, &g, dy.shape(), f.shape())?;
     let mut out_shape = p.lead.clone();
-    out_shape.extend([g.h, g.w, g.c]);
+    out_shape.extend(g.image_core());
     let (dy_len, f_len, dx_len) = (p.n * g.out_image_len(), g.filter_len(), p.n * g.image_len());
     let dx = Tensor::new(crate::dispatch2!(float dy.data(), f.data(), op, |dv, fv| {
         run_pairs(&p, dv, fv, [dy_len, f_len, dx_len], &out_shape, |n, a, b, d| {
@@ -239,8 +252,8 @@ pub(crate) fn conv_input_grad(dy: &Tensor, f: &Tensor, g: Geometry) -> Result<Te
         })
     }));
     let (sdy, sf) = (shape_of(dy), shape_of(f));
-    let folded = sf.len() == 4;
-    let mixes = rows(0, &sdy, dx.shape(), folded) | rows(1, &sf, dx.shape(), false);
+    let folded = sf.len() == frank;
+    let mixes = rows(0, &sdy, dx.shape(), folded, frank) | rows(1, &sf, dx.shape(), false, frank);
     record_batched(
         op,
         &[dy, f],
@@ -270,9 +283,10 @@ pub(crate) fn conv_input_grad(dy: &Tensor, f: &Tensor, g: Geometry) -> Result<Te
 /// `[..., kh, kw, cg, o]` from `x` `[..., n, h, w, c]` and `dy` `[..., n, oh, ow, o]`.
 pub(crate) fn conv_filter_grad(x: &Tensor, dy: &Tensor, g: Geometry) -> Result<Tensor> {
     let op = names(&g)[2];
-    check_core(op, "the input", x.shape(), 4, &[g.h, g.w, g.c])?;
-    check_core(op, "the output gradient", dy.shape(), 4, &[g.oh, g.ow, g.o])?;
-    let p = image_image_pairs(op, x.shape(), dy.shape())?;
+    let frank = g.rank + 2;
+    check_core(op, "the input", x.shape(), frank, &g.image_core())?;
+    check_core(op, "the output gradient", dy.shape(), frank, &g.out_core())?;
+    let p = image_image_pairs(op, &g, x.shape(), dy.shape())?;
     let mut out_shape = p.lead.clone();
     out_shape.extend(g.filter_shape());
     let (x_len, dy_len, f_len) = (p.n * g.image_len(), p.n * g.out_image_len(), g.filter_len());
@@ -282,7 +296,7 @@ pub(crate) fn conv_filter_grad(x: &Tensor, dy: &Tensor, g: Geometry) -> Result<T
         })
     }));
     let (sx, sdy) = (shape_of(x), shape_of(dy));
-    let mixes = rows(0, &sx, df.shape(), false) | rows(1, &sdy, df.shape(), false);
+    let mixes = rows(0, &sx, df.shape(), false, frank) | rows(1, &sdy, df.shape(), false, frank);
     record_batched(
         op,
         &[x, dy],
@@ -314,9 +328,18 @@ pub(crate) fn conv_filter_grad(x: &Tensor, dy: &Tensor, g: Geometry) -> Result<T
 /// `rows` separate batches of images, one filter gradient each.
 fn per_example_filter_grad(x: &Tensor, dy: &Tensor, g: Geometry) -> Result<Tensor> {
     let rows = x.shape()[0];
-    let images = x.shape()[1..x.ndim() - 3].iter().product::<usize>();
-    let x = reshape(x, &[rows, images, g.h, g.w, g.c].map(|d| d as isize))?;
-    let dy = reshape(dy, &[rows, images, g.oh, g.ow, g.o].map(|d| d as isize))?;
+    let images = x.shape()[1..x.ndim() - (g.rank + 1)]
+        .iter()
+        .product::<usize>();
+    let dims = |core: Vec<usize>| -> Vec<isize> {
+        [rows, images]
+            .into_iter()
+            .chain(core)
+            .map(|d| d as isize)
+            .collect()
+    };
+    let x = reshape(x, &dims(g.image_core()))?;
+    let dy = reshape(dy, &dims(g.out_core()))?;
     conv_filter_grad(&x, &dy, g)
 }
 
@@ -333,12 +356,14 @@ fn filter_grad_to(
     f_shape: &Shape,
 ) -> Result<Tensor> {
     let batch = x_batch.max(dy_batch);
-    if f_shape.len() != 4 {
+    if f_shape.len() != g.rank + 2 {
         let df = conv_filter_grad(x, dy, g)?;
         return sum_to_batched_shape(&df, batch, f_shape);
     }
-    let images: usize = x.shape()[x_batch..x.ndim() - 3].iter().product();
-    let x = reshape(x, &batched_dims(x, x_batch, &[images, g.h, g.w, g.c]))?;
-    let dy = reshape(dy, &batched_dims(dy, dy_batch, &[images, g.oh, g.ow, g.o]))?;
+    let images: usize = x.shape()[x_batch..x.ndim() - (g.rank + 1)].iter().product();
+    let with_images =
+        |core: Vec<usize>| -> Vec<usize> { [images].into_iter().chain(core).collect() };
+    let x = reshape(x, &batched_dims(x, x_batch, &with_images(g.image_core())))?;
+    let dy = reshape(dy, &batched_dims(dy, dy_batch, &with_images(g.out_core())))?;
     conv_filter_grad(&x, &dy, g)
 }

@@ -14,18 +14,29 @@ from ..initializers import get_initializer
 from .activation import ELU, Activation, LeakyReLU, PReLU, ReLU, Softmax
 from .attention import EinsumDense, MultiHeadAttention
 from .base import Layer
-from .categorical import CategoryEncoding
+from .categorical import CategoryEncoding, Discretization
 from .convolutional import (
     Conv1D,
     Conv1DTranspose,
     Conv2D,
     Conv2DTranspose,
+    Conv3D,
+    Conv3DTranspose,
     DepthwiseConv2D,
     SeparableConv2D,
 )
 from .core import Dense, Dropout, Embedding, Lambda
 from .dot_attention import AdditiveAttention, Attention
 from .group_attention import GroupQueryAttention
+from .image_augmentation import (
+    RandomBrightness,
+    RandomContrast,
+    RandomCrop,
+    RandomFlip,
+    RandomRotation,
+    RandomTranslation,
+    RandomZoom,
+)
 from .image_preprocessing import CenterCrop, Resizing
 from .masking import Masking
 from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
@@ -41,12 +52,16 @@ from .normalization import BatchNormalization, GroupNormalization, LayerNormaliz
 from .pooling import (
     AveragePooling1D,
     AveragePooling2D,
+    AveragePooling3D,
     GlobalAveragePooling1D,
     GlobalAveragePooling2D,
+    GlobalAveragePooling3D,
     GlobalMaxPooling1D,
     GlobalMaxPooling2D,
+    GlobalMaxPooling3D,
     MaxPooling1D,
     MaxPooling2D,
+    MaxPooling3D,
 )
 from .preprocessing import Normalization, Rescaling
 from .reshaping import (
@@ -61,6 +76,7 @@ from .reshaping import (
     ZeroPadding1D,
     ZeroPadding2D,
 )
+from .reshaping3d import Cropping3D, UpSampling3D, ZeroPadding3D
 from .rnn import GRU, LSTM, SimpleRNN
 from .rnn_cells import RNN, GRUCell, LSTMCell, SimpleRNNCell, StackedRNNCells
 from .wrappers import Bidirectional, TimeDistributed
@@ -78,6 +94,7 @@ __all__ = [
     "Average",
     "AveragePooling1D",
     "AveragePooling2D",
+    "AveragePooling3D",
     "BatchNormalization",
     "Bidirectional",
     "CategoryEncoding",
@@ -87,10 +104,14 @@ __all__ = [
     "Conv1DTranspose",
     "Conv2D",
     "Conv2DTranspose",
+    "Conv3D",
+    "Conv3DTranspose",
     "Cropping1D",
     "Cropping2D",
+    "Cropping3D",
     "Dense",
     "DepthwiseConv2D",
+    "Discretization",
     "Dot",
     "Dropout",
     "EinsumDense",
@@ -101,8 +122,10 @@ __all__ = [
     "GaussianNoise",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
+    "GlobalAveragePooling3D",
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
+    "GlobalMaxPooling3D",
     "GroupNormalization",
     "GroupQueryAttention",
     "Input",
@@ -115,6 +138,7 @@ __all__ = [
     "Masking",
     "MaxPooling1D",
     "MaxPooling2D",
+    "MaxPooling3D",
     "Maximum",
     "Minimum",
     "MultiHeadAttention",
@@ -122,6 +146,13 @@ __all__ = [
     "Normalization",
     "PReLU",
     "Permute",
+    "RandomBrightness",
+    "RandomContrast",
+    "RandomCrop",
+    "RandomFlip",
+    "RandomRotation",
+    "RandomTranslation",
+    "RandomZoom",
     "ReLU",
     "RepeatVector",
     "Rescaling",
@@ -139,8 +170,10 @@ __all__ = [
     "TimeDistributed",
     "UpSampling1D",
     "UpSampling2D",
+    "UpSampling3D",
     "ZeroPadding1D",
     "ZeroPadding2D",
+    "ZeroPadding3D",
     "get_activation",
     "get_initializer",
 ]

@@ -1,5 +1,5 @@
-"""`Conv1D`, `Conv2D`, `Conv2DTranspose`, `DepthwiseConv2D`: Keras 3's arguments, defaults,
-weight shapes and numbers, over `rt.nn`'s convolutions."""
+"""`Conv1D`, `Conv2D`, `Conv3D`, their transposes, `DepthwiseConv2D`: Keras 3's arguments,
+defaults, weight shapes and numbers, over `rt.nn`'s convolutions."""
 
 from __future__ import annotations
 
@@ -29,6 +29,8 @@ __all__ = [
     "Conv1DTranspose",
     "Conv2D",
     "Conv2DTranspose",
+    "Conv3D",
+    "Conv3DTranspose",
     "DepthwiseConv2D",
     "SeparableConv2D",
 ]
@@ -293,6 +295,93 @@ class Conv2DTranspose(_Conv):
             x,
             self.kernel,
             [n, oh, ow, self.filters],
+            list(self.strides),
+            self.padding.upper(),
+            dilations=list(self.dilation_rate),
+        )
+
+
+class Conv3D(_Conv):
+    """3-D convolution over `[batch, depth, height, width, channels]` (Keras 3's `Conv3D`;
+    kernel `kernel_size + (in_channels // groups, filters)`).
+
+    >>> import rustape as rt
+    >>> layer = rt.keras.layers.Conv3D(4, 3, strides=(1, 2, 2), padding="same")
+    >>> layer(rt.ones([1, 6, 8, 8, 2])).shape
+    (1, 6, 4, 4, 4)
+    >>> layer.kernel.shape
+    (3, 3, 3, 2, 4)
+    """
+
+    _rank = 3
+
+    def _convolve(self, x: Any) -> Any:
+        return _rt.conv3d(
+            x,
+            self.kernel,
+            list(self.strides),
+            self.padding.upper(),
+            dilations=list(self.dilation_rate),
+        )
+
+
+class Conv3DTranspose(Conv2DTranspose):
+    """Transposed 3-D convolution (Keras 3's `Conv3DTranspose`): kernel
+    `kernel_size + (filters, in_channels)`, output sizes by Keras' rule (`output_padding`).
+
+    >>> import rustape as rt
+    >>> layer = rt.keras.layers.Conv3DTranspose(3, 2, strides=2)
+    >>> layer(rt.ones([1, 2, 3, 4, 5])).shape
+    (1, 4, 6, 8, 3)
+    >>> layer.kernel.shape
+    (2, 2, 2, 3, 5)
+    """
+
+    _rank = 3
+
+    def __init__(
+        self,
+        filters: int,
+        kernel_size: Any,
+        strides: Any = 1,
+        padding: str = "valid",
+        data_format: str | None = None,
+        output_padding: Any = None,
+        dilation_rate: Any = 1,
+        activation: Any = None,
+        use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform",
+        bias_initializer: Any = "zeros",
+        name: str | None = None,
+        dtype: Any = None,
+        trainable: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        # Keras 3 orders `data_format` before `output_padding` here (after it in 2-D).
+        super().__init__(
+            filters,
+            kernel_size,
+            strides=strides,
+            padding=padding,
+            output_padding=output_padding,
+            data_format=data_format,
+            dilation_rate=dilation_rate,
+            activation=activation,
+            use_bias=use_bias,
+            kernel_initializer=kernel_initializer,
+            bias_initializer=bias_initializer,
+            name=name,
+            dtype=dtype,
+            trainable=trainable,
+            **kwargs,
+        )
+
+    def _convolve(self, x: Any) -> Any:
+        n, d, h, w, _ = x.shape
+        return _rt.conv3d_transpose(
+            x,
+            self.kernel,
+            [n, *self._spatial_output((d, h, w)), self.filters],
             list(self.strides),
             self.padding.upper(),
             dilations=list(self.dilation_rate),

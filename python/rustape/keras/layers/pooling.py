@@ -1,5 +1,5 @@
-"""Pooling layers (Keras 3): `MaxPooling1D/2D`, `AveragePooling1D/2D` over windows, and the
-global poolings over every spatial position."""
+"""Pooling layers (Keras 3): `MaxPooling1D/2D/3D`, `AveragePooling1D/2D/3D` over windows, and
+the global poolings over every spatial position."""
 
 from __future__ import annotations
 
@@ -20,12 +20,16 @@ from .base import Layer
 __all__ = [
     "AveragePooling1D",
     "AveragePooling2D",
+    "AveragePooling3D",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
+    "GlobalAveragePooling3D",
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
+    "GlobalMaxPooling3D",
     "MaxPooling1D",
     "MaxPooling2D",
+    "MaxPooling3D",
 ]
 
 
@@ -65,8 +69,8 @@ class _Pooling(Layer):
                 f"{self._rank + 2}, got shape {list(inputs.shape)}"
             )
         x = inputs if self.data_format == "channels_last" else to_channels_last(inputs)
-        window = self.pool_size if self._rank == 2 else self.pool_size[0]
-        strides = self.strides if self._rank == 2 else self.strides[0]
+        window = self.pool_size if self._rank > 1 else self.pool_size[0]
+        strides = self.strides if self._rank > 1 else self.strides[0]
         y = getattr(_rt, self._op)(x, window, strides, self.padding.upper())
         return y if self.data_format == "channels_last" else to_channels_first(y)
 
@@ -253,4 +257,66 @@ class GlobalMaxPooling1D(_GlobalPooling):
     """
 
     _rank = 1
+    _op = "reduce_max"
+
+
+class MaxPooling3D(_Pooling):
+    """The maximum of each `pool_size` window of a volume (Keras 3's `MaxPooling3D`).
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.MaxPooling3D()(rt.ones([1, 4, 6, 6, 3])).shape
+    (1, 2, 3, 3, 3)
+    """
+
+    _rank = 3
+    _op = "max_pool3d"
+
+
+class AveragePooling3D(_Pooling):
+    """The mean of each `pool_size` window of a volume, padding not counted (Keras 3's
+    `AveragePooling3D`).
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.AveragePooling3D(2, padding="same")(rt.ones([1, 3, 4, 5, 2])).shape
+    (1, 2, 2, 3, 2)
+    """
+
+    _rank = 3
+    _op = "avg_pool3d"
+
+    def __init__(
+        self,
+        pool_size: Any,
+        strides: Any = None,
+        padding: str = "valid",
+        data_format: str | None = None,
+        name: str | None = None,
+        dtype: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        # Keras 3 gives average pooling no default window.
+        super().__init__(pool_size, strides, padding, data_format, name, dtype, **kwargs)
+
+
+class GlobalAveragePooling3D(_GlobalPooling):
+    """The mean over depth, height and width (Keras 3's `GlobalAveragePooling3D`).
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.GlobalAveragePooling3D()(rt.ones([2, 3, 5, 5, 8])).shape
+    (2, 8)
+    """
+
+    _rank = 3
+    _op = "reduce_mean"
+
+
+class GlobalMaxPooling3D(_GlobalPooling):
+    """The maximum over depth, height and width (Keras 3's `GlobalMaxPooling3D`).
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.GlobalMaxPooling3D(keepdims=True)(rt.ones([2, 3, 5, 5, 8])).shape
+    (2, 1, 1, 1, 8)
+    """
+
+    _rank = 3
     _op = "reduce_max"

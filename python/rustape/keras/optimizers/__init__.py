@@ -39,6 +39,7 @@ __all__ = [
     "Lamb",
     "Lion",
     "LossScaleOptimizer",
+    "Muon",
     "Nadam",
     "Optimizer",
     "RMSprop",
@@ -94,7 +95,9 @@ class Optimizer:
         clipvalue = check_number(owner, "clipvalue", clipvalue, none_ok=True)
         global_clipnorm = check_number(owner, "global_clipnorm", global_clipnorm, none_ok=True)
         hyperparameters = {
-            key: value if isinstance(value, bool) else check_number(owner, key, value)
+            key: value
+            if isinstance(value, bool) or value is None
+            else check_number(owner, key, value)
             for key, value in hyperparameters.items()
         }
         self.name = name if name is not None else type(self).__name__.lower()
@@ -694,10 +697,27 @@ class Adafactor(Optimizer):
         )
 
 
+# Last: they subclass Optimizer above.
+from .loss_scale import LossScaleOptimizer
+from .muon import Muon
+
 # Keras 3's names for `get` and `compile(optimizer=...)` (Lamb has none there).
 _BY_NAME = {
     cls.__name__.lower(): cls
-    for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Nadam, Adamax, Lion, Ftrl, Adafactor)
+    for cls in (
+        SGD,
+        Adam,
+        AdamW,
+        RMSprop,
+        Adagrad,
+        Adadelta,
+        Nadam,
+        Adamax,
+        Lion,
+        Ftrl,
+        Adafactor,
+        Muon,
+    )
 }
 
 
@@ -712,7 +732,3 @@ def get(identifier: Any) -> Optimizer:
     if isinstance(identifier, str) and identifier.lower() in _BY_NAME:
         return _BY_NAME[identifier.lower()]()
     raise ValueError(f"Could not interpret optimizer identifier: {identifier!r}")
-
-
-# Last: it subclasses Optimizer above.
-from .loss_scale import LossScaleOptimizer
