@@ -16,20 +16,34 @@ from ._rustape import irfft3d as irfft3d
 from ._rustape import rfft as rfft
 from ._rustape import rfft2d as rfft2d
 from ._rustape import rfft3d as rfft3d
+from .signal import frame as frame
+from .signal import hamming_window as hamming_window
+from .signal import hann_window as hann_window
+from .signal import inverse_stft as inverse_stft
+from .signal import inverse_stft_window_fn as inverse_stft_window_fn
+from .signal import overlap_and_add as overlap_and_add
+from .signal import stft as stft
 
 __all__ = [
     "fft",
     "fft2d",
     "fft3d",
     "fftshift",
+    "frame",
+    "hamming_window",
+    "hann_window",
     "ifft",
     "ifft2d",
     "ifft3d",
     "ifftshift",
+    "inverse_stft",
+    "inverse_stft_window_fn",
     "irfft",
     "irfft2d",
     "irfft3d",
+    "overlap_and_add",
     "rfft",
     "rfft2d",
     "rfft3d",
+    "stft",
 ]

@@ -41,4 +41,17 @@ CASES = {
     "signal.irfft3d": (lambda x: rt.signal.irfft3d(x, fft_length=[2, 1, 4]) ** 2, [_c(2, 1, 3)]),
     "signal.fftshift": (lambda x: rt.signal.fftshift(x) * x, [_u(3, 4)]),
     "signal.ifftshift": (lambda x: rt.signal.ifftshift(x, axes=[1]) * x, [_u(2, 5)]),
+    "signal.hann_window": (lambda x: x * rt.signal.hann_window(5, dtype=rt.float64), [_u(5)]),
+    "signal.hamming_window": (
+        lambda x: x * rt.signal.hamming_window(4, periodic=False, dtype=rt.float64),
+        [_u(4)],
+    ),
+    "signal.frame": (lambda x: rt.signal.frame(x, 3, 2, pad_end=True) ** 2, [_u(2, 7)]),
+    "signal.overlap_and_add": (lambda x: rt.signal.overlap_and_add(x, 2) ** 2, [_u(3, 4)]),
+    "signal.stft": (lambda x: _sq(rt.signal.stft(x, 4, 2)), [_u(10)]),
+    "signal.inverse_stft": (lambda s: rt.signal.inverse_stft(s, 4, 2) ** 2, [_c(3, 3)]),
+    "signal.inverse_stft_window_fn": (
+        lambda x: x * rt.signal.inverse_stft_window_fn(2)(4, dtype=rt.float64),
+        [_u(4)],
+    ),
 }

@@ -171,5 +171,77 @@ for shape, axes in (((5,), None), ((4, 3), None), ((4, 3), 1), ((2, 5, 4), (0, 2
         out[f"fftshift/{key}/axes"] = np.array(axes, dtype=np.int64).reshape(-1)
         out[f"ifftshift/{key}/axes"] = np.array(axes, dtype=np.int64).reshape(-1)
 
+# Compositions (signal_compose.npz): windows, frame, overlap_and_add, stft, inverse_stft.
+comp: dict[str, np.ndarray] = {}
+for length in (1, 4, 5, 8):
+    for periodic in (True, False):
+        for fn in ("hann_window", "hamming_window"):
+            for bits, dtype in (("32", tf.float32), ("64", tf.float64)):
+                w = getattr(tf.signal, fn)(length, periodic=periodic, dtype=dtype)
+                comp[f"{fn}/{length}/{int(periodic)}/f{bits}"] = w.numpy()
+
+FRAMES = [((10,), 4, 3, False, -1), ((10,), 4, 3, True, -1), ((2, 11, 3), 5, 2, True, 1),
+          ((3, 9), 3, 3, False, -1), ((2, 3), 5, 1, False, -1)]  # fmt: skip
+for i, (shape, length, step, pad_end, axis) in enumerate(FRAMES):
+    x = rng.normal(size=shape)
+    xt = tf.constant(x)
+    y = tf.signal.frame(xt, length, step, pad_end=pad_end, pad_value=0.5, axis=axis)
+    comp[f"frame/{i}/x"] = x
+    comp[f"frame/{i}/y"] = y.numpy()
+    comp[f"frame/{i}/args"] = np.array([length, step, int(pad_end), axis])
+
+for i, (shape, step) in enumerate((((3, 4), 2), ((2, 4, 5), 3), ((2, 3), 3), ((5, 2), 1))):
+    x = rng.normal(size=shape)
+    xt = tf.constant(x)
+    w = rng.uniform(-1, 1, size=tf.signal.overlap_and_add(xt, step).shape)
+    with tf.GradientTape() as tape:
+        tape.watch(xt)
+        y = tf.signal.overlap_and_add(xt, step)
+        loss = tf.reduce_sum(y * w)
+    comp[f"overlap_and_add/{i}/x"] = x
+    comp[f"overlap_and_add/{i}/step"] = np.array(step)
+    comp[f"overlap_and_add/{i}/y"] = y.numpy()
+    comp[f"overlap_and_add/{i}/w"] = w
+    comp[f"overlap_and_add/{i}/g"] = tape.gradient(loss, xt).numpy()
+
+STFTS = [((64,), 16, 4, None, False), ((2, 50), 12, 5, None, True), ((3, 40), 10, 4, 16, False),
+         ((40,), 8, 3, 16, True)]  # fmt: skip
+for i, (shape, length, step, n, pad_end) in enumerate(STFTS):
+    for bits, dtype in (("32", np.float32), ("64", np.float64)):
+        key = f"stft/{i}/f{bits}"
+        x = rng.normal(size=shape).astype(dtype)
+        xt = tf.constant(x)
+        with tf.GradientTape() as tape:
+            tape.watch(xt)
+            s = tf.signal.stft(xt, length, step, fft_length=n, pad_end=pad_end)
+            wr = rng.uniform(-1, 1, size=s.shape).astype(dtype)
+            wi = rng.uniform(-1, 1, size=s.shape).astype(dtype)
+            loss = tf.reduce_sum(tf.math.real(s) * wr + tf.math.imag(s) * wi)
+        comp[f"{key}/x"] = x
+        comp[f"{key}/args"] = np.array([length, step, -1 if n is None else n, int(pad_end)])
+        comp[f"{key}/y"] = s.numpy()
+        comp[f"{key}/wr"] = wr
+        comp[f"{key}/wi"] = wi
+        comp[f"{key}/g"] = tape.gradient(loss, xt).numpy()
+        st = tf.constant(s.numpy())
+        with tf.GradientTape() as tape:
+            tape.watch(st)
+            inv = tf.signal.inverse_stft(st, length, step, fft_length=n)
+            v = rng.uniform(-1, 1, size=inv.shape).astype(dtype)
+            loss = tf.reduce_sum(inv * v)
+        comp[f"{key}/inverse"] = inv.numpy()
+        comp[f"{key}/v"] = v
+        comp[f"{key}/inverse_g"] = tape.gradient(loss, st).numpy()
+        window_fn = tf.signal.inverse_stft_window_fn(step)
+        comp[f"{key}/round_trip"] = tf.signal.inverse_stft(
+            st, length, step, fft_length=n, window_fn=window_fn
+        ).numpy()
+        comp[f"{key}/inverse_window"] = window_fn(length, dtype=tf.as_dtype(dtype)).numpy()
+
+np.savez_compressed(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "signal_compose.npz"), **comp
+)
+print(f"wrote {len(comp)} composition arrays")
+
 np.savez_compressed(os.path.join(os.path.dirname(os.path.abspath(__file__)), "signal.npz"), **out)
 print(f"wrote {len(out)} arrays")
