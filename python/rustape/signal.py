@@ -109,9 +109,19 @@ def frame(
         x = rt.pad(x, paddings, constant_values=pad_value)
     else:
         frames = max(0, 1 + (length - frame_length) // frame_step) if length >= frame_length else 0
-    starts = rt.reshape(rt.range(frames) * frame_step, [frames, 1])
-    indices = starts + rt.reshape(rt.range(frame_length), [1, frame_length])
-    return rt.gather(x, indices, axis=ax)
+    if frames == 0:
+        return rt.gather(x, rt.zeros([0, frame_length], dtype=rt.int32), axis=ax)
+    # Pieces of g = gcd(frame_length, frame_step) samples: every frame is whole pieces, so
+    # one gather of pieces (g contiguous samples each) builds the frames.
+    g = math.gcd(frame_length, frame_step)
+    used = (frames - 1) * frame_step + frame_length
+    shape = [int(d) for d in x.shape]
+    x = x[(slice(None),) * ax + (slice(0, used),)]
+    x = rt.reshape(x, shape[:ax] + [used // g, g] + shape[ax + 1 :])
+    starts = rt.reshape(rt.range(frames) * (frame_step // g), [frames, 1])
+    indices = starts + rt.reshape(rt.range(frame_length // g), [1, frame_length // g])
+    pieces = rt.gather(x, indices, axis=ax)
+    return rt.reshape(pieces, shape[:ax] + [frames, frame_length] + shape[ax + 1 :])
 
 
 @export("signal")
