@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
+import numpy as np
+
 import rustape as rt
 
 from ._export import export
@@ -21,12 +23,27 @@ from ._typing import DTypeLike, TensorLike
 WindowFn = Callable[..., Tensor]
 
 
+def _int(value: Any, op: str, what: str) -> int:
+    """`value` (a Python or NumPy integer, or a one-element tensor of one) as an int; a
+    TypeError or ValueError naming `op` otherwise."""
+    try:
+        number = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+    except Exception as e:
+        raise TypeError(f"signal.{op}: {what} must be an integer, got {value!r}") from e
+    if number.size != 1 or number.dtype.kind not in "iuf":
+        raise TypeError(f"signal.{op}: {what} must be an integer, got {value!r}")
+    item = number.reshape(()).item()
+    if isinstance(item, float) and not (math.isfinite(item) and item.is_integer()):
+        raise ValueError(f"signal.{op}: {what} must be an integer, got {item}")
+    return int(item)
+
+
 def _raised_cosine(
     window_length: int, periodic: bool, dtype: DTypeLike, a: float, b: float
 ) -> Tensor:
     """TensorFlow's `_raised_cosine_window`: `a - b cos(2 pi k / n)`, where `n` is
     `window_length - 1`, plus one when `periodic` and the length is even (TensorFlow's rule)."""
-    window_length = int(window_length)
+    window_length = _int(window_length, "window", "window_length")
     if window_length < 0:
         raise ValueError(f"signal window: window_length must be non-negative, got {window_length}")
     dtype = rt.float32 if dtype is None else rt.as_dtype(dtype)
@@ -93,13 +110,14 @@ def frame(
     x = rt.convert_to_tensor(signal)
     if x.ndim < 1:
         raise ValueError("signal.frame: the signal must have rank at least 1, got shape []")
-    frame_length, frame_step = int(frame_length), int(frame_step)
+    frame_length = _int(frame_length, "frame", "frame_length")
+    frame_step = _int(frame_step, "frame", "frame_step")
     if frame_length < 1 or frame_step < 1:
         raise ValueError(
             f"signal.frame: frame_length and frame_step must be positive, got {frame_length} "
             f"and {frame_step} for a signal of shape {list(x.shape)} ({x.dtype.name})"
         )
-    ax = _axis(x, axis, "frame")
+    ax = _axis(x, _int(axis, "frame", "axis"), "frame")
     length = int(x.shape[ax])
     if pad_end:
         frames = -(-length // frame_step)
@@ -133,7 +151,7 @@ def overlap_and_add(signal: TensorLike, frame_step: int, name: Any = None) -> Te
     [1.0, 1.0, 2.0, 2.0, 2.0, 2.0, 1.0, 1.0]
     """
     x = rt.convert_to_tensor(signal)
-    frame_step = int(frame_step)
+    frame_step = _int(frame_step, "overlap_and_add", "frame_step")
     if x.ndim < 2:
         raise ValueError(
             f"signal.overlap_and_add: the signal must have rank at least 2 [..., frames, "
@@ -185,10 +203,21 @@ def stft(
             f"signal.stft: expected float32 or float64 signals, got {x.dtype.name} of shape "
             f"{list(x.shape)}"
         )
-    n = _default_fft_length(frame_length) if fft_length is None else int(fft_length)
+    frame_length = _int(frame_length, "stft", "frame_length")
+    frame_step = _int(frame_step, "stft", "frame_step")
+    if frame_length < 1 or frame_step < 1:
+        raise ValueError(
+            f"signal.stft: frame_length and frame_step must be positive, got {frame_length} "
+            f"and {frame_step} for signals of shape {list(x.shape)} ({x.dtype.name})"
+        )
+    n = (
+        _default_fft_length(frame_length)
+        if fft_length is None
+        else _int(fft_length, "stft", "fft_length")
+    )
     framed = frame(x, frame_length, frame_step, pad_end=pad_end)
     if window_fn is not None:
-        framed = framed * window_fn(int(frame_length), dtype=x.dtype)
+        framed = framed * window_fn(frame_length, dtype=x.dtype)
     return rfft(framed, fft_length=[n])
 
 
@@ -217,8 +246,18 @@ def inverse_stft(
             f"signal.inverse_stft: expected complex64 or complex128 stfts, got {s.dtype.name} "
             f"of shape {list(s.shape)}"
         )
-    frame_length = int(frame_length)
-    n = _default_fft_length(frame_length) if fft_length is None else int(fft_length)
+    frame_length = _int(frame_length, "inverse_stft", "frame_length")
+    frame_step = _int(frame_step, "inverse_stft", "frame_step")
+    if frame_length < 1 or frame_step < 1:
+        raise ValueError(
+            f"signal.inverse_stft: frame_length and frame_step must be positive, got "
+            f"{frame_length} and {frame_step}"
+        )
+    n = (
+        _default_fft_length(frame_length)
+        if fft_length is None
+        else _int(fft_length, "inverse_stft", "fft_length")
+    )
     frames = irfft(s, fft_length=[n])
     if n > frame_length:
         frames = frames[..., :frame_length]
@@ -241,16 +280,21 @@ def inverse_stft_window_fn(
     >>> w.numpy().tolist()
     [0.0, 1.0, 1.0, 1.0]
     """
-    frame_step = int(frame_step)
+    frame_step = _int(frame_step, "inverse_stft_window_fn", "frame_step")
+    if frame_step < 1:
+        raise ValueError(
+            f"signal.inverse_stft_window_fn: frame_step must be positive, got {frame_step}"
+        )
 
     def window(frame_length: int, dtype: DTypeLike = None) -> Tensor:
-        forward = forward_window_fn(int(frame_length), dtype=dtype)
+        frame_length = _int(frame_length, "inverse_stft_window_fn", "frame_length")
+        forward = forward_window_fn(frame_length, dtype=dtype)
         denom = rt.square(forward)
-        overlaps = -(-int(frame_length) // frame_step)
-        denom = rt.pad(denom, [[0, overlaps * frame_step - int(frame_length)]])
+        overlaps = -(-frame_length // frame_step)
+        denom = rt.pad(denom, [[0, overlaps * frame_step - frame_length]])
         denom = rt.reduce_sum(rt.reshape(denom, [overlaps, frame_step]), 0, keepdims=True)
         denom = rt.reshape(rt.tile(denom, [overlaps, 1]), [overlaps * frame_step])
-        return forward / denom[: int(frame_length)]
+        return forward / denom[:frame_length]
 
     return window
 
