@@ -245,3 +245,38 @@ print(f"wrote {len(comp)} composition arrays")
 
 np.savez_compressed(os.path.join(os.path.dirname(os.path.abspath(__file__)), "signal.npz"), **out)
 print(f"wrote {len(out)} arrays")
+
+# keras.ops (signal_keras.npz): Keras 3's (real, imag) conventions, values and the gradient of
+# sum(re * wr + im * wi) with respect to both input parts.
+import keras
+
+kops: dict[str, np.ndarray] = {}
+KERAS = [("fft", (3, 8), None), ("fft2", (2, 4, 5), None), ("ifft2", (3, 5), None),
+         ("rfft", (3, 7), None), ("rfft", (2, 6), 10), ("irfft", (3, 5), None),
+         ("irfft", (2, 4), 9)]  # fmt: skip
+for i, (name, shape, n) in enumerate(KERAS):
+    key = f"{name}/{i}"
+    re = tf.constant(rng.normal(size=shape).astype(np.float32))
+    im = tf.constant(rng.normal(size=shape).astype(np.float32))
+    fn = getattr(keras.ops, name)
+    with tf.GradientTape() as tape:
+        tape.watch([re, im])
+        if name == "rfft":
+            y = fn(re, fft_length=n)
+        elif name == "irfft":
+            y = fn((re, im), fft_length=n)
+        else:
+            y = fn((re, im))
+        parts = list(y) if isinstance(y, tuple) else [y]
+        ws = [rng.uniform(-1, 1, size=p.shape).astype(np.float32) for p in parts]
+        loss = tf.add_n([tf.reduce_sum(p * w) for p, w in zip(parts, ws)])
+    grads = tape.gradient(loss, [re, im], unconnected_gradients="zero")
+    kops[f"{key}/re"], kops[f"{key}/im"] = re.numpy(), im.numpy()
+    kops[f"{key}/n"] = np.array(-1 if n is None else n)
+    for j, (p, w) in enumerate(zip(parts, ws)):
+        kops[f"{key}/y{j}"], kops[f"{key}/w{j}"] = p.numpy(), w
+    kops[f"{key}/g_re"], kops[f"{key}/g_im"] = grads[0].numpy(), grads[1].numpy()
+np.savez_compressed(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "signal_keras.npz"), **kops
+)
+print(f"wrote {len(kops)} keras.ops arrays")

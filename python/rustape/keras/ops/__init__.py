@@ -234,6 +234,7 @@ from ._nn_extra import (
     threshold,
 )
 from ._search import bincount, digitize, histogram, searchsorted, unique
+from ._signal import fft, fft2, ifft2, irfft, rfft  # noqa: F401  (keras.ops FFTs, _signal.py)
 
 __all__ = [
     "abs",
