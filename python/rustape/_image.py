@@ -5,6 +5,7 @@ are `[height, width, channels]` or `[batch, height, width, channels]`."""
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,28 @@ def _image(image: TensorLike, op: str) -> Tensor:
             f"height, width, channels], got shape {list(x.shape)} ({x.dtype.name})"
         )
     return x
+
+
+def _int_arg(value: Any, name: str, op: str) -> int:
+    """An integer argument (a Python or NumPy integer, an integral float or a one-element
+    integer tensor); TypeError naming `op` otherwise."""
+    if isinstance(value, (rt.Tensor, rt.Variable, np.ndarray)):
+        array = np.asarray(value)
+        if array.size == 1 and array.dtype.kind in "iu":
+            return int(array.reshape(()))
+    elif not isinstance(value, bool):
+        try:
+            return operator.index(value)
+        except TypeError:
+            if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+                return int(value)
+    raise TypeError(f"image.{op}: {name} must be an integer, got {value!r}")
+
+
+def _box(oh: Any, ow: Any, th: Any, tw: Any, op: str) -> tuple[int, int, int, int]:
+    names = ("offset_height", "offset_width", "target_height", "target_width")
+    a, b, c, d = (_int_arg(v, n, op) for v, n in zip((oh, ow, th, tw), names))
+    return a, b, c, d
 
 
 def _hw(x: Tensor) -> tuple[int, int]:
@@ -86,7 +109,7 @@ def rot90(image: TensorLike, k: int = 1) -> Tensor:
     [[1.0, 3.0], [0.0, 2.0]]
     """
     x = _image(image, "rot90")
-    k = int(k) % 4
+    k = _int_arg(k, "k", "rot90") % 4
     if k == 0:
         return x
     if k == 2:
@@ -109,7 +132,9 @@ def crop_to_bounding_box(
     """
     x = _image(image, "crop_to_bounding_box")
     h, w = _hw(x)
-    oh, ow, th, tw = (int(v) for v in (offset_height, offset_width, target_height, target_width))
+    oh, ow, th, tw = _box(
+        offset_height, offset_width, target_height, target_width, "crop_to_bounding_box"
+    )
     if oh < 0 or ow < 0 or th <= 0 or tw <= 0 or oh + th > h or ow + tw > w:
         raise ValueError(
             f"image.crop_to_bounding_box: the box at ({oh}, {ow}) of size ({th}, {tw}) is not "
@@ -131,7 +156,9 @@ def pad_to_bounding_box(
     """
     x = _image(image, "pad_to_bounding_box")
     h, w = _hw(x)
-    oh, ow, th, tw = (int(v) for v in (offset_height, offset_width, target_height, target_width))
+    oh, ow, th, tw = _box(
+        offset_height, offset_width, target_height, target_width, "pad_to_bounding_box"
+    )
     after_h, after_w = th - oh - h, tw - ow - w
     if oh < 0 or ow < 0 or after_h < 0 or after_w < 0:
         raise ValueError(
@@ -173,7 +200,11 @@ def resize_with_crop_or_pad(image: TensorLike, target_height: int, target_width:
     """
     x = _image(image, "resize_with_crop_or_pad")
     h, w = _hw(x)
-    th, tw = int(target_height), int(target_width)
+    op = "resize_with_crop_or_pad"
+    th, tw = (
+        _int_arg(target_height, "target_height", op),
+        _int_arg(target_width, "target_width", op),
+    )
     if th <= 0 or tw <= 0:
         raise ValueError(
             f"image.resize_with_crop_or_pad: target size must be positive, got ({th}, {tw})"
@@ -201,7 +232,11 @@ def resize_with_pad(
     """
     x = _image(image, "resize_with_pad")
     h, w = (np.float32(v) for v in _hw(x))
-    th, tw = int(target_height), int(target_width)
+    op = "resize_with_pad"
+    th, tw = (
+        _int_arg(target_height, "target_height", op),
+        _int_arg(target_width, "target_width", op),
+    )
     if th <= 0 or tw <= 0:
         raise ValueError(f"image.resize_with_pad: target size must be positive, got ({th}, {tw})")
     if h == 0 or w == 0:

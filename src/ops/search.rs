@@ -246,7 +246,7 @@ pub fn bincount(arr: &Tensor, how: &Bincount<'_>, dtype: DType) -> Result<Tensor
         .ok_or_else(|| Error::value(op, "too many bins"))?;
     let out_dtype = how.weights.map_or(dtype, Tensor::dtype);
     let weights = how.weights.map(Tensor::to_f64_vec);
-    let mut out = vec![0f64; total];
+    let mut out = crate::memory::try_filled(op, total, 0f64)?;
     let per = values.len().checked_div(rows).unwrap_or(0);
     for (k, &v) in values.iter().enumerate() {
         let v = v as usize;
@@ -367,7 +367,7 @@ pub fn histogram_fixed_width(
     let x = real_values(op, values)?;
     // The kernel: `(clamp_below(x, lo) - lo) / step` in double, capped at nbins - 1.
     let step = (hi - lo) / nbins as f64;
-    let mut counts = vec![0i64; nbins];
+    let mut counts = crate::memory::try_filled(op, nbins, 0i64)?;
     for v in x {
         if v.is_nan() {
             return Err(Error::value(op, "Histogram values must not contain NaN"));

@@ -8,7 +8,7 @@ use pyo3::types::PyTuple;
 
 use super::bindings::bindings;
 use super::dtype::parse_optional_dtype;
-use super::error::{guard, value_error};
+use super::error::{axis_arg, count_arg, guard, number_arg, value_error};
 use super::ops::{ints, number, tensor, wrap, Obj, OptObj};
 use super::tensor::PyTensor;
 use crate::dtype::DType;
@@ -200,10 +200,13 @@ pub fn unique_with_counts<'py>(
 pub fn unique_slices<'py>(
     py: Python<'py>,
     x: Obj,
-    axis: isize,
+    axis: Obj,
     sorted: bool,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let parts = guard(|| Ok(ops::unique(&tensor(x)?, axis, sorted, DType::I32)?))?;
+    let parts = guard(|| {
+        let axis = axis_arg(axis, "unique", "axis")?;
+        Ok(ops::unique(&tensor(x)?, axis, sorted, DType::I32)?)
+    })?;
     PyTuple::new(
         py,
         [parts.values, parts.first, parts.inverse, parts.counts].map(PyTensor::new),
@@ -308,10 +311,11 @@ pub fn quantile_summary_update(
     values: Vec<f32>,
     weights: Vec<f32>,
     data: Obj,
-    epsilon: f64,
+    epsilon: Obj,
 ) -> PyResult<(Vec<f32>, Vec<f32>)> {
     guard(|| {
         let op = "Discretization.adapt";
+        let epsilon = number_arg(epsilon, op, "epsilon")?;
         if !(epsilon > 0.0 && epsilon <= 1.0) {
             return Err(value_error(
                 op,
@@ -335,13 +339,18 @@ pub fn quantile_summary_update(
 pub fn quantile_bin_boundaries(
     values: Vec<f32>,
     weights: Vec<f32>,
-    num_bins: usize,
+    num_bins: Obj,
 ) -> PyResult<Vec<f32>> {
     guard(|| {
+        let num_bins = count_arg(num_bins, "Discretization.adapt", "num_bins")?;
         if num_bins == 0 || values.is_empty() || values.len() != weights.len() {
             return Err(value_error(
                 "Discretization.adapt",
-                format!("needs num_bins >= 1 and some data, got num_bins={num_bins} and {} summary points", values.len()),
+                format!(
+                    "needs num_bins >= 1 and some data, got num_bins={num_bins} and {} summary \
+                     points",
+                    values.len()
+                ),
             ));
         }
         Ok(ops::QuantileSummary { values, weights }.bin_boundaries(num_bins))

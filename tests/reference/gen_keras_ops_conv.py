@@ -59,6 +59,16 @@ CASES: list[tuple[str, list[np.ndarray], dict[str, Any]]] = [
     ("dot_product_attention", [Q, K, V], {"mask": MASK}),
     ("dot_product_attention", [Q, K, V, _n(1, 4, 5, 6)], {}),
     ("dot_product_attention", [Q, K2, V2], {"is_causal": True}),
+    ("conv_transpose", [X1, _n(3, 2, 3)], {"strides": 2}),
+    ("conv_transpose", [X2, _n(3, 3, 4, 3)], {"strides": 2, "padding": "same"}),
+    ("conv_transpose", [X2, _n(2, 3, 2, 3)], {"strides": (2, 3), "output_padding": (1, 2)}),
+    ("conv_transpose", [X2F, _n(3, 3, 2, 3)], {"strides": 2, "data_format": "channels_first"}),
+    ("conv_transpose", [X2D, _n(3, 2, 2, 3, dtype=np.float64)], {"padding": "same"}),
+    (
+        "conv_transpose",
+        [_n(1, 3, 4, 5, 2), _n(2, 2, 3, 3, 2)],
+        {"strides": (1, 2, 2), "padding": "same"},
+    ),
 ]
 
 

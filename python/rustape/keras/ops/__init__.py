@@ -81,6 +81,7 @@ from ._control import (
 from ._conv import (
     average_pool,
     conv,
+    conv_transpose,
     depthwise_conv,
     dot_product_attention,
     max_pool,
@@ -275,6 +276,7 @@ __all__ = [
     "conj",
     "conjugate",
     "conv",
+    "conv_transpose",
     "convert_to_numpy",
     "convert_to_tensor",
     "copy",

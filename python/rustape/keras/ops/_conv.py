@@ -107,6 +107,66 @@ def conv(
     return _first(y) if fmt == "channels_first" else y
 
 
+def conv_transpose(
+    inputs: Any,
+    kernel: Any,
+    strides: Any = 1,
+    padding: str = "valid",
+    output_padding: Any = None,
+    data_format: str | None = None,
+    dilation_rate: Any = 1,
+) -> Any:
+    """Keras 3's `keras.ops.conv_transpose`: the transposed convolution (1-D, 2-D or 3-D) with
+    `kernel` `[*window, out_channels, in_channels]`; output sizes by Keras's rule
+    (`output_padding`, or the size that strides up the input).
+
+    >>> import rustape as rt
+    >>> y = rt.keras.ops.conv_transpose(rt.ones([1, 3, 1]), rt.ones([2, 1, 1]), strides=2)
+    >>> y.numpy().ravel().tolist()
+    [1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+    """
+    from ..layers._args import deconv_output_length
+
+    fmt = _format(data_format)
+    dtype = result_type(inputs, kernel)
+    x, w = tensor(inputs, dtype), tensor(kernel, dtype)
+    dims = _spatial(x, "conv_transpose")
+    if fmt == "channels_first":
+        x = _last(x)
+    channels = x.shape[-1]
+    if w.shape[-1] != channels:
+        raise ValueError(
+            f"conv_transpose: the kernel's input channels ({w.shape[-1]}, kernel shape "
+            f"{tuple(w.shape)}) must equal the inputs' ({channels})"
+        )
+    strides_, dilations = _tuple(strides, dims), _tuple(dilation_rate, dims)
+    pads = [None] * dims if output_padding is None else _tuple(output_padding, dims)
+    mode = padding.lower()
+    if mode not in ("valid", "same"):
+        raise ValueError(f"conv_transpose: padding must be 'valid' or 'same', got {padding!r}")
+    sizes = [
+        deconv_output_length(n, k, mode, p, s, d)
+        for n, k, p, s, d in zip(x.shape[1:-1], w.shape[:-2], pads, strides_, dilations)
+    ]
+    shape = [x.shape[0], *sizes, w.shape[-2]]
+    if dims == 1:
+        y = _nn.conv2d_transpose(
+            _rt.expand_dims(x, 1),
+            _rt.expand_dims(w, 0),
+            [shape[0], 1, *shape[1:]],
+            [1, strides_[0]],
+            padding.upper(),
+            dilations=[1, dilations[0]],
+        )
+        y = _rt.squeeze(y, 1)
+    else:
+        fn = _nn.conv2d_transpose if dims == 2 else getattr(_nn, "conv3d_transpose", None)
+        if fn is None:
+            raise NotImplementedError("conv_transpose: 3-D needs rt.nn.conv3d_transpose")
+        y = fn(x, w, shape, strides_, padding.upper(), dilations=dilations)
+    return _first(y) if fmt == "channels_first" else y
+
+
 def depthwise_conv(
     inputs: Any,
     kernel: Any,
