@@ -164,6 +164,8 @@ PARAMETER_TYPES: dict[str, str] = {
     # images
     **dict.fromkeys(["images", "grads"], "TensorLike"),
     **dict.fromkeys(["size", "image_size"], "TensorLike | Sequence[int]"),
+    # signal
+    "fft_length": "TensorLike | Sequence[int] | None",
     "method": "str",
     **dict.fromkeys(["preserve_aspect_ratio", "antialias"], "bool"),
     "transform": "TensorLike",

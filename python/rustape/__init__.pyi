@@ -15,6 +15,7 @@ from . import nest as nest
 from . import nn as nn
 from . import random as random
 from . import saved_model as saved_model
+from . import signal as signal
 from . import summary as summary
 from . import test as test
 from . import utils as utils
@@ -322,6 +323,7 @@ __all__ = [
     "shape",
     "sigmoid",
     "sign",
+    "signal",
     "sin",
     "sinh",
     "size",

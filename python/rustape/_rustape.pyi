@@ -97,6 +97,10 @@ __all__ = [
     "expm",
     "expm1",
     "eye",
+    "fft",
+    "fft2d",
+    "fft3d",
+    "fftshift",
     "fill",
     "float32",
     "float64",
@@ -114,10 +118,17 @@ __all__ = [
     "gru_cell",
     "histogram_fixed_width",
     "histogram_fixed_width_bins",
+    "ifft",
+    "ifft2d",
+    "ifft3d",
+    "ifftshift",
     "imag",
     "int32",
     "int64",
     "inv",
+    "irfft",
+    "irfft2d",
+    "irfft3d",
     "is_finite",
     "is_inf",
     "is_nan",
@@ -184,6 +195,9 @@ __all__ = [
     "resize_adjoint",
     "resume_all_tapes",
     "reverse",
+    "rfft",
+    "rfft2d",
+    "rfft3d",
     "roll",
     "round",
     "scalar_mul",
@@ -1466,6 +1480,44 @@ def affine_transform_adjoint(
     fill_mode: str = "constant",
     name: str | None = None,
 ) -> Tensor: ...
+def fft(input: TensorLike, name: str | None = None) -> Tensor: ...
+def ifft(input: TensorLike, name: str | None = None) -> Tensor: ...
+def fft2d(input: TensorLike, name: str | None = None) -> Tensor: ...
+def ifft2d(input: TensorLike, name: str | None = None) -> Tensor: ...
+def fft3d(input: TensorLike, name: str | None = None) -> Tensor: ...
+def ifft3d(input: TensorLike, name: str | None = None) -> Tensor: ...
+def rfft(
+    input_tensor: TensorLike,
+    fft_length: TensorLike | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def irfft(
+    input_tensor: TensorLike,
+    fft_length: TensorLike | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def rfft2d(
+    input_tensor: TensorLike,
+    fft_length: TensorLike | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def irfft2d(
+    input_tensor: TensorLike,
+    fft_length: TensorLike | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def rfft3d(
+    input_tensor: TensorLike,
+    fft_length: TensorLike | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def irfft3d(
+    input_tensor: TensorLike,
+    fft_length: TensorLike | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def fftshift(x: TensorLike, axes: Axis = None, name: str | None = None) -> Tensor: ...
+def ifftshift(x: TensorLike, axes: Axis = None, name: str | None = None) -> Tensor: ...
 def complex(real: TensorLike, imag: TensorLike, name: str | None = None) -> Tensor: ...
 def real(input: TensorLike, name: str | None = None) -> Tensor: ...
 def imag(input: TensorLike, name: str | None = None) -> Tensor: ...

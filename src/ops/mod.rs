@@ -38,6 +38,7 @@ mod scatter;
 mod search;
 mod segment;
 mod shape;
+mod signal;
 mod sort;
 mod special;
 mod vmath;
@@ -72,6 +73,9 @@ pub use search::{
 };
 pub use segment::*;
 pub use shape::*;
+pub use signal::{
+    fft, fft2d, fft3d, fftshift, ifft, ifft2d, ifft3d, ifftshift, irfft, irfft_nd, rfft, rfft_nd,
+};
 pub use sort::*;
 pub use special::*;
 

@@ -36,6 +36,7 @@ mod ops_nn;
 mod ops_random;
 mod ops_search;
 mod ops_shape;
+mod ops_signal;
 mod optim;
 mod tape;
 mod tensor;
@@ -104,6 +105,7 @@ fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ops_math::register(m, &mut table)?;
     ops_index::register(m, &mut table)?;
     ops_image::register(m, &mut table)?;
+    ops_signal::register(m, &mut table)?;
     ops_complex::register(m, &mut table)?;
     optim::register(m, &mut table)?;
     metrics::register(m, &mut table)?;

@@ -22,6 +22,7 @@ PYTHON_TOP_LEVEL = {
     "linalg",
     "random",
     "image",
+    "signal",
     "layers",
     "keras",
     "data",

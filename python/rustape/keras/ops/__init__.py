@@ -330,6 +330,7 @@ from ._numpy_extra5 import (
     view_as_real,
 )
 from ._search import bincount, digitize, histogram, searchsorted, unique
+from ._signal import fft, fft2, ifft2, irfft, rfft  # noqa: F401  (keras.ops FFTs, _signal.py)
 
 __all__ = [
     "abs",
