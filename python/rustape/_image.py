@@ -259,7 +259,7 @@ def _float_dtype(x: Tensor) -> Any:
 
 
 @export("image")
-def adjust_brightness(image: TensorLike, delta: float) -> Tensor:
+def adjust_brightness(image: TensorLike, delta: float | TensorLike) -> Tensor:
     """`tf.image.adjust_brightness`: adds `delta` (integer images are converted to float32 and
     back, as TensorFlow).
 
@@ -272,7 +272,7 @@ def adjust_brightness(image: TensorLike, delta: float) -> Tensor:
 
 
 @export("image")
-def adjust_contrast(images: TensorLike, contrast_factor: float) -> Tensor:
+def adjust_contrast(images: TensorLike, contrast_factor: float | TensorLike) -> Tensor:
     """`tf.image.adjust_contrast`: `(x - mean) * contrast_factor + mean`, the mean per channel
     over height and width.
 

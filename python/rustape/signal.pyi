@@ -16,13 +16,13 @@ from ._rustape import irfft3d as irfft3d
 from ._rustape import rfft as rfft
 from ._rustape import rfft2d as rfft2d
 from ._rustape import rfft3d as rfft3d
-from .signal import frame as frame
-from .signal import hamming_window as hamming_window
-from .signal import hann_window as hann_window
-from .signal import inverse_stft as inverse_stft
-from .signal import inverse_stft_window_fn as inverse_stft_window_fn
-from .signal import overlap_and_add as overlap_and_add
-from .signal import stft as stft
+from ._signal_ops import frame as frame
+from ._signal_ops import hamming_window as hamming_window
+from ._signal_ops import hann_window as hann_window
+from ._signal_ops import inverse_stft as inverse_stft
+from ._signal_ops import inverse_stft_window_fn as inverse_stft_window_fn
+from ._signal_ops import overlap_and_add as overlap_and_add
+from ._signal_ops import stft as stft
 
 __all__ = [
     "fft",

@@ -330,7 +330,7 @@ from ._numpy_extra5 import (
     view_as_real,
 )
 from ._search import bincount, digitize, histogram, searchsorted, unique
-from ._signal import fft, fft2, ifft2, irfft, rfft  # noqa: F401  (keras.ops FFTs, _signal.py)
+from ._signal import fft, fft2, ifft2, irfft, rfft
 
 __all__ = [
     "abs",
@@ -401,6 +401,8 @@ __all__ = [
     "expand_dims",
     "expm1",
     "eye",
+    "fft",
+    "fft2",
     "flip",
     "floor",
     "floor_divide",
@@ -418,9 +420,11 @@ __all__ = [
     "hard_tanh",
     "histogram",
     "identity",
+    "ifft2",
     "imag",
     "inner",
     "inv",
+    "irfft",
     "is_tensor",
     "isclose",
     "isfinite",
@@ -483,6 +487,7 @@ __all__ = [
     "relu6",
     "repeat",
     "reshape",
+    "rfft",
     "rms_normalization",
     "roll",
     "round",
