@@ -4,8 +4,8 @@ Two workloads: `rfft` of a [64, 4096] float32 batch, and `stft` of an [8, 16000]
 signal (frame 512, step 128, Hann window, fft_length 512). Each backend runs in its own
 interpreter (TensorFlow and torch live in other virtual environments):
 
-    python benches/signal.py                      # rustape, then the others if found
-    python benches/signal.py --backend rustape    # one backend, prints JSON
+    python benches/spectral.py                      # rustape, then the others if found
+    python benches/spectral.py --backend rustape    # one backend, prints JSON
 
 Median wall-clock time of `--repeats` runs (after warm-up), in milliseconds.
 """
