@@ -213,30 +213,32 @@ pub fn unique_slices<'py>(
     )
 }
 
-/// `value_range` as `(lo, hi)`.
-fn range_of(value_range: Obj, op: &str) -> PyResult<(f64, f64)> {
+/// A histogram's `value_range` as `(lo, hi)` and its `nbins` (100 when not given).
+fn histogram_args(value_range: Obj, nbins: OptObj, op: &str) -> PyResult<(f64, f64, usize)> {
     let t = tensor(value_range)?;
-    match t.to_f64_vec().as_slice() {
-        [lo, hi] => Ok((*lo, *hi)),
-        _ => Err(value_error(
+    let [lo, hi] = t.to_f64_vec()[..] else {
+        return Err(value_error(
             op,
             format!(
                 "value_range must hold two numbers [lo, hi], got shape {:?}",
                 t.shape()
             ),
-        )),
-    }
-}
-
-fn nbins_of(nbins: Obj, op: &str) -> PyResult<usize> {
-    let n = number(nbins, op)?;
-    if n.fract() != 0.0 || !(1.0..=1e9).contains(&n) {
-        return Err(value_error(
-            op,
-            format!("nbins must be a positive integer, got {n}"),
         ));
-    }
-    Ok(n as usize)
+    };
+    let nbins = match nbins {
+        None => 100,
+        Some(n) => {
+            let n = number(n, op)?;
+            if n.fract() != 0.0 || !(1.0..=1e9).contains(&n) {
+                return Err(value_error(
+                    op,
+                    format!("nbins must be a positive integer, got {n}"),
+                ));
+            }
+            n as usize
+        }
+    };
+    Ok((lo, hi, nbins))
 }
 
 /// Counts of `values` in `nbins` equal bins spanning `value_range` `[lo, hi]`; values below
@@ -257,11 +259,7 @@ pub fn histogram_fixed_width(
     let _ = name;
     let op = "histogram_fixed_width";
     guard(|| {
-        let (lo, hi) = range_of(value_range, op)?;
-        let nbins = match nbins {
-            Some(n) => nbins_of(n, op)?,
-            None => 100,
-        };
+        let (lo, hi, nbins) = histogram_args(value_range, nbins, op)?;
         let dtype = parse_optional_dtype(dtype)?.unwrap_or(DType::I32);
         wrap(ops::histogram_fixed_width(
             &tensor(values)?,
@@ -291,11 +289,7 @@ pub fn histogram_fixed_width_bins(
     let _ = name;
     let op = "histogram_fixed_width_bins";
     guard(|| {
-        let (lo, hi) = range_of(value_range, op)?;
-        let nbins = match nbins {
-            Some(n) => nbins_of(n, op)?,
-            None => 100,
-        };
+        let (lo, hi, nbins) = histogram_args(value_range, nbins, op)?;
         let bins = ops::histogram_fixed_width_bins(&tensor(values)?, lo, hi, nbins)?;
         match parse_optional_dtype(dtype)? {
             Some(d) if d != DType::I32 => wrap(ops::cast(&bins, d)),
