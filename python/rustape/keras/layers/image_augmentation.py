@@ -88,10 +88,21 @@ def _shift_factor(owner: str, name: str, factor: Any, open_low: bool) -> tuple[f
     return -f, f
 
 
+def check_value_range(owner: str, value_range: Any) -> None:
+    """ValueError (Keras's) unless `value_range` is a list or tuple of two numbers."""
+    if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
+        raise ValueError(
+            f"{owner}: the `value_range` argument should be a list of two numbers. Received: "
+            f"value_range={value_range!r}"
+        )
+
+
 class _RandomImageLayer(Layer):
     """What the augmentation layers share: the seed, the data format, the training switch."""
 
-    def __init__(self, seed: Any, data_format: Any, name: Any, dtype: Any, kwargs: dict) -> None:
+    def __init__(
+        self, seed: Any, data_format: Any, name: Any, dtype: Any, kwargs: dict[str, Any]
+    ) -> None:
         owner = type(self).__name__
         reject_options(owner, kwargs, ("input_shape", "batch_size", "bounding_box_format"))
         super().__init__(name=name, dtype=dtype)
@@ -520,10 +531,7 @@ class RandomContrast(_RandomImageLayer):
     ) -> None:
         super().__init__(seed, data_format, name, dtype, kwargs)
         self.factor = _factor_pair("RandomContrast", "factor", factor, 0.0, 1.0)
-        if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
-            raise ValueError(
-                f"RandomContrast: value_range must be two numbers, got {value_range!r}"
-            )
+        check_value_range("RandomContrast", value_range)
         self.value_range = value_range
 
     def get_random_transformation(self, data: Any, training: bool = True, seed: Any = None) -> Any:
@@ -573,10 +581,7 @@ class RandomBrightness(_RandomImageLayer):
     ) -> None:
         super().__init__(seed, data_format, name, dtype, kwargs)
         self.factor = _factor_pair("RandomBrightness", "factor", factor, -1.0, 1.0)
-        if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
-            raise ValueError(
-                f"RandomBrightness: value_range must be two numbers, got {value_range!r}"
-            )
+        check_value_range("RandomBrightness", value_range)
         self.value_range = value_range
         self._range = sorted(float(v) for v in value_range)
 

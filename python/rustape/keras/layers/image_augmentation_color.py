@@ -8,17 +8,13 @@ from typing import Any
 
 import rustape as rt
 
-from .image_augmentation import _RandomImageLayer, _training
+from .image_augmentation import _RandomImageLayer, _training, check_value_range
 
 __all__ = ["AutoContrast", "RandomGrayscale", "Solarization"]
 
 
 def _value_range(owner: str, value_range: Any) -> list[float]:
-    if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
-        raise ValueError(
-            f"{owner}: the `value_range` argument should be a list of two numbers. Received: "
-            f"value_range={value_range!r}"
-        )
+    check_value_range(owner, value_range)
     return sorted(float(v) for v in value_range)
 
 
