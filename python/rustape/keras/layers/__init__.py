@@ -22,10 +22,12 @@ from .convolutional import (
     Conv2DTranspose,
     Conv3D,
     Conv3DTranspose,
+    DepthwiseConv1D,
     DepthwiseConv2D,
+    SeparableConv1D,
     SeparableConv2D,
 )
-from .core import Dense, Dropout, Embedding, Lambda
+from .core import ActivityRegularization, Dense, Dropout, Embedding, Identity, Lambda
 from .dot_attention import AdditiveAttention, Attention
 from .group_attention import GroupQueryAttention
 from .image_augmentation import (
@@ -40,7 +42,24 @@ from .image_augmentation import (
 from .image_augmentation_color import AutoContrast, RandomGrayscale, Solarization
 from .image_preprocessing import CenterCrop, Resizing
 from .masking import Masking
-from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
+from .merging import (
+    Add,
+    Average,
+    Concatenate,
+    Dot,
+    Maximum,
+    Minimum,
+    Multiply,
+    Subtract,
+    add,
+    average,
+    concatenate,
+    dot,
+    maximum,
+    minimum,
+    multiply,
+    subtract,
+)
 from .noise import (
     AlphaDropout,
     GaussianDropout,
@@ -49,7 +68,13 @@ from .noise import (
     SpatialDropout2D,
     SpatialDropout3D,
 )
-from .normalization import BatchNormalization, GroupNormalization, LayerNormalization
+from .normalization import (
+    BatchNormalization,
+    GroupNormalization,
+    LayerNormalization,
+    RMSNormalization,
+    UnitNormalization,
+)
 from .pooling import (
     AveragePooling1D,
     AveragePooling2D,
@@ -82,12 +107,59 @@ from .rnn import GRU, LSTM, SimpleRNN
 from .rnn_cells import RNN, GRUCell, LSTMCell, SimpleRNNCell, StackedRNNCells
 from .wrappers import Bidirectional, TimeDistributed
 
+# Keras's other names for the same classes.
+AvgPool1D = AveragePooling1D
+AvgPool2D = AveragePooling2D
+AvgPool3D = AveragePooling3D
+MaxPool1D = MaxPooling1D
+MaxPool2D = MaxPooling2D
+MaxPool3D = MaxPooling3D
+GlobalAvgPool1D = GlobalAveragePooling1D
+GlobalAvgPool2D = GlobalAveragePooling2D
+GlobalAvgPool3D = GlobalAveragePooling3D
+GlobalMaxPool1D = GlobalMaxPooling1D
+GlobalMaxPool2D = GlobalMaxPooling2D
+GlobalMaxPool3D = GlobalMaxPooling3D
+Convolution1D = Conv1D
+Convolution2D = Conv2D
+Convolution3D = Conv3D
+Convolution1DTranspose = Conv1DTranspose
+Convolution2DTranspose = Conv2DTranspose
+Convolution3DTranspose = Conv3DTranspose
+SeparableConvolution1D = SeparableConv1D
+SeparableConvolution2D = SeparableConv2D
+
+
+def serialize(layer: Layer) -> dict:
+    """A layer's config as JSON-able data (`{"class_name": ..., "config": ...}`), as
+    `model.save` writes it.
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.serialize(rt.keras.layers.Dense(2))["class_name"]
+    'Dense'
+    """
+    from ..saving import serialize_keras_object
+
+    return serialize_keras_object(layer)  # type: ignore[no-any-return]
+
+
+def deserialize(config: dict, custom_objects: dict | None = None) -> Layer:
+    """A new layer from `serialize`'s data (classes only from rustape, registered ones and
+    `custom_objects`).
+
+    >>> import rustape as rt
+    >>> layer = rt.keras.layers.deserialize(rt.keras.layers.serialize(rt.keras.layers.Dense(2)))
+    >>> type(layer).__name__, layer.units
+    ('Dense', 2)
+    """
+    from ..saving import deserialize_keras_object
+
+    return deserialize_keras_object(config, custom_objects)  # type: ignore[no-any-return]
+
+
 __all__ = [
-    "ELU",
-    "GRU",
-    "LSTM",
-    "RNN",
     "Activation",
+    "ActivityRegularization",
     "Add",
     "AdditiveAttention",
     "AlphaDropout",
@@ -97,6 +169,9 @@ __all__ = [
     "AveragePooling1D",
     "AveragePooling2D",
     "AveragePooling3D",
+    "AvgPool1D",
+    "AvgPool2D",
+    "AvgPool3D",
     "BatchNormalization",
     "Bidirectional",
     "CategoryEncoding",
@@ -108,36 +183,56 @@ __all__ = [
     "Conv2DTranspose",
     "Conv3D",
     "Conv3DTranspose",
+    "Convolution1D",
+    "Convolution1DTranspose",
+    "Convolution2D",
+    "Convolution2DTranspose",
+    "Convolution3D",
+    "Convolution3DTranspose",
     "Cropping1D",
     "Cropping2D",
     "Cropping3D",
     "Dense",
+    "DepthwiseConv1D",
     "DepthwiseConv2D",
     "Discretization",
     "Dot",
     "Dropout",
+    "ELU",
     "EinsumDense",
     "Embedding",
     "Flatten",
+    "GRU",
     "GRUCell",
     "GaussianDropout",
     "GaussianNoise",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
     "GlobalAveragePooling3D",
+    "GlobalAvgPool1D",
+    "GlobalAvgPool2D",
+    "GlobalAvgPool3D",
+    "GlobalMaxPool1D",
+    "GlobalMaxPool2D",
+    "GlobalMaxPool3D",
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
     "GlobalMaxPooling3D",
     "GroupNormalization",
     "GroupQueryAttention",
+    "Identity",
     "Input",
     "InputLayer",
+    "LSTM",
     "LSTMCell",
     "Lambda",
     "Layer",
     "LayerNormalization",
     "LeakyReLU",
     "Masking",
+    "MaxPool1D",
+    "MaxPool2D",
+    "MaxPool3D",
     "MaxPooling1D",
     "MaxPooling2D",
     "MaxPooling3D",
@@ -148,6 +243,8 @@ __all__ = [
     "Normalization",
     "PReLU",
     "Permute",
+    "RMSNormalization",
+    "RNN",
     "RandomBrightness",
     "RandomContrast",
     "RandomCrop",
@@ -161,7 +258,10 @@ __all__ = [
     "Rescaling",
     "Reshape",
     "Resizing",
+    "SeparableConv1D",
     "SeparableConv2D",
+    "SeparableConvolution1D",
+    "SeparableConvolution2D",
     "SimpleRNN",
     "SimpleRNNCell",
     "Softmax",
@@ -172,12 +272,23 @@ __all__ = [
     "StackedRNNCells",
     "Subtract",
     "TimeDistributed",
+    "UnitNormalization",
     "UpSampling1D",
     "UpSampling2D",
     "UpSampling3D",
     "ZeroPadding1D",
     "ZeroPadding2D",
     "ZeroPadding3D",
+    "add",
+    "average",
+    "concatenate",
+    "deserialize",
+    "dot",
     "get_activation",
     "get_initializer",
+    "maximum",
+    "minimum",
+    "multiply",
+    "serialize",
+    "subtract",
 ]
