@@ -18,7 +18,7 @@ import gen_layers_more as gen
 
 REF = np.load(os.path.join(HERE, "..", "reference", "layers_more.npz"), allow_pickle=False)
 L = rt.keras.layers
-CLOSE = dict(rtol=1e-5, atol=1e-6)
+CLOSE = {"rtol": 1e-5, "atol": 1e-6}
 
 
 @pytest.mark.parametrize("name", sorted(gen.LAYERS))

@@ -158,6 +158,10 @@ def deserialize(config: dict, custom_objects: dict | None = None) -> Layer:
 
 
 __all__ = [
+    "ELU",
+    "GRU",
+    "LSTM",
+    "RNN",
     "Activation",
     "ActivityRegularization",
     "Add",
@@ -198,11 +202,9 @@ __all__ = [
     "Discretization",
     "Dot",
     "Dropout",
-    "ELU",
     "EinsumDense",
     "Embedding",
     "Flatten",
-    "GRU",
     "GRUCell",
     "GaussianDropout",
     "GaussianNoise",
@@ -223,7 +225,6 @@ __all__ = [
     "Identity",
     "Input",
     "InputLayer",
-    "LSTM",
     "LSTMCell",
     "Lambda",
     "Layer",
@@ -244,7 +245,6 @@ __all__ = [
     "PReLU",
     "Permute",
     "RMSNormalization",
-    "RNN",
     "RandomBrightness",
     "RandomContrast",
     "RandomCrop",
