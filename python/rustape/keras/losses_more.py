@@ -113,8 +113,8 @@ def categorical_focal_crossentropy(
             f"`axis` must be of type `int`. Received: axis={axis} of type {type(axis)}"
         )
     y_true, y_pred = _pred_and_true(y_true, y_pred)
-    if label_smoothing:
-        classes = float(y_true.shape[-1])
+    classes = int(y_true.shape[-1]) if len(y_true.shape) else 1
+    if label_smoothing and classes:  # nothing to smooth over an empty class axis
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / classes
     if from_logits:
         y_pred = ops.softmax(y_pred, axis=axis)
