@@ -82,7 +82,7 @@ def test_r2_score_checks_its_arguments_and_inputs():
         M.R2Score(num_regressors=-1)
     with pytest.raises(ValueError, match="2D inputs"):
         M.R2Score().update_state([[[1.0]]], [[[1.0]]])
+    m = M.R2Score(num_regressors=5)
+    m.update_state([[1.0], [2.0]], [[1.0], [2.5]])
     with pytest.warns(UserWarning, match="More independent predictors"):
-        m = M.R2Score(num_regressors=5)
-        m.update_state([[1.0], [2.0]], [[1.0], [2.5]])
         m.result()
