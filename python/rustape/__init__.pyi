@@ -46,6 +46,24 @@ from ._ops import shape as shape
 from ._ops import size as size
 from ._ops import squared_difference as squared_difference
 from ._ops import truediv as truediv
+from ._ops_array import clip_by_global_norm as clip_by_global_norm
+from ._ops_array import depth_to_space as depth_to_space
+from ._ops_array import dynamic_partition as dynamic_partition
+from ._ops_array import ensure_shape as ensure_shape
+from ._ops_array import identity_n as identity_n
+from ._ops_array import realdiv as realdiv
+from ._ops_array import reverse_sequence as reverse_sequence
+from ._ops_array import sequence_mask as sequence_mask
+from ._ops_array import shape_n as shape_n
+from ._ops_array import slice as slice
+from ._ops_array import space_to_depth as space_to_depth
+from ._ops_array import strided_slice as strided_slice
+from ._ops_array import tensor_scatter_nd_max as tensor_scatter_nd_max
+from ._ops_array import tensor_scatter_nd_min as tensor_scatter_nd_min
+from ._ops_array import tensor_scatter_nd_sub as tensor_scatter_nd_sub
+from ._ops_array import truncatediv as truncatediv
+from ._ops_array import truncatemod as truncatemod
+from ._ops_array import unravel_index as unravel_index
 from ._rustape import DType as DType
 from ._rustape import Tensor as Tensor
 from ._rustape import Variable as Variable
@@ -210,6 +228,7 @@ __all__ = [
     "broadcast_to",
     "case",
     "cast",
+    "clip_by_global_norm",
     "clip_by_norm",
     "clip_by_value",
     "complex",
@@ -226,10 +245,13 @@ __all__ = [
     "cumsum",
     "custom_gradient",
     "data",
+    "depth_to_space",
     "device",
     "divide",
+    "dynamic_partition",
     "einsum",
     "elu",
+    "ensure_shape",
     "equal",
     "exp",
     "expand_dims",
@@ -252,6 +274,7 @@ __all__ = [
     "histogram_fixed_width",
     "histogram_fixed_width_bins",
     "identity",
+    "identity_n",
     "image",
     "int32",
     "int64",
@@ -297,6 +320,7 @@ __all__ = [
     "random_uniform",
     "range",
     "rank",
+    "realdiv",
     "reciprocal",
     "recompute_grad",
     "reduce_all",
@@ -311,6 +335,7 @@ __all__ = [
     "repeat",
     "reshape",
     "reverse",
+    "reverse_sequence",
     "roll",
     "round",
     "rsqrt",
@@ -319,18 +344,22 @@ __all__ = [
     "scan",
     "scatter_nd",
     "searchsorted",
+    "sequence_mask",
     "set_seed",
     "shape",
+    "shape_n",
     "sigmoid",
     "sign",
     "signal",
     "sin",
     "sinh",
     "size",
+    "slice",
     "softmax",
     "softplus",
     "solve",
     "sort",
+    "space_to_depth",
     "split",
     "sqrt",
     "square",
@@ -338,20 +367,27 @@ __all__ = [
     "squeeze",
     "stack",
     "stop_gradient",
+    "strided_slice",
     "subtract",
     "summary",
     "switch_case",
     "tan",
     "tanh",
     "tensor_scatter_nd_add",
+    "tensor_scatter_nd_max",
+    "tensor_scatter_nd_min",
+    "tensor_scatter_nd_sub",
     "tensor_scatter_nd_update",
     "tensordot",
     "test",
     "tile",
     "transpose",
     "truediv",
+    "truncatediv",
+    "truncatemod",
     "unique",
     "unique_with_counts",
+    "unravel_index",
     "unstack",
     "utils",
     "vectorized_map",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import _rustape as _rt
 from ._export import export
+from ._ops_array import int_arg
 from ._rustape import Tensor
 from ._typing import Axis, DTypeLike, TensorLike
 
@@ -22,7 +23,9 @@ def _tensor(x: TensorLike, dtype: DTypeLike = None) -> Tensor:
 
 
 @export("math", "nn")
-def in_top_k(targets: TensorLike, predictions: TensorLike, k: int, name: str | None = None) -> Tensor:
+def in_top_k(
+    targets: TensorLike, predictions: TensorLike, k: int, name: str | None = None
+) -> Tensor:
     """Whether each row's target class is among its `k` highest predictions: fewer than `k`
     classes score strictly higher (ties at the boundary count in). A target outside
     `[0, classes)` or a row with a non-finite prediction gives False, as in TensorFlow.
@@ -48,7 +51,9 @@ def in_top_k(targets: TensorLike, predictions: TensorLike, k: int, name: str | N
     higher = _rt.greater(scores, _rt.expand_dims(target_score, 1))
     count = _rt.reduce_sum(_rt.cast(higher, _rt.int64), axis=1)
     finite = _rt.reduce_all(_rt.is_finite(scores), axis=1)
-    return _rt.logical_and(_rt.logical_and(valid, finite), _rt.less(count, int(k)))
+    return _rt.logical_and(
+        _rt.logical_and(valid, finite), _rt.less(count, int_arg(k, "in_top_k", "k"))
+    )
 
 
 @export("math")

@@ -10,6 +10,9 @@ from ._ops import reduce_variance as reduce_variance
 from ._ops import rsqrt as rsqrt
 from ._ops import squared_difference as squared_difference
 from ._ops import truediv as truediv
+from ._ops_array import realdiv as realdiv
+from ._ops_array import truncatediv as truncatediv
+from ._ops_array import truncatemod as truncatemod
 from ._ops_math import ceil as ceil
 from ._ops_math import count_nonzero as count_nonzero
 from ._ops_math import in_top_k as in_top_k
@@ -160,6 +163,7 @@ __all__ = [
     "polygamma",
     "pow",
     "real",
+    "realdiv",
     "reciprocal",
     "reduce_all",
     "reduce_any",
@@ -191,6 +195,8 @@ __all__ = [
     "tanh",
     "top_k",
     "truediv",
+    "truncatediv",
+    "truncatemod",
     "unsorted_segment_max",
     "unsorted_segment_mean",
     "unsorted_segment_sum",

@@ -8,6 +8,8 @@ from ._ops import leaky_relu as leaky_relu
 from ._ops import relu6 as relu6
 from ._ops import silu as silu
 from ._ops import silu as swish
+from ._ops_array import depth_to_space as depth_to_space
+from ._ops_array import space_to_depth as space_to_depth
 from ._ops_math import in_top_k as in_top_k
 from ._rustape import avg_pool as avg_pool
 from ._rustape import avg_pool1d as avg_pool1d
@@ -61,6 +63,7 @@ __all__ = [
     "conv2d_transpose",
     "conv3d",
     "conv3d_transpose",
+    "depth_to_space",
     "depthwise_conv2d",
     "dropout",
     "elu",
@@ -86,6 +89,7 @@ __all__ = [
     "softmax_cross_entropy_with_logits",
     "softplus",
     "softsign",
+    "space_to_depth",
     "sparse_softmax_cross_entropy_with_logits",
     "swish",
     "tanh",

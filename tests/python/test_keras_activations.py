@@ -56,7 +56,8 @@ def test_gelu_float64_is_exact(approximate):
     x = gen.X.ravel()
     c = math.sqrt(2 / math.pi)
     exact = [
-        0.5 * v * (1 + math.tanh(c * (v + 0.044715 * v**3))) if approximate
+        0.5 * v * (1 + math.tanh(c * (v + 0.044715 * v**3)))
+        if approximate
         else 0.5 * v * math.erfc(-v / math.sqrt(2))
         for v in x
     ]
@@ -66,16 +67,33 @@ def test_gelu_float64_is_exact(approximate):
 
 # Points away from every kink (0, +-0.5, +-1, +-3, +-6 and the thresholds of the variants).
 SMOOTH_X = np.array([[-4.3, -2.2, -0.8, -0.3, 0.2, 0.7], [1.3, 2.1, 3.7, 4.4, 5.5, 6.6]])
-NO_SECOND = {"relu", "leaky_relu", "relu6", "soft_shrink", "sparse_plus", "hard_tanh",
-             "hard_shrink", "threshold", "hard_sigmoid", "sparse_sigmoid", "hard_silu",
-             "hard_swish", "sparsemax", "elu", "selu", "celu"}
+NO_SECOND = {
+    "relu",
+    "leaky_relu",
+    "relu6",
+    "soft_shrink",
+    "sparse_plus",
+    "hard_tanh",
+    "hard_shrink",
+    "threshold",
+    "hard_sigmoid",
+    "sparse_sigmoid",
+    "hard_silu",
+    "hard_swish",
+    "sparsemax",
+    "elu",
+    "selu",
+    "celu",
+}
 
 
 @pytest.mark.parametrize("key", sorted(gen.CASES))
 def test_gradients_match_central_differences(key):
     name, kwargs = gen.CASES[key]
     assert rt.test.gradcheck(
-        lambda x: rt.reduce_sum(_call(name, x, kwargs) * gen.WEIGHTS[:2, : 6 if name != "glu" or kwargs else 3]),
+        lambda x: rt.reduce_sum(
+            _call(name, x, kwargs) * gen.WEIGHTS[:2, : 6 if name != "glu" or kwargs else 3]
+        ),
         [SMOOTH_X],
         second_order=name not in NO_SECOND,
     )
@@ -87,8 +105,9 @@ def test_dense_layers_take_every_activation_name(name):
     layer(gen.DENSE_X)
     layer.kernel.assign(REF[f"dense/{name}/kernel"])
     layer.bias.assign(REF[f"dense/{name}/bias"])
-    np.testing.assert_allclose(layer(gen.DENSE_X).numpy(), REF[f"dense/{name}/y"], rtol=2e-6,
-                               atol=2e-6)
+    np.testing.assert_allclose(
+        layer(gen.DENSE_X).numpy(), REF[f"dense/{name}/y"], rtol=2e-6, atol=2e-6
+    )
 
 
 def test_get_serialize_and_deserialize():
@@ -105,12 +124,14 @@ def test_get_serialize_and_deserialize():
 
 
 def test_a_model_with_new_activations_saves_and_loads(tmp_path):
-    model = rt.keras.Sequential([
-        rt.keras.Input((5,)),
-        rt.keras.layers.Dense(4, activation="gelu"),
-        rt.keras.layers.Dense(3, activation=A.mish),
-        rt.keras.layers.Activation("log_softmax"),
-    ])
+    model = rt.keras.Sequential(
+        [
+            rt.keras.Input((5,)),
+            rt.keras.layers.Dense(4, activation="gelu"),
+            rt.keras.layers.Dense(3, activation=A.mish),
+            rt.keras.layers.Activation("log_softmax"),
+        ]
+    )
     path = str(tmp_path / "m.keras")
     model.save(path)
     again = rt.keras.models.load_model(path)

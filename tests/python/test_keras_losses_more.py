@@ -51,8 +51,19 @@ def test_class_matches_keras(name, dtype, reduction):
         )
 
 
-@pytest.mark.parametrize("name", ["msle", "bfce_balanced", "bfce_logits_smooth", "cfce",
-                                  "cfce_logits", "gce", "dice_axis1", "tversky_ab_axis1"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "msle",
+        "bfce_balanced",
+        "bfce_logits_smooth",
+        "cfce",
+        "cfce_logits",
+        "gce",
+        "dice_axis1",
+        "tversky_ab_axis1",
+    ],
+)
 def test_gradients_match_central_differences(name):
     cls, kwargs, _, _, _, _ = gen.CASES[name]
     y_true, y_pred, weights = gen.inputs(name, "float64")
@@ -63,9 +74,13 @@ def test_gradients_match_central_differences(name):
 def test_names_resolve_and_configs_round_trip():
     assert L.get("binary_focal_crossentropy") is L.binary_focal_crossentropy
     assert L.msle is L.MSLE is L.mean_squared_logarithmic_error
-    for loss in [L.Tversky(alpha=0.7, beta=0.3, axis=1), L.CategoricalGeneralizedCrossEntropy(q=0.3),
-                 L.Circle(gamma=10.0), L.BinaryFocalCrossentropy(gamma=1.0, from_logits=True),
-                 L.Dice(axis=(1, 2))]:
+    for loss in [
+        L.Tversky(alpha=0.7, beta=0.3, axis=1),
+        L.CategoricalGeneralizedCrossEntropy(q=0.3),
+        L.Circle(gamma=10.0),
+        L.BinaryFocalCrossentropy(gamma=1.0, from_logits=True),
+        L.Dice(axis=(1, 2)),
+    ]:
         again = L.deserialize(L.serialize(loss))
         assert type(again) is type(loss) and again.get_config() == loss.get_config()
 

@@ -32,8 +32,9 @@ def test_metric_results_match_keras(name):
     metric.reset_state()
     y_true, y_pred, _ = gen.batches(data)[0]
     metric.update_state(y_true, y_pred)
-    np.testing.assert_allclose(metric.result().numpy(), REF[f"{name}/results"][0], rtol=2e-5,
-                               atol=2e-6)
+    np.testing.assert_allclose(
+        metric.result().numpy(), REF[f"{name}/results"][0], rtol=2e-5, atol=2e-6
+    )
 
 
 @pytest.mark.parametrize("name", sorted(gen.FUNCTIONS))
@@ -47,10 +48,12 @@ def test_metric_functions_match_keras(name):
 @pytest.mark.parametrize("name", sorted(gen.IN_TOP_K))
 def test_in_top_k_matches_tensorflow(name):
     targets, predictions, k = gen.IN_TOP_K[name]
-    np.testing.assert_array_equal(rt.math.in_top_k(targets, predictions, k).numpy(),
-                                  REF[f"in_top_k/{name}"])
-    np.testing.assert_array_equal(rt.nn.in_top_k(targets, predictions, k).numpy(),
-                                  REF[f"in_top_k/{name}"])
+    np.testing.assert_array_equal(
+        rt.math.in_top_k(targets, predictions, k).numpy(), REF[f"in_top_k/{name}"]
+    )
+    np.testing.assert_array_equal(
+        rt.nn.in_top_k(targets, predictions, k).numpy(), REF[f"in_top_k/{name}"]
+    )
 
 
 def test_in_top_k_rejects_bad_shapes_and_dtypes():
@@ -62,10 +65,17 @@ def test_in_top_k_rejects_bad_shapes_and_dtypes():
 
 def test_names_configs_and_compile_strings():
     assert type(M.get("binary_crossentropy")) is M.BinaryCrossentropy
-    assert type(M.get("r2_score")) is M.R2Score and type(M.get("msle")) is M.MeanSquaredLogarithmicError
+    assert (
+        type(M.get("r2_score")) is M.R2Score
+        and type(M.get("msle")) is M.MeanSquaredLogarithmicError
+    )
     assert M.binary_crossentropy is rt.keras.losses.binary_crossentropy
-    for metric in [M.SparseTopKCategoricalAccuracy(k=3), M.CosineSimilarity(axis=0),
-                   M.BinaryCrossentropy(from_logits=True), M.R2Score(num_regressors=1)]:
+    for metric in [
+        M.SparseTopKCategoricalAccuracy(k=3),
+        M.CosineSimilarity(axis=0),
+        M.BinaryCrossentropy(from_logits=True),
+        M.R2Score(num_regressors=1),
+    ]:
         again = M.deserialize(M.serialize(metric))
         assert type(again) is type(metric) and again.get_config() == metric.get_config()
     model = rt.keras.Sequential([rt.keras.Input((3,)), rt.keras.layers.Dense(1)])

@@ -32,10 +32,17 @@ def test_ops_namespaces_cover_most_of_keras():
 
 @pytest.mark.parametrize(
     ("alias", "cls"),
-    [("glorot_uniform", "GlorotUniform"), ("he_normal", "HeNormal"), ("zeros", "Zeros"),
-     ("orthogonal", "Orthogonal"), ("identity", "Identity"),
-     ("OrthogonalInitializer", "Orthogonal"), ("IdentityInitializer", "Identity"),
-     ("variance_scaling", "VarianceScaling"), ("truncated_normal", "TruncatedNormal")],
+    [
+        ("glorot_uniform", "GlorotUniform"),
+        ("he_normal", "HeNormal"),
+        ("zeros", "Zeros"),
+        ("orthogonal", "Orthogonal"),
+        ("identity", "Identity"),
+        ("OrthogonalInitializer", "Orthogonal"),
+        ("IdentityInitializer", "Identity"),
+        ("variance_scaling", "VarianceScaling"),
+        ("truncated_normal", "TruncatedNormal"),
+    ],
 )
 def test_initializer_aliases_are_the_classes(alias, cls):
     assert getattr(I, alias) is getattr(I, cls)
