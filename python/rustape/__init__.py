@@ -42,8 +42,16 @@ from . import (
     utils,
 )
 from ._compat import (
+    control_dependencies,
     device,
+    executing_eagerly,
+    get_current_name_scope,
+    get_static_value,
+    group,
+    init_scope,
     is_tensor,
+    name_scope,
+    no_op,
     numpy_function,
     print,
     py_function,
@@ -52,6 +60,7 @@ from ._compat import (
 )
 from ._control_flow import case, cond, foldl, foldr, map_fn, scan, switch_case, while_loop
 from ._module import Module, TensorSpec, function
+from ._shape import TensorShape
 from ._tape import GradientTape, UnconnectedGradients
 from .custom_gradient import custom_gradient
 
@@ -65,6 +74,7 @@ __version__: str = _rustape.__version__
 __all__ = [
     "GradientTape",
     "Module",
+    "TensorShape",
     "TensorSpec",
     "UnconnectedGradients",
     "__version__",
@@ -72,23 +82,31 @@ __all__ = [
     "cond",
     "config",
     "contrib",
+    "control_dependencies",
     "custom_gradient",
     "data",
     "device",
+    "executing_eagerly",
     "experimental",
     "foldl",
     "foldr",
     "function",
+    "get_current_name_scope",
+    "get_static_value",
+    "group",
     "image",
+    "init_scope",
     "is_tensor",
     "keras",
     "layers",
     "linalg",
     "map_fn",
     "math",
+    "name_scope",
     "nest",
     "newaxis",
     "nn",
+    "no_op",
     "numpy_function",
     "print",
     "py_function",

@@ -19,8 +19,16 @@ from . import signal as signal
 from . import summary as summary
 from . import test as test
 from . import utils as utils
+from ._compat import control_dependencies as control_dependencies
 from ._compat import device as device
+from ._compat import executing_eagerly as executing_eagerly
+from ._compat import get_current_name_scope as get_current_name_scope
+from ._compat import get_static_value as get_static_value
+from ._compat import group as group
+from ._compat import init_scope as init_scope
 from ._compat import is_tensor as is_tensor
+from ._compat import name_scope as name_scope
+from ._compat import no_op as no_op
 from ._compat import numpy_function as numpy_function
 from ._compat import print as print
 from ._compat import py_function as py_function
@@ -192,6 +200,7 @@ from ._rustape import unstack as unstack
 from ._rustape import where as where
 from ._rustape import zeros as zeros
 from ._rustape import zeros_like as zeros_like
+from ._shape import TensorShape as TensorShape
 from ._tape import GradientTape as GradientTape
 from ._tape import UnconnectedGradients as UnconnectedGradients
 from .custom_gradient import custom_gradient as custom_gradient
@@ -204,6 +213,7 @@ __all__ = [
     "GradientTape",
     "Module",
     "Tensor",
+    "TensorShape",
     "TensorSpec",
     "UnconnectedGradients",
     "Variable",
@@ -239,6 +249,7 @@ __all__ = [
     "config",
     "constant",
     "contrib",
+    "control_dependencies",
     "convert_to_tensor",
     "cos",
     "cosh",
@@ -253,6 +264,7 @@ __all__ = [
     "elu",
     "ensure_shape",
     "equal",
+    "executing_eagerly",
     "exp",
     "expand_dims",
     "experimental",
@@ -269,13 +281,17 @@ __all__ = [
     "function",
     "gather",
     "gather_nd",
+    "get_current_name_scope",
+    "get_static_value",
     "greater",
     "greater_equal",
+    "group",
     "histogram_fixed_width",
     "histogram_fixed_width_bins",
     "identity",
     "identity_n",
     "image",
+    "init_scope",
     "int32",
     "int64",
     "inv",
@@ -301,10 +317,12 @@ __all__ = [
     "minimum",
     "moments",
     "multiply",
+    "name_scope",
     "negative",
     "nest",
     "newaxis",
     "nn",
+    "no_op",
     "norm",
     "not_equal",
     "numpy_function",

@@ -272,3 +272,104 @@ def _reduce_variable(v: Any) -> tuple[Any, tuple[Any, ...]]:
 
 
 copyreg.pickle(_rt.Variable, _reduce_variable)
+
+
+# -- graph-building names that mean nothing eagerly ------------------------------------------
+
+_name_scopes: list[str] = []
+
+
+def executing_eagerly() -> bool:
+    """Whether ops run as they are called: always, in rustape.
+
+    >>> rt.executing_eagerly()
+    True
+    """
+    return True
+
+
+def no_op(name: str | None = None) -> None:
+    """Does nothing (TensorFlow's placeholder op).
+
+    >>> rt.no_op() is None
+    True
+    """
+    return
+
+
+def group(*inputs: Any, **kwargs: Any) -> None:
+    """TensorFlow's grouping of ops to run together: eager ops have already run.
+
+    >>> rt.group(rt.constant(1.0), rt.constant(2.0)) is None
+    True
+    """
+    return
+
+
+@contextlib.contextmanager
+def control_dependencies(control_inputs: Any) -> Iterator[None]:
+    """TensorFlow's ordering of graph ops: eager ops run in program order already.
+
+    >>> with rt.control_dependencies([rt.no_op()]):
+    ...     y = rt.constant(2.0) * 3.0
+    >>> float(y)
+    6.0
+    """
+    yield
+
+
+class name_scope:
+    """TensorFlow's name scope: `with rt.name_scope("block") as scope:` gives the scope's
+    name (`"block/"`, nested scopes joined); ops keep their own names.
+
+    >>> with rt.name_scope("outer"):
+    ...     with rt.name_scope("inner") as scope:
+    ...         print(scope)
+    outer/inner/
+    """
+
+    def __init__(self, name: str) -> None:
+        if not isinstance(name, str):
+            raise TypeError(f"name_scope: name must be a string, got {name!r}")
+        self.name = name
+
+    def __enter__(self) -> str:
+        _name_scopes.append(self.name)
+        return "/".join(s for s in _name_scopes if s) + "/" if self.name else ""
+
+    def __exit__(self, *exc: object) -> None:
+        _name_scopes.pop()
+
+
+def get_current_name_scope() -> str:
+    """The name of the innermost `name_scope` ("" outside every scope).
+
+    >>> with rt.name_scope("a"):
+    ...     rt.get_current_name_scope()
+    'a'
+    """
+    return "/".join(s for s in _name_scopes if s)
+
+
+@contextlib.contextmanager
+def init_scope() -> Iterator[None]:
+    """TensorFlow's escape from graph building into eager execution: rustape is eager.
+
+    >>> with rt.init_scope():
+    ...     v = rt.Variable(1.0)
+    >>> float(v)
+    1.0
+    """
+    yield
+
+
+def get_static_value(tensor: Any, partial: bool = False) -> Any:
+    """The NumPy value of `tensor` (every eager tensor's value is known); other values as
+    NumPy arrays.
+
+    >>> rt.get_static_value(rt.constant([1, 2])).tolist()
+    [1, 2]
+    """
+    if isinstance(tensor, (_rt.Tensor, _rt.Variable)):
+        return tensor.numpy()
+    return np.asarray(tensor)

@@ -4,6 +4,7 @@ and the logger's level (rows of the binding table's `config` namespace, declared
 from __future__ import annotations
 
 import logging
+from typing import Any, NamedTuple
 
 from ._export import export
 
@@ -74,3 +75,127 @@ def get_log_level() -> int:
     True
     """
     return logger.getEffectiveLevel()
+
+
+# -- devices: rustape runs on the CPU -------------------------------------------------------
+
+
+class PhysicalDevice(NamedTuple):
+    """A device of the machine (TensorFlow's `tf.config.PhysicalDevice`)."""
+
+    name: str
+    device_type: str
+
+
+class LogicalDevice(NamedTuple):
+    """A device ops run on (TensorFlow's `tf.config.LogicalDevice`)."""
+
+    name: str
+    device_type: str
+
+
+_CPU = PhysicalDevice("/physical_device:CPU:0", "CPU")
+_soft_placement = True
+
+
+def _of_type(devices: list[Any], device_type: str | None) -> list[Any]:
+    if device_type is None:
+        return list(devices)
+    if not isinstance(device_type, str):
+        raise TypeError(f"config: device_type must be a string, got {device_type!r}")
+    return [d for d in devices if d.device_type == device_type.upper()]
+
+
+@export("config")
+def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice]:
+    """The machine's devices of `device_type` ("CPU", "GPU", ...; all when None): rustape
+    runs on the CPU, so the list is the CPU or empty.
+
+    >>> rt.config.list_physical_devices()
+    [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]
+    >>> rt.config.list_physical_devices("GPU")
+    []
+    """
+    return _of_type([_CPU], device_type)
+
+
+@export("config")
+def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
+    """The devices ops run on, of `device_type` (all when None): the CPU.
+
+    >>> rt.config.list_logical_devices("CPU")
+    [LogicalDevice(name='/device:CPU:0', device_type='CPU')]
+    """
+    return _of_type([LogicalDevice("/device:CPU:0", "CPU")], device_type)
+
+
+@export("config")
+def get_visible_devices(device_type: str | None = None) -> list[PhysicalDevice]:
+    """The devices rustape may use, of `device_type`: the CPU.
+
+    >>> rt.config.get_visible_devices()
+    [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]
+    """
+    return _of_type([_CPU], device_type)
+
+
+@export("config")
+def set_visible_devices(devices: Any, device_type: str | None = None) -> None:
+    """TensorFlow's device visibility: rustape accepts the devices `list_physical_devices`
+    gives (hiding every GPU changes nothing: there is none); the CPU cannot be hidden.
+
+    >>> rt.config.set_visible_devices([], "GPU")
+    >>> rt.config.set_visible_devices(rt.config.list_physical_devices("CPU"))
+    """
+    listed = [devices] if isinstance(devices, PhysicalDevice) else list(devices)
+    for device in listed:
+        if device != _CPU:
+            raise ValueError(f"set_visible_devices: {device!r} is not a device of this machine")
+    if device_type is not None and device_type.upper() == "CPU" and _CPU not in listed:
+        raise ValueError("set_visible_devices: the CPU cannot be hidden (rustape runs on it)")
+    if device_type is None and _CPU not in listed:
+        raise ValueError("set_visible_devices: the CPU cannot be hidden (rustape runs on it)")
+
+
+@export("config")
+def set_soft_device_placement(enabled: bool) -> None:
+    """TensorFlow's soft placement (remembered; every op runs on the CPU either way).
+
+    >>> rt.config.set_soft_device_placement(True)
+    >>> rt.config.get_soft_device_placement()
+    True
+    """
+    global _soft_placement
+    _soft_placement = bool(enabled)
+
+
+@export("config")
+def get_soft_device_placement() -> bool:
+    """Whether soft placement is on (the default).
+
+    >>> rt.config.get_soft_device_placement()
+    True
+    """
+    return _soft_placement
+
+
+@export("config")
+def run_functions_eagerly(run_eagerly: bool) -> None:
+    """TensorFlow's switch for `tf.function`: `rt.function` always runs eagerly, so this
+    changes nothing.
+
+    >>> rt.config.run_functions_eagerly(True)
+    >>> rt.config.functions_run_eagerly()
+    True
+    """
+    bool(run_eagerly)
+
+
+@export("config")
+def functions_run_eagerly() -> bool:
+    """Whether functions run eagerly: always, in rustape.
+
+    >>> rt.config.functions_run_eagerly()
+    True
+    """
+    return True

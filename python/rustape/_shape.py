@@ -52,6 +52,7 @@ class TensorShape(tuple):
         return all(d is not None for d in self)
 
     def as_shape(self) -> TensorShape:
+        """The shape itself (TensorFlow converts other values to a `TensorShape`)."""
         return self
 
     def __getitem__(self, key: Any) -> Any:

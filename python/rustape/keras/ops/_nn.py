@@ -260,7 +260,9 @@ def moments(
     return mean, variance
 
 
-def normalize(x: Any, axis: int = -1, order: int = 2, epsilon: float | None = None) -> Any:
+def normalize(
+    x: Any, axis: int | list[int] = -1, order: int = 2, epsilon: float | None = None
+) -> Any:
     """Keras 3's `keras.ops.normalize`: `x / max(norm(x), epsilon)` along `axis` (the norm of
     `order` 1 or 2).
 

@@ -1,6 +1,5 @@
 """`keras.ops.linalg`: Keras 3's linear-algebra ops under their namespace; each is the
-`keras.ops` function of the same name; names rustape does not have yet are absent (an
-AttributeError).
+`keras.ops` function of the same name.
 
 >>> import rustape as rt
 >>> float(rt.keras.ops.linalg.det([[2.0, 0.0], [0.0, 3.0]]))
@@ -9,12 +8,41 @@ AttributeError).
 
 from __future__ import annotations
 
-from ._namespace import fill
-
-#: Keras 3.15's names in this namespace.
-KERAS_NAMES = (
-    "cholesky", "cholesky_inverse", "det", "eig", "eigh", "inv", "jvp", "lstsq",
-    "lu_factor", "matrix_rank", "norm", "pinv", "qr", "solve", "solve_triangular", "svd",
+from . import (  # keras.ops' own functions (imported at the end of __init__.py)
+    cholesky,
+    cholesky_inverse,
+    det,
+    eigh,
+    inv,
+    jvp,
+    lstsq,
+    matrix_rank,
+    norm,
+    pinv,
+    qr,
+    solve,
+    solve_triangular,
+    svd,
 )
 
-__all__ = list(fill(globals(), KERAS_NAMES))
+#: Keras 3.15's names in this namespace that rustape does not have yet (an AttributeError).
+NOT_YET = (
+    "eig", "lu_factor",
+)
+
+__all__ = [
+    "cholesky",
+    "cholesky_inverse",
+    "det",
+    "eigh",
+    "inv",
+    "jvp",
+    "lstsq",
+    "matrix_rank",
+    "norm",
+    "pinv",
+    "qr",
+    "solve",
+    "solve_triangular",
+    "svd",
+]
