@@ -147,7 +147,14 @@ def set_visible_devices(devices: Any, device_type: str | None = None) -> None:
     >>> rt.config.set_visible_devices([], "GPU")
     >>> rt.config.set_visible_devices(rt.config.list_physical_devices("CPU"))
     """
-    listed = [devices] if isinstance(devices, PhysicalDevice) else list(devices)
+    if device_type is not None and not isinstance(device_type, str):
+        raise TypeError(f"set_visible_devices: device_type must be a string, got {device_type!r}")
+    if isinstance(devices, PhysicalDevice):
+        listed = [devices]
+    elif isinstance(devices, (list, tuple)):
+        listed = list(devices)
+    else:
+        raise TypeError(f"set_visible_devices: devices must be a list of devices, got {devices!r}")
     for device in listed:
         if device != _CPU:
             raise ValueError(f"set_visible_devices: {device!r} is not a device of this machine")

@@ -14,9 +14,23 @@ from ._ops_array import realdiv as realdiv
 from ._ops_array import truncatediv as truncatediv
 from ._ops_array import truncatemod as truncatemod
 from ._ops_math import ceil as ceil
+from ._ops_math import confusion_matrix as confusion_matrix
 from ._ops_math import count_nonzero as count_nonzero
 from ._ops_math import in_top_k as in_top_k
+from ._ops_math import invert_permutation as invert_permutation
+from ._ops_math import is_non_decreasing as is_non_decreasing
+from ._ops_math import is_strictly_increasing as is_strictly_increasing
+from ._ops_math import lbeta as lbeta
 from ._ops_math import logical_xor as logical_xor
+from ._ops_math import polyval as polyval
+from ._ops_math import reciprocal_no_nan as reciprocal_no_nan
+from ._ops_math import segment_max as segment_max
+from ._ops_math import segment_mean as segment_mean
+from ._ops_math import segment_min as segment_min
+from ._ops_math import unsorted_segment_min as unsorted_segment_min
+from ._ops_math import unsorted_segment_sqrt_n as unsorted_segment_sqrt_n
+from ._ops_math import xlog1py as xlog1py
+from ._ops_math import zero_fraction as zero_fraction
 from ._rustape import abs as abs
 from ._rustape import acos as acos
 from ._rustape import acosh as acosh
@@ -118,6 +132,7 @@ __all__ = [
     "atanh",
     "bincount",
     "ceil",
+    "confusion_matrix",
     "conj",
     "cos",
     "cosh",
@@ -140,10 +155,14 @@ __all__ = [
     "greater_equal",
     "imag",
     "in_top_k",
+    "invert_permutation",
     "is_finite",
     "is_inf",
     "is_nan",
+    "is_non_decreasing",
+    "is_strictly_increasing",
     "l2_normalize",
+    "lbeta",
     "less",
     "less_equal",
     "lgamma",
@@ -161,10 +180,12 @@ __all__ = [
     "negative",
     "not_equal",
     "polygamma",
+    "polyval",
     "pow",
     "real",
     "realdiv",
     "reciprocal",
+    "reciprocal_no_nan",
     "reduce_all",
     "reduce_any",
     "reduce_euclidean_norm",
@@ -179,6 +200,9 @@ __all__ = [
     "round",
     "rsqrt",
     "scalar_mul",
+    "segment_max",
+    "segment_mean",
+    "segment_min",
     "segment_sum",
     "sigmoid",
     "sign",
@@ -199,7 +223,11 @@ __all__ = [
     "truncatemod",
     "unsorted_segment_max",
     "unsorted_segment_mean",
+    "unsorted_segment_min",
+    "unsorted_segment_sqrt_n",
     "unsorted_segment_sum",
     "xdivy",
+    "xlog1py",
     "xlogy",
+    "zero_fraction",
 ]

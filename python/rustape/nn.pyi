@@ -11,6 +11,25 @@ from ._ops import silu as swish
 from ._ops_array import depth_to_space as depth_to_space
 from ._ops_array import space_to_depth as space_to_depth
 from ._ops_math import in_top_k as in_top_k
+from ._ops_nn import atrous_conv2d as atrous_conv2d
+from ._ops_nn import atrous_conv2d_transpose as atrous_conv2d_transpose
+from ._ops_nn import compute_average_loss as compute_average_loss
+from ._ops_nn import conv1d_transpose as conv1d_transpose
+from ._ops_nn import conv_transpose as conv_transpose
+from ._ops_nn import convolution as convolution
+from ._ops_nn import crelu as crelu
+from ._ops_nn import local_response_normalization as local_response_normalization
+from ._ops_nn import local_response_normalization as lrn
+from ._ops_nn import log_poisson_loss as log_poisson_loss
+from ._ops_nn import normalize_moments as normalize_moments
+from ._ops_nn import pool as pool
+from ._ops_nn import scale_regularization_loss as scale_regularization_loss
+from ._ops_nn import separable_conv2d as separable_conv2d
+from ._ops_nn import sufficient_statistics as sufficient_statistics
+from ._ops_nn import (
+    weighted_cross_entropy_with_logits as weighted_cross_entropy_with_logits,
+)
+from ._ops_nn import weighted_moments as weighted_moments
 from ._rustape import avg_pool as avg_pool
 from ._rustape import avg_pool1d as avg_pool1d
 from ._rustape import avg_pool2d as avg_pool2d
@@ -52,17 +71,24 @@ from ._rustape import tanh as tanh
 from ._rustape import top_k as top_k
 
 __all__ = [
+    "atrous_conv2d",
+    "atrous_conv2d_transpose",
     "avg_pool",
     "avg_pool1d",
     "avg_pool2d",
     "avg_pool3d",
     "batch_normalization",
     "bias_add",
+    "compute_average_loss",
     "conv1d",
+    "conv1d_transpose",
     "conv2d",
     "conv2d_transpose",
     "conv3d",
     "conv3d_transpose",
+    "conv_transpose",
+    "convolution",
+    "crelu",
     "depth_to_space",
     "depthwise_conv2d",
     "dropout",
@@ -73,15 +99,22 @@ __all__ = [
     "l2_loss",
     "l2_normalize",
     "leaky_relu",
+    "local_response_normalization",
+    "log_poisson_loss",
     "log_softmax",
+    "lrn",
     "max_pool",
     "max_pool1d",
     "max_pool2d",
     "max_pool3d",
     "moments",
+    "normalize_moments",
+    "pool",
     "relu",
     "relu6",
+    "scale_regularization_loss",
     "selu",
+    "separable_conv2d",
     "sigmoid",
     "sigmoid_cross_entropy_with_logits",
     "silu",
@@ -91,7 +124,10 @@ __all__ = [
     "softsign",
     "space_to_depth",
     "sparse_softmax_cross_entropy_with_logits",
+    "sufficient_statistics",
     "swish",
     "tanh",
     "top_k",
+    "weighted_cross_entropy_with_logits",
+    "weighted_moments",
 ]

@@ -33,7 +33,83 @@ def _reverse_prefix(x: np.ndarray, lengths: list[int]) -> np.ndarray:
     return out
 
 
+D6 = rng.normal(size=(6, 3))
+POS = rng.uniform(0.5, 3.0, size=(3, 4))
+SEQ4 = rng.normal(size=(2, 4, 4, 3))
+SEG = np.array([0, 0, 2, 2, 2, 5], np.int32)
+
 CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
+    "segment_max": (lambda d: rt.math.segment_max(d, SEG), [D6]),
+    "segment_min": (lambda d: rt.math.segment_min(d, SEG), [D6]),
+    "segment_mean": (lambda d: rt.math.segment_mean(d, SEG), [D6]),
+    # Every segment non-empty: an empty one holds the dtype's largest value, beyond finite
+    # differences.
+    "unsorted_segment_min": (
+        lambda d: rt.math.unsorted_segment_min(d, [3, 0, 3, 1, 0, 2], 4),
+        [D6],
+    ),
+    "unsorted_segment_sqrt_n": (
+        lambda d: rt.math.unsorted_segment_sqrt_n(d, [3, 0, 3, 1, 0, 3], 5),
+        [D6],
+    ),
+    "reciprocal_no_nan": (rt.math.reciprocal_no_nan, [POS - 1.9]),
+    "xlog1py": (rt.math.xlog1py, [POS - 1.0, POS]),
+    "lbeta": (rt.math.lbeta, [POS]),
+    "polyval": (lambda x, a: rt.math.polyval([a[0, 0], 2.0, a[1, 1]], x), [POS, POS]),
+    "crelu": (rt.nn.crelu, [POS - 1.7]),
+    "weighted_cross_entropy_with_logits": (
+        lambda z, x: rt.nn.weighted_cross_entropy_with_logits(z, x, 2.5),
+        [POS / 3.0, POS - 1.5],
+    ),
+    "log_poisson_loss": (
+        lambda z, c: rt.nn.log_poisson_loss(z, c, compute_full_loss=True),
+        [POS, POS - 1.0],
+    ),
+    "compute_average_loss": (
+        lambda l, w: rt.nn.compute_average_loss(l, sample_weight=w),
+        [POS[:, 0], POS[:, 1]],
+    ),
+    "scale_regularization_loss": (rt.nn.scale_regularization_loss, [POS]),
+    "sufficient_statistics": (
+        lambda x: rt.nn.sufficient_statistics(x, [0, 1], shift=0.5)[2],
+        [SEQ4],
+    ),
+    "normalize_moments": (
+        lambda m, v: rt.nn.normalize_moments(3.0, m, v, 0.5)[1],
+        [POS, POS * 4.0],
+    ),
+    # The mean: the variance stops its gradient through the mean (as TensorFlow), so its
+    # second derivative is not the function's; test_tf_more checks it against TensorFlow.
+    "weighted_moments": (lambda x, w: rt.nn.weighted_moments(x, [1], w)[0], [POS, POS[:, :1]]),
+    "local_response_normalization": (
+        lambda x: rt.nn.local_response_normalization(x, 1, 0.5, 0.3, 0.75),
+        [SEQ4],
+    ),
+    "convolution": (
+        lambda x, f: rt.nn.convolution(x, f, padding="SAME"),
+        [SEQ4, SEQ4[0, :2, :2, :, None]],
+    ),
+    "conv1d_transpose": (
+        lambda x, f: rt.nn.conv1d_transpose(x, f, [2, 8, 2], 2),
+        [rng.normal(size=(2, 4, 3)), rng.normal(size=(2, 2, 3))],
+    ),
+    "conv_transpose": (
+        lambda x, f: rt.nn.conv_transpose(x, f, [2, 8, 8, 2], [2, 2]),
+        [SEQ4, rng.normal(size=(2, 2, 2, 3))],
+    ),
+    "separable_conv2d": (
+        lambda x, d, p: rt.nn.separable_conv2d(x, d, p, [1, 1, 1, 1], "SAME"),
+        [SEQ4, rng.normal(size=(2, 2, 3, 1)), rng.normal(size=(1, 1, 3, 2))],
+    ),
+    "atrous_conv2d": (
+        lambda x, f: rt.nn.atrous_conv2d(x, f, 2, "SAME"),
+        [SEQ4, rng.normal(size=(2, 2, 3, 1))],
+    ),
+    "atrous_conv2d_transpose": (
+        lambda x, f: rt.nn.atrous_conv2d_transpose(x, f, [2, 4, 4, 1], 2, "VALID"),
+        [rng.normal(size=(2, 2, 2, 3)), rng.normal(size=(2, 2, 1, 3))],
+    ),
+    "pool": (lambda x: rt.nn.pool(x, [2, 2], "AVG", strides=[2, 2]), [SEQ4]),
     "slice": (lambda x: rt.slice(x, [1, 0, 2], [2, -1, 3]), [X345]),
     "strided_slice": (
         lambda x: rt.strided_slice(x, [0, 1, 4], [3, 4, 0], [2, 1, -1], shrink_axis_mask=0),
@@ -93,6 +169,31 @@ FORWARD: dict[str, tuple[Any, ...]] = {
         rt.truncatemod,
         [np.array([-7, 7, -6, 5], np.int32), np.array([2, -2, 4, 3], np.int32)],
         np.fmod,
+    ),
+    "confusion_matrix": (
+        lambda a, b: rt.math.confusion_matrix(a, b, num_classes=3),
+        [np.array([0, 2, 2, 1]), np.array([2, 2, 0, 1])],
+        lambda a, b: np.histogram2d(a, b, bins=3, range=[[0, 3], [0, 3]])[0].astype(np.int32),
+    ),
+    "invert_permutation": (
+        rt.math.invert_permutation,
+        [np.array([3, 0, 2, 1], np.int32)],
+        np.argsort,
+    ),
+    "is_non_decreasing": (
+        rt.math.is_non_decreasing,
+        [np.array([1.0, 2.0, 2.0])],
+        lambda x: np.all(np.diff(x) >= 0),
+    ),
+    "is_strictly_increasing": (
+        rt.math.is_strictly_increasing,
+        [np.array([1.0, 2.0, 2.0])],
+        lambda x: np.all(np.diff(x) > 0),
+    ),
+    "zero_fraction": (
+        rt.math.zero_fraction,
+        [np.array([0.0, 1.0, 0.0, 3.0])],
+        lambda x: np.float32(np.mean(x == 0)),
     ),
     "logical_xor": (
         rt.math.logical_xor,

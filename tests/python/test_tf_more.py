@@ -36,7 +36,7 @@ def test_matches_tensorflow(name):
             parts = result if isinstance(result, list) else [result]
             total = rt.add_n([rt.reduce_sum(p * (k + 1.5)) for k, p in enumerate(parts)])
         np.testing.assert_allclose(
-            tape.gradient(total, x).numpy(), REF[f"{name}/grad"], rtol=1e-12, atol=1e-12
+            tape.gradient(total, x).numpy(), REF[f"{name}/grad"], **_close(REF[f"{name}/grad"], name)
         )
     else:
         result = f(*args, **kwargs)
@@ -45,7 +45,48 @@ def test_matches_tensorflow(name):
     for k, p in enumerate(parts):
         want = REF[f"{name}/out{k}"]
         assert p.numpy().dtype == want.dtype, (p.dtype, want.dtype)
-        np.testing.assert_allclose(p.numpy(), want, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(p.numpy(), want, **_close(want, name))
+
+
+def _close(want, name=""):
+    """float64: 1e-11 (rounding differences of a sum's order); float32: 2e-6."""
+    if name in LOOSER:
+        return LOOSER[name]
+    if want.dtype == np.float32:
+        return {"rtol": 2e-6, "atol": 2e-6}
+    return {"rtol": 1e-11, "atol": 1e-12}
+
+
+# TensorFlow's own roundings that rustape does not copy: its LRN kernel's float32 fast paths
+# (rsqrt, exp/log) differ from pow by a few dozen ulps; compute_average_loss multiplies
+# weighted float64 losses in float32 (a TODO in its losses util), rustape in float64
+# (checked exactly below).
+LOOSER = {
+    "lrn": {"rtol": 1e-5, "atol": 1e-6},
+    "lrn_defaults": {"rtol": 1e-5, "atol": 1e-6},
+    "compute_average_loss_weighted": {"rtol": 1e-7, "atol": 0},
+}
+
+
+def test_compute_average_loss_keeps_float64():
+    loss, weight = gen._POS[:, 0], np.array([1.0, 0.0, 2.0])
+    got = rt.nn.compute_average_loss(loss, sample_weight=weight, global_batch_size=8)
+    np.testing.assert_allclose(got.numpy(), (loss * weight).sum() / 8, rtol=1e-15)
+
+
+def test_moment_helpers_match_tensorflow():
+    x = rt.Variable(gen._SEQ4)
+    with rt.GradientTape() as tape:
+        stats = rt.nn.sufficient_statistics(x, [0, 1, 2], shift=0.25)
+        mean, var = rt.nn.normalize_moments(*stats)
+        wmean, wvar = rt.nn.weighted_moments(x, [1, 2], gen._SEQ4[..., :1] ** 2, keepdims=True)
+        total = (rt.reduce_sum(mean * 2.0) + rt.reduce_sum(var) + rt.reduce_sum(wmean)
+                 + rt.reduce_sum(wvar * 3.0))
+    for got, key in zip([*stats[:3], mean, var, wmean, wvar],
+                        ["count", "m_ss", "v_ss", "mean", "var", "wmean", "wvar"]):
+        np.testing.assert_allclose(got.numpy(), REF[f"moments/{key}"], rtol=1e-11, atol=1e-12)
+    np.testing.assert_allclose(tape.gradient(total, x).numpy(), REF["moments/grad"], rtol=1e-10,
+                               atol=1e-12)
 
 
 def test_clip_by_global_norm_matches_tensorflow():
