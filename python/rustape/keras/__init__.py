@@ -1,7 +1,7 @@
 """`rt.keras`: Keras 3's names over rustape, so `tf.keras.X` ports as `rt.keras.X`.
 
 Submodules: `layers`, `activations`, `callbacks`, `initializers`, `optimizers`, `losses`, `metrics`,
-`models`, `regularizers`, `constraints`, `ops`, `saving`, `utils`;
+`models`, `regularizers`, `constraints`, `ops`, `random`, `saving`, `utils`;
 `Model`, `Sequential` and `Input` at the top, as in Keras.
 """
 
@@ -18,6 +18,7 @@ from . import (
     models,
     ops,
     optimizers,
+    random,
     regularizers,
     saving,
     utils,
@@ -39,6 +40,7 @@ __all__ = [
     "models",
     "ops",
     "optimizers",
+    "random",
     "regularizers",
     "saving",
     "utils",

@@ -1,0 +1,207 @@
+"""`rt.keras.random`: Keras 3's random functions with its seed rules, over `rt.random`'s
+stateless samplers.
+
+`seed` is an int (the same values at every call, as Keras's stateless draws), a
+`SeedGenerator` (a new seed pair at every call, so a layer draws fresh noise each step
+while staying repeatable), or None (the global sequence `keras.utils.set_random_seed` /
+`rt.random.set_seed` makes repeatable). The values are rustape's own, not Keras's.
+
+>>> import rustape as rt
+>>> seeds = rt.keras.random.SeedGenerator(1337)
+>>> a = rt.keras.random.normal((2, 3), seed=seeds)
+>>> b = rt.keras.random.normal((2, 3), seed=seeds)
+>>> a.shape, bool((a.numpy() != b.numpy()).any())
+((2, 3), True)
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+from .. import _rustape as _rt
+from .. import random as _random
+
+__all__ = [
+    "SeedGenerator",
+    "categorical",
+    "dropout",
+    "normal",
+    "randint",
+    "shuffle",
+    "truncated_normal",
+    "uniform",
+]
+
+
+class SeedGenerator:
+    """A seed state for Keras's random functions: each call with `seed=generator` uses the
+    current `[seed, counter]` pair and advances the counter (Keras 3's `SeedGenerator`).
+
+    >>> g = rt.keras.random.SeedGenerator(42)
+    >>> g.next().numpy().tolist(), g.next().numpy().tolist()
+    ([42, 0], [42, 1])
+    """
+
+    def __init__(self, seed: int | None = None, name: str | None = None, **kwargs: Any) -> None:
+        if seed is None:
+            # A seed from the global sequence, so rt.random.set_seed makes it repeatable.
+            seed = int(_random.uniform([], 0, 2**31 - 1, dtype=_rt.int64).numpy())
+        elif isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"Argument `seed` must be an integer. Received: seed={seed!r}")
+        self.seed = seed
+        self.name = name or "seed_generator"
+        self.state = _rt.Variable(_rt.constant([seed, 0], dtype=_rt.int64), trainable=False)
+
+    def next(self, ordered: bool = True) -> Any:
+        """The current `[seed, counter]` pair (int64); the counter moves on by one."""
+        value = self.state.value()
+        self.state.assign(value + _rt.constant([0, 1], dtype=_rt.int64))
+        return value
+
+    def get_config(self) -> dict[str, Any]:
+        """The constructor arguments."""
+        return {"seed": self.seed}
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> SeedGenerator:
+        """A generator from `get_config()`'s dict."""
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        return f"<rt.keras.random.SeedGenerator seed={self.seed}>"
+
+
+def _seed_pair(seed: Any, op: str) -> Any:
+    """The stateless seed pair for `seed` (an int or a SeedGenerator); None for the global
+    sequence."""
+    if seed is None:
+        return None
+    if isinstance(seed, SeedGenerator):
+        return seed.next()
+    if isinstance(seed, bool):
+        raise ValueError(  # noqa: TRY004  (Keras's error)
+            f"keras.random.{op}: `seed` must be an int or a SeedGenerator, got {seed!r}"
+        )
+    try:
+        value = operator.index(seed)
+    except TypeError:
+        raise ValueError(
+            f"keras.random.{op}: `seed` must be an int, a SeedGenerator or None, got {seed!r}"
+        ) from None
+    return [value, 0]
+
+
+def _float_dtype(op: str, dtype: Any) -> Any:
+    dt = _rt.float32 if dtype is None else _rt.as_dtype(dtype)
+    if not dt.is_floating:
+        raise ValueError(f"keras.random.{op}: dtype must be a floating dtype, got {dt.name}")
+    return dt
+
+
+def normal(
+    shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: Any = None, seed: Any = None
+) -> Any:
+    """Samples of a normal distribution.
+
+    >>> rt.keras.random.normal((2,), seed=3).numpy().tolist() == rt.keras.random.normal((2,), seed=3).numpy().tolist()
+    True
+    """
+    dt = _float_dtype("normal", dtype)
+    pair = _seed_pair(seed, "normal")
+    if pair is None:
+        return _random.normal(list(shape), mean=mean, stddev=stddev, dtype=dt)
+    return _random.stateless_normal(list(shape), pair, mean=mean, stddev=stddev, dtype=dt)
+
+
+def uniform(
+    shape: Any, minval: float = 0.0, maxval: float = 1.0, dtype: Any = None, seed: Any = None
+) -> Any:
+    """Samples uniform in `[minval, maxval)`.
+
+    >>> bool((rt.keras.random.uniform((100,), seed=1).numpy() < 1.0).all())
+    True
+    """
+    dt = _float_dtype("uniform", dtype)
+    pair = _seed_pair(seed, "uniform")
+    if pair is None:
+        return _random.uniform(list(shape), minval=minval, maxval=maxval, dtype=dt)
+    return _random.stateless_uniform(list(shape), pair, minval=minval, maxval=maxval, dtype=dt)
+
+
+def randint(shape: Any, minval: int, maxval: int, dtype: Any = "int32", seed: Any = None) -> Any:
+    """Integers uniform in `[minval, maxval)`.
+
+    >>> sorted(set(rt.keras.random.randint((200,), 0, 3, seed=0).numpy().tolist()))
+    [0, 1, 2]
+    """
+    dt = _rt.as_dtype(dtype)
+    if dt not in (_rt.int32, _rt.int64):
+        raise ValueError(f"keras.random.randint: dtype must be an integer dtype, got {dt.name}")
+    pair = _seed_pair(seed, "randint")
+    if pair is None:
+        return _random.uniform(list(shape), minval=minval, maxval=maxval, dtype=dt)
+    return _random.stateless_uniform(list(shape), pair, minval=minval, maxval=maxval, dtype=dt)
+
+
+def truncated_normal(
+    shape: Any, mean: float = 0.0, stddev: float = 1.0, dtype: Any = None, seed: Any = None
+) -> Any:
+    """Normal samples redrawn beyond two standard deviations of the mean.
+
+    >>> bool((abs(rt.keras.random.truncated_normal((500,), seed=2).numpy()) <= 2.0).all())
+    True
+    """
+    dt = _float_dtype("truncated_normal", dtype)
+    pair = _seed_pair(seed, "truncated_normal")
+    if pair is None:
+        return _random.truncated_normal(list(shape), mean=mean, stddev=stddev, dtype=dt)
+    return _random.stateless_truncated_normal(list(shape), pair, mean=mean, stddev=stddev, dtype=dt)
+
+
+def categorical(logits: Any, num_samples: int, dtype: Any = "int32", seed: Any = None) -> Any:
+    """`num_samples` class indices per row of `logits` (unnormalised log-probabilities).
+
+    >>> rt.keras.random.categorical([[0.0, -1e9]], 3, seed=0).numpy().tolist()
+    [[0, 0, 0]]
+    """
+    pair = _seed_pair(seed, "categorical")
+    if pair is None:
+        return _random.categorical(logits, num_samples, dtype=dtype)
+    return _random.stateless_categorical(logits, num_samples, pair, dtype=dtype)
+
+
+def dropout(inputs: Any, rate: float, noise_shape: Any = None, seed: Any = None) -> Any:
+    """`inputs` with each element (or each slice of `noise_shape`) zeroed with probability
+    `rate` and the rest scaled by `1 / (1 - rate)`.
+
+    >>> float(rt.keras.random.dropout(rt.ones([4]), 0.0, seed=1).numpy().sum())
+    4.0
+    """
+    x = _rt.convert_to_tensor(inputs) if not isinstance(inputs, _rt.Tensor) else inputs
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate < 1:
+        raise ValueError(f"keras.random.dropout: rate must be in [0, 1), got {rate!r}")
+    if rate == 0:
+        return x
+    shape = (
+        list(x.shape)
+        if noise_shape is None
+        else [int(x.shape[i]) if d is None else int(d) for i, d in enumerate(noise_shape)]
+    )
+    keep = _rt.greater_equal(uniform(shape, dtype=x.dtype, seed=seed), rate)
+    scale = _rt.constant(1.0 / (1.0 - rate), dtype=x.dtype)
+    return _rt.where(keep, x * scale, _rt.zeros_like(x))
+
+
+def shuffle(x: Any, axis: int = 0, seed: Any = None) -> Any:
+    """`x` with its slices along `axis` in a random order.
+
+    >>> sorted(rt.keras.random.shuffle([1, 2, 3, 4], seed=5).numpy().tolist())
+    [1, 2, 3, 4]
+    """
+    t = _rt.convert_to_tensor(x) if not isinstance(x, _rt.Tensor) else x
+    if not t.shape:
+        raise ValueError("keras.random.shuffle: needs a tensor of rank >= 1")
+    n = int(t.shape[axis])
+    keys = uniform([n], seed=seed)
+    return _rt.gather(t, _rt.argsort(keys), axis=axis)
