@@ -7,6 +7,8 @@ Submodules: `layers`, `activations`, `callbacks`, `initializers`, `optimizers`, 
 
 from __future__ import annotations
 
+from .._compat import name_scope
+from .._rustape import Variable
 from . import (
     activations,
     callbacks,
@@ -23,13 +25,41 @@ from . import (
     saving,
     utils,
 )
+from .initializers import Initializer
+from .layers import Layer
+from .losses import Loss
+from .metrics import Metric
 from .models import Input, InputLayer, Model, Sequential
+from .optimizers import Optimizer
+from .regularizers import Regularizer
+
+#: The Keras release whose API `rt.keras` follows (what `keras.version()` reports there).
+KERAS_API_VERSION = "3.15.1"
+
+
+def version() -> str:
+    """The version of Keras whose API `rt.keras` follows.
+
+    >>> import rustape as rt
+    >>> rt.keras.version()
+    '3.15.1'
+    """
+    return KERAS_API_VERSION
+
 
 __all__ = [
+    "KERAS_API_VERSION",
+    "Initializer",
     "Input",
     "InputLayer",
+    "Layer",
+    "Loss",
+    "Metric",
     "Model",
+    "Optimizer",
+    "Regularizer",
     "Sequential",
+    "Variable",
     "activations",
     "callbacks",
     "constraints",
@@ -38,10 +68,12 @@ __all__ = [
     "losses",
     "metrics",
     "models",
+    "name_scope",
     "ops",
     "optimizers",
     "random",
     "regularizers",
     "saving",
     "utils",
+    "version",
 ]

@@ -18,14 +18,28 @@ import numpy as np
 
 from ._data import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from ._dataset_utils import split_dataset, timeseries_dataset_from_array
+from .saving import (  # Keras exports its registry under keras.utils too
+    deserialize_keras_object,
+    get_registered_name,
+    register_keras_serializable,
+    serialize_keras_object,
+)
 
 __all__ = [
     "PyDataset",
     "Sequence",
+    "clear_session",
+    "deserialize_keras_object",
+    "get_registered_name",
+    "is_keras_tensor",
+    "normalize",
     "pack_x_y_sample_weight",
     "pad_sequences",
+    "register_keras_serializable",
+    "serialize_keras_object",
     "set_random_seed",
     "split_dataset",
+    "standardize_dtype",
     "timeseries_dataset_from_array",
     "to_categorical",
     "unpack_x_y_sample_weight",
@@ -152,3 +166,80 @@ def set_random_seed(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed)
     set_seed(seed)
+
+
+def normalize(x: Any, axis: int = -1, order: int = 2) -> Any:
+    """`x` divided by its `order`-norm along `axis` (Keras 3's `keras.utils.normalize`: a
+    NumPy array stays one, a zero norm leaves the values as they are).
+
+    >>> import rustape as rt
+    >>> rt.keras.utils.normalize(np.array([[3.0, 4.0], [0.0, 0.0]])).tolist()
+    [[0.6, 0.8], [0.0, 0.0]]
+    """
+    from .. import _rustape as _rt
+
+    if isinstance(x, (_rt.Tensor, _rt.Variable)):
+        from . import ops
+
+        return ops.normalize(x, axis=axis, order=order)
+    array = np.asarray(x)
+    norm = np.atleast_1d(np.linalg.norm(array, order, axis))
+    norm[norm == 0] = 1
+    return array / np.expand_dims(norm, axis)
+
+
+def clear_session(free_memory: bool = True) -> None:
+    """Resets Keras's global state: layer names count from the start again (the next
+    `Dense` is "dense"); with `free_memory`, Python's garbage collector runs.
+
+    >>> import rustape as rt
+    >>> rt.keras.utils.clear_session()
+    >>> rt.keras.layers.Dense(2).name
+    'dense'
+    """
+    import gc
+
+    from ._util import _name_counts
+
+    _name_counts.clear()
+    if free_memory:
+        gc.collect()
+
+
+def is_keras_tensor(x: Any) -> bool:
+    """Whether `x` is a symbolic input of the functional API (`keras.Input(...)` and what
+    layers make of it), not a tensor with values.
+
+    >>> import rustape as rt
+    >>> rt.keras.utils.is_keras_tensor(rt.keras.Input((3,))), rt.keras.utils.is_keras_tensor(rt.ones([3]))
+    (True, False)
+    """
+    from .functional import KerasTensor
+
+    return isinstance(x, KerasTensor)
+
+
+def standardize_dtype(dtype: Any) -> str:
+    """A dtype's name, as Keras spells it ("float32", "int64", ...; None gives "float32").
+
+    >>> import rustape as rt
+    >>> rt.keras.utils.standardize_dtype(rt.float64), rt.keras.utils.standardize_dtype(np.int32)
+    ('float64', 'int32')
+    """
+    from .. import _rustape as _rt
+
+    if dtype is None:
+        return "float32"
+    if isinstance(dtype, _rt.DType):
+        return str(dtype.name)
+    if isinstance(dtype, str) and dtype in ("float", "int"):
+        return {"float": "float32", "int": "int64"}[dtype]
+    try:
+        return str(np.dtype(dtype).name)
+    except TypeError:
+        pass
+    name = getattr(dtype, "name", None)
+    if isinstance(name, str):
+        return name
+    raise ValueError(f"Invalid dtype: {dtype!r}")
+
