@@ -103,3 +103,22 @@ def test_keras_top_level_and_utils_names():
     k.layers.Dense(1)
     k.utils.clear_session()
     assert k.layers.Dense(1).name == "dense"
+
+
+def test_callback_list_drives_a_training_loop_of_ones_own():
+    k = rt.keras
+    model = k.Sequential([k.Input((2,)), k.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    early = k.callbacks.EarlyStopping(monitor="loss", patience=0)
+    callbacks = k.callbacks.CallbackList([early], add_history=True, model=model, epochs=3)
+    assert early.model is model and early.params["epochs"] == 3
+    callbacks.on_train_begin()
+    x = np.ones((4, 2), np.float32)
+    for epoch in range(3):
+        callbacks.on_epoch_begin(epoch)
+        logs = model.train_on_batch(x, x[:, :1], return_dict=True)
+        callbacks.on_epoch_end(epoch, logs)
+    callbacks.on_train_end()
+    assert callbacks.history.epoch == [0, 1, 2] and len(callbacks.history.history["loss"]) == 3
+    with pytest.raises(TypeError, match="not a callback"):
+        k.callbacks.CallbackList([object()])

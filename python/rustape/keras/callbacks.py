@@ -147,6 +147,126 @@ class LambdaCallback(Callback):
                 setattr(self, name, fn)
 
 
+class CallbackList(Callback):
+    """Callbacks called together, for a training loop of your own (Keras 3's
+    `CallbackList`): each hook calls it on every callback in order. `add_history=True` adds
+    a `History` (kept as `history`); `model` and the other keyword arguments (`epochs`,
+    `steps`, `verbose`) go to each callback's `set_model` / `set_params`.
+
+    >>> seen = []
+    >>> cbs = CallbackList([LambdaCallback(on_epoch_end=lambda e, logs: seen.append(logs))],
+    ...                    add_history=True)
+    >>> cbs.on_train_begin(); cbs.on_epoch_end(0, {"loss": 0.5}); cbs.on_train_end()
+    >>> seen, cbs.history.history
+    ([{'loss': 0.5}], {'loss': [0.5]})
+    """
+
+    def __init__(
+        self,
+        callbacks: Any = None,
+        add_history: bool = False,
+        add_progbar: bool = False,
+        model: Any = None,
+        **params: Any,
+    ) -> None:
+        super().__init__()
+        self.callbacks: list[Callback] = list(callbacks or [])
+        for cb in self.callbacks:
+            if not callable(getattr(cb, "on_epoch_end", None)):
+                raise TypeError(f"CallbackList: {cb!r} is not a callback")
+        self.history: History | None = None
+        if add_history:
+            self.history = next((c for c in self.callbacks if isinstance(c, History)), None)
+            if self.history is None:
+                self.history = History()
+                self.callbacks.append(self.history)
+        if model is not None:
+            self.set_model(model)
+        if params:
+            self.set_params(params)
+
+    def append(self, callback: Callback) -> None:
+        """Adds one more callback."""
+        self.callbacks.append(callback)
+
+    def set_model(self, model: Any) -> None:
+        """Gives every callback the model."""
+        super().set_model(model)
+        for cb in self.callbacks:
+            cb.set_model(model)
+
+    def set_params(self, params: dict[str, Any]) -> None:
+        """Gives every callback the training settings."""
+        super().set_params(params)
+        for cb in self.callbacks:
+            cb.set_params(params)
+
+    def _call(self, hook: str, *args: Any) -> None:
+        for cb in self.callbacks:
+            getattr(cb, hook)(*args)
+
+    def on_train_begin(self, logs: Logs | None = None) -> None:
+        """`on_train_begin` of every callback."""
+        self._call("on_train_begin", logs)
+
+    def on_train_end(self, logs: Logs | None = None) -> None:
+        """`on_train_end` of every callback."""
+        self._call("on_train_end", logs)
+
+    def on_epoch_begin(self, epoch: int, logs: Logs | None = None) -> None:
+        """`on_epoch_begin` of every callback."""
+        self._call("on_epoch_begin", epoch, logs)
+
+    def on_epoch_end(self, epoch: int, logs: Logs | None = None) -> None:
+        """`on_epoch_end` of every callback."""
+        self._call("on_epoch_end", epoch, logs)
+
+    def on_train_batch_begin(self, batch: int, logs: Logs | None = None) -> None:
+        """`on_train_batch_begin` of every callback."""
+        self._call("on_train_batch_begin", batch, logs)
+
+    def on_train_batch_end(self, batch: int, logs: Logs | None = None) -> None:
+        """`on_train_batch_end` of every callback."""
+        self._call("on_train_batch_end", batch, logs)
+
+    def on_test_begin(self, logs: Logs | None = None) -> None:
+        """`on_test_begin` of every callback."""
+        self._call("on_test_begin", logs)
+
+    def on_test_end(self, logs: Logs | None = None) -> None:
+        """`on_test_end` of every callback."""
+        self._call("on_test_end", logs)
+
+    def on_test_batch_begin(self, batch: int, logs: Logs | None = None) -> None:
+        """`on_test_batch_begin` of every callback."""
+        self._call("on_test_batch_begin", batch, logs)
+
+    def on_test_batch_end(self, batch: int, logs: Logs | None = None) -> None:
+        """`on_test_batch_end` of every callback."""
+        self._call("on_test_batch_end", batch, logs)
+
+    def on_predict_begin(self, logs: Logs | None = None) -> None:
+        """`on_predict_begin` of every callback."""
+        self._call("on_predict_begin", logs)
+
+    def on_predict_end(self, logs: Logs | None = None) -> None:
+        """`on_predict_end` of every callback."""
+        self._call("on_predict_end", logs)
+
+    def on_predict_batch_begin(self, batch: int, logs: Logs | None = None) -> None:
+        """`on_predict_batch_begin` of every callback."""
+        self._call("on_predict_batch_begin", batch, logs)
+
+    def on_predict_batch_end(self, batch: int, logs: Logs | None = None) -> None:
+        """`on_predict_batch_end` of every callback."""
+        self._call("on_predict_batch_end", batch, logs)
+
+    def __iter__(self) -> Any:
+        return iter(self.callbacks)
+
+
+__all__ += ["CallbackList"]
+
 # The training-steering callbacks live in their own module (they need `Callback` above).
 from .callbacks_files import BackupAndRestore, CSVLogger, ModelCheckpoint
 from .callbacks_tensorboard import TensorBoard

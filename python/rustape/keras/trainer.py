@@ -49,6 +49,7 @@ from ._data import (
     _samples,
     _take,
     batches,
+    class_weights,
     data_batch_size,
     is_batch_source,
     pack_x_y_sample_weight,
@@ -495,6 +496,70 @@ class Trainer:
         if not parts:
             raise ValueError("Model.predict: the generator yielded no batches")
         return _concat(parts)
+
+    def _batch_logs(self, logs: Any, return_dict: bool) -> Any:
+        values = _floats(logs)
+        if return_dict:
+            return values
+        return list(values.values()) if len(values) > 1 else next(iter(values.values()), None)
+
+    def train_on_batch(
+        self,
+        x: Any,
+        y: Any = None,
+        sample_weight: Any = None,
+        class_weight: Any = None,
+        return_dict: bool = False,
+    ) -> Any:
+        """One `train_step` on one batch (Keras 3's: the metrics are reset first, so the logs
+        are this batch's). Returns the logs as a dict with `return_dict=True`, else the loss
+        alone or the values in `metrics_names` order.
+
+        >>> import numpy as np, rustape as rt
+        >>> m = rt.keras.Sequential([rt.keras.Input((2,)), rt.keras.layers.Dense(1)])
+        >>> m.compile(optimizer="sgd", loss="mse")
+        >>> isinstance(m.train_on_batch(np.ones((4, 2)), np.zeros((4, 1))), float)
+        True
+        """
+        self._require_compiled("train_on_batch")
+        if class_weight is not None:
+            if sample_weight is not None:
+                raise ValueError(
+                    "Arguments `sample_weight` and `class_weight` cannot be specified at the "
+                    "same time."
+                )
+            sample_weight = class_weights(y, class_weight)
+        self.reset_metrics()
+        y = None if y is None else _arrays(y)
+        logs = self.train_step(pack_x_y_sample_weight(_arrays(x), y, sample_weight))
+        return self._batch_logs(logs, return_dict)
+
+    def test_on_batch(
+        self, x: Any, y: Any = None, sample_weight: Any = None, return_dict: bool = False
+    ) -> Any:
+        """One `test_step` on one batch (Keras 3's: the metrics are reset first).
+
+        >>> import numpy as np, rustape as rt
+        >>> m = rt.keras.Sequential([rt.keras.Input((2,)), rt.keras.layers.Dense(1)])
+        >>> m.compile(optimizer="sgd", loss="mse", metrics=["mae"])
+        >>> sorted(m.test_on_batch(np.ones((4, 2)), np.zeros((4, 1)), return_dict=True))
+        ['loss', 'mae']
+        """
+        self._require_compiled("test_on_batch")
+        self.reset_metrics()
+        y = None if y is None else _arrays(y)
+        logs = self.test_step(pack_x_y_sample_weight(_arrays(x), y, sample_weight))
+        return self._batch_logs(logs, return_dict)
+
+    def predict_on_batch(self, x: Any) -> Any:
+        """The model's outputs for one batch (`predict_step`), as NumPy arrays.
+
+        >>> import numpy as np, rustape as rt
+        >>> m = rt.keras.Sequential([rt.keras.Input((2,)), rt.keras.layers.Dense(3)])
+        >>> m.predict_on_batch(np.ones((4, 2))).shape
+        (4, 3)
+        """
+        return _concat([self.predict_step(pack_x_y_sample_weight(_arrays(x)))])
 
 
 def _concat(parts: list[Any]) -> Any:
