@@ -557,6 +557,10 @@ class Schedule:
     def cosine(
         initial: float, steps: float, alpha: float, warmup_target: float | None, warmup_steps: float
     ) -> Schedule: ...
+    @staticmethod
+    def cosine_restarts(
+        initial: float, first_steps: float, t_mul: float, m_mul: float, alpha: float
+    ) -> Schedule: ...
     def __call__(self, /, step: int) -> float: ...
 
 @final

@@ -365,13 +365,18 @@ fn transpose_taps(taps: &Taps, input: usize) -> Taps {
 }
 
 /// Applies `ty` to the rows and `tx` to the columns of every `[h, w, c]` image of `x`.
-fn apply<T: Float>(x: &[T], h: usize, w: usize, c: usize, ty: &Taps, tx: &Taps) -> Vec<T> {
+fn apply<T: Float>(
+    op: &str,
+    x: &[T],
+    [images, h, w, c]: [usize; 4],
+    ty: &Taps,
+    tx: &Taps,
+) -> Result<Vec<T>> {
     let (oh, ow) = (ty.len(), tx.len());
     let image = h * w * c;
-    let images = x.len().checked_div(image).unwrap_or(0);
-    let mut out = Vec::with_capacity(images * oh * ow * c);
-    let mut rows = vec![0.0f64; oh * w * c];
-    let mut line = vec![0.0f64; c];
+    let mut out = memory::try_vec(op, images * oh * ow * c)?;
+    let mut rows = memory::try_filled(op, oh * w * c, 0.0f64)?;
+    let mut line = memory::try_filled(op, c, 0.0f64)?;
     for n in 0..images {
         let src = &x[n * image..(n + 1) * image];
         rows.iter_mut().for_each(|v| *v = 0.0);
@@ -397,7 +402,7 @@ fn apply<T: Float>(x: &[T], h: usize, w: usize, c: usize, ty: &Taps, tx: &Taps) 
             }
         }
     }
-    out
+    Ok(out)
 }
 
 /// A resize from `[h, w]` to `[oh, ow]`: the geometry both directions share.
@@ -490,11 +495,21 @@ fn resize_geometry(x: &Tensor, g: Geometry) -> Result<Tensor> {
     }
     let mut out_shape: Shape = lead.iter().copied().collect();
     out_shape.extend([g.oh, g.ow, c]);
-    memory::checked_size(op, &out_shape)?;
-    let ty = axis_taps(g.method, g.h, g.oh);
-    let tx = axis_taps(g.method, g.w, g.ow);
+    let n = memory::ensure_shape(op, &out_shape, x.dtype())?;
+    // The tap tables hold a list per output row and column: an empty output's sides may be
+    // huge, and nothing is resampled then.
+    let (ty, tx) = if n == 0 {
+        (Vec::new(), Vec::new())
+    } else {
+        memory::ensure::<Vec<(usize, f64)>>(op, g.oh.saturating_add(g.ow))?;
+        (
+            axis_taps(g.method, g.h, g.oh),
+            axis_taps(g.method, g.w, g.ow),
+        )
+    };
     let y = Tensor::new(crate::dispatch!(values float x.data(), op, |v| {
-        Values::from_vec(&out_shape, apply(v.as_slice(), h, w, c, &ty, &tx))
+        let images = lead.iter().product();
+        Values::from_vec(&out_shape, apply(op, v.as_slice(), [images, h, w, c], &ty, &tx)?)
     }));
     let rank = x.ndim();
     let mixes = AxisMap::along(rank, &[rank - 3, rank - 2]);
@@ -542,11 +557,21 @@ fn resize_adjoint_geometry(dy: &Tensor, g: Geometry) -> Result<Tensor> {
     }
     let mut out_shape: Shape = lead.iter().copied().collect();
     out_shape.extend([g.h, g.w, c]);
-    memory::checked_size(op, &out_shape)?;
-    let ty = transpose_taps(&axis_taps(g.method, g.h, g.oh), g.h);
-    let tx = transpose_taps(&axis_taps(g.method, g.w, g.ow), g.w);
+    memory::ensure_shape(op, &out_shape, dy.dtype())?;
+    memory::ensure::<Vec<(usize, f64)>>(op, g.h.saturating_add(g.w))?;
+    // The forward taps hold a list per gradient row and column: an empty gradient's sides
+    // may be huge, and then nothing spreads back (every input row reads no tap).
+    let (ty, tx) = if dy.size() == 0 {
+        (vec![Vec::new(); g.h], vec![Vec::new(); g.w])
+    } else {
+        (
+            transpose_taps(&axis_taps(g.method, g.h, g.oh), g.h),
+            transpose_taps(&axis_taps(g.method, g.w, g.ow), g.w),
+        )
+    };
     let dx = Tensor::new(crate::dispatch!(values float dy.data(), op, |v| {
-        Values::from_vec(&out_shape, apply(v.as_slice(), oh, ow, c, &ty, &tx))
+        let images = lead.iter().product();
+        Values::from_vec(&out_shape, apply(op, v.as_slice(), [images, oh, ow, c], &ty, &tx)?)
     }));
     let rank = dy.ndim();
     let mixes = AxisMap::along(rank, &[rank - 3, rank - 2]);

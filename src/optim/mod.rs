@@ -37,8 +37,8 @@ pub use layerwise::{Adafactor, Lamb};
 pub use muon::{Muon, MUON_WEIGHT_DECAY};
 pub use rules::{Adadelta, Adagrad, Adam, AdamW, Adamax, Algorithm, Lion, Nadam, RmsProp, Sgd};
 pub use schedule::{
-    CosineDecay, ExponentialDecay, InverseTimeDecay, PiecewiseConstantDecay, PolynomialDecay,
-    Schedule,
+    CosineDecay, CosineDecayRestarts, ExponentialDecay, InverseTimeDecay, PiecewiseConstantDecay,
+    PolynomialDecay, Schedule,
 };
 
 use crate::dtype::{DType, Float};

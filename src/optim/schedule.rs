@@ -281,3 +281,70 @@ impl Schedule for CosineDecay {
         }
     }
 }
+
+/// Cosine decay with warm restarts (SGDR, Loshchilov and Hutter): each period starts again
+/// from the rate (times `m_mul` per restart) and is `t_mul` times longer than the one before;
+/// the first lasts `first_decay_steps`. Keras 3's `CosineDecayRestarts`, in float32.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CosineDecayRestarts {
+    initial_learning_rate: f64,
+    first_decay_steps: f64,
+    t_mul: f64,
+    m_mul: f64,
+    alpha: f64,
+}
+
+impl CosineDecayRestarts {
+    /// ValueError unless `first_decay_steps > 0` and every number is finite.
+    pub fn new(
+        initial_learning_rate: f64,
+        first_decay_steps: f64,
+        t_mul: f64,
+        m_mul: f64,
+        alpha: f64,
+    ) -> Result<CosineDecayRestarts> {
+        let owner = "CosineDecayRestarts";
+        finite(owner, "first_decay_steps", first_decay_steps)?;
+        if first_decay_steps <= 0.0 {
+            return Err(Error::value(
+                owner,
+                format!(
+                    "Argument `first_decay_steps` must be > 0. Received: \
+                     first_decay_steps={first_decay_steps}"
+                ),
+            ));
+        }
+        finite(owner, "initial_learning_rate", initial_learning_rate)?;
+        finite(owner, "t_mul", t_mul)?;
+        finite(owner, "m_mul", m_mul)?;
+        finite(owner, "alpha", alpha)?;
+        Ok(CosineDecayRestarts {
+            initial_learning_rate,
+            first_decay_steps,
+            t_mul,
+            m_mul,
+            alpha,
+        })
+    }
+}
+
+impl Schedule for CosineDecayRestarts {
+    fn rate(&self, step: i64) -> f32 {
+        let initial = self.initial_learning_rate as f32;
+        let (t_mul, m_mul, alpha) = (self.t_mul as f32, self.m_mul as f32, self.alpha as f32);
+        let mut fraction = step as f32 / self.first_decay_steps as f32;
+        // Which period the step is in and how far into it (Keras's two branches).
+        let restart = if t_mul == 1.0 {
+            let restart = fraction.floor();
+            fraction -= restart;
+            restart
+        } else {
+            let restart = ((1.0 - fraction * (1.0 - t_mul)).ln() / t_mul.ln()).floor();
+            let before = (1.0 - t_mul.powf(restart)) / (1.0 - t_mul);
+            fraction = (fraction - before) / t_mul.powf(restart);
+            restart
+        };
+        let cosine = 0.5 * m_mul.powf(restart) * (1.0 + (std::f32::consts::PI * fraction).cos());
+        initial * ((1.0 - alpha) * cosine + alpha)
+    }
+}

@@ -10,9 +10,9 @@ use super::convert::to_tensor;
 use super::error::{guard, type_error, value_error};
 use super::tensor::{wrap_variable, PyVariable};
 use crate::optim::{
-    Adadelta, Adafactor, Adagrad, Adam, AdamW, Adamax, Algorithm, CosineDecay, ExponentialDecay,
-    Ftrl, InverseTimeDecay, Lamb, LearningRate, Lion, Muon, Nadam, Optimizer, Options,
-    PiecewiseConstantDecay, PolynomialDecay, RmsProp, Schedule, Sgd,
+    Adadelta, Adafactor, Adagrad, Adam, AdamW, Adamax, Algorithm, CosineDecay, CosineDecayRestarts,
+    ExponentialDecay, Ftrl, InverseTimeDecay, Lamb, LearningRate, Lion, Muon, Nadam, Optimizer,
+    Options, PiecewiseConstantDecay, PolynomialDecay, RmsProp, Schedule, Sgd,
 };
 use crate::variable::Variable;
 
@@ -80,6 +80,24 @@ impl PySchedule {
                 alpha,
                 warmup_target,
                 warmup_steps,
+            )?))
+        })
+    }
+    #[staticmethod]
+    fn cosine_restarts(
+        initial: f64,
+        first_steps: f64,
+        t_mul: f64,
+        m_mul: f64,
+        alpha: f64,
+    ) -> PyResult<PySchedule> {
+        guard(|| {
+            Ok(schedule(CosineDecayRestarts::new(
+                initial,
+                first_steps,
+                t_mul,
+                m_mul,
+                alpha,
             )?))
         })
     }

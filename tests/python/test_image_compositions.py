@@ -66,3 +66,16 @@ def test_bad_input_names_the_op() -> None:
         rt.image.rgb_to_grayscale(x[..., :2])
     with pytest.raises(ValueError, match="image.resize_with_crop_or_pad"):
         rt.image.resize_with_crop_or_pad(x, 0, 2)
+
+
+@pytest.mark.parametrize("method", ["bilinear", "nearest", "bicubic", "area", "lanczos3",
+                                    "gaussian", "mitchellcubic"])
+def test_resize_to_a_huge_size_is_a_memory_error_not_an_abort(method):
+    # The tap tables (one list per output row and column) were built before the output was
+    # reserved: a size of 3e12 aborted the process.
+    with pytest.raises(MemoryError, match="resize"):
+        rt.image.resize(rt.ones([1, 1, 5], dtype=rt.float64), [1, 3 * 10**12], method=method)
+    empty = rt.image.resize(rt.ones([0, 1, 1, 2]), [1, 3 * 10**12], method=method)
+    assert empty.shape == (0, 1, 3 * 10**12, 2)
+    grads = rt.image.resize(rt.ones([0, 2 * 10**9, 4, 2]), [1, 3], method=method)
+    assert grads.shape == (0, 1, 3, 2)

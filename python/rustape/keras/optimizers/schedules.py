@@ -17,11 +17,14 @@ from .._util import check_number
 
 __all__ = [
     "CosineDecay",
+    "CosineDecayRestarts",
     "ExponentialDecay",
     "InverseTimeDecay",
     "LearningRateSchedule",
     "PiecewiseConstantDecay",
     "PolynomialDecay",
+    "deserialize",
+    "serialize",
 ]
 
 
@@ -258,3 +261,66 @@ class CosineDecay(LearningRateSchedule):
             check_number(owner, "warmup_target", warmup_target, none_ok=True),
             check_number(owner, "warmup_steps", warmup_steps, low=0.0),
         )
+
+
+class CosineDecayRestarts(LearningRateSchedule):
+    """Cosine decay with warm restarts (SGDR): each period restarts from the rate times
+    `m_mul` per restart and lasts `t_mul` times the one before; the first lasts
+    `first_decay_steps` (Keras 3's `CosineDecayRestarts`).
+
+    >>> s = CosineDecayRestarts(1.0, first_decay_steps=10)
+    >>> [round(float(s(step)), 4) for step in (0, 5, 10, 20)]
+    [1.0, 0.5, 1.0, 0.5]
+    """
+
+    def __init__(
+        self,
+        initial_learning_rate: float,
+        first_decay_steps: float,
+        t_mul: float = 2.0,
+        m_mul: float = 1.0,
+        alpha: float = 0.0,
+        name: str = "SGDRDecay",
+    ) -> None:
+        self._config = {
+            "initial_learning_rate": initial_learning_rate,
+            "first_decay_steps": first_decay_steps,
+            "t_mul": t_mul,
+            "m_mul": m_mul,
+            "alpha": alpha,
+            "name": name,
+        }
+        self.initial_learning_rate = initial_learning_rate
+        self.first_decay_steps = first_decay_steps
+        self.alpha = alpha
+        self.name = name
+        owner = type(self).__name__
+        self._engine = _rt.Schedule.cosine_restarts(
+            check_number(owner, "initial_learning_rate", initial_learning_rate),
+            check_number(owner, "first_decay_steps", first_decay_steps),
+            check_number(owner, "t_mul", t_mul),
+            check_number(owner, "m_mul", m_mul),
+            check_number(owner, "alpha", alpha),
+        )
+
+
+def serialize(schedule: LearningRateSchedule) -> dict[str, Any]:
+    """A schedule's config as JSON-able data (`{"class_name": ..., "config": ...}`).
+
+    >>> serialize(CosineDecay(0.1, 100))["class_name"]
+    'CosineDecay'
+    """
+    from ..saving import serialize_keras_object
+
+    return serialize_keras_object(schedule)  # type: ignore[no-any-return]
+
+
+def deserialize(config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> Any:
+    """The schedule `serialize`'s data describes.
+
+    >>> deserialize(serialize(ExponentialDecay(0.1, 10, 0.5)))
+    ExponentialDecay(initial_learning_rate=0.1, decay_steps=10, decay_rate=0.5, staircase=False, name='ExponentialDecay')
+    """
+    from ..saving import deserialize_keras_object
+
+    return deserialize_keras_object(config, custom_objects)
