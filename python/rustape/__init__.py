@@ -26,6 +26,8 @@ from . import (
     config,
     contrib,
     data,
+    debugging,
+    errors,
     experimental,
     image,
     keras,
@@ -63,6 +65,7 @@ from ._module import Module, TensorSpec, function
 from ._shape import TensorShape
 from ._tape import GradientTape, UnconnectedGradients
 from .custom_gradient import custom_gradient
+from .debugging import assert_equal, assert_greater, assert_less, assert_rank
 
 #: `x[rt.newaxis]` inserts an axis of length 1 (NumPy's and TensorFlow's `None`).
 newaxis: None = None
@@ -78,6 +81,10 @@ __all__ = [
     "TensorSpec",
     "UnconnectedGradients",
     "__version__",
+    "assert_equal",
+    "assert_greater",
+    "assert_less",
+    "assert_rank",
     "case",
     "cond",
     "config",
@@ -85,7 +92,9 @@ __all__ = [
     "control_dependencies",
     "custom_gradient",
     "data",
+    "debugging",
     "device",
+    "errors",
     "executing_eagerly",
     "experimental",
     "foldl",
