@@ -208,6 +208,8 @@ def leaky_relu(features: TensorLike, alpha: float = 0.2, name: str | None = None
     array([-0.2,  2. ], dtype=float32)
     """
     t = _tensor(features)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, _np.number)):
+        raise TypeError(f"leaky_relu: alpha must be a number, got {alpha!r}")
     # TensorFlow's op takes alpha as a float32 attribute: float64 inputs see it rounded too.
     slope = float(_np.float32(alpha))
     return _rt.where(_rt.greater(t, 0.0), t, _rt.multiply(t, slope))
