@@ -186,6 +186,7 @@ FUNCTION_TYPES: dict[str, str] = {
             "stateless_categorical",
         )
     },
+    "image_adjust_saturation.saturation_factor": "float | TensorLike",
     # returns
     "as_dtype": "DType",
     "moments": "tuple[Tensor, Tensor]",

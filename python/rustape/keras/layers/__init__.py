@@ -38,6 +38,15 @@ from .image_augmentation import (
     RandomZoom,
 )
 from .image_augmentation_color import AutoContrast, RandomGrayscale, Solarization
+from .image_augmentation_hsv import (
+    RandomColorDegeneration,
+    RandomColorJitter,
+    RandomHue,
+    RandomInvert,
+    RandomPosterization,
+    RandomSaturation,
+    RandomSharpness,
+)
 from .image_preprocessing import CenterCrop, Resizing
 from .masking import Masking
 from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
@@ -149,11 +158,18 @@ __all__ = [
     "PReLU",
     "Permute",
     "RandomBrightness",
+    "RandomColorDegeneration",
+    "RandomColorJitter",
     "RandomContrast",
     "RandomCrop",
     "RandomFlip",
     "RandomGrayscale",
+    "RandomHue",
+    "RandomInvert",
+    "RandomPosterization",
     "RandomRotation",
+    "RandomSaturation",
+    "RandomSharpness",
     "RandomTranslation",
     "RandomZoom",
     "ReLU",
