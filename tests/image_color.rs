@@ -108,3 +108,43 @@ fn bad_input_is_an_error() {
         ErrorKind::Shape
     );
 }
+
+#[test]
+fn separable_filter_differentiates_and_is_its_adjoints_transpose() {
+    use rustape::ops::{reduce_sum, separable_filter};
+    use rustape::testing::pseudo_random;
+    let (th, tw) = ([0.25, 0.5, 0.25], [0.2, 0.8]);
+    let x = pseudo_random(&[2, 5, 4, 2], 3);
+    check_labelled(
+        &|v| squared(separable_filter(&v[0], &th, &tw, false)),
+        std::slice::from_ref(&x),
+        "separable_filter",
+    );
+    check_labelled(
+        &|v| squared(separable_filter(&v[0], &th, &tw, true)),
+        std::slice::from_ref(&x),
+        "separable_filter adjoint",
+    );
+    check_vectorized(
+        &|v| squared(separable_filter(&v[0], &th, &tw, false)),
+        std::slice::from_ref(&x),
+        1e-12,
+    )
+    .unwrap();
+    // <A x, y> = <x, A^T y>
+    let y = pseudo_random(&[2, 3, 3, 2], 4);
+    let ax = separable_filter(&x, &th, &tw, false).unwrap();
+    let aty = separable_filter(&y, &th, &tw, true).unwrap();
+    let left = reduce_sum(&multiply(&ax, &y).unwrap(), None, false).unwrap();
+    let right = reduce_sum(&multiply(&x, &aty).unwrap(), None, false).unwrap();
+    assert_close(&left.to_f64_vec(), &right.to_f64_vec(), 1e-14);
+    // known values: a 2x2 box mean
+    let r = t64(&(0..9).map(f64::from).collect::<Vec<_>>(), &[3, 3, 1]);
+    let m = separable_filter(&r, &[0.5, 0.5], &[0.5, 0.5], false).unwrap();
+    assert_close(&m.to_f64_vec(), &[2.0, 3.0, 5.0, 6.0], 1e-15);
+    let small = t64(&[1.0; 4], &[2, 2, 1]);
+    assert_eq!(
+        separable_filter(&small, &th, &tw, false).unwrap_err().kind,
+        ErrorKind::Shape
+    );
+}

@@ -2,9 +2,9 @@
 from rustape's ops (so they differentiate like them).
 
 TensorFlow filters with an `n x n` Gaussian (`softmax` of `-(i^2 + j^2) / (2 sigma^2)`), which
-is the outer product of two normalised 1-D Gaussians: here the filter runs as two 1-D depthwise
-passes (`2n` taps a pixel instead of `n^2`), over the four filtered quantities at once
-(`x`, `y`, `x y`, `x^2 + y^2` stacked on the channel axis). The sums round differently from
+is the outer product of two normalised 1-D Gaussians: here the filter runs as one separable Rust
+op (src/ops/image_filter.rs: two 1-D passes, `2n` taps a pixel instead of `n^2`) over the four
+filtered quantities at once (`x`, `y`, `x y`, `x^2 + y^2` stacked on a leading axis). The sums round differently from
 TensorFlow's (about 1e-7 relative in float32). Integer images are converted to float32 as
 TensorFlow converts them (`max_val` too); float64 images stay float64 (TensorFlow computes in
 float32)."""
@@ -17,6 +17,7 @@ import numpy as np
 
 import rustape as rt
 
+from . import _rustape
 from ._export import export
 from ._image import convert_image_dtype
 from ._rustape import Tensor
@@ -58,15 +59,8 @@ def _gauss(size: int, sigma: float, dtype: Any) -> np.ndarray:
 
 def _filtered(stacked: Tensor, weights: np.ndarray) -> Tensor:
     """`stacked` (`lead + [h, w, c]`) filtered by the separable Gaussian, VALID."""
-    lead = list(stacked.shape[:-3])
-    h, w, c = (int(d) for d in stacked.shape[-3:])
-    flat = rt.reshape(stacked, [-1, h, w, c])
-    k = len(weights)
-    column = np.broadcast_to(weights.reshape(k, 1, 1, 1), (k, 1, c, 1))
-    row = np.broadcast_to(weights.reshape(1, k, 1, 1), (1, k, c, 1))
-    out = rt.nn.depthwise_conv2d(flat, np.ascontiguousarray(column), [1, 1, 1, 1], "VALID")
-    out = rt.nn.depthwise_conv2d(out, np.ascontiguousarray(row), [1, 1, 1, 1], "VALID")
-    return rt.reshape(out, lead + [int(d) for d in out.shape[1:]])
+    taps = [float(v) for v in weights]
+    return _rustape.image_separable_filter(stacked, taps, taps)
 
 
 def _ssim_per_channel(
@@ -88,12 +82,11 @@ def _ssim_per_channel(
         )
     c1 = (k1 * max_val) ** 2
     c2 = (k2 * max_val) ** 2
-    channels = int(x.shape[-1])
     shape = list(np.broadcast_shapes(tuple(x.shape), tuple(y.shape)))
     x, y = rt.broadcast_to(x, shape), rt.broadcast_to(y, shape)
-    stacked = rt.concat([x, y, x * y, rt.square(x) + rt.square(y)], axis=-1)
+    stacked = rt.stack([x, y, x * y, rt.square(x) + rt.square(y)], axis=0)
     means = _filtered(stacked, _gauss(filter_size, filter_sigma, x.dtype))
-    mean0, mean1, cross, squares = rt.split(means, [channels] * 4, axis=-1)
+    mean0, mean1, cross, squares = rt.unstack(means, axis=0)
     num0 = mean0 * mean1 * 2.0
     den0 = rt.square(mean0) + rt.square(mean1)
     luminance = (num0 + c1) / (den0 + c1)

@@ -322,6 +322,45 @@ pub fn image_adjust_saturation(images: Obj, saturation_factor: Obj) -> PyResult<
     })
 }
 
+fn taps(obj: Obj, op: &str, what: &str) -> PyResult<Vec<f64>> {
+    let t = tensor(obj)?;
+    if t.ndim() != 1 || !t.dtype().is_float() {
+        return Err(value_error(
+            op,
+            format!(
+                "{what} must be a 1-D float list or tensor, got shape {:?} ({})",
+                t.shape(),
+                t.dtype()
+            ),
+        ));
+    }
+    Ok(t.to_f64_vec())
+}
+
+/// The separable VALID filter behind `rt.image.ssim`: every `[h, w, c]` image of `images`
+/// filtered over its height by `taps_h` and its width by `taps_w` (per channel), or with
+/// `adjoint=True` the transposed map (its gradient). Differentiable with respect to the images.
+///
+/// >>> from rustape import _rustape
+/// >>> x = rt.reshape(rt.range(9.0), [3, 3, 1])
+/// >>> _rustape.image_separable_filter(x, [0.5, 0.5], [1.0, 0.0])[..., 0].numpy().tolist()
+/// [[1.5, 2.5], [4.5, 5.5]]
+#[pyfunction]
+#[pyo3(signature = (images, taps_h, taps_w, adjoint=false))]
+pub fn image_separable_filter(
+    images: Obj,
+    taps_h: Obj,
+    taps_w: Obj,
+    adjoint: bool,
+) -> PyResult<PyTensor> {
+    let op = "image.separable_filter";
+    guard(|| {
+        let th = taps(taps_h, op, "taps_h")?;
+        let tw = taps(taps_w, op, "taps_w")?;
+        wrap(ops::separable_filter(&tensor(images)?, &th, &tw, adjoint).map_err(renamed(op)))
+    })
+}
+
 // The Python bindings of this file (rows: src/python/bindings.rs, DEVELOPERS.md "Adding an op").
 bindings! {
     fn resize => [image];
@@ -332,4 +371,5 @@ bindings! {
     fn hsv_to_rgb => [image];
     fn image_adjust_hue => [];
     fn image_adjust_saturation => [];
+    fn image_separable_filter => [];
 }

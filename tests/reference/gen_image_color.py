@@ -135,9 +135,46 @@ def structural() -> None:
         OUT[f"ms_{name}_grad"] = tape.gradient(total, at).numpy()
 
 
+def layers() -> None:
+    """Keras 3.15's colour layers' `transform_images` for fixed parameters (the draws are
+    rustape's own), on a batch of two `[0, 255]` images."""
+    import keras
+
+    rng = np.random.default_rng(13)
+    x = rng.uniform(0.0, 255.0, size=(2, 6, 7, 3)).astype(np.float32)
+    OUT["layers_x"] = x
+    L = keras.layers
+    cases = {
+        "hue": (L.RandomHue(0.5), {"factor": tf.constant([0.2, -0.35])}),
+        "hue_unit": (
+            L.RandomHue(0.5, value_range=(0, 1)),
+            {"factor": tf.constant([0.45, -0.1])},
+        ),
+        "saturation": (L.RandomSaturation(0.5), {"factor": tf.constant([0.3, 2.0])}),
+        "saturation_unit": (
+            L.RandomSaturation(0.5, value_range=(0, 1)),
+            {"factor": tf.constant([0.0, 1.5])},
+        ),
+        "invert": (L.RandomInvert(), {"apply_inversion": tf.constant([True, False])}),
+        "posterization": (
+            L.RandomPosterization(4),
+            {"shift_factor": tf.constant([4, 6], tf.uint8)},
+        ),
+        "degeneration": (
+            L.RandomColorDegeneration(0.5),
+            {"factor": tf.constant([0.3, 0.8], shape=[2, 1, 1, 1])},
+        ),
+        "sharpness": (L.RandomSharpness(0.5), {"factor": tf.constant([0.1, 0.9])}),
+    }
+    for name, (layer, transformation) in cases.items():
+        images = x / 255.0 if name.endswith("_unit") else x
+        OUT[f"layer_{name}"] = np.asarray(layer.transform_images(tf.constant(images), transformation))
+
+
 def main() -> None:
     colour()
     structural()
+    layers()
     here = os.path.dirname(os.path.abspath(__file__))
     np.savez_compressed(os.path.join(here, "image_color.npz"), **OUT)
     print(f"wrote {len(OUT)} arrays")
