@@ -126,6 +126,7 @@ __all__ = [
     "imag",
     "image_adjust_hue",
     "image_adjust_saturation",
+    "image_separable_filter",
     "int32",
     "int64",
     "inv",
@@ -1490,6 +1491,12 @@ def image_adjust_hue(images: TensorLike, delta: TensorLike) -> Tensor: ...
 def image_adjust_saturation(
     images: TensorLike,
     saturation_factor: float | TensorLike,
+) -> Tensor: ...
+def image_separable_filter(
+    images: TensorLike,
+    taps_h: Sequence[float] | TensorLike,
+    taps_w: Sequence[float] | TensorLike,
+    adjoint: builtins.bool = False,
 ) -> Tensor: ...
 def fft(input: TensorLike, name: str | None = None) -> Tensor: ...
 def ifft(input: TensorLike, name: str | None = None) -> Tensor: ...

@@ -41,7 +41,9 @@ def test_rgb_to_hsv_and_back_match_tensorflow(bits: str) -> None:
     # TensorFlow's arithmetic in the same order: the same bits
     np.testing.assert_array_equal(hsv.numpy(), _DATA[f"rgb_to_hsv_{bits}"])
     # TensorFlow's RGBToHSV gradient, on pixels without ties, is the exact derivative.
-    _close(tape.gradient(total, x), _DATA[f"rgb_to_hsv_grad_{bits}"], 1e-4 if bits == "32" else 1e-9)
+    _close(
+        tape.gradient(total, x), _DATA[f"rgb_to_hsv_grad_{bits}"], 1e-4 if bits == "32" else 1e-9
+    )
     edges = rt.image.rgb_to_hsv(_DATA["edges"].astype(dtype))
     np.testing.assert_array_equal(edges.numpy(), _DATA[f"edges_to_hsv_{bits}"])
     back = rt.image.hsv_to_rgb(_DATA["hsv"].astype(dtype))

@@ -168,7 +168,9 @@ def layers() -> None:
     }
     for name, (layer, transformation) in cases.items():
         images = x / 255.0 if name.endswith("_unit") else x
-        OUT[f"layer_{name}"] = np.asarray(layer.transform_images(tf.constant(images), transformation))
+        OUT[f"layer_{name}"] = np.asarray(
+            layer.transform_images(tf.constant(images), transformation)
+        )
 
 
 def main() -> None:
