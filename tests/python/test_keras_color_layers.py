@@ -1,5 +1,6 @@
 """Keras 3's colour layers (`RandomHue`, `RandomSaturation`, `RandomColorJitter`,
-`RandomInvert`, `RandomPosterization`, `RandomColorDegeneration`, `RandomSharpness`): their
+`RandomInvert`, `RandomPosterization`, `RandomColorDegeneration`, `RandomSharpness`) and
+`RandomShear`: their
 draws (ranges, distribution, repeatability with `seed=`), `channels_first`, rank-3 images and
 bad arguments. The transforms for given parameters are checked against Keras in
 test_image_color_reference.py."""
@@ -43,6 +44,10 @@ def test_invert_posterization_degeneration_sharpness_draws() -> None:
     assert f.shape == (4000, 1, 1, 1) and f.min() >= 0.2 and f.max() <= 0.4
     f = _draw(L.RandomSharpness(0.3, seed=1))["factor"].numpy()
     assert f.min() >= 0.0 and f.max() <= 0.3
+    s = _draw(L.RandomShear((0.1, 0.3), 0.2, seed=1))["shear_factor"].numpy()
+    assert s.shape == (4000, 2)
+    assert np.all((np.abs(s[:, 0]) >= 0.1 - 1e-7) & (np.abs(s[:, 0]) <= 0.3 + 1e-7))
+    assert np.all(np.abs(s[:, 1]) <= 0.2 + 1e-7)
 
 
 @pytest.mark.parametrize(
@@ -54,6 +59,7 @@ def test_invert_posterization_degeneration_sharpness_draws() -> None:
         lambda: L.RandomPosterization((2, 7), seed=4),
         lambda: L.RandomColorDegeneration(0.5, seed=4),
         lambda: L.RandomSharpness(0.5, seed=4),
+        lambda: L.RandomShear(0.3, 0.2, seed=4),
         lambda: L.RandomColorJitter(
             brightness_factor=0.2,
             contrast_factor=0.3,
@@ -104,3 +110,37 @@ def test_bad_arguments_raise_as_keras() -> None:
         L.RandomSaturation(0.5, value_range=5)
     with pytest.raises(ValueError, match="value_range"):
         L.RandomColorJitter(value_range=(1, 2, 3))
+
+
+def test_keras_ops_pad_and_crop_images() -> None:
+    ops = rt.keras.ops.image
+    x = np.arange(2 * 3 * 4 * 1, dtype=np.float32).reshape(2, 3, 4, 1)
+    padded = ops.pad_images(x, 1, 2, target_height=6, target_width=7).numpy()
+    assert padded.shape == (2, 6, 7, 1)
+    np.testing.assert_array_equal(padded[:, 1:4, 2:6], x)
+    assert padded.sum() == x.sum()
+    same = ops.pad_images(x, bottom_padding=2, right_padding=1, top_padding=1, left_padding=2)
+    np.testing.assert_array_equal(same.numpy(), padded)
+    back = ops.crop_images(padded, 1, 2, target_height=3, target_width=4).numpy()
+    np.testing.assert_array_equal(back, x)
+    first = ops.crop_images(
+        np.transpose(padded, (0, 3, 1, 2)), 1, 2, 2, 1, data_format="channels_first"
+    )
+    np.testing.assert_array_equal(np.transpose(first.numpy(), (0, 2, 3, 1)), x)
+    with pytest.raises(ValueError, match="exactly two"):
+        ops.pad_images(x, 1, 1)
+    with pytest.raises(ValueError, match=">= 0"):
+        ops.crop_images(x, 2, 0, target_height=2, target_width=4)
+
+
+def test_keras_ops_colour_conversions() -> None:
+    ops = rt.keras.ops.image
+    x = _X / 255.0
+    np.testing.assert_array_equal(ops.rgb_to_hsv(x).numpy(), rt.image.rgb_to_hsv(x).numpy())
+    first = ops.hsv_to_rgb(np.transpose(x, (0, 3, 1, 2)), data_format="channels_first")
+    np.testing.assert_array_equal(
+        np.transpose(first.numpy(), (0, 2, 3, 1)), rt.image.hsv_to_rgb(x).numpy()
+    )
+    assert ops.rgb_to_grayscale(x).shape == (4, 5, 6, 1)
+    with pytest.raises(ValueError, match="float"):
+        ops.rgb_to_hsv(np.ones((2, 2, 3), np.int32))

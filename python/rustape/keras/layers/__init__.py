@@ -47,6 +47,7 @@ from .image_augmentation_hsv import (
     RandomSaturation,
     RandomSharpness,
 )
+from .image_augmentation_shear import RandomShear
 from .image_preprocessing import CenterCrop, Resizing
 from .masking import Masking
 from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
@@ -170,6 +171,7 @@ __all__ = [
     "RandomRotation",
     "RandomSaturation",
     "RandomSharpness",
+    "RandomShear",
     "RandomTranslation",
     "RandomZoom",
     "ReLU",

@@ -1,6 +1,6 @@
 """Keras 3's `keras.ops.image` over rustape (TensorFlow backend's arithmetic): `affine_transform`,
-`resize`, the colour conversions and `pad_images` / `crop_images`, on `[h, w, c]` or `[b, h, w, c]` images (`data_format='channels_first'`: channels
-first).
+`resize`, the colour conversions, `pad_images` / `crop_images` and `ssim`, on `[h, w, c]` or
+`[b, h, w, c]` images (`data_format='channels_first'`: channels first).
 
 >>> import rustape as rt
 >>> rt.keras.ops.image.resize(rt.ones([1, 4, 4, 3]), (2, 2)).shape
@@ -21,6 +21,7 @@ __all__ = [
     "resize",
     "rgb_to_grayscale",
     "rgb_to_hsv",
+    "ssim",
 ]
 
 
@@ -286,3 +287,37 @@ def crop_images(
         return x[..., top : top + th, left : left + tw, :]
 
     return _channelwise(op, images, data_format, crop)
+
+
+def ssim(
+    image1: Any,
+    image2: Any,
+    max_val: float = 1.0,
+    filter_size: int = 11,
+    filter_sigma: float = 1.5,
+    k1: float = 0.01,
+    k2: float = 0.03,
+    data_format: str | None = None,
+) -> Any:
+    """Keras 3's `keras.ops.image.ssim`: the structural similarity of each image pair (a
+    Gaussian window, VALID), averaged over pixels and channels: one value per image pair, a
+    scalar for single images (`rt.image.ssim`'s arithmetic).
+
+    >>> import rustape as rt
+    >>> x = rt.reshape(rt.range(192.0) / 192.0, [8, 8, 3])
+    >>> float(rt.keras.ops.image.ssim(x, x, filter_size=3))
+    1.0
+    """
+    op = "keras.ops.image.ssim"
+    data_format = _data_format(op, data_format)
+    a, b = _rt.convert_to_tensor(image1), _rt.convert_to_tensor(image2)
+    for name, x in (("image1", a), ("image2", b)):
+        if x.ndim not in (3, 4):
+            raise ValueError(
+                f"{op}: invalid {name} rank: expected rank 3 (single image) or rank 4 (batch "
+                f"of images), got shape {list(x.shape)}"
+            )
+    a, b = _to_last(a, data_format), _to_last(b, data_format)
+    return _rt.image.ssim(
+        a, b, max_val, filter_size=filter_size, filter_sigma=filter_sigma, k1=k1, k2=k2
+    )
