@@ -14,6 +14,7 @@ from . import (
     _image,  # noqa: F401  (declares the compositions)
     _image_color,  # noqa: F401  (colour spaces, hue and saturation)
     _image_filters,  # noqa: F401  (filters, measures, random adjustments)
+    _image_patches,  # noqa: F401  (extract_patches)
     _image_ssim,  # noqa: F401  (structural similarity)
 )
 from ._export import fill as _fill

@@ -44,6 +44,7 @@ from ._image_filters import (
     stateless_random_flip_up_down as stateless_random_flip_up_down,
 )
 from ._image_filters import total_variation as total_variation
+from ._image_patches import extract_patches as extract_patches
 from ._image_ssim import ssim as ssim
 from ._image_ssim import ssim_multiscale as ssim_multiscale
 from ._rustape import affine_transform as affine_transform
@@ -64,6 +65,7 @@ __all__ = [
     "central_crop",
     "convert_image_dtype",
     "crop_to_bounding_box",
+    "extract_patches",
     "flip_left_right",
     "flip_up_down",
     "grayscale_to_rgb",

@@ -195,6 +195,12 @@ CASES = {
     "image.yiq_to_rgb": (lambda x: rt.image.yiq_to_rgb(x) ** 2, [_u(2, 2, 3)]),
     "image.rgb_to_yuv": (lambda x: rt.image.rgb_to_yuv(x) ** 2, [_u(2, 2, 3)]),
     "image.yuv_to_rgb": (lambda x: rt.image.yuv_to_rgb(x) ** 2, [_u(2, 2, 3)]),
+    "image.extract_patches": (
+        lambda x: (
+            rt.image.extract_patches(x, [1, 2, 3, 1], [1, 2, 1, 1], [1, 2, 1, 1], "SAME") ** 2
+        ),
+        [_u(2, 5, 4, 2)],
+    ),
     "image.ssim": (
         lambda a, b: rt.image.ssim(a, b, 1.0, filter_size=3),
         [rng.uniform(0, 1, size=(1, 4, 5, 2)), rng.uniform(0, 1, size=(1, 4, 5, 2))],
