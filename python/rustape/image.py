@@ -13,6 +13,7 @@ from __future__ import annotations
 from . import (
     _image,  # noqa: F401  (declares the compositions)
     _image_color,  # noqa: F401  (colour spaces, hue and saturation)
+    _image_crop,  # noqa: F401  (crop_and_resize)
     _image_filters,  # noqa: F401  (filters, measures, random adjustments)
     _image_patches,  # noqa: F401  (extract_patches)
     _image_ssim,  # noqa: F401  (structural similarity)

@@ -29,6 +29,7 @@ from ._image_color import stateless_random_hue as stateless_random_hue
 from ._image_color import stateless_random_saturation as stateless_random_saturation
 from ._image_color import yiq_to_rgb as yiq_to_rgb
 from ._image_color import yuv_to_rgb as yuv_to_rgb
+from ._image_crop import crop_and_resize as crop_and_resize
 from ._image_filters import adjust_gamma as adjust_gamma
 from ._image_filters import image_gradients as image_gradients
 from ._image_filters import psnr as psnr
@@ -64,6 +65,7 @@ __all__ = [
     "affine_transform_adjoint",
     "central_crop",
     "convert_image_dtype",
+    "crop_and_resize",
     "crop_to_bounding_box",
     "extract_patches",
     "flip_left_right",

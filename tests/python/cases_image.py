@@ -201,6 +201,12 @@ CASES = {
         ),
         [_u(2, 5, 4, 2)],
     ),
+    "image.crop_and_resize": (
+        lambda x, boxes: (
+            rt.image.crop_and_resize(x, boxes, [1, 0], [3, 2], extrapolation_value=0.3) ** 2
+        ),
+        [_u(2, 4, 5, 1), np.array([[0.13, 0.21, 0.77, 0.69], [0.81, 0.62, 0.18, -0.23]])],
+    ),
     "image.ssim": (
         lambda a, b: rt.image.ssim(a, b, 1.0, filter_size=3),
         [rng.uniform(0, 1, size=(1, 4, 5, 2)), rng.uniform(0, 1, size=(1, 4, 5, 2))],
