@@ -1,6 +1,6 @@
 """Keras 3's colour layers (`RandomHue`, `RandomSaturation`, `RandomColorJitter`,
 `RandomInvert`, `RandomPosterization`, `RandomColorDegeneration`, `RandomSharpness`) and
-`RandomShear`: their
+`RandomShear`, `RandomGaussianBlur`: their
 draws (ranges, distribution, repeatability with `seed=`), `channels_first`, rank-3 images and
 bad arguments. The transforms for given parameters are checked against Keras in
 test_image_color_reference.py."""
@@ -60,6 +60,7 @@ def test_invert_posterization_degeneration_sharpness_draws() -> None:
         lambda: L.RandomColorDegeneration(0.5, seed=4),
         lambda: L.RandomSharpness(0.5, seed=4),
         lambda: L.RandomShear(0.3, 0.2, seed=4),
+        lambda: L.RandomGaussianBlur(0.7, 5, 0.8, seed=4),
         lambda: L.RandomColorJitter(
             brightness_factor=0.2,
             contrast_factor=0.3,

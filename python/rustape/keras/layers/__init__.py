@@ -47,7 +47,7 @@ from .image_augmentation_hsv import (
     RandomSaturation,
     RandomSharpness,
 )
-from .image_augmentation_shear import RandomShear
+from .image_augmentation_shear import RandomGaussianBlur, RandomShear
 from .image_preprocessing import CenterCrop, Resizing
 from .masking import Masking
 from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
@@ -164,6 +164,7 @@ __all__ = [
     "RandomContrast",
     "RandomCrop",
     "RandomFlip",
+    "RandomGaussianBlur",
     "RandomGrayscale",
     "RandomHue",
     "RandomInvert",

@@ -1,5 +1,6 @@
-"""Keras 3's `RandomShear` (the shared machinery is image_augmentation.py's): a shear per image
-through `rt.keras.ops.image.affine_transform`."""
+"""Keras 3's `RandomShear` (a shear per image through `rt.keras.ops.image.affine_transform`)
+and `RandomGaussianBlur` (through `rt.keras.ops.image.gaussian_blur`); the shared machinery is
+image_augmentation.py's."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import rustape as rt
 
 from .image_augmentation import _AffineLayer
 
-__all__ = ["RandomShear"]
+__all__ = ["RandomGaussianBlur", "RandomShear"]
 
 
 def _shear_factor(name: str, factor: Any) -> tuple[float, float]:
@@ -89,3 +90,78 @@ class RandomShear(_AffineLayer):
             [ones, shear[:, 0], zeros, shear[:, 1], ones, zeros, zeros, zeros], axis=1
         )
         return self._warp(images, matrix)
+
+
+def _odd_pair(value: Any) -> tuple[int, int]:
+    message = (
+        f"RandomGaussianBlur: kernel_size must be an odd number. Received: kernel_size={value!r}"
+    )
+    if isinstance(value, (tuple, list)):
+        if len(value) != 2 or value[0] % 2 == 0 or value[1] % 2 == 0:
+            raise ValueError(message)
+        return int(value[0]), int(value[1])
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value % 2 == 0:
+        raise ValueError(message)
+    return int(value), int(value)
+
+
+class RandomGaussianBlur(_AffineLayer):
+    """Blurs each image with probability drawn from `factor` (Keras 3's `RandomGaussianBlur`:
+    a probability per image uniform in `factor`, a number `f` for `[0, f]` or a pair in
+    `[0, 1]`; an image blurs when a second draw falls below it), with one pair of sigmas per
+    batch drawn from `sigma` (plus 1e-6) and `keras.ops.image.gaussian_blur`'s kernel of
+    `kernel_size`; the result is clipped to `value_range`.
+
+    >>> import rustape as rt
+    >>> layer = rt.keras.layers.RandomGaussianBlur(value_range=(0, 1))
+    >>> x = rt.fill([1, 3, 3, 1], 0.5)
+    >>> t = {"should_apply_blur": rt.constant([True]), "blur_factor": rt.constant([1.0, 1.0])}
+    >>> round(float(layer.transform_images(x, t)[0, 1, 1, 0]), 6)
+    0.5
+    """
+
+    def __init__(
+        self,
+        factor: Any = 1.0,
+        kernel_size: Any = 3,
+        sigma: Any = 1.0,
+        value_range: Any = (0, 255),
+        data_format: str | None = None,
+        seed: int | None = None,
+        name: str | None = None,
+        dtype: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(seed, data_format, name, dtype, kwargs)
+        from .image_augmentation import _factor_pair, check_value_range
+
+        self.factor = _factor_pair("RandomGaussianBlur", "factor", factor, 0.0, 1.0)
+        self.kernel_size = _odd_pair(kernel_size)
+        self.sigma = _factor_pair("RandomGaussianBlur", "sigma", sigma, 0.0, 1.0)
+        check_value_range("RandomGaussianBlur", value_range)
+        self.value_range = value_range
+
+    def get_random_transformation(self, data: Any, training: bool = True, seed: Any = None) -> Any:
+        """`{'should_apply_blur': bool [b], 'blur_factor': [2]}` (None when not training)."""
+        if not training:
+            return None
+        batch = int(data.shape[0]) if len(data.shape) == 4 else 1
+        probability = self._uniform([batch], self.factor[0], self.factor[1])
+        threshold = self._uniform([batch], 0.0, 1.0)
+        sigma = self._uniform([2], self.sigma[0], self.sigma[1]) + 1e-6
+        return {"should_apply_blur": threshold < probability, "blur_factor": sigma}
+
+    def transform_images(self, images: Any, transformation: Any, training: bool = True) -> Any:
+        """The chosen images blurred, every image clipped to `value_range`."""
+        images = rt.cast(rt.convert_to_tensor(images), self.dtype)
+        if not training or transformation is None:
+            return images
+        sigma = rt.convert_to_tensor(transformation["blur_factor"]).numpy().tolist()
+        blurred = rt.keras.ops.image.gaussian_blur(
+            images, self.kernel_size, sigma, data_format=self.data_format
+        )
+        chosen = rt.convert_to_tensor(transformation["should_apply_blur"])
+        shape = [-1, 1, 1, 1] if images.ndim == 4 else [1, 1, 1]
+        out = rt.where(rt.reshape(chosen, shape), blurred, images)
+        low, high = (float(v) for v in self.value_range)
+        return rt.clip_by_value(out, low, high)

@@ -16,6 +16,7 @@ import rustape as _rt
 __all__ = [
     "affine_transform",
     "crop_images",
+    "gaussian_blur",
     "hsv_to_rgb",
     "pad_images",
     "resize",
@@ -321,3 +322,49 @@ def ssim(
     return _rt.image.ssim(
         a, b, max_val, filter_size=filter_size, filter_sigma=filter_sigma, k1=k1, k2=k2
     )
+
+
+def _gaussian_kernel(size: Any, sigma: Any, dtype: Any) -> Any:
+    """Keras's TensorFlow-backend kernel: 1-D Gaussians of `size[0]`/`sigma[0]` (x) and
+    `size[1]`/`sigma[1]` (y), their outer product `y x^T` laid out as `size[0] x size[1]`."""
+    import numpy as np
+
+    np_dtype = np.dtype(dtype.name)
+
+    def one(n: int, s: Any) -> Any:
+        x = np.arange(n, dtype=np_dtype) - np_dtype.type((n - 1) / 2)
+        k = np.exp(np_dtype.type(-0.5) * (x / np_dtype.type(s)) ** 2)
+        return k / k.sum(dtype=np_dtype)
+
+    kx, ky = one(int(size[0]), sigma[0]), one(int(size[1]), sigma[1])
+    return np.outer(ky, kx).astype(np_dtype).reshape(int(size[0]), int(size[1]))
+
+
+def gaussian_blur(
+    images: Any, kernel_size: Any = (3, 3), sigma: Any = (1.0, 1.0), data_format: str | None = None
+) -> Any:
+    """Keras 3's `keras.ops.image.gaussian_blur`: a per-channel Gaussian filter (SAME, zero
+    padding) with Keras's kernel.
+
+    >>> import rustape as rt
+    >>> y = rt.keras.ops.image.gaussian_blur(rt.ones([1, 5, 5, 2]), (3, 3), (1.0, 1.0))
+    >>> round(float(y[0, 2, 2, 0]), 6)
+    1.0
+    """
+    import numpy as np
+
+    op = "keras.ops.image.gaussian_blur"
+    sizes = [int(v) for v in np.broadcast_to(np.asarray(kernel_size), (2,))]
+    sigmas = [float(v) for v in np.broadcast_to(np.asarray(sigma, dtype=np.float64), (2,))]
+
+    def blur(x: Any) -> Any:
+        if not x.dtype.is_floating:
+            x = _rt.cast(x, _rt.float32)
+        kernel = _gaussian_kernel(sizes, sigmas, x.dtype)
+        channels = int(x.shape[-1])
+        filt = np.tile(kernel[:, :, None, None], (1, 1, channels, 1))
+        batched = x if x.ndim == 4 else _rt.expand_dims(x, 0)
+        out = _rt.nn.depthwise_conv2d(batched, filt, [1, 1, 1, 1], "SAME")
+        return out if x.ndim == 4 else _rt.squeeze(out, 0)
+
+    return _channelwise(op, images, data_format, blur)
