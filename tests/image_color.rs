@@ -85,7 +85,7 @@ fn known_values_and_round_trip() {
 fn grey_and_black_pixels_have_finite_gradients() {
     let x = t64(&[0.5, 0.5, 0.5, 0.0, 0.0, 0.0, 0.7, 0.7, 0.2], &[3, 3]);
     for g in [
-        gradient(&|x| rgb_to_hsv(x), &x).unwrap(),
+        gradient(&rgb_to_hsv, &x).unwrap(),
         gradient(&|x| adjust_hue(x, 0.2), &x).unwrap(),
         gradient(&|x| adjust_saturation(x, 2.0), &x).unwrap(),
     ] {

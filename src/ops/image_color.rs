@@ -102,7 +102,7 @@ fn to_hsv<T: Float>(r: T, g: T, b: T) -> [T; 3] {
     } else {
         norm * (r - g) + c::<T>(4.0) / c::<T>(6.0)
     };
-    if !(range > T::zero()) {
+    if range.is_nan() || range <= T::zero() {
         h = T::zero();
     }
     if h < T::zero() {

@@ -92,7 +92,7 @@ fn run<T: Float>(
     let total = memory::checked_size(op, out_shape)?;
     let mut out = memory::try_filled(op, total, T::zero())?;
     let src = x.as_slice();
-    let images = if dst_len == 0 { 0 } else { total / dst_len };
+    let images = total.checked_div(dst_len).unwrap_or(0);
     let one = |n: usize, dst: &mut [T]| {
         let s = &src[n * src_len..(n + 1) * src_len];
         if adjoint {
