@@ -91,7 +91,8 @@ def crop_and_resize(
         return rt.gather(flat, at)
 
     if method == "nearest":
-        out = pick(clamp(rt.round(ys), h - 1), clamp(rt.round(xs), w - 1))
+        # C's roundf (halves away from zero; the positions used are not negative)
+        out = pick(clamp(rt.floor(ys + 0.5), h - 1), clamp(rt.floor(xs + 0.5), w - 1))
     else:
         y0, x0 = rt.floor(ys), rt.floor(xs)
         ty, tx = clamp(y0, h - 1), clamp(x0, w - 1)

@@ -1,5 +1,5 @@
-"""`rt.image`'s colour spaces, hue and saturation, SSIM and MS-SSIM, and Keras's colour layers
-against TensorFlow 2.21 / Keras 3.15 (tests/reference/gen_image_color.py).
+"""`rt.image`'s colour spaces, hue and saturation, SSIM and MS-SSIM, and Keras's colour layers and
+`RandomShear` against TensorFlow 2.21 / Keras 3.15 (tests/reference/gen_image_color.py).
 
 Tolerances: `rgb_to_hsv` / `hsv_to_rgb` are TensorFlow's arithmetic to the bit;
 `adjust_hue` / `adjust_saturation` go through `hsv_to_rgb`'s formula where TensorFlow's fused
@@ -179,6 +179,14 @@ _LAYERS = {
         {"factor": np.array([0.3, 0.8], np.float32).reshape(2, 1, 1, 1)},
     ),
     "sharpness": (lambda L: L.RandomSharpness(0.5), {"factor": [0.1, 0.9]}),
+    "shear": (
+        lambda L: L.RandomShear(0.5, 0.5, fill_mode="constant", fill_value=3.0),
+        {"shear_factor": [[0.3, -0.2], [-0.1, 0.4]]},
+    ),
+    "shear_reflect": (
+        lambda L: L.RandomShear(0.5, 0.5, interpolation="nearest"),
+        {"shear_factor": [[-0.45, 0.15], [0.2, 0.25]]},
+    ),
 }
 
 
@@ -195,3 +203,68 @@ def test_colour_layers_transform_as_keras(name: str) -> None:
     np.testing.assert_allclose(y.numpy(), want, rtol=2e-6, atol=2e-6 * scale)
     # inference is the identity
     np.testing.assert_array_equal(layer(images, training=False).numpy(), images)
+
+
+def test_keras_ops_ssim_matches_keras() -> None:
+    got = rt.keras.ops.image.ssim(
+        _DATA["keras_ssim_a"],
+        _DATA["keras_ssim_b"],
+        filter_size=7,
+        filter_sigma=1.2,
+        data_format="channels_first",
+    )
+    _close(got, _DATA["keras_ssim"], 2e-6)
+
+
+_PATCHES = [
+    ("valid", (1, 3, 2, 1), (1, 2, 1, 1), (1, 1, 1, 1), "VALID"),
+    ("same", (1, 2, 3, 1), (1, 2, 2, 1), (1, 1, 1, 1), "SAME"),
+    ("rates", (1, 2, 2, 1), (1, 3, 2, 1), (1, 2, 3, 1), "VALID"),
+    ("rates_same", (1, 3, 2, 1), (1, 1, 3, 1), (1, 2, 2, 1), "SAME"),
+]
+
+
+@pytest.mark.parametrize("case", _PATCHES, ids=[c[0] for c in _PATCHES])
+def test_extract_patches_and_its_gradient_match_tensorflow(case) -> None:
+    name, sizes, strides, rates, padding = case
+    x = rt.constant(_DATA[f"patches_{name}_x"])
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = rt.image.extract_patches(x, sizes, strides, rates, padding)
+        total = rt.reduce_sum(y * _DATA[f"patches_{name}_w"])
+    np.testing.assert_array_equal(y.numpy(), _DATA[f"patches_{name}"])
+    _close(tape.gradient(total, x), _DATA[f"patches_{name}_grad"], 1e-6)
+
+
+@pytest.mark.parametrize("method", ["bilinear", "nearest"])
+@pytest.mark.parametrize("size", [(3, 4), (1, 1)])
+def test_crop_and_resize_and_its_gradients_match_tensorflow(method: str, size) -> None:
+    key = f"crop_{method}_{size[0]}x{size[1]}"
+    image = rt.constant(_DATA["crop_image"])
+    boxes = rt.constant(_DATA["crop_boxes"])
+    with rt.GradientTape(persistent=True) as tape:
+        tape.watch([image, boxes])
+        y = rt.image.crop_and_resize(
+            image, boxes, _DATA["crop_indices"], size, method=method, extrapolation_value=0.5
+        )
+        total = rt.reduce_sum(y * _DATA[f"{key}_w"])
+    _close(y, _DATA[key], 1e-6)
+    if method == "bilinear":
+        _close(tape.gradient(total, image), _DATA[f"{key}_grad_image"], 1e-5)
+        _close(tape.gradient(total, boxes), _DATA[f"{key}_grad_boxes"], 1e-4)
+
+
+def test_gaussian_blur_op_and_layer_match_keras() -> None:
+    x = _DATA["layers_x"]
+    ops = rt.keras.ops.image
+    _close(ops.gaussian_blur(x, (3, 3), (1.2, 0.7)), _DATA["keras_blur"], 2e-4)
+    first = ops.gaussian_blur(
+        np.transpose(x, (0, 3, 1, 2)), (5, 5), (2.0, 2.0), data_format="channels_first"
+    )
+    _close(first, _DATA["keras_blur_first"], 2e-4)
+    layer = rt.keras.layers.RandomGaussianBlur(kernel_size=5)
+    t = {
+        "should_apply_blur": rt.constant([True, False]),
+        "blur_factor": rt.constant([1.3, 0.8]),
+    }
+    _close(layer.transform_images(x, t), _DATA["layer_blur"], 2e-4)

@@ -165,7 +165,37 @@ def layers() -> None:
             {"factor": tf.constant([0.3, 0.8], shape=[2, 1, 1, 1])},
         ),
         "sharpness": (L.RandomSharpness(0.5), {"factor": tf.constant([0.1, 0.9])}),
+        "shear": (
+            L.RandomShear(0.5, 0.5, fill_mode="constant", fill_value=3.0),
+            {"shear_factor": tf.constant([[0.3, -0.2], [-0.1, 0.4]])},
+        ),
+        "shear_reflect": (
+            L.RandomShear(0.5, 0.5, interpolation="nearest"),
+            {"shear_factor": tf.constant([[-0.45, 0.15], [0.2, 0.25]])},
+        ),
     }
+    OUT["keras_blur"] = np.asarray(keras.ops.image.gaussian_blur(x, (3, 3), (1.2, 0.7)))
+    OUT["keras_blur_first"] = np.asarray(
+        keras.ops.image.gaussian_blur(
+            np.transpose(x, (0, 3, 1, 2)), (5, 5), (2.0, 2.0), data_format="channels_first"
+        )
+    )
+    blur = L.RandomGaussianBlur(kernel_size=5)
+    OUT["layer_blur"] = np.asarray(
+        blur.transform_images(
+            tf.constant(x),
+            {
+                "should_apply_blur": tf.constant([True, False]),
+                "blur_factor": tf.constant([1.3, 0.8]),
+            },
+        )
+    )
+    a = rng.uniform(0.0, 1.0, size=(2, 3, 16, 15)).astype(np.float32)
+    b = np.clip(a + rng.normal(scale=0.1, size=a.shape), 0.0, 1.0).astype(np.float32)
+    OUT["keras_ssim_a"], OUT["keras_ssim_b"] = a, b
+    OUT["keras_ssim"] = np.asarray(
+        keras.ops.image.ssim(a, b, filter_size=7, filter_sigma=1.2, data_format="channels_first")
+    )
     for name, (layer, transformation) in cases.items():
         images = x / 255.0 if name.endswith("_unit") else x
         OUT[f"layer_{name}"] = np.asarray(
@@ -173,10 +203,66 @@ def layers() -> None:
         )
 
 
+#: (name, image shape, sizes, strides, rates, padding) for `tf.image.extract_patches`.
+PATCH_CASES = [
+    ("valid", (2, 7, 6, 2), (1, 3, 2, 1), (1, 2, 1, 1), (1, 1, 1, 1), "VALID"),
+    ("same", (1, 5, 6, 3), (1, 2, 3, 1), (1, 2, 2, 1), (1, 1, 1, 1), "SAME"),
+    ("rates", (2, 9, 8, 1), (1, 2, 2, 1), (1, 3, 2, 1), (1, 2, 3, 1), "VALID"),
+    ("rates_same", (1, 6, 7, 2), (1, 3, 2, 1), (1, 1, 3, 1), (1, 2, 2, 1), "SAME"),
+]
+
+
+def patches() -> None:
+    rng = np.random.default_rng(17)
+    for name, shape, sizes, strides, rates, padding in PATCH_CASES:
+        x = rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
+        xt = tf.constant(x)
+        with tf.GradientTape() as tape:
+            tape.watch(xt)
+            y = tf.image.extract_patches(xt, sizes, strides, rates, padding)
+            w = tf.constant(rng.normal(size=y.shape).astype(np.float32))
+            total = tf.reduce_sum(y * w)
+        OUT[f"patches_{name}_x"] = x
+        OUT[f"patches_{name}_w"] = w.numpy()
+        OUT[f"patches_{name}"] = y.numpy()
+        OUT[f"patches_{name}_grad"] = tape.gradient(total, xt).numpy()
+
+
+def crops() -> None:
+    """`tf.image.crop_and_resize` (bilinear with gradients for the image and the boxes,
+    nearest), boxes inside, flipped, and reaching outside the image."""
+    rng = np.random.default_rng(19)
+    image = rng.uniform(-1.0, 1.0, size=(2, 6, 7, 2)).astype(np.float32)
+    boxes = np.array(
+        [[0.1, 0.2, 0.8, 0.9], [0.7, 0.6, 0.2, 0.1], [-0.2, 0.3, 0.5, 1.3], [0.3, 0.3, 0.3, 0.6]],
+        np.float32,
+    )
+    indices = np.array([0, 1, 1, 0], np.int32)
+    OUT["crop_image"], OUT["crop_boxes"], OUT["crop_indices"] = image, boxes, indices
+    for method in ("bilinear", "nearest"):
+        for size in ((3, 4), (1, 1)):
+            key = f"crop_{method}_{size[0]}x{size[1]}"
+            it, bt = tf.constant(image), tf.constant(boxes)
+            with tf.GradientTape(persistent=True) as tape:
+                tape.watch([it, bt])
+                y = tf.image.crop_and_resize(
+                    it, bt, indices, size, method=method, extrapolation_value=0.5
+                )
+                w = tf.constant(rng.normal(size=y.shape).astype(np.float32))
+                total = tf.reduce_sum(y * w)
+            OUT[key] = y.numpy()
+            OUT[f"{key}_w"] = w.numpy()
+            if method == "bilinear":
+                OUT[f"{key}_grad_image"] = tape.gradient(total, it).numpy()
+                OUT[f"{key}_grad_boxes"] = tape.gradient(total, bt).numpy()
+
+
 def main() -> None:
     colour()
     structural()
     layers()
+    patches()
+    crops()
     here = os.path.dirname(os.path.abspath(__file__))
     np.savez_compressed(os.path.join(here, "image_color.npz"), **OUT)
     print(f"wrote {len(OUT)} arrays")
