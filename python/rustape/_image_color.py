@@ -129,22 +129,26 @@ def stateless_random_saturation(image: TensorLike, lower: float, upper: float, s
 
 
 # The 3x3 matrices of `tf.image` (rows: input channels, columns: output channels).
-_RGB_TO_YIQ = [
+_RGB_TO_YIQ: list[list[float]] = [
     [0.299, 0.59590059, 0.2115],
     [0.587, -0.27455667, -0.52273617],
     [0.114, -0.32134392, 0.31119955],
 ]
-_YIQ_TO_RGB = [
+_YIQ_TO_RGB: list[list[float]] = [
     [1, 1, 1],
     [0.95598634, -0.27201283, -1.10674021],
     [0.6208248, -0.64720424, 1.70423049],
 ]
-_RGB_TO_YUV = [
+_RGB_TO_YUV: list[list[float]] = [
     [0.299, -0.14714119, 0.61497538],
     [0.587, -0.28886916, -0.51496512],
     [0.114, 0.43601035, -0.10001026],
 ]
-_YUV_TO_RGB = [[1, 1, 1], [0, -0.394642334, 2.03206185], [1.13988303, -0.58062185, 0]]
+_YUV_TO_RGB: list[list[float]] = [
+    [1, 1, 1],
+    [0, -0.394642334, 2.03206185],
+    [1.13988303, -0.58062185, 0],
+]
 
 
 def _linear(images: TensorLike, kernel: list[list[float]], op: str) -> Tensor:
