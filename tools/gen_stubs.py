@@ -186,6 +186,10 @@ FUNCTION_TYPES: dict[str, str] = {
             "stateless_categorical",
         )
     },
+    "image_adjust_saturation.saturation_factor": "float | TensorLike",
+    "image_separable_filter.taps_h": "Sequence[float] | TensorLike",
+    "image_separable_filter.taps_w": "Sequence[float] | TensorLike",
+    "image_separable_filter.adjoint": "bool",
     # returns
     "as_dtype": "DType",
     "moments": "tuple[Tensor, Tensor]",

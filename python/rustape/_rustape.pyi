@@ -118,11 +118,15 @@ __all__ = [
     "gru_cell",
     "histogram_fixed_width",
     "histogram_fixed_width_bins",
+    "hsv_to_rgb",
     "ifft",
     "ifft2d",
     "ifft3d",
     "ifftshift",
     "imag",
+    "image_adjust_hue",
+    "image_adjust_saturation",
+    "image_separable_filter",
     "int32",
     "int64",
     "inv",
@@ -198,6 +202,7 @@ __all__ = [
     "rfft",
     "rfft2d",
     "rfft3d",
+    "rgb_to_hsv",
     "roll",
     "round",
     "scalar_mul",
@@ -1483,6 +1488,19 @@ def affine_transform_adjoint(
     interpolation: str = "bilinear",
     fill_mode: str = "constant",
     name: str | None = None,
+) -> Tensor: ...
+def rgb_to_hsv(images: TensorLike, name: str | None = None) -> Tensor: ...
+def hsv_to_rgb(images: TensorLike, name: str | None = None) -> Tensor: ...
+def image_adjust_hue(images: TensorLike, delta: TensorLike) -> Tensor: ...
+def image_adjust_saturation(
+    images: TensorLike,
+    saturation_factor: float | TensorLike,
+) -> Tensor: ...
+def image_separable_filter(
+    images: TensorLike,
+    taps_h: Sequence[float] | TensorLike,
+    taps_w: Sequence[float] | TensorLike,
+    adjoint: builtins.bool = False,
 ) -> Tensor: ...
 def fft(input: TensorLike, name: str | None = None) -> Tensor: ...
 def ifft(input: TensorLike, name: str | None = None) -> Tensor: ...

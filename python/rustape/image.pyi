@@ -19,6 +19,17 @@ from ._image import resize_with_pad as resize_with_pad
 from ._image import rgb_to_grayscale as rgb_to_grayscale
 from ._image import rot90 as rot90
 from ._image import transpose as transpose
+from ._image_color import adjust_hue as adjust_hue
+from ._image_color import adjust_saturation as adjust_saturation
+from ._image_color import random_hue as random_hue
+from ._image_color import random_saturation as random_saturation
+from ._image_color import rgb_to_yiq as rgb_to_yiq
+from ._image_color import rgb_to_yuv as rgb_to_yuv
+from ._image_color import stateless_random_hue as stateless_random_hue
+from ._image_color import stateless_random_saturation as stateless_random_saturation
+from ._image_color import yiq_to_rgb as yiq_to_rgb
+from ._image_color import yuv_to_rgb as yuv_to_rgb
+from ._image_crop import crop_and_resize as crop_and_resize
 from ._image_filters import adjust_gamma as adjust_gamma
 from ._image_filters import image_gradients as image_gradients
 from ._image_filters import psnr as psnr
@@ -34,23 +45,33 @@ from ._image_filters import (
     stateless_random_flip_up_down as stateless_random_flip_up_down,
 )
 from ._image_filters import total_variation as total_variation
+from ._image_patches import extract_patches as extract_patches
+from ._image_ssim import ssim as ssim
+from ._image_ssim import ssim_multiscale as ssim_multiscale
 from ._rustape import affine_transform as affine_transform
 from ._rustape import affine_transform_adjoint as affine_transform_adjoint
+from ._rustape import hsv_to_rgb as hsv_to_rgb
 from ._rustape import resize as resize
 from ._rustape import resize_adjoint as resize_adjoint
+from ._rustape import rgb_to_hsv as rgb_to_hsv
 
 __all__ = [
     "adjust_brightness",
     "adjust_contrast",
     "adjust_gamma",
+    "adjust_hue",
+    "adjust_saturation",
     "affine_transform",
     "affine_transform_adjoint",
     "central_crop",
     "convert_image_dtype",
+    "crop_and_resize",
     "crop_to_bounding_box",
+    "extract_patches",
     "flip_left_right",
     "flip_up_down",
     "grayscale_to_rgb",
+    "hsv_to_rgb",
     "image_gradients",
     "pad_to_bounding_box",
     "per_image_standardization",
@@ -59,17 +80,28 @@ __all__ = [
     "random_contrast",
     "random_flip_left_right",
     "random_flip_up_down",
+    "random_hue",
+    "random_saturation",
     "resize",
     "resize_adjoint",
     "resize_with_crop_or_pad",
     "resize_with_pad",
     "rgb_to_grayscale",
+    "rgb_to_hsv",
+    "rgb_to_yiq",
+    "rgb_to_yuv",
     "rot90",
     "sobel_edges",
+    "ssim",
+    "ssim_multiscale",
     "stateless_random_brightness",
     "stateless_random_contrast",
     "stateless_random_flip_left_right",
     "stateless_random_flip_up_down",
+    "stateless_random_hue",
+    "stateless_random_saturation",
     "total_variation",
     "transpose",
+    "yiq_to_rgb",
+    "yuv_to_rgb",
 ]

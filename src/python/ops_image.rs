@@ -267,10 +267,109 @@ pub fn affine_transform_adjoint(
     })
 }
 
+/// `rt.image.rgb_to_hsv(images)`: `tf.image.rgb_to_hsv`, RGB pixels (the last axis, 3
+/// channels, float32 or float64) to hue, saturation and value, each in `[0, 1]` for RGB values
+/// in `[0, 1]` (TensorFlow's formula). Differentiable: the exact derivative, which is
+/// TensorFlow's `RGBToHSV` gradient away from ties between channels.
+///
+/// >>> rt.image.rgb_to_hsv([[1.0, 0.5, 0.0]]).numpy().tolist()
+/// [[0.0833333358168602, 1.0, 1.0]]
+#[pyfunction]
+#[pyo3(signature = (images, name=None))]
+pub fn rgb_to_hsv(images: Obj, name: OptObj) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| wrap(ops::rgb_to_hsv(&tensor(images)?)))
+}
+
+/// `rt.image.hsv_to_rgb(images)`: `tf.image.hsv_to_rgb`, hue, saturation and value pixels
+/// (the last axis, 3 channels, float32 or float64) to RGB with TensorFlow's formula (hues are
+/// not wrapped: use values in `[0, 1]`). Differentiable (TensorFlow's has no gradient).
+///
+/// >>> rt.image.hsv_to_rgb([[0.5, 0.5, 1.0]]).numpy().tolist()
+/// [[0.5, 1.0, 1.0]]
+#[pyfunction]
+#[pyo3(signature = (images, name=None))]
+pub fn hsv_to_rgb(images: Obj, name: OptObj) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| wrap(ops::hsv_to_rgb(&tensor(images)?)))
+}
+
+/// The float kernel of `rt.image.adjust_hue` (float32 or float64 images, `delta` in turns).
+///
+/// >>> rt.image.adjust_hue([[1.0, 0.0, 0.0]], 1 / 3).numpy().round(6).tolist()
+/// [[0.0, 1.0, 0.0]]
+#[pyfunction]
+#[pyo3(signature = (images, delta))]
+pub fn image_adjust_hue(images: Obj, delta: Obj) -> PyResult<PyTensor> {
+    let op = "image.adjust_hue";
+    guard(|| {
+        let delta = super::error::number_arg(delta, op, "delta")?;
+        wrap(ops::adjust_hue(&tensor(images)?, delta).map_err(renamed(op)))
+    })
+}
+
+/// The float kernel of `rt.image.adjust_saturation` (float32 or float64 images).
+///
+/// >>> rt.image.adjust_saturation([[1.0, 0.5, 0.0]], 0.5).numpy().tolist()
+/// [[1.0, 0.75, 0.5]]
+#[pyfunction]
+#[pyo3(signature = (images, saturation_factor))]
+pub fn image_adjust_saturation(images: Obj, saturation_factor: Obj) -> PyResult<PyTensor> {
+    let op = "image.adjust_saturation";
+    guard(|| {
+        let factor = super::error::number_arg(saturation_factor, op, "saturation_factor")?;
+        wrap(ops::adjust_saturation(&tensor(images)?, factor).map_err(renamed(op)))
+    })
+}
+
+fn taps(obj: Obj, op: &str, what: &str) -> PyResult<Vec<f64>> {
+    let t = tensor(obj)?;
+    if t.ndim() != 1 || !t.dtype().is_float() {
+        return Err(value_error(
+            op,
+            format!(
+                "{what} must be a 1-D float list or tensor, got shape {:?} ({})",
+                t.shape(),
+                t.dtype()
+            ),
+        ));
+    }
+    Ok(t.to_f64_vec())
+}
+
+/// The separable VALID filter behind `rt.image.ssim`: every `[h, w, c]` image of `images`
+/// filtered over its height by `taps_h` and its width by `taps_w` (per channel), or with
+/// `adjoint=True` the transposed map (its gradient). Differentiable with respect to the images.
+///
+/// >>> from rustape import _rustape
+/// >>> x = rt.reshape(rt.range(9.0), [3, 3, 1])
+/// >>> _rustape.image_separable_filter(x, [0.5, 0.5], [1.0, 0.0])[..., 0].numpy().tolist()
+/// [[1.5, 2.5], [4.5, 5.5]]
+#[pyfunction]
+#[pyo3(signature = (images, taps_h, taps_w, adjoint=false))]
+pub fn image_separable_filter(
+    images: Obj,
+    taps_h: Obj,
+    taps_w: Obj,
+    adjoint: bool,
+) -> PyResult<PyTensor> {
+    let op = "image.separable_filter";
+    guard(|| {
+        let th = taps(taps_h, op, "taps_h")?;
+        let tw = taps(taps_w, op, "taps_w")?;
+        wrap(ops::separable_filter(&tensor(images)?, &th, &tw, adjoint).map_err(renamed(op)))
+    })
+}
+
 // The Python bindings of this file (rows: src/python/bindings.rs, DEVELOPERS.md "Adding an op").
 bindings! {
     fn resize => [image];
     fn resize_adjoint => [image];
     fn affine_transform => [image];
     fn affine_transform_adjoint => [image];
+    fn rgb_to_hsv => [image];
+    fn hsv_to_rgb => [image];
+    fn image_adjust_hue => [];
+    fn image_adjust_saturation => [];
+    fn image_separable_filter => [];
 }

@@ -40,6 +40,19 @@ def _reseeded(f):
     return f()
 
 
+#: RGB pixels with distinct channels (no ties, hues away from the wrap) and HSV pixels whose
+#: hue weights are away from their kinks (at multiples of 1/6).
+_RGB = np.array(
+    [
+        [[0.9, 0.35, 0.1], [0.2, 0.75, 0.4]],
+        [[0.3, 0.15, 0.85], [0.6, 0.5, 0.95]],
+    ]
+)
+_HSV = np.array([[[0.1, 0.7, 0.9], [0.27, 0.4, 0.6]], [[0.61, 0.9, 0.5], [0.93, 0.3, 0.8]]])
+
+#: MS-SSIM's pair: correlated (every scale's contrast term positive, away from its relu).
+_MS_A = rng.uniform(0.2, 1, size=(1, 7, 6, 1))
+
 #: A rotation with shear and shift, and a projective map (`rt.image.affine_transform`).
 _WARP = np.array(
     [[0.8, -0.55, 1.3, 0.6, 0.9, -0.7, 0.0, 0.0], [1.1, 0.2, -2.4, -0.1, 0.95, 3.1, 0.03, -0.02]]
@@ -152,4 +165,54 @@ CASES = {
     # the flips are random choices between two linear maps: seeded, checked at one draw
     "image.random_flip_left_right": (_seeded("random_flip_left_right"), [_u(2, 2, 1)]),
     "image.random_flip_up_down": (_seeded("random_flip_up_down"), [_u(2, 2, 1)]),
+    # colour spaces (pixels away from ties and hue boundaries), hue, saturation, SSIM
+    "image.rgb_to_hsv": (lambda x: rt.image.rgb_to_hsv(x) ** 2, [_RGB]),
+    "image.hsv_to_rgb": (lambda x: rt.image.hsv_to_rgb(x) ** 2, [_HSV]),
+    "image.adjust_hue": (lambda x: rt.image.adjust_hue(x, 0.37) ** 2, [_RGB]),
+    "image.adjust_hue negative": (lambda x: rt.image.adjust_hue(x, -0.8) ** 2, [_RGB]),
+    "image.adjust_saturation": (lambda x: rt.image.adjust_saturation(x, 0.6) ** 2, [_RGB]),
+    "image.adjust_saturation clamped": (
+        lambda x: rt.image.adjust_saturation(x, 1.6) ** 2,
+        [_RGB],
+    ),
+    "image.random_hue": (
+        lambda x: _reseeded(lambda: rt.image.random_hue(x, 0.4, seed=3)) ** 2,
+        [_RGB],
+    ),
+    "image.random_saturation": (
+        lambda x: _reseeded(lambda: rt.image.random_saturation(x, 0.2, 0.9, seed=3)) ** 2,
+        [_RGB],
+    ),
+    "image.stateless_random_hue": (
+        lambda x: rt.image.stateless_random_hue(x, 0.4, seed=[1, 2]) ** 2,
+        [_RGB],
+    ),
+    "image.stateless_random_saturation": (
+        lambda x: rt.image.stateless_random_saturation(x, 0.2, 0.9, seed=[1, 2]) ** 2,
+        [_RGB],
+    ),
+    "image.rgb_to_yiq": (lambda x: rt.image.rgb_to_yiq(x) ** 2, [_u(2, 2, 3)]),
+    "image.yiq_to_rgb": (lambda x: rt.image.yiq_to_rgb(x) ** 2, [_u(2, 2, 3)]),
+    "image.rgb_to_yuv": (lambda x: rt.image.rgb_to_yuv(x) ** 2, [_u(2, 2, 3)]),
+    "image.yuv_to_rgb": (lambda x: rt.image.yuv_to_rgb(x) ** 2, [_u(2, 2, 3)]),
+    "image.extract_patches": (
+        lambda x: (
+            rt.image.extract_patches(x, [1, 2, 3, 1], [1, 2, 1, 1], [1, 2, 1, 1], "SAME") ** 2
+        ),
+        [_u(2, 5, 4, 2)],
+    ),
+    "image.crop_and_resize": (
+        lambda x, boxes: (
+            rt.image.crop_and_resize(x, boxes, [1, 0], [3, 2], extrapolation_value=0.3) ** 2
+        ),
+        [_u(2, 4, 5, 1), np.array([[0.13, 0.21, 0.77, 0.69], [0.81, 0.62, 0.18, -0.23]])],
+    ),
+    "image.ssim": (
+        lambda a, b: rt.image.ssim(a, b, 1.0, filter_size=3),
+        [rng.uniform(0, 1, size=(1, 4, 5, 2)), rng.uniform(0, 1, size=(1, 4, 5, 2))],
+    ),
+    "image.ssim_multiscale": (
+        lambda a, b: rt.image.ssim_multiscale(a, b, 1.0, (0.6, 0.4), filter_size=3),
+        [_MS_A, _MS_A + rng.uniform(-0.1, 0.1, size=(1, 7, 6, 1))],
+    ),
 }

@@ -40,6 +40,16 @@ from .image_augmentation import (
     RandomZoom,
 )
 from .image_augmentation_color import AutoContrast, RandomGrayscale, Solarization
+from .image_augmentation_hsv import (
+    RandomColorDegeneration,
+    RandomColorJitter,
+    RandomHue,
+    RandomInvert,
+    RandomPosterization,
+    RandomSaturation,
+    RandomSharpness,
+)
+from .image_augmentation_shear import RandomGaussianBlur, RandomShear
 from .image_preprocessing import CenterCrop, Resizing
 from .masking import Masking
 from .merging import (
@@ -246,11 +256,20 @@ __all__ = [
     "Permute",
     "RMSNormalization",
     "RandomBrightness",
+    "RandomColorDegeneration",
+    "RandomColorJitter",
     "RandomContrast",
     "RandomCrop",
     "RandomFlip",
+    "RandomGaussianBlur",
     "RandomGrayscale",
+    "RandomHue",
+    "RandomInvert",
+    "RandomPosterization",
     "RandomRotation",
+    "RandomSaturation",
+    "RandomSharpness",
+    "RandomShear",
     "RandomTranslation",
     "RandomZoom",
     "ReLU",

@@ -1,6 +1,6 @@
-"""Keras 3's `keras.ops.image` over rustape (TensorFlow backend's arithmetic): `affine_transform`
-and `resize`, on `[h, w, c]` or `[b, h, w, c]` images (`data_format='channels_first'`: channels
-first).
+"""Keras 3's `keras.ops.image` over rustape (TensorFlow backend's arithmetic): `affine_transform`,
+`resize`, the colour conversions, `pad_images` / `crop_images` and `ssim`, on `[h, w, c]` or
+`[b, h, w, c]` images (`data_format='channels_first'`: channels first).
 
 >>> import rustape as rt
 >>> rt.keras.ops.image.resize(rt.ones([1, 4, 4, 3]), (2, 2)).shape
@@ -13,7 +13,17 @@ from typing import Any
 
 import rustape as _rt
 
-__all__ = ["affine_transform", "resize"]
+__all__ = [
+    "affine_transform",
+    "crop_images",
+    "gaussian_blur",
+    "hsv_to_rgb",
+    "pad_images",
+    "resize",
+    "rgb_to_grayscale",
+    "rgb_to_hsv",
+    "ssim",
+]
 
 
 def _data_format(op: str, data_format: str | None) -> str:
@@ -119,3 +129,242 @@ def resize(
         fill_value,
     )
     return _to_first(y, data_format)
+
+
+def _rank(op: str, x: Any) -> None:
+    if x.ndim not in (3, 4):
+        raise ValueError(
+            f"{op}: invalid images rank: expected rank 3 (single image) or rank 4 (batch of "
+            f"images), got shape {list(x.shape)}"
+        )
+
+
+def _channelwise(op: str, images: Any, data_format: str | None, fn: Any) -> Any:
+    data_format = _data_format(op, data_format)
+    x = _rt.convert_to_tensor(images)
+    _rank(op, x)
+    return _to_first(fn(_to_last(x, data_format)), data_format)
+
+
+def rgb_to_grayscale(images: Any, data_format: str | None = None) -> Any:
+    """Keras 3's `keras.ops.image.rgb_to_grayscale`: `0.2989 R + 0.5870 G + 0.1140 B`, keeping
+    a channel axis of one.
+
+    >>> import rustape as rt
+    >>> rt.keras.ops.image.rgb_to_grayscale(rt.ones([2, 2, 3])).shape
+    (2, 2, 1)
+    """
+    op = "keras.ops.image.rgb_to_grayscale"
+    return _channelwise(op, images, data_format, _rt.image.rgb_to_grayscale)
+
+
+def _float_images(op: str, fn: Any) -> Any:
+    def checked(x: Any) -> Any:
+        if not x.dtype.is_floating:
+            raise ValueError(
+                f"{op}: invalid images dtype: expected float dtype, got {x.dtype.name}"
+            )
+        return fn(x)
+
+    return checked
+
+
+def rgb_to_hsv(images: Any, data_format: str | None = None) -> Any:
+    """Keras 3's `keras.ops.image.rgb_to_hsv` (`rt.image.rgb_to_hsv` on the channel axis; float
+    images only).
+
+    >>> import rustape as rt
+    >>> rt.keras.ops.image.rgb_to_hsv(np.array([[[0.0, 0.0, 1.0]]])).numpy().round(4).tolist()
+    [[[0.6667, 1.0, 1.0]]]
+    """
+    op = "keras.ops.image.rgb_to_hsv"
+    return _channelwise(op, images, data_format, _float_images(op, _rt.image.rgb_to_hsv))
+
+
+def hsv_to_rgb(images: Any, data_format: str | None = None) -> Any:
+    """Keras 3's `keras.ops.image.hsv_to_rgb` (`rt.image.hsv_to_rgb` on the channel axis; float
+    images only).
+
+    >>> import rustape as rt
+    >>> rt.keras.ops.image.hsv_to_rgb(rt.constant([[[0.0, 1.0, 1.0]]])).numpy().tolist()
+    [[[1.0, 0.0, 0.0]]]
+    """
+    op = "keras.ops.image.hsv_to_rgb"
+    return _channelwise(op, images, data_format, _float_images(op, _rt.image.hsv_to_rgb))
+
+
+def _sides(
+    op: str, what: str, first: Any, second: Any, target: Any, size: int, pad: bool
+) -> tuple[int, int, int]:
+    names = {
+        "height": ("top", "bottom", "target_height"),
+        "width": ("left", "right", "target_width"),
+    }[what]
+    word = "padding" if pad else "cropping"
+    given = (first, second, target)
+    if given.count(None) != 1:
+        raise ValueError(
+            f"{op}: must specify exactly two of {names[0]}_{word}, {names[1]}_{word}, "
+            f"{names[2]}. Received: {names[0]}_{word}={first}, {names[1]}_{word}={second}, "
+            f"{names[2]}={target}"
+        )
+    for value, name in zip(given, (f"{names[0]}_{word}", f"{names[1]}_{word}", names[2])):
+        if value is not None and int(value) < 0:
+            raise ValueError(f"{op}: {name} must be >= 0. Received: {name}={value}")
+    if pad:
+        if first is None:
+            first = int(target) - int(second) - size
+        if second is None:
+            second = int(target) - int(first) - size
+        target = int(first) + int(second) + size
+    else:
+        if first is None:
+            first = size - int(target) - int(second)
+        if target is None:
+            target = size - int(second) - int(first)
+        second = size - int(first) - int(target)
+    first, second, target = int(first), int(second), int(target)
+    for value, name in ((first, f"{names[0]}_{word}"), (second, f"{names[1]}_{word}")):
+        if value < 0:
+            raise ValueError(f"{op}: {name} must be >= 0. Received: {name}={value}")
+    if target < 0:
+        raise ValueError(f"{op}: {names[2]} must be >= 0. Received: {names[2]}={target}")
+    return first, second, target
+
+
+def pad_images(
+    images: Any,
+    top_padding: int | None = None,
+    left_padding: int | None = None,
+    bottom_padding: int | None = None,
+    right_padding: int | None = None,
+    target_height: int | None = None,
+    target_width: int | None = None,
+    data_format: str | None = None,
+) -> Any:
+    """Keras 3's `keras.ops.image.pad_images`: zero padding on each side; of the two paddings
+    and the target size of each axis, exactly two are given.
+
+    >>> import rustape as rt
+    >>> rt.keras.ops.image.pad_images(rt.ones([2, 2, 1]), 1, 0, target_height=4, target_width=3).shape
+    (4, 3, 1)
+    """
+    op = "keras.ops.image.pad_images"
+
+    def pad(x: Any) -> Any:
+        h, w = int(x.shape[-3]), int(x.shape[-2])
+        top, bottom, _ = _sides(op, "height", top_padding, bottom_padding, target_height, h, True)
+        left, right, _ = _sides(op, "width", left_padding, right_padding, target_width, w, True)
+        widths = [[top, bottom], [left, right], [0, 0]]
+        return _rt.pad(x, ([[0, 0]] if x.ndim == 4 else []) + widths)
+
+    return _channelwise(op, images, data_format, pad)
+
+
+def crop_images(
+    images: Any,
+    top_cropping: int | None = None,
+    left_cropping: int | None = None,
+    bottom_cropping: int | None = None,
+    right_cropping: int | None = None,
+    target_height: int | None = None,
+    target_width: int | None = None,
+    data_format: str | None = None,
+) -> Any:
+    """Keras 3's `keras.ops.image.crop_images`: the window left after cropping each side; of
+    the two croppings and the target size of each axis, exactly two are given.
+
+    >>> import rustape as rt
+    >>> x = rt.reshape(rt.range(16.0), [4, 4, 1])
+    >>> rt.keras.ops.image.crop_images(x, 1, 1, target_height=2, target_width=2)[..., 0].numpy().tolist()
+    [[5.0, 6.0], [9.0, 10.0]]
+    """
+    op = "keras.ops.image.crop_images"
+
+    def crop(x: Any) -> Any:
+        h, w = int(x.shape[-3]), int(x.shape[-2])
+        top, _, th = _sides(op, "height", top_cropping, bottom_cropping, target_height, h, False)
+        left, _, tw = _sides(op, "width", left_cropping, right_cropping, target_width, w, False)
+        return x[..., top : top + th, left : left + tw, :]
+
+    return _channelwise(op, images, data_format, crop)
+
+
+def ssim(
+    image1: Any,
+    image2: Any,
+    max_val: float = 1.0,
+    filter_size: int = 11,
+    filter_sigma: float = 1.5,
+    k1: float = 0.01,
+    k2: float = 0.03,
+    data_format: str | None = None,
+) -> Any:
+    """Keras 3's `keras.ops.image.ssim`: the structural similarity of each image pair (a
+    Gaussian window, VALID), averaged over pixels and channels: one value per image pair, a
+    scalar for single images (`rt.image.ssim`'s arithmetic).
+
+    >>> import rustape as rt
+    >>> x = rt.reshape(rt.range(192.0) / 192.0, [8, 8, 3])
+    >>> float(rt.keras.ops.image.ssim(x, x, filter_size=3))
+    1.0
+    """
+    op = "keras.ops.image.ssim"
+    data_format = _data_format(op, data_format)
+    a, b = _rt.convert_to_tensor(image1), _rt.convert_to_tensor(image2)
+    for name, x in (("image1", a), ("image2", b)):
+        if x.ndim not in (3, 4):
+            raise ValueError(
+                f"{op}: invalid {name} rank: expected rank 3 (single image) or rank 4 (batch "
+                f"of images), got shape {list(x.shape)}"
+            )
+    a, b = _to_last(a, data_format), _to_last(b, data_format)
+    return _rt.image.ssim(
+        a, b, max_val, filter_size=filter_size, filter_sigma=filter_sigma, k1=k1, k2=k2
+    )
+
+
+def _gaussian_kernel(size: Any, sigma: Any, dtype: Any) -> Any:
+    """Keras's TensorFlow-backend kernel: 1-D Gaussians of `size[0]`/`sigma[0]` (x) and
+    `size[1]`/`sigma[1]` (y), their outer product `y x^T` laid out as `size[0] x size[1]`."""
+    import numpy as np
+
+    np_dtype = np.dtype(dtype.name)
+
+    def one(n: int, s: Any) -> Any:
+        x = np.arange(n, dtype=np_dtype) - np_dtype.type((n - 1) / 2)
+        k = np.exp(np_dtype.type(-0.5) * (x / np_dtype.type(s)) ** 2)
+        return k / k.sum(dtype=np_dtype)
+
+    kx, ky = one(int(size[0]), sigma[0]), one(int(size[1]), sigma[1])
+    return np.outer(ky, kx).astype(np_dtype).reshape(int(size[0]), int(size[1]))
+
+
+def gaussian_blur(
+    images: Any, kernel_size: Any = (3, 3), sigma: Any = (1.0, 1.0), data_format: str | None = None
+) -> Any:
+    """Keras 3's `keras.ops.image.gaussian_blur`: a per-channel Gaussian filter (SAME, zero
+    padding) with Keras's kernel.
+
+    >>> import rustape as rt
+    >>> y = rt.keras.ops.image.gaussian_blur(rt.ones([1, 5, 5, 2]), (3, 3), (1.0, 1.0))
+    >>> round(float(y[0, 2, 2, 0]), 6)
+    1.0
+    """
+    import numpy as np
+
+    op = "keras.ops.image.gaussian_blur"
+    sizes = [int(v) for v in np.broadcast_to(np.asarray(kernel_size), (2,))]
+    sigmas = [float(v) for v in np.broadcast_to(np.asarray(sigma, dtype=np.float64), (2,))]
+
+    def blur(x: Any) -> Any:
+        if not x.dtype.is_floating:
+            x = _rt.cast(x, _rt.float32)
+        kernel = _gaussian_kernel(sizes, sigmas, x.dtype)
+        channels = int(x.shape[-1])
+        filt = np.tile(kernel[:, :, None, None], (1, 1, channels, 1))
+        batched = x if x.ndim == 4 else _rt.expand_dims(x, 0)
+        out = _rt.nn.depthwise_conv2d(batched, filt, [1, 1, 1, 1], "SAME")
+        return out if x.ndim == 4 else _rt.squeeze(out, 0)
+
+    return _channelwise(op, images, data_format, blur)
