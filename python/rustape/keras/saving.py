@@ -1,9 +1,20 @@
-"""Whole-model files: `Model.save("model.keras")` and `load_model`, like Keras 3's `.keras`
-format in shape (a zip holding the model's config as JSON and its weights), with rustape's
-contents: the weights and the optimizer's state as NumPy `.npz` arrays.
+"""Whole-model files: `Model.save("model.keras")` and `load_model`, in Keras 3's `.keras`
+format: a zip of `config.json` (Keras's config, with `compile_config`), `metadata.json` and
+`model.weights.h5` (the weights and the optimizer's state, HDF5, at Keras's paths). Keras 3
+loads what `save` writes (same outputs; `fit` resumes from the optimizer's state), and
+`load_model` reads what Keras 3 saved: Sequential, functional and subclassed models, custom
+classes through `custom_objects` or `register_keras_serializable`. `model.save_weights` /
+`load_weights` on a `.weights.h5` name use Keras's weights layout too.
+
+HDF5 goes through h5py (`pip install rustape[h5]`). Without it `save` writes rustape's
+earlier format (the weights as NumPy `.npz` arrays; Keras cannot read it), which `load_model`
+still reads. A file rustape writes also holds `rustape.json`, rustape's own config (every
+constructor argument as given, rustape's functions), which rustape prefers when loading.
 
 Loading runs no code from the file: classes are found by name among rustape's own Keras
-classes, those registered with `register_keras_serializable`, and `custom_objects`; the
+classes, those registered with `register_keras_serializable`, and `custom_objects`; a
+`Lambda` layer (Python bytecode in Keras's config) is refused, naming the layer; HDF5 links to
+other files are refused; a dataset is read only once its shape equals its variable's; `.npz`
 arrays are read with `allow_pickle=False`. A layer's config is the arguments its constructor
 was called with (`Layer.get_config`), so custom layers save without writing `get_config`.
 
@@ -331,7 +342,8 @@ def save_model(model: Any, filepath: str | os.PathLike[str], overwrite: bool = T
     if compiled is not None:
         config["compile"] = serialize_keras_object(compiled)
     try:
-        from ._keras_format import h5py_module, write_keras_file
+        from ._keras_format import h5py_module
+        from ._keras_writer import write_keras_file
 
         h5py_module()
     except ImportError:
@@ -404,14 +416,13 @@ def load_model(
             read_weights_member(archive, path, model, compiled)
             return model
         _assign("weight", model.variables, _read_arrays(archive, "model.weights.npz"))
-        if compiled:
-            if "optimizer.weights.npz" in names:
-                model.optimizer.build(model.trainable_variables)
-                _assign(
-                    "optimizer variable",
-                    model.optimizer.variables,
-                    _read_arrays(archive, "optimizer.weights.npz"),
-                )
+        if compiled and "optimizer.weights.npz" in names:
+            model.optimizer.build(model.trainable_variables)
+            _assign(
+                "optimizer variable",
+                model.optimizer.variables,
+                _read_arrays(archive, "optimizer.weights.npz"),
+            )
     return model
 
 
