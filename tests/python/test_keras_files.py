@@ -289,3 +289,19 @@ def test_without_h5py(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     np.testing.assert_array_equal(
         rt.keras.models.load_model(tmp_path / "m.keras")(x).numpy(), model(x).numpy()
     )
+
+
+def test_functional_layers_are_named_in_keras_order(tmp_path: Path) -> None:
+    """Keras names a functional model's weight groups by its `layers` order (by depth from the
+    inputs, then a walk from the outputs), not by call order: for this graph Keras 3.15 lists
+    shared, bdense, concatenate, out."""
+    a, b = rt.keras.Input(shape=(4,)), rt.keras.Input(shape=(3,))
+    shared = L.Dense(3, activation="tanh", name="shared")
+    other = L.Dense(3, name="bdense")
+    merged = L.Concatenate()([shared(a), other(b)])
+    model = rt.keras.Model([a, b], L.Dense(1, name="out")(merged))
+    model.save_weights(str(tmp_path / "m.weights.h5"))
+    with h5py.File(tmp_path / "m.weights.h5") as f:
+        assert f["layers/dense/vars/0"].shape == (4, 3)
+        assert f["layers/dense_1/vars/0"].shape == (3, 3)
+        assert f["layers/dense_2/vars/0"].shape == (6, 1)

@@ -169,10 +169,10 @@ def _children(obj: Any, base: frozenset[str]) -> list[tuple[str, Any]]:
     then private ones), named as Keras's layer names them."""
     from .models import Model, Sequential
 
-    items: list[tuple[str, Any]] = []
-    if isinstance(obj, Model) and (isinstance(obj, Sequential) or obj._functional is not None):
-        items.append(("layers", obj.layers))
-        return items
+    if isinstance(obj, Sequential):
+        return [("layers", obj.layers)]
+    if isinstance(obj, Model) and obj._functional is not None:
+        return [("layers", keras_functional_order(obj))]
     named = []
     for key, value in vars(obj).items():
         if key in base or key.startswith("__"):
@@ -182,6 +182,51 @@ def _children(obj: Any, base: frozenset[str]) -> list[tuple[str, Any]]:
         named.append(("layers", obj.layers))
     named.sort(key=lambda kv: _name_key(kv[0]))
     return named
+
+
+def keras_functional_order(model: Any) -> list[Any]:
+    """A functional model's layers in Keras's order (`Functional.layers`, which names their
+    weights' groups): by depth from the inputs, ties in the order a depth-first walk from the
+    outputs first meets them."""
+    from .functional import _flatten
+
+    inputs, outputs, _ = model._functional
+    input_ids = {id(x) for x in _flatten(inputs)}
+    index: dict[int, int] = {}
+    layers: dict[int, Any] = {}
+    finished: set[int] = set()
+    order: list[Any] = []  # nodes, each after the nodes it reads
+    for tensor in _flatten(outputs):
+        # (tensor, expanded): a node is appended once all the nodes it reads are.
+        stack: list[tuple[Any, bool]] = [(tensor, False)]
+        while stack:
+            x, expanded = stack.pop()
+            node = getattr(x, "node", None)
+            if node is None or id(x) in input_ids:
+                continue
+            if expanded:
+                if id(node) not in finished:
+                    finished.add(id(node))
+                    order.append(node)
+                continue
+            if id(node) in finished:
+                continue
+            if id(node.layer) not in index:
+                index[id(node.layer)] = len(index)
+                layers[id(node.layer)] = node.layer
+            stack.append((x, True))
+            stack.extend((t, False) for t in reversed(node.symbols()))
+    node_depth: dict[int, int] = {}
+    layer_depth: dict[int, int] = {}
+    for node in reversed(order):
+        depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
+        layer_depth[id(node.layer)] = depth
+        node_depth[id(node)] = depth
+        for t in node.symbols():
+            parent = getattr(t, "node", None)
+            if parent is not None and id(t) not in input_ids:
+                node_depth[id(parent)] = max(depth + 1, node_depth.get(id(parent), 0))
+    return sorted(layers.values(), key=lambda la: (-layer_depth[id(la)], index[id(la)]))
 
 
 def _own_variables(layer: Any) -> list[Any]:
