@@ -326,16 +326,37 @@ class Model(Trainer, Layer):
             v.assign(w.astype(np.dtype(v.dtype.name)))
 
     def save_weights(self, filepath: str, overwrite: bool = True) -> None:
-        """Writes every variable to `filepath` in NumPy's `.npz` format (no pickled objects)."""
+        """Writes every variable to `filepath`: Keras's HDF5 layout for a name ending in `.h5`
+        (`model.weights.h5`, which Keras 3's `load_weights` reads, optimizer state included;
+        needs `pip install rustape[h5]`), otherwise NumPy's `.npz` format (no pickled
+        objects)."""
         if not overwrite and os.path.exists(filepath):
             raise FileExistsError(f"save_weights: {filepath} exists and overwrite=False")
+        if os.fspath(filepath).endswith(".h5"):
+            from ._keras_format import keras_layout, optimizer_layout, write_weights
+
+            write_weights(filepath, keras_layout(self) + optimizer_layout(self))
+            return
         arrays = {f"{i:05d}:{v.name}": np.asarray(v.numpy()) for i, v in enumerate(self.variables)}
         with open(filepath, "wb") as f:
             np.savez(f, **arrays)  # type: ignore[arg-type]
 
     def load_weights(self, filepath: str) -> None:
-        """Reads weights written by `save_weights` (with `allow_pickle=False`: nothing in the file
-        can run code), matching variables by position and checking shapes."""
+        """Reads weights written by `save_weights` or by Keras 3 (a `.weights.h5` file, by
+        Keras's layout: each variable at its layer's path, shapes checked, the optimizer's
+        state too when the model is compiled; needs `pip install rustape[h5]`), or a `.npz`
+        file (with `allow_pickle=False`: nothing in the file can run code), matching variables
+        by position and checking shapes."""
+        if os.fspath(filepath).endswith(".h5"):
+            from ._keras_format import WeightStore, load_weights_from
+
+            store = WeightStore(os.fspath(filepath), f"load_weights: {filepath}")
+            try:
+                compiled = getattr(self, "optimizer", None) is not None
+                load_weights_from(store, self, optimizer=compiled)
+            finally:
+                store.close()
+            return
         with np.load(filepath, allow_pickle=False) as data:
             keys = sorted(data.files)
             self.set_weights([data[k] for k in keys])

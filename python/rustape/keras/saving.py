@@ -1,9 +1,20 @@
-"""Whole-model files: `Model.save("model.keras")` and `load_model`, like Keras 3's `.keras`
-format in shape (a zip holding the model's config as JSON and its weights), with rustape's
-contents: the weights and the optimizer's state as NumPy `.npz` arrays.
+"""Whole-model files: `Model.save("model.keras")` and `load_model`, in Keras 3's `.keras`
+format: a zip of `config.json` (Keras's config, with `compile_config`), `metadata.json` and
+`model.weights.h5` (the weights and the optimizer's state, HDF5, at Keras's paths). Keras 3
+loads what `save` writes (same outputs; `fit` resumes from the optimizer's state), and
+`load_model` reads what Keras 3 saved: Sequential, functional and subclassed models, custom
+classes through `custom_objects` or `register_keras_serializable`. `model.save_weights` /
+`load_weights` on a `.weights.h5` name use Keras's weights layout too.
+
+HDF5 goes through h5py (`pip install rustape[h5]`). Without it `save` writes rustape's
+earlier format (the weights as NumPy `.npz` arrays; Keras cannot read it), which `load_model`
+still reads. A file rustape writes also holds `rustape.json`, rustape's own config (every
+constructor argument as given, rustape's functions), which rustape prefers when loading.
 
 Loading runs no code from the file: classes are found by name among rustape's own Keras
-classes, those registered with `register_keras_serializable`, and `custom_objects`; the
+classes, those registered with `register_keras_serializable`, and `custom_objects`; a
+`Lambda` layer (Python bytecode in Keras's config) is refused, naming the layer; HDF5 links to
+other files are refused; a dataset is read only once its shape equals its variable's; `.npz`
 arrays are read with `allow_pickle=False`. A layer's config is the arguments its constructor
 was called with (`Layer.get_config`), so custom layers save without writing `get_config`.
 
@@ -23,6 +34,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import warnings
 import zipfile
 from typing import Any
 
@@ -357,6 +369,20 @@ def save_model(model: Any, filepath: str | os.PathLike[str], overwrite: bool = T
     optimizer = getattr(model, "optimizer", None) if compiled is not None else None
     if compiled is not None:
         config["compile"] = serialize_keras_object(compiled)
+    try:
+        from ._keras_format import h5py_module
+        from ._keras_writer import write_keras_file
+
+        h5py_module()
+    except ImportError:
+        warnings.warn(
+            "save: h5py is not installed, so the file holds the weights as NumPy arrays "
+            "(rustape reads it, Keras does not); pip install rustape[h5] for Keras's format",
+            stacklevel=2,
+        )
+    else:
+        write_keras_file(model, path, config)
+        return
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("config.json", json.dumps(config))
         archive.writestr("model.weights.npz", _arrays(model.variables))
@@ -383,17 +409,23 @@ def load_model(
     """
     path = os.fspath(filepath)
     if not zipfile.is_zipfile(path):
-        raise ValueError(f"load_model: {path} is not a .keras file written by rustape (a zip)")
+        raise ValueError(f"load_model: {path} is not a .keras file (a zip)")
     with zipfile.ZipFile(path) as archive:
         names = set(archive.namelist())
-        if "config.json" not in names or "model.weights.npz" not in names:
+        h5 = "model.weights.h5" in names
+        if h5 and "rustape.json" not in names and "config.json" in names:
+            from ._keras_format import read_keras_file
+
+            return read_keras_file(archive, path, custom_objects, compile)
+        config_member = "rustape.json" if h5 else "config.json"
+        if not h5 and ("config.json" not in names or "model.weights.npz" not in names):
             raise ValueError(
-                f"load_model: {path} has no config.json and model.weights.npz (a Keras file "
-                "holds its weights in HDF5, which rustape does not read)"
+                f"load_model: {path} has no config.json with model.weights.npz (rustape's "
+                "files) or model.weights.h5 (Keras's)"
             )
-        if archive.getinfo("config.json").file_size > _MAX_CONFIG_BYTES:
+        if archive.getinfo(config_member).file_size > _MAX_CONFIG_BYTES:
             raise ValueError(f"load_model: the config in {path} is over 64 MiB")
-        config = json.loads(archive.read("config.json"))
+        config = json.loads(archive.read(config_member))
         if not isinstance(config, dict) or config.get("format") != FORMAT:
             raise ValueError(f"load_model: {path} is not a rustape model file")
         if config.get("version") != VERSION:
@@ -402,17 +434,23 @@ def load_model(
                 f"rustape reads version {VERSION}"
             )
         model = deserialize_keras_object(config["model"], custom_objects)
-        _assign("weight", model.variables, _read_arrays(archive, "model.weights.npz"))
-        if compile and config.get("compile") is not None:
+        compiled = compile and config.get("compile") is not None
+        if compiled:
             arguments = deserialize_keras_object(config["compile"], custom_objects)
             model.compile(**arguments)
-            if "optimizer.weights.npz" in names:
-                model.optimizer.build(model.trainable_variables)
-                _assign(
-                    "optimizer variable",
-                    model.optimizer.variables,
-                    _read_arrays(archive, "optimizer.weights.npz"),
-                )
+        if h5:
+            from ._keras_format import read_weights_member
+
+            read_weights_member(archive, path, model, compiled)
+            return model
+        _assign("weight", model.variables, _read_arrays(archive, "model.weights.npz"))
+        if compiled and "optimizer.weights.npz" in names:
+            model.optimizer.build(model.trainable_variables)
+            _assign(
+                "optimizer variable",
+                model.optimizer.variables,
+                _read_arrays(archive, "optimizer.weights.npz"),
+            )
     return model
 
 
