@@ -410,6 +410,14 @@ class KerasReader:
                     return self.custom_objects[key]
                 if key in _registered:
                     return _registered[key]
+        module = config.get("module")
+        if isinstance(name, str) and isinstance(module, str):
+            # Keras names the module: a loss and a metric may share a class name.
+            from .saving import _module_classes, _modules
+
+            home = _modules().get(module)
+            if home is not None and name in _module_classes(home):
+                return _module_classes(home)[name]
         if isinstance(name, str) and name in self.known:
             return self.known[name]
         if name == "Orthogonal" and config.get("module") == "keras.initializers":
