@@ -100,8 +100,16 @@ fn elementwise_cases() -> Vec<Case> {
         unary("bessel_i0e", wide.clone(), bessel_i0e),
         unary("bessel_i1", wide.clone(), bessel_i1),
         unary("bessel_i1e", wide.clone(), bessel_i1e),
-        unary("bessel_i0e (asymptotic)", t(&[-30.0, 21.0, 45.0, -22.5], &[2, 2]), bessel_i0e),
-        unary("bessel_i1e (asymptotic)", t(&[-30.0, 21.0, 45.0, -22.5], &[2, 2]), bessel_i1e),
+        unary(
+            "bessel_i0e (asymptotic)",
+            t(&[-30.0, 21.0, 45.0, -22.5], &[2, 2]),
+            bessel_i0e,
+        ),
+        unary(
+            "bessel_i1e (asymptotic)",
+            t(&[-30.0, 21.0, 45.0, -22.5], &[2, 2]),
+            bessel_i1e,
+        ),
         case(
             "polygamma(2)",
             vec![gamma_args],

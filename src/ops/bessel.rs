@@ -184,7 +184,10 @@ mod tests {
         for nu in [0, 1] {
             let below = bessel_scaled_f64(nu, 20.0);
             let above = super::asymptotic_scaled(nu, 20.0);
-            assert!(((below - above) / below).abs() < 1e-14, "{nu}: {below} {above}");
+            assert!(
+                ((below - above) / below).abs() < 1e-14,
+                "{nu}: {below} {above}"
+            );
         }
     }
 
@@ -199,7 +202,10 @@ mod tests {
         ];
         for (nu, x, want) in cases {
             let got = bessel_f64(nu, x);
-            assert!(((got - want) / want).abs() < 1e-14, "I{nu}({x}) = {got}, want {want}");
+            assert!(
+                ((got - want) / want).abs() < 1e-14,
+                "I{nu}({x}) = {got}, want {want}"
+            );
         }
         assert_eq!(bessel_f64(0, 0.0), 1.0);
         assert_eq!(bessel_f64(0, 800.0), f64::INFINITY);

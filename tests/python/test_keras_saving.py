@@ -164,6 +164,7 @@ def test_every_layer_config_round_trips() -> None:
         "Discretization": ([0.0, 1.0],),
         "RandomRotation": (0.2,), "RandomZoom": (0.2,), "RandomTranslation": (0.1, 0.1),
         "RandomCrop": (3, 4), "RandomContrast": (0.2,), "RandomBrightness": (0.2,),
+        "MelSpectrogram": (64, 32), "STFTSpectrogram": ("magnitude", 32, 16),
     }  # fmt: skip
     checked = 0
     for name in L.__all__:

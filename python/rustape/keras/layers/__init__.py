@@ -13,6 +13,7 @@ from ..functional import Input, InputLayer
 from ..initializers import get_initializer
 from .activation import ELU, Activation, LeakyReLU, PReLU, ReLU, Softmax
 from .attention import EinsumDense, MultiHeadAttention
+from .audio import MelSpectrogram, STFTSpectrogram
 from .base import Layer
 from .categorical import CategoryEncoding, Discretization
 from .convolutional import (
@@ -142,6 +143,7 @@ __all__ = [
     "MaxPooling2D",
     "MaxPooling3D",
     "Maximum",
+    "MelSpectrogram",
     "Minimum",
     "MultiHeadAttention",
     "Multiply",
@@ -161,6 +163,7 @@ __all__ = [
     "Rescaling",
     "Reshape",
     "Resizing",
+    "STFTSpectrogram",
     "SeparableConv2D",
     "SimpleRNN",
     "SimpleRNNCell",
