@@ -410,3 +410,19 @@ def test_stft_spectrogram_named_windows_are_scipys() -> None:
     )
     with pytest.raises(ValueError, match="unknown window"):
         rt.keras.layers.STFTSpectrogram(window="nope")
+
+
+def test_audio_layers_differentiate_like_their_ops() -> None:
+    # The layers are compositions of differentiable ops: their gradients with respect to the
+    # audio agree with central finite differences (float64, first and second order).
+    from conftest import check_gradients
+
+    mel = rt.keras.layers.MelSpectrogram(
+        fft_length=16, sequence_stride=8, sampling_rate=800, num_mel_bins=4, dtype="float64"
+    )
+    stft = rt.keras.layers.STFTSpectrogram(
+        mode="magnitude", frame_length=8, frame_step=4, window=np.hanning(8), dtype="float64"
+    )
+    audio = np.random.default_rng(7).normal(size=(1, 40))
+    check_gradients(lambda x: mel(x), [audio])
+    check_gradients(lambda x: stft(rt.expand_dims(x, -1)), [audio])
