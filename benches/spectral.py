@@ -138,7 +138,8 @@ def _mel_matrix(mels: int, bins: int, rate: float, lower: float, upper: float):
     edges = np.linspace(to_mel(lower), to_mel(upper), mels + 2)
     low, center, high = edges[:-2], edges[1:-1], edges[2:]
     weights = np.maximum(
-        0.0, np.minimum((spectrogram - low) / (center - low), (high - spectrogram) / (high - center))
+        0.0,
+        np.minimum((spectrogram - low) / (center - low), (high - spectrogram) / (high - center)),
     )
     return np.pad(weights, [[1, 0], [0, 0]]).astype(np.float32)
 
