@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as _np
+
 from . import _rustape as _rt
 from ._export import export
 from ._rustape import Tensor
@@ -206,7 +208,9 @@ def leaky_relu(features: TensorLike, alpha: float = 0.2, name: str | None = None
     array([-0.2,  2. ], dtype=float32)
     """
     t = _tensor(features)
-    return _rt.where(_rt.greater(t, 0.0), t, _rt.multiply(t, alpha))
+    # TensorFlow's op takes alpha as a float32 attribute: float64 inputs see it rounded too.
+    slope = float(_np.float32(alpha))
+    return _rt.where(_rt.greater(t, 0.0), t, _rt.multiply(t, slope))
 
 
 @export("nn")
@@ -216,7 +220,9 @@ def relu6(features: TensorLike, name: str | None = None) -> Tensor:
     >>> rt.nn.relu6([-1.0, 3.0, 9.0]).numpy()
     array([0., 3., 6.], dtype=float32)
     """
-    return _rt.minimum(_rt.relu(features), 6.0)
+    t = _tensor(features)
+    # TensorFlow's Relu6 passes the gradient only where 0 < x < 6 (none at 6 itself).
+    return _rt.where(_rt.less(t, 6.0), _rt.relu(t), 6.0)
 
 
 @export("nn")

@@ -8,6 +8,7 @@ from ._ops import leaky_relu as leaky_relu
 from ._ops import relu6 as relu6
 from ._ops import silu as silu
 from ._ops import silu as swish
+from ._ops_math import in_top_k as in_top_k
 from ._rustape import avg_pool as avg_pool
 from ._rustape import avg_pool1d as avg_pool1d
 from ._rustape import avg_pool2d as avg_pool2d
@@ -65,6 +66,7 @@ __all__ = [
     "elu",
     "embedding_lookup",
     "gelu",
+    "in_top_k",
     "l2_loss",
     "l2_normalize",
     "leaky_relu",

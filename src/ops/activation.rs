@@ -17,7 +17,7 @@ use super::kernel::{map_array, PAR_CHEAP, PAR_MATH};
 use super::vmath::widest;
 use super::vmath::VMath;
 use super::{
-    abs, accumulate, add, broadcast_shapes, divide, erf, exp, greater, less, multiply, negative,
+    abs, accumulate, add, broadcast_shapes, divide, erfc, exp, greater, less, multiply, negative,
     scalar_like, square, sum_to_batched_shape, triple_product, where_, zip_map,
 };
 use crate::dtype::DType;
@@ -394,7 +394,7 @@ pub fn selu(x: &Tensor) -> Result<Tensor> {
 const SQRT_2_OVER_PI: f64 = 0.797_884_560_802_865_4;
 const GELU_CUBIC: f64 = 0.044_715;
 
-/// GELU, `x * Φ(x)` with `Φ` the standard normal CDF (`0.5 * x * (1 + erf(x / √2))`), or with
+/// GELU, `x * Φ(x)` with `Φ` the standard normal CDF (`0.5 * x * erfc(-x / √2)`), or with
 /// `approximate` TensorFlow's tanh form `0.5 * x * (1 + tanh(√(2/π) (x + 0.044715 x³)))`.
 /// The gradient is the derivative of the formula computed, in rustape ops.
 pub fn gelu(x: &Tensor, approximate: bool) -> Result<Tensor> {
@@ -418,14 +418,12 @@ pub fn gelu(x: &Tensor, approximate: bool) -> Result<Tensor> {
         });
     }
     let y = map_float!(math x, "gelu", |v| {
-        0.5 * v * (1.0 + v.times(std::f64::consts::FRAC_1_SQRT_2).erf_of())
+        // erfc(-x/√2) rather than 1 + erf(x/√2): no cancellation for negative x (TensorFlow's)
+        0.5 * v * (-v).times(std::f64::consts::FRAC_1_SQRT_2).erfc_of()
     });
     unary_vjp("gelu", x, y, Saves::Input, |x, dy| {
         // Φ(x) + x φ(x), φ(x) = e^(-x²/2) / √(2π)
-        let cdf = scale(
-            &plus(&erf(&scale(x, std::f64::consts::FRAC_1_SQRT_2)?)?, 1.0)?,
-            0.5,
-        )?;
+        let cdf = scale(&erfc(&scale(x, -std::f64::consts::FRAC_1_SQRT_2)?)?, 0.5)?;
         let pdf = scale(
             &exp(&scale(&square(x)?, -0.5)?)?,
             0.5 * std::f64::consts::FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2,
@@ -434,25 +432,25 @@ pub fn gelu(x: &Tensor, approximate: bool) -> Result<Tensor> {
     })
 }
 
-/// Constants and erf in the element's precision, for the kernels above.
+/// Constants and erfc in the element's precision, for the kernels above.
 trait KernelFloat {
     /// `self * c`, `c` rounded to the element's precision.
     fn times(self, c: f64) -> Self;
-    fn erf_of(self) -> Self;
+    fn erfc_of(self) -> Self;
 }
 impl KernelFloat for f32 {
     fn times(self, c: f64) -> f32 {
         self * c as f32
     }
-    fn erf_of(self) -> f32 {
-        libm::erff(self)
+    fn erfc_of(self) -> f32 {
+        libm::erfcf(self)
     }
 }
 impl KernelFloat for f64 {
     fn times(self, c: f64) -> f64 {
         self * c
     }
-    fn erf_of(self) -> f64 {
-        libm::erf(self)
+    fn erfc_of(self) -> f64 {
+        libm::erfc(self)
     }
 }

@@ -28,17 +28,37 @@ __all__ = [
     "HeNormal",
     "HeUniform",
     "Identity",
+    "IdentityInitializer",
     "Initializer",
     "LecunNormal",
     "LecunUniform",
     "Ones",
+    "Orthogonal",
+    "OrthogonalInitializer",
     "RandomNormal",
     "RandomUniform",
     "TruncatedNormal",
     "VarianceScaling",
     "Zeros",
+    "constant",
+    "deserialize",
     "get",
     "get_initializer",
+    "glorot_normal",
+    "glorot_uniform",
+    "he_normal",
+    "he_uniform",
+    "identity",
+    "lecun_normal",
+    "lecun_uniform",
+    "ones",
+    "orthogonal",
+    "random_normal",
+    "random_uniform",
+    "serialize",
+    "truncated_normal",
+    "variance_scaling",
+    "zeros",
 ]
 
 
@@ -390,6 +410,62 @@ class Identity(Initializer):
         return {"gain": self.gain}
 
 
+class Orthogonal(_Random):
+    """`gain` times a random orthogonal matrix (Keras 3's `Orthogonal`): the Q factor of a
+    standard normal `[max(rows, cols), min(rows, cols)]` matrix (rows: the product of all
+    but the last dimension), its columns' signs fixed by R's diagonal, transposed when wide,
+    reshaped to `shape`.
+
+    >>> q = Orthogonal(seed=0)((4, 4)).numpy()
+    >>> bool(np.allclose(q @ q.T, np.eye(4), atol=1e-5))
+    True
+    """
+
+    def __init__(self, gain: float = 1.0, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.gain = check_number("Orthogonal", "gain", gain)
+
+    def __call__(self, shape: Any, dtype: Any = None) -> Any:
+        shape = tuple(int(d) for d in shape)
+        if len(shape) < 2:
+            raise ValueError(
+                "The tensor to initialize must be at least two-dimensional. Received: "
+                f"shape={shape} of rank {len(shape)}."
+            )
+        dtype = _as_dtype(dtype)
+        rows = int(np.prod(shape[:-1]))
+        cols = shape[-1]
+        a = self._draw((max(rows, cols), min(rows, cols)), _rt.float64, "normal", 0.0, 1.0)
+        q, r = _rt.qr(a)
+        q = q * _rt.sign(_rt.diag_part(r))
+        if rows < cols:
+            q = _rt.transpose(q)
+        q = _rt.reshape(q * _rt.constant(self.gain, dtype=_rt.float64), list(shape))
+        return _rt.cast(q, dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"gain": self.gain, "seed": self.seed}
+
+
+# Keras's other names for the same classes.
+IdentityInitializer = Identity
+OrthogonalInitializer = Orthogonal
+constant = Constant
+glorot_normal = GlorotNormal
+glorot_uniform = GlorotUniform
+he_normal = HeNormal
+he_uniform = HeUniform
+identity = Identity
+lecun_normal = LecunNormal
+lecun_uniform = LecunUniform
+ones = Ones
+orthogonal = Orthogonal
+random_normal = RandomNormal
+random_uniform = RandomUniform
+truncated_normal = TruncatedNormal
+variance_scaling = VarianceScaling
+zeros = Zeros
+
 _BY_NAME: dict[str, type] = {
     "zeros": Zeros,
     "ones": Ones,
@@ -405,6 +481,7 @@ _BY_NAME: dict[str, type] = {
     "lecun_uniform": LecunUniform,
     "lecun_normal": LecunNormal,
     "identity": Identity,
+    "orthogonal": Orthogonal,
     # Keras's short aliases.
     "uniform": RandomUniform,
     "normal": RandomNormal,
@@ -434,3 +511,27 @@ def get_initializer(initializer: Any) -> Callable[..., Any]:
 
 
 get = get_initializer
+
+
+def serialize(initializer: Any) -> Any:
+    """An initializer's config as JSON-able data (`{"class_name": ..., "config": ...}`).
+
+    >>> serialize(Constant(0.5))
+    {'class_name': 'Constant', 'config': {'value': 0.5}}
+    """
+    from .saving import serialize_keras_object
+
+    return serialize_keras_object(initializer)
+
+
+def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Any:
+    """The initializer `serialize`'s data (or a Keras name) describes.
+
+    >>> deserialize("he_normal").__class__.__name__
+    'HeNormal'
+    """
+    if isinstance(config, str):
+        return get_initializer(config)
+    from .saving import deserialize_keras_object
+
+    return deserialize_keras_object(config, custom_objects)

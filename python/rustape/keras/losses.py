@@ -25,10 +25,16 @@ __all__ = [
     "MAE",
     "MAPE",
     "MSE",
+    "MSLE",
     "BinaryCrossentropy",
+    "BinaryFocalCrossentropy",
     "CategoricalCrossentropy",
+    "CategoricalFocalCrossentropy",
+    "CategoricalGeneralizedCrossEntropy",
     "CategoricalHinge",
+    "Circle",
     "CosineSimilarity",
+    "Dice",
     "Hinge",
     "Huber",
     "KLDivergence",
@@ -37,13 +43,21 @@ __all__ = [
     "MeanAbsoluteError",
     "MeanAbsolutePercentageError",
     "MeanSquaredError",
+    "MeanSquaredLogarithmicError",
     "Poisson",
     "SparseCategoricalCrossentropy",
     "SquaredHinge",
+    "Tversky",
     "binary_crossentropy",
+    "binary_focal_crossentropy",
     "categorical_crossentropy",
+    "categorical_focal_crossentropy",
+    "categorical_generalized_cross_entropy",
     "categorical_hinge",
+    "circle",
     "cosine_similarity",
+    "deserialize",
+    "dice",
     "get",
     "hinge",
     "huber",
@@ -56,10 +70,14 @@ __all__ = [
     "mean_absolute_error",
     "mean_absolute_percentage_error",
     "mean_squared_error",
+    "mean_squared_logarithmic_error",
     "mse",
+    "msle",
     "poisson",
+    "serialize",
     "sparse_categorical_crossentropy",
     "squared_hinge",
+    "tversky",
 ]
 
 EPSILON = 1e-7
@@ -710,6 +728,26 @@ CategoricalHinge = _wrapper(
 )
 CategoricalHinge.__name__ = CategoricalHinge.__qualname__ = "CategoricalHinge"
 
+# Keras 3's newer losses live in losses_more.py (it builds on the helpers above).
+from .losses_more import (
+    BinaryFocalCrossentropy,
+    CategoricalFocalCrossentropy,
+    CategoricalGeneralizedCrossEntropy,
+    Circle,
+    Dice,
+    MeanSquaredLogarithmicError,
+    Tversky,
+    binary_focal_crossentropy,
+    categorical_focal_crossentropy,
+    categorical_generalized_cross_entropy,
+    circle,
+    dice,
+    mean_squared_logarithmic_error,
+    msle,
+    tversky,
+)
+
+MSLE = msle
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
 mape = MAPE = mean_absolute_percentage_error
@@ -735,3 +773,27 @@ def get(identifier: Any) -> Any:
         obj = _BY_NAME[identifier]
         return obj() if isinstance(obj, type) else obj
     raise ValueError(f"Could not interpret loss identifier: {identifier!r}")
+
+
+def serialize(loss: Any) -> Any:
+    """A loss's config as JSON-able data (a function: its name).
+
+    >>> serialize(MeanSquaredError())["class_name"]
+    'MeanSquaredError'
+    """
+    from .saving import serialize_keras_object
+
+    return serialize_keras_object(loss)
+
+
+def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Any:
+    """The loss `serialize`'s data (or a Keras name) describes.
+
+    >>> deserialize("dice") is dice
+    True
+    """
+    if isinstance(config, str):
+        return get(config)
+    from .saving import deserialize_keras_object
+
+    return deserialize_keras_object(config, custom_objects)

@@ -47,38 +47,75 @@ __all__ = [
     "AUC",
     "Accuracy",
     "BinaryAccuracy",
+    "BinaryCrossentropy",
     "BinaryIoU",
     "CategoricalAccuracy",
+    "CategoricalCrossentropy",
+    "CategoricalHinge",
+    "ConcordanceCorrelation",
+    "CosineSimilarity",
     "F1Score",
     "FBetaScore",
     "FalseNegatives",
     "FalsePositives",
+    "Hinge",
     "IoU",
+    "KLDivergence",
+    "LogCoshError",
     "Mean",
     "MeanAbsoluteError",
+    "MeanAbsolutePercentageError",
     "MeanIoU",
     "MeanMetricWrapper",
     "MeanSquaredError",
+    "MeanSquaredLogarithmicError",
     "Metric",
     "OneHotIoU",
     "OneHotMeanIoU",
+    "PearsonCorrelation",
+    "Poisson",
     "Precision",
     "PrecisionAtRecall",
+    "R2Score",
     "Recall",
     "RecallAtPrecision",
     "RootMeanSquaredError",
     "SensitivityAtSpecificity",
     "SparseCategoricalAccuracy",
+    "SparseCategoricalCrossentropy",
+    "SparseTopKCategoricalAccuracy",
     "SpecificityAtSensitivity",
+    "SquaredHinge",
     "Sum",
     "TopKCategoricalAccuracy",
     "TrueNegatives",
     "TruePositives",
     "accuracy",
     "binary_accuracy",
+    "binary_crossentropy",
+    "binary_focal_crossentropy",
     "categorical_accuracy",
+    "categorical_crossentropy",
+    "categorical_focal_crossentropy",
+    "categorical_hinge",
+    "concordance_correlation",
+    "deserialize",
     "get",
+    "hinge",
+    "huber",
+    "kl_divergence",
+    "log_cosh",
+    "mean_absolute_error",
+    "mean_absolute_percentage_error",
+    "mean_squared_error",
+    "mean_squared_logarithmic_error",
+    "pearson_correlation",
+    "poisson",
+    "serialize",
     "sparse_categorical_accuracy",
+    "sparse_categorical_crossentropy",
+    "sparse_top_k_categorical_accuracy",
+    "squared_hinge",
     "top_k_categorical_accuracy",
 ]
 
@@ -548,6 +585,46 @@ class AUC(_StateMetric):
         return config
 
 
+# Keras 3's metrics that are a loss's or a correlation's mean (metrics_more.py builds them on
+# `_wrapped` above).
+from .metrics_more import (
+    BinaryCrossentropy,
+    CategoricalCrossentropy,
+    CategoricalHinge,
+    ConcordanceCorrelation,
+    CosineSimilarity,
+    Hinge,
+    KLDivergence,
+    LogCoshError,
+    MeanAbsolutePercentageError,
+    MeanSquaredLogarithmicError,
+    PearsonCorrelation,
+    Poisson,
+    R2Score,
+    SparseCategoricalCrossentropy,
+    SparseTopKCategoricalAccuracy,
+    SquaredHinge,
+    binary_crossentropy,
+    binary_focal_crossentropy,
+    categorical_crossentropy,
+    categorical_focal_crossentropy,
+    categorical_hinge,
+    concordance_correlation,
+    hinge,
+    huber,
+    kl_divergence,
+    log_cosh,
+    mean_absolute_error,
+    mean_absolute_percentage_error,
+    mean_squared_error,
+    mean_squared_logarithmic_error,
+    pearson_correlation,
+    poisson,
+    sparse_categorical_crossentropy,
+    sparse_top_k_categorical_accuracy,
+    squared_hinge,
+)
+
 _BY_NAME: dict[str, Any] = {
     "accuracy": Accuracy,
     "acc": Accuracy,
@@ -565,6 +642,26 @@ _BY_NAME: dict[str, Any] = {
     "recall": Recall,
     "mean": Mean,
     "sum": Sum,
+    "binary_crossentropy": BinaryCrossentropy,
+    "categorical_crossentropy": CategoricalCrossentropy,
+    "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
+    "hinge": Hinge,
+    "squared_hinge": SquaredHinge,
+    "categorical_hinge": CategoricalHinge,
+    "kl_divergence": KLDivergence,
+    "kld": KLDivergence,
+    "poisson": Poisson,
+    "logcosh": LogCoshError,
+    "log_cosh": LogCoshError,
+    "mape": MeanAbsolutePercentageError,
+    "mean_absolute_percentage_error": MeanAbsolutePercentageError,
+    "msle": MeanSquaredLogarithmicError,
+    "mean_squared_logarithmic_error": MeanSquaredLogarithmicError,
+    "cosine_similarity": CosineSimilarity,
+    "sparse_top_k_categorical_accuracy": SparseTopKCategoricalAccuracy,
+    "r2_score": R2Score,
+    "pearson_correlation": PearsonCorrelation,
+    "concordance_correlation": ConcordanceCorrelation,
 }
 
 
@@ -579,3 +676,27 @@ def get(identifier: Any) -> Any:
     if isinstance(identifier, str) and identifier.lower() in _BY_NAME:
         return _BY_NAME[identifier.lower()]()
     raise ValueError(f"Could not interpret metric identifier: {identifier!r}")
+
+
+def serialize(metric: Any) -> Any:
+    """A metric's config as JSON-able data (`{"class_name": ..., "config": ...}`).
+
+    >>> serialize(Mean(name="m"))["class_name"]
+    'Mean'
+    """
+    from .saving import serialize_keras_object
+
+    return serialize_keras_object(metric)
+
+
+def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Any:
+    """The metric `serialize`'s data (or a Keras name) describes.
+
+    >>> type(deserialize("auc")).__name__
+    'AUC'
+    """
+    if isinstance(config, str):
+        return get(config)
+    from .saving import deserialize_keras_object
+
+    return deserialize_keras_object(config, custom_objects)

@@ -87,9 +87,8 @@ def get_registered_name(obj: Any) -> str:
 # -- what a config may name ----------------------------------------------------------------
 
 
-def _classes(custom_objects: dict[str, Any] | None) -> dict[str, Any]:
-    """Every class a config may name: rustape's Keras classes, registered ones, then
-    `custom_objects` (which win)."""
+def _modules() -> dict[str, Any]:
+    """rustape's Keras modules whose classes a config may name, by their Keras module name."""
     from . import (
         constraints,
         initializers,
@@ -102,26 +101,56 @@ def _classes(custom_objects: dict[str, Any] | None) -> dict[str, Any]:
     )
     from .optimizers import schedules
 
+    return {
+        "keras.layers": layers,
+        "keras.initializers": initializers,
+        "keras.regularizers": regularizers,
+        "keras.constraints": constraints,
+        "keras.losses": losses,
+        "keras.metrics": metrics,
+        "keras.optimizers": optimizers,
+        "keras.optimizers.schedules": schedules,
+        "keras.models": models,
+    }
+
+
+def _module_classes(module: Any) -> dict[str, Any]:
+    return {
+        name: getattr(module, name)
+        for name in getattr(module, "__all__", [])
+        if isinstance(getattr(module, name, None), type)
+    }
+
+
+def _classes(custom_objects: dict[str, Any] | None) -> dict[str, Any]:
+    """Every class a config may name: rustape's Keras classes, registered ones, then
+    `custom_objects` (which win). A name in two modules (`Identity`, `MeanSquaredError`)
+    means the later module's class here; configs name the module of such a class."""
+    from . import models
+
     known: dict[str, Any] = {}
-    for module in (
-        layers,
-        initializers,
-        regularizers,
-        constraints,
-        losses,
-        metrics,
-        optimizers,
-        schedules,
-        models,
-    ):
-        for name in getattr(module, "__all__", []):
-            obj = getattr(module, name, None)
-            if isinstance(obj, type):
-                known[name] = obj
+    for module in _modules().values():
+        known.update(_module_classes(module))
     known["Functional"] = models.Model
     known.update(_registered)
     known.update(custom_objects or {})
     return known
+
+
+def _ambiguous_module(cls: type) -> str | None:
+    """The Keras module of one of rustape's classes whose name another module also uses
+    (a config must say which), else None."""
+    homes = [
+        module_name
+        for module_name, module in _modules().items()
+        if cls.__name__ in _module_classes(module)
+    ]
+    if len(homes) < 2:
+        return None
+    for module_name in homes:
+        if _module_classes(_modules()[module_name]).get(cls.__name__) is cls:
+            return module_name
+    return None
 
 
 def _function_namespaces() -> list[tuple[str, Any]]:
@@ -207,20 +236,16 @@ def serialize_keras_object(obj: Any) -> Any:
         }
     if isinstance(obj, _rt.DType):
         return str(obj.name)
-    if isinstance(obj, Layer):
-        config: dict[str, Any] = {
-            "class_name": get_registered_name(obj),
-            "config": serialize_keras_object(obj.get_config()),
-        }
-        build = obj.__dict__.get("_build_inputs")
+    if isinstance(obj, Layer) or (hasattr(obj, "get_config") and not isinstance(obj, type)):
+        config: dict[str, Any] = {"class_name": get_registered_name(obj)}
+        module = _ambiguous_module(type(obj))
+        if module is not None:
+            config["module"] = module
+        config["config"] = serialize_keras_object(obj.get_config())
+        build = obj.__dict__.get("_build_inputs") if isinstance(obj, Layer) else None
         if build is not None:
             config["build_inputs"] = build
         return config
-    if hasattr(obj, "get_config") and not isinstance(obj, type):
-        return {
-            "class_name": get_registered_name(obj),
-            "config": serialize_keras_object(obj.get_config()),
-        }
     if callable(obj):
         return {"class_name": "__function__", "config": {"name": _function_name(obj)}}
     raise TypeError(f"save: cannot save {type(obj).__name__} {obj!r} in a model's config")
@@ -238,7 +263,7 @@ def deserialize_keras_object(config: Any, custom_objects: dict[str, Any] | None 
         return [deserialize_keras_object(v, custom_objects) for v in config]
     if not isinstance(config, dict):
         return config
-    if set(config) - {"class_name", "config", "build_inputs"} or "class_name" not in config:
+    if set(config) - {"class_name", "module", "config", "build_inputs"} or "class_name" not in config:
         return {k: deserialize_keras_object(v, custom_objects) for k, v in config.items()}
     name = config["class_name"]
     inner = config.get("config") or {}
@@ -250,6 +275,9 @@ def deserialize_keras_object(config: Any, custom_objects: dict[str, Any] | None 
     if name == "__function__":
         return _function(str(inner["name"]), custom_objects)
     known = _classes(custom_objects)
+    module = config.get("module")
+    if isinstance(module, str) and module in _modules() and name not in (custom_objects or {}):
+        known = {**known, **_module_classes(_modules()[module])}
     if name not in known:
         raise ValueError(
             f"load_model: unknown class {name!r}: pass it in custom_objects, or register it "

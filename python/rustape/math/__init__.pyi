@@ -10,6 +10,10 @@ from .._ops import reduce_variance as reduce_variance
 from .._ops import rsqrt as rsqrt
 from .._ops import squared_difference as squared_difference
 from .._ops import truediv as truediv
+from .._ops_math import ceil as ceil
+from .._ops_math import count_nonzero as count_nonzero
+from .._ops_math import in_top_k as in_top_k
+from .._ops_math import logical_xor as logical_xor
 from .._rustape import abs as abs
 from .._rustape import acos as acos
 from .._rustape import acosh as acosh
@@ -118,9 +122,11 @@ __all__ = [
     "bessel_i1",
     "bessel_i1e",
     "bincount",
+    "ceil",
     "conj",
     "cos",
     "cosh",
+    "count_nonzero",
     "cumprod",
     "cumsum",
     "digamma",
@@ -138,6 +144,7 @@ __all__ = [
     "greater",
     "greater_equal",
     "imag",
+    "in_top_k",
     "is_finite",
     "is_inf",
     "is_nan",
@@ -152,6 +159,7 @@ __all__ = [
     "logical_and",
     "logical_not",
     "logical_or",
+    "logical_xor",
     "maximum",
     "minimum",
     "multiply",

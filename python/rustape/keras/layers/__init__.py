@@ -23,10 +23,12 @@ from .convolutional import (
     Conv2DTranspose,
     Conv3D,
     Conv3DTranspose,
+    DepthwiseConv1D,
     DepthwiseConv2D,
+    SeparableConv1D,
     SeparableConv2D,
 )
-from .core import Dense, Dropout, Embedding, Lambda
+from .core import ActivityRegularization, Dense, Dropout, Embedding, Identity, Lambda
 from .dot_attention import AdditiveAttention, Attention
 from .group_attention import GroupQueryAttention
 from .image_augmentation import (
@@ -41,7 +43,24 @@ from .image_augmentation import (
 from .image_augmentation_color import AutoContrast, RandomGrayscale, Solarization
 from .image_preprocessing import CenterCrop, Resizing
 from .masking import Masking
-from .merging import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
+from .merging import (
+    Add,
+    Average,
+    Concatenate,
+    Dot,
+    Maximum,
+    Minimum,
+    Multiply,
+    Subtract,
+    add,
+    average,
+    concatenate,
+    dot,
+    maximum,
+    minimum,
+    multiply,
+    subtract,
+)
 from .noise import (
     AlphaDropout,
     GaussianDropout,
@@ -50,7 +69,13 @@ from .noise import (
     SpatialDropout2D,
     SpatialDropout3D,
 )
-from .normalization import BatchNormalization, GroupNormalization, LayerNormalization
+from .normalization import (
+    BatchNormalization,
+    GroupNormalization,
+    LayerNormalization,
+    RMSNormalization,
+    UnitNormalization,
+)
 from .pooling import (
     AveragePooling1D,
     AveragePooling2D,
@@ -83,12 +108,63 @@ from .rnn import GRU, LSTM, SimpleRNN
 from .rnn_cells import RNN, GRUCell, LSTMCell, SimpleRNNCell, StackedRNNCells
 from .wrappers import Bidirectional, TimeDistributed
 
+# Keras's other names for the same classes.
+AvgPool1D = AveragePooling1D
+AvgPool2D = AveragePooling2D
+AvgPool3D = AveragePooling3D
+MaxPool1D = MaxPooling1D
+MaxPool2D = MaxPooling2D
+MaxPool3D = MaxPooling3D
+GlobalAvgPool1D = GlobalAveragePooling1D
+GlobalAvgPool2D = GlobalAveragePooling2D
+GlobalAvgPool3D = GlobalAveragePooling3D
+GlobalMaxPool1D = GlobalMaxPooling1D
+GlobalMaxPool2D = GlobalMaxPooling2D
+GlobalMaxPool3D = GlobalMaxPooling3D
+Convolution1D = Conv1D
+Convolution2D = Conv2D
+Convolution3D = Conv3D
+Convolution1DTranspose = Conv1DTranspose
+Convolution2DTranspose = Conv2DTranspose
+Convolution3DTranspose = Conv3DTranspose
+SeparableConvolution1D = SeparableConv1D
+SeparableConvolution2D = SeparableConv2D
+
+
+def serialize(layer: Layer) -> dict:
+    """A layer's config as JSON-able data (`{"class_name": ..., "config": ...}`), as
+    `model.save` writes it.
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.serialize(rt.keras.layers.Dense(2))["class_name"]
+    'Dense'
+    """
+    from ..saving import serialize_keras_object
+
+    return serialize_keras_object(layer)  # type: ignore[no-any-return]
+
+
+def deserialize(config: dict, custom_objects: dict | None = None) -> Layer:
+    """A new layer from `serialize`'s data (classes only from rustape, registered ones and
+    `custom_objects`).
+
+    >>> import rustape as rt
+    >>> layer = rt.keras.layers.deserialize(rt.keras.layers.serialize(rt.keras.layers.Dense(2)))
+    >>> type(layer).__name__, layer.units
+    ('Dense', 2)
+    """
+    from ..saving import deserialize_keras_object
+
+    return deserialize_keras_object(config, custom_objects)  # type: ignore[no-any-return]
+
+
 __all__ = [
     "ELU",
     "GRU",
     "LSTM",
     "RNN",
     "Activation",
+    "ActivityRegularization",
     "Add",
     "AdditiveAttention",
     "AlphaDropout",
@@ -98,6 +174,9 @@ __all__ = [
     "AveragePooling1D",
     "AveragePooling2D",
     "AveragePooling3D",
+    "AvgPool1D",
+    "AvgPool2D",
+    "AvgPool3D",
     "BatchNormalization",
     "Bidirectional",
     "CategoryEncoding",
@@ -109,10 +188,17 @@ __all__ = [
     "Conv2DTranspose",
     "Conv3D",
     "Conv3DTranspose",
+    "Convolution1D",
+    "Convolution1DTranspose",
+    "Convolution2D",
+    "Convolution2DTranspose",
+    "Convolution3D",
+    "Convolution3DTranspose",
     "Cropping1D",
     "Cropping2D",
     "Cropping3D",
     "Dense",
+    "DepthwiseConv1D",
     "DepthwiseConv2D",
     "Discretization",
     "Dot",
@@ -126,11 +212,18 @@ __all__ = [
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
     "GlobalAveragePooling3D",
+    "GlobalAvgPool1D",
+    "GlobalAvgPool2D",
+    "GlobalAvgPool3D",
+    "GlobalMaxPool1D",
+    "GlobalMaxPool2D",
+    "GlobalMaxPool3D",
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
     "GlobalMaxPooling3D",
     "GroupNormalization",
     "GroupQueryAttention",
+    "Identity",
     "Input",
     "InputLayer",
     "LSTMCell",
@@ -139,6 +232,9 @@ __all__ = [
     "LayerNormalization",
     "LeakyReLU",
     "Masking",
+    "MaxPool1D",
+    "MaxPool2D",
+    "MaxPool3D",
     "MaxPooling1D",
     "MaxPooling2D",
     "MaxPooling3D",
@@ -150,6 +246,7 @@ __all__ = [
     "Normalization",
     "PReLU",
     "Permute",
+    "RMSNormalization",
     "RandomBrightness",
     "RandomContrast",
     "RandomCrop",
@@ -164,7 +261,10 @@ __all__ = [
     "Reshape",
     "Resizing",
     "STFTSpectrogram",
+    "SeparableConv1D",
     "SeparableConv2D",
+    "SeparableConvolution1D",
+    "SeparableConvolution2D",
     "SimpleRNN",
     "SimpleRNNCell",
     "Softmax",
@@ -175,12 +275,23 @@ __all__ = [
     "StackedRNNCells",
     "Subtract",
     "TimeDistributed",
+    "UnitNormalization",
     "UpSampling1D",
     "UpSampling2D",
     "UpSampling3D",
     "ZeroPadding1D",
     "ZeroPadding2D",
     "ZeroPadding3D",
+    "add",
+    "average",
+    "concatenate",
+    "deserialize",
+    "dot",
     "get_activation",
     "get_initializer",
+    "maximum",
+    "minimum",
+    "multiply",
+    "serialize",
+    "subtract",
 ]

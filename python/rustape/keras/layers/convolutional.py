@@ -1,4 +1,5 @@
-"""`Conv1D`, `Conv2D`, `Conv3D`, their transposes, `DepthwiseConv2D`: Keras 3's arguments,
+"""`Conv1D`, `Conv2D`, `Conv3D`, their transposes, the depthwise and separable convolutions in
+1-D and 2-D: Keras 3's arguments,
 defaults, weight shapes and numbers, over `rt.nn`'s convolutions."""
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ __all__ = [
     "Conv2DTranspose",
     "Conv3D",
     "Conv3DTranspose",
+    "DepthwiseConv1D",
     "DepthwiseConv2D",
+    "SeparableConv1D",
     "SeparableConv2D",
 ]
 
@@ -611,3 +614,84 @@ class SeparableConv2D(_Conv):
             dilations=list(self.dilation_rate),
         )
         return _rt.conv2d(depthwise, self.pointwise_kernel, [1, 1], "VALID")
+
+
+def _as_2d(x: Any) -> Any:
+    """`[batch, steps, channels]` as `[batch, 1, steps, channels]` (a 1-D convolution run as a
+    2-D one of height 1)."""
+    return _rt.expand_dims(x, 1)
+
+
+class DepthwiseConv1D(DepthwiseConv2D):
+    """Depthwise 1-D convolution (Keras 3's `DepthwiseConv1D`): each input channel of
+    `[batch, steps, channels]` convolved with `depth_multiplier` filters of its own; kernel
+    `(kernel_size, in, depth_multiplier)`.
+
+    >>> import rustape as rt
+    >>> layer = rt.keras.layers.DepthwiseConv1D(3, depth_multiplier=2, padding="same")
+    >>> layer(rt.ones([1, 7, 3])).shape
+    (1, 7, 6)
+    """
+
+    _rank = 1
+
+    def _convolve(self, x: Any) -> Any:
+        y = _rt.depthwise_conv2d(
+            _as_2d(x),
+            _rt.expand_dims(self.kernel, 0),
+            [1, 1, self.strides[0], 1],
+            self.padding.upper(),
+            dilations=[1, self.dilation_rate[0]],
+        )
+        return _rt.squeeze(y, axis=[1])
+
+
+class SeparableConv1D(SeparableConv2D):
+    """A depthwise 1-D convolution then a pointwise one to `filters` channels, then the bias
+    and activation (Keras 3's `SeparableConv1D`; kernels `(kernel_size, in,
+    depth_multiplier)` and `(1, in * depth_multiplier, filters)`).
+
+    >>> import rustape as rt
+    >>> layer = rt.keras.layers.SeparableConv1D(4, 3, depth_multiplier=2)
+    >>> layer(rt.ones([1, 7, 3])).shape
+    (1, 5, 4)
+    >>> tuple(layer.pointwise_kernel.shape)
+    (1, 6, 4)
+    """
+
+    _rank = 1
+
+    def build(self, input_shape: tuple[Any, ...]) -> None:
+        channels = self._channels(input_shape)
+        self.depthwise_kernel = self.add_weight(
+            "depthwise_kernel",
+            self.kernel_size + (channels, self.depth_multiplier),
+            self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
+        self.pointwise_kernel = self.add_weight(
+            "pointwise_kernel",
+            (1, channels * self.depth_multiplier, self.filters),
+            self.pointwise_initializer,
+            regularizer=self.pointwise_regularizer,
+            constraint=self.pointwise_constraint,
+        )
+        if self.use_bias:
+            self.bias = self.add_weight(
+                "bias",
+                (self.filters,),
+                self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
+
+    def _convolve(self, x: Any) -> Any:
+        depthwise = _rt.depthwise_conv2d(
+            _as_2d(x),
+            _rt.expand_dims(self.depthwise_kernel, 0),
+            [1, 1, self.strides[0], 1],
+            self.padding.upper(),
+            dilations=[1, self.dilation_rate[0]],
+        )
+        return _rt.conv1d(_rt.squeeze(depthwise, axis=[1]), self.pointwise_kernel, 1, "VALID")

@@ -1,4 +1,5 @@
-"""Core layers (Keras 3): `Dense`, `Dropout`, `Embedding`, `Lambda`."""
+"""Core layers (Keras 3): `Dense`, `Dropout`, `Embedding`, `Lambda`, `Identity`,
+`ActivityRegularization`."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ._args import reject_options, weight_options
 from ._init import initializer
 from .base import Layer
 
-__all__ = ["Dense", "Dropout", "Embedding", "Lambda"]
+__all__ = ["ActivityRegularization", "Dense", "Dropout", "Embedding", "Identity", "Lambda"]
 
 
 class Dense(Layer):
@@ -272,3 +273,61 @@ class Lambda(Layer):
         probe = _rt.zeros([1 if d is None else int(d) for d in input_shape], dtype=self.dtype)
         out = tuple(self.function(probe, **self.arguments).shape)
         return (next(iter(input_shape)), *out[1:]) if out else out
+
+
+class Identity(Layer):
+    """Returns its inputs unchanged (a placeholder in a model, Keras 3's `Identity`); masks
+    pass through.
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.Identity()(rt.constant([1.0, 2.0])).numpy()
+    array([1., 2.], dtype=float32)
+    """
+
+    supports_masking = True
+
+    def __init__(self, name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
+        reject_options("Identity", kwargs, ("input_shape", "batch_size"))
+        super().__init__(name=name, dtype=dtype)
+
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        return inputs
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        """The input shape."""
+        return input_shape
+
+
+class ActivityRegularization(Layer):
+    """Returns its inputs unchanged and adds `l1 * sum(|x|) + l2 * sum(x^2)` of them (divided
+    by the batch size, as Keras does) to `layer.losses` (Keras 3's `ActivityRegularization`).
+
+    >>> import rustape as rt
+    >>> layer = rt.keras.layers.ActivityRegularization(l1=0.5)
+    >>> _ = layer(rt.constant([[1.0, -3.0]]))
+    >>> [float(v) for v in layer.losses]
+    [2.0]
+    """
+
+    supports_masking = True
+
+    def __init__(
+        self, l1: float = 0.0, l2: float = 0.0, name: str | None = None, dtype: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        from .. import regularizers
+
+        reject_options("ActivityRegularization", kwargs, ("input_shape", "batch_size"))
+        l1 = check_number("ActivityRegularization", "l1", l1, low=0.0)
+        l2 = check_number("ActivityRegularization", "l2", l2, low=0.0)
+        super().__init__(
+            name=name, dtype=dtype, activity_regularizer=regularizers.L1L2(l1=l1, l2=l2)
+        )
+        self.l1, self.l2 = l1, l2
+
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        return inputs
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        """The input shape."""
+        return input_shape

@@ -1,5 +1,6 @@
 """Merging layers (Keras 3): a list of inputs to one output. `Concatenate`, `Add`, `Subtract`,
-`Multiply`, `Average`, `Maximum`, `Minimum`."""
+`Multiply`, `Average`, `Maximum`, `Minimum`, `Dot`, and their functional forms (`add(inputs)`
+is `Add()(inputs)`)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,14 @@ __all__ = [
     "Minimum",
     "Multiply",
     "Subtract",
+    "add",
+    "average",
+    "concatenate",
+    "dot",
+    "maximum",
+    "minimum",
+    "multiply",
+    "subtract",
 ]
 
 
@@ -307,3 +316,83 @@ def _unit(x: Any, axis: int) -> Any:
         _rt.cast(1e7, x.dtype),
     )
     return x * inv
+
+
+def add(inputs: Sequence[Any], **kwargs: Any) -> Any:
+    """`Add(**kwargs)(inputs)`: the elementwise sum.
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.add([rt.constant([1.0]), rt.constant([2.0])]).numpy()
+    array([3.], dtype=float32)
+    """
+    return Add(**kwargs)(inputs)
+
+
+def subtract(inputs: Sequence[Any], **kwargs: Any) -> Any:
+    """`Subtract(**kwargs)(inputs)`: the first input minus the second.
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.subtract([rt.constant([1.0]), rt.constant([2.0])]).numpy()
+    array([-1.], dtype=float32)
+    """
+    return Subtract(**kwargs)(inputs)
+
+
+def multiply(inputs: Sequence[Any], **kwargs: Any) -> Any:
+    """`Multiply(**kwargs)(inputs)`: the elementwise product.
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.multiply([rt.constant([3.0]), rt.constant([2.0])]).numpy()
+    array([6.], dtype=float32)
+    """
+    return Multiply(**kwargs)(inputs)
+
+
+def average(inputs: Sequence[Any], **kwargs: Any) -> Any:
+    """`Average(**kwargs)(inputs)`: the elementwise mean.
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.average([rt.constant([1.0]), rt.constant([2.0])]).numpy()
+    array([1.5], dtype=float32)
+    """
+    return Average(**kwargs)(inputs)
+
+
+def maximum(inputs: Sequence[Any], **kwargs: Any) -> Any:
+    """`Maximum(**kwargs)(inputs)`: the elementwise maximum.
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.maximum([rt.constant([1.0]), rt.constant([2.0])]).numpy()
+    array([2.], dtype=float32)
+    """
+    return Maximum(**kwargs)(inputs)
+
+
+def minimum(inputs: Sequence[Any], **kwargs: Any) -> Any:
+    """`Minimum(**kwargs)(inputs)`: the elementwise minimum.
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.minimum([rt.constant([1.0]), rt.constant([2.0])]).numpy()
+    array([1.], dtype=float32)
+    """
+    return Minimum(**kwargs)(inputs)
+
+
+def concatenate(inputs: Sequence[Any], axis: int = -1, **kwargs: Any) -> Any:
+    """`Concatenate(axis=axis, **kwargs)(inputs)`.
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.concatenate([rt.ones([1, 2]), rt.zeros([1, 1])]).numpy()
+    array([[1., 1., 0.]], dtype=float32)
+    """
+    return Concatenate(axis=axis, **kwargs)(inputs)
+
+
+def dot(inputs: Sequence[Any], axes: Any = -1, normalize: bool = False, **kwargs: Any) -> Any:
+    """`Dot(axes=axes, normalize=normalize, **kwargs)(inputs)`: sample-wise dot products.
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.dot([rt.constant([[1.0, 2.0]]), rt.constant([[3.0, 4.0]])], axes=1).numpy()
+    array([[11.]], dtype=float32)
+    """
+    return Dot(axes=axes, normalize=normalize, **kwargs)(inputs)

@@ -1,4 +1,5 @@
-"""Normalisation layers (Keras 3): `BatchNormalization`, `LayerNormalization`."""
+"""Normalisation layers (Keras 3): `BatchNormalization`, `LayerNormalization`,
+`GroupNormalization`, `UnitNormalization`, `RMSNormalization`."""
 
 from __future__ import annotations
 
@@ -11,7 +12,13 @@ from ..initializers import get_initializer
 from ._args import weight_options
 from .base import Layer
 
-__all__ = ["BatchNormalization", "GroupNormalization", "LayerNormalization"]
+__all__ = [
+    "BatchNormalization",
+    "GroupNormalization",
+    "LayerNormalization",
+    "RMSNormalization",
+    "UnitNormalization",
+]
 
 
 def _axes(owner: str, axis: Any) -> list[int]:
@@ -395,4 +402,95 @@ class GroupNormalization(Layer):
 
     def compute_output_shape(self, input_shape: tuple) -> tuple:
         """The input shape."""
+        return tuple(input_shape)
+
+
+def _checked_axes(owner: str, name: str, axes: list[int], ndim: int) -> list[int]:
+    """`axes` within a rank-`ndim` input, non-negative and sorted."""
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{owner} {name}: axis {a} is out of bounds for inputs of rank {ndim}")
+    return sorted({a % ndim for a in axes})
+
+
+class UnitNormalization(Layer):
+    """Scales each sample to unit L2 norm over `axis` (Keras 3's `UnitNormalization`:
+    `keras.ops.normalize` with epsilon 1e-12).
+
+    >>> import rustape as rt
+    >>> rt.keras.layers.UnitNormalization()(rt.constant([[3.0, 4.0]])).numpy()
+    array([[0.6, 0.8]], dtype=float32)
+    """
+
+    supports_masking = True
+
+    def __init__(
+        self, axis: Any = -1, name: str | None = None, dtype: Any = None, **kwargs: Any
+    ) -> None:
+        from ._args import reject_options
+
+        reject_options("UnitNormalization", kwargs, ("input_shape", "batch_size"))
+        if not isinstance(axis, (int, list, tuple)) or isinstance(axis, bool):
+            raise TypeError(
+                "UnitNormalization: `axis` must be an int or a list/tuple of ints, got "
+                f"{axis!r}"
+            )
+        super().__init__(name=name, dtype=dtype)
+        self.axis = list(_axes("UnitNormalization", axis)) if not isinstance(axis, int) else axis
+
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        from .. import ops
+
+        axes = self.axis if isinstance(self.axis, list) else [self.axis]
+        axes = _checked_axes("UnitNormalization", self.name, axes, len(inputs.shape))
+        return ops.normalize(inputs, axis=axes, order=2, epsilon=1e-12)
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        """The input shape."""
+        axes = self.axis if isinstance(self.axis, list) else [self.axis]
+        _checked_axes("UnitNormalization", self.name, axes, len(input_shape))
+        return tuple(input_shape)
+
+
+class RMSNormalization(Layer):
+    """Divides each sample by its root mean square over `axis` and multiplies by a learned
+    `scale` (Keras 3's `RMSNormalization`: `x * rsqrt(mean(x^2) + epsilon) * scale`).
+
+    >>> import rustape as rt
+    >>> layer = rt.keras.layers.RMSNormalization(epsilon=0.0)
+    >>> [round(v, 4) for v in layer(rt.constant([[3.0, 4.0]])).numpy()[0].tolist()]
+    [0.8485, 1.1314]
+    """
+
+    supports_masking = True
+
+    def __init__(
+        self, axis: Any = -1, epsilon: float = 1e-6, name: str | None = None, dtype: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        from ._args import reject_options
+
+        reject_options("RMSNormalization", kwargs, ("input_shape", "batch_size"))
+        super().__init__(name=name, dtype=dtype)
+        self.axis = axis if isinstance(axis, int) else list(_axes("RMSNormalization", axis))
+        self.epsilon = check_number("RMSNormalization", "epsilon", epsilon, low=0.0)
+        self.scale: Any = None
+
+    def build(self, input_shape: tuple) -> None:
+        axes = self.axis if isinstance(self.axis, list) else [self.axis]
+        axes = _checked_axes("RMSNormalization", self.name, axes, len(input_shape))
+        self._axes = axes
+        shape = tuple(int(input_shape[a]) for a in axes)
+        self.scale = self.add_weight("scale", shape, get_initializer("ones"))
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
+        from .. import ops
+
+        return ops.rms_normalization(inputs, scale=self.scale, axis=self._axes, epsilon=self.epsilon)
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        """The input shape."""
+        axes = self.axis if isinstance(self.axis, list) else [self.axis]
+        _checked_axes("RMSNormalization", self.name, axes, len(input_shape))
         return tuple(input_shape)

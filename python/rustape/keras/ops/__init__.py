@@ -647,3 +647,5 @@ __all__ += [
     "vsplit",
     "vstack",
 ]
+
+from . import linalg, nn, numpy  # noqa: F401  (after every name above: they re-export them)
