@@ -1,8 +1,8 @@
-//! The table-driven gradient check of the scan, sort, segment, scatter, rearranging, special,
-//! activation, cross-entropy and contraction ops: every case is gradchecked in float64 (first
-//! and second order, against central finite differences), alone and between nonlinearities,
-//! and its vectorised Jacobian must equal the row-by-row one (`check_vectorized`; the batch
-//! Jacobian too where the case keeps batch rows apart).
+//! The table-driven gradient check of the scan, sort, segment, scatter, rearranging, special
+//! (Bessel included), activation, cross-entropy and contraction ops: every case is gradchecked
+//! in float64 (first and second order, against central finite differences), alone and between
+//! nonlinearities, and its vectorised Jacobian must equal the row-by-row one
+//! (`check_vectorized`; the batch Jacobian too where the case keeps batch rows apart).
 use rustape::ops::*;
 use rustape::testing::{analytic_gradient, check_vectorized, gradcheck, pseudo_random, Tolerance};
 use rustape::{DType, Result, Tensor};
@@ -96,6 +96,20 @@ fn elementwise_cases() -> Vec<Case> {
         unary("erfc", wide.clone(), erfc),
         unary("lgamma", gamma_args.clone(), lgamma),
         unary("digamma", gamma_args.clone(), digamma),
+        unary("bessel_i0", wide.clone(), bessel_i0),
+        unary("bessel_i0e", wide.clone(), bessel_i0e),
+        unary("bessel_i1", wide.clone(), bessel_i1),
+        unary("bessel_i1e", wide.clone(), bessel_i1e),
+        unary(
+            "bessel_i0e (asymptotic)",
+            t(&[-30.0, 21.0, 45.0, -22.5], &[2, 2]),
+            bessel_i0e,
+        ),
+        unary(
+            "bessel_i1e (asymptotic)",
+            t(&[-30.0, 21.0, 45.0, -22.5], &[2, 2]),
+            bessel_i1e,
+        ),
         case(
             "polygamma(2)",
             vec![gamma_args],

@@ -16,6 +16,17 @@ from ._rustape import irfft3d as irfft3d
 from ._rustape import rfft as rfft
 from ._rustape import rfft2d as rfft2d
 from ._rustape import rfft3d as rfft3d
+from ._signal_audio import dct as dct
+from ._signal_audio import idct as idct
+from ._signal_audio import inverse_mdct as inverse_mdct
+from ._signal_audio import kaiser_bessel_derived_window as kaiser_bessel_derived_window
+from ._signal_audio import kaiser_window as kaiser_window
+from ._signal_audio import linear_to_mel_weight_matrix as linear_to_mel_weight_matrix
+from ._signal_audio import mdct as mdct
+from ._signal_audio import (
+    mfccs_from_log_mel_spectrograms as mfccs_from_log_mel_spectrograms,
+)
+from ._signal_audio import vorbis_window as vorbis_window
 from ._signal_ops import frame as frame
 from ._signal_ops import hamming_window as hamming_window
 from ._signal_ops import hann_window as hann_window
@@ -25,6 +36,7 @@ from ._signal_ops import overlap_and_add as overlap_and_add
 from ._signal_ops import stft as stft
 
 __all__ = [
+    "dct",
     "fft",
     "fft2d",
     "fft3d",
@@ -32,18 +44,26 @@ __all__ = [
     "frame",
     "hamming_window",
     "hann_window",
+    "idct",
     "ifft",
     "ifft2d",
     "ifft3d",
     "ifftshift",
+    "inverse_mdct",
     "inverse_stft",
     "inverse_stft_window_fn",
     "irfft",
     "irfft2d",
     "irfft3d",
+    "kaiser_bessel_derived_window",
+    "kaiser_window",
+    "linear_to_mel_weight_matrix",
+    "mdct",
+    "mfccs_from_log_mel_spectrograms",
     "overlap_and_add",
     "rfft",
     "rfft2d",
     "rfft3d",
     "stft",
+    "vorbis_window",
 ]

@@ -12,6 +12,7 @@
 mod activation;
 mod arith;
 mod arrange;
+mod bessel;
 mod cmath;
 mod complex;
 mod contract;
@@ -47,6 +48,7 @@ mod vmath;
 
 pub use activation::*;
 pub use arrange::*;
+pub use bessel::{bessel_i0, bessel_i0e, bessel_i1, bessel_i1e};
 pub use complex::{adjoint, angle, complex, conj, imag, real};
 pub use contract::*;
 pub use conv::{

@@ -137,6 +137,33 @@ unary! {
     /// >>> round(float(rt.math.digamma(1.0)), 6)
     /// -0.577216
     digamma(x);
+    /// The modified Bessel function of the first kind of order 0, `I0(x)` (`tf.math.bessel_i0`).
+    /// Differentiable to any order (`I0' = I1`).
+    ///
+    /// >>> import rustape as rt
+    /// >>> round(float(rt.math.bessel_i0(1.0)), 6)
+    /// 1.266066
+    bessel_i0(x);
+    /// The exponentially scaled `I0`: `exp(-|x|) I0(x)`, finite for every `x`
+    /// (`tf.math.bessel_i0e`).
+    ///
+    /// >>> import rustape as rt
+    /// >>> round(float(rt.math.bessel_i0e(1.0)), 6)
+    /// 0.46576
+    bessel_i0e(x);
+    /// The modified Bessel function of the first kind of order 1, `I1(x)` (`tf.math.bessel_i1`).
+    /// Its gradient at 0 is the derivative, 1/2 (TensorFlow's is 1 there).
+    ///
+    /// >>> import rustape as rt
+    /// >>> round(float(rt.math.bessel_i1(1.0)), 6)
+    /// 0.565159
+    bessel_i1(x);
+    /// The exponentially scaled `I1`: `exp(-|x|) I1(x)` (`tf.math.bessel_i1e`).
+    ///
+    /// >>> import rustape as rt
+    /// >>> round(float(rt.math.bessel_i1e(1.0)), 6)
+    /// 0.20791
+    bessel_i1e(x);
     /// Whether each element is NaN (floating dtypes only).
     ///
     /// >>> import rustape as rt
@@ -390,6 +417,10 @@ bindings! {
     fn erfinv => [math];
     fn lgamma => [math];
     fn digamma => [math];
+    fn bessel_i0 => [math, math.special];
+    fn bessel_i0e => [math, math.special];
+    fn bessel_i1 => [math, math.special];
+    fn bessel_i1e => [math, math.special];
     fn polygamma => [math];
     fn is_nan => [math];
     fn is_inf => [math];

@@ -54,4 +54,40 @@ CASES = {
         lambda x: x * rt.signal.inverse_stft_window_fn(2)(4, dtype=rt.float64),
         [_u(4)],
     ),
+    # Bessel functions (rt.math; the Kaiser windows use them): series and asymptotic branches.
+    "math.bessel_i0": (lambda x: rt.math.bessel_i0(x), [_u(3, 4) * 4.0]),
+    "math.bessel_i0e": (
+        lambda x: rt.math.bessel_i0e(x),
+        [np.array([-30.0, -3.0, 0.4, 2.0, 21.0, 45.0])],
+    ),
+    "math.bessel_i1": (lambda x: rt.math.bessel_i1(x), [_u(3, 4) * 4.0]),
+    "math.bessel_i1e": (
+        lambda x: rt.math.bessel_i1e(x),
+        [np.array([-30.0, -3.0, 0.4, 2.0, 21.0, 45.0])],
+    ),
+    # Audio: windows (with respect to beta), the mel filter bank, DCTs, MFCCs, MDCT.
+    "signal.kaiser_window": (
+        lambda b: rt.signal.kaiser_window(6, beta=b, dtype=rt.float64),
+        [np.array(3.5)],
+    ),
+    "signal.kaiser_bessel_derived_window": (
+        lambda b: rt.signal.kaiser_bessel_derived_window(8, beta=b, dtype=rt.float64),
+        [np.array(5.0)],
+    ),
+    "signal.vorbis_window": (lambda x: x * rt.signal.vorbis_window(5, dtype=rt.float64), [_u(5)]),
+    "signal.linear_to_mel_weight_matrix": (
+        lambda x: x * rt.signal.linear_to_mel_weight_matrix(3, 6, 8000, 100.0, 4000.0, rt.float64),
+        [_u(6, 3)],
+    ),
+    "signal.dct type 1": (lambda x: rt.signal.dct(x, type=1) ** 2, [_u(2, 5)]),
+    "signal.dct type 2 ortho": (lambda x: rt.signal.dct(x, norm="ortho", n=6) ** 2, [_u(2, 5)]),
+    "signal.dct type 3": (lambda x: rt.signal.dct(x, type=3) ** 2, [_u(2, 4)]),
+    "signal.dct type 4 ortho": (lambda x: rt.signal.dct(x, type=4, norm="ortho") ** 2, [_u(5)]),
+    "signal.idct": (lambda x: rt.signal.idct(x, type=2, n=3) ** 2, [_u(2, 4)]),
+    "signal.mfccs_from_log_mel_spectrograms": (
+        lambda x: rt.signal.mfccs_from_log_mel_spectrograms(x) ** 2,
+        [_u(2, 6)],
+    ),
+    "signal.mdct": (lambda x: rt.signal.mdct(x, 8) ** 2, [_u(20)]),
+    "signal.inverse_mdct": (lambda x: rt.signal.inverse_mdct(x, norm="ortho") ** 2, [_u(3, 4)]),
 }

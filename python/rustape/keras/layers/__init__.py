@@ -13,6 +13,7 @@ from ..functional import Input, InputLayer
 from ..initializers import get_initializer
 from .activation import ELU, Activation, LeakyReLU, PReLU, ReLU, Softmax
 from .attention import EinsumDense, MultiHeadAttention
+from .audio import MelSpectrogram, STFTSpectrogram
 from .base import Layer
 from .categorical import CategoryEncoding, Discretization
 from .convolutional import (
@@ -248,6 +249,7 @@ __all__ = [
     "MaxPooling2D",
     "MaxPooling3D",
     "Maximum",
+    "MelSpectrogram",
     "Minimum",
     "MultiHeadAttention",
     "Multiply",
@@ -277,6 +279,7 @@ __all__ = [
     "Rescaling",
     "Reshape",
     "Resizing",
+    "STFTSpectrogram",
     "SeparableConv1D",
     "SeparableConv2D",
     "SeparableConvolution1D",

@@ -330,7 +330,7 @@ from ._numpy_extra5 import (
     view_as_real,
 )
 from ._search import bincount, digitize, histogram, searchsorted, unique
-from ._signal import fft, fft2, ifft2, irfft, rfft
+from ._signal import fft, fft2, i0, ifft2, irfft, istft, kaiser, rfft, stft
 
 __all__ = [
     "abs",
@@ -419,6 +419,7 @@ __all__ = [
     "hard_swish",
     "hard_tanh",
     "histogram",
+    "i0",
     "identity",
     "ifft2",
     "imag",
@@ -430,7 +431,9 @@ __all__ = [
     "isfinite",
     "isinf",
     "isnan",
+    "istft",
     "jvp",
+    "kaiser",
     "layer_normalization",
     "leaky_relu",
     "less",
@@ -523,6 +526,7 @@ __all__ = [
     "squeeze",
     "stack",
     "std",
+    "stft",
     "stop_gradient",
     "subtract",
     "sum",
