@@ -679,7 +679,7 @@ pub(crate) fn unconnected_value(
     match (unconnected, diagnosis) {
         (Unconnected::Raise, Some(d)) => Err(d.error(method, index, source)),
         (Unconnected::Zero, _) if source.dtype().is_differentiable() => {
-            Ok(Some(Tensor::zeros(shape, source.dtype())))
+            Tensor::try_full(method, shape, source.dtype(), 0.0).map(Some)
         }
         _ => Ok(None),
     }

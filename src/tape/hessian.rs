@@ -88,16 +88,21 @@ impl Tape {
             .iter()
             .enumerate()
             .map(|(i, source)| match grads.remove(&source.id()) {
-                Some(g) => Ok(second
+                Some(g) => match second
                     .jacobian(&g, std::slice::from_ref(source), unconnected)?
                     .remove(0)
-                    .or_else(|| {
-                        // The gradient does not depend on the source: the Hessian block is zero.
-                        Some(Tensor::zeros(
-                            &[source.shape(), source.shape()].concat(),
-                            source.dtype(),
-                        ))
-                    })),
+                {
+                    Some(block) => Ok(Some(block)),
+                    // The gradient does not depend on the source: the Hessian block is zero
+                    // (allocated fallibly: a MemoryError, not an abort, when it cannot be).
+                    None => Tensor::try_full(
+                        "GradientTape.hessian",
+                        &[source.shape(), source.shape()].concat(),
+                        source.dtype(),
+                        0.0,
+                    )
+                    .map(Some),
+                },
                 None => {
                     let shape = [source.shape(), source.shape()].concat();
                     unconnected_value(source, &shape, unconnected, Some(&diagnosis), "hessian", i)
