@@ -23,6 +23,7 @@ _exported = _fill(globals(), "rt")
 
 from . import (
     _structure,  # noqa: F401
+    bitwise,
     config,
     contrib,
     data,
@@ -68,6 +69,7 @@ __all__ = [
     "TensorSpec",
     "UnconnectedGradients",
     "__version__",
+    "bitwise",
     "case",
     "cond",
     "config",

@@ -60,6 +60,7 @@ from ._rustape import maximum as maximum
 from ._rustape import minimum as minimum
 from ._rustape import multiply as multiply
 from ._rustape import negative as negative
+from ._rustape import nextafter as nextafter
 from ._rustape import not_equal as not_equal
 from ._rustape import polygamma as polygamma
 from ._rustape import pow as pow
@@ -75,6 +76,7 @@ from ._rustape import reduce_prod as reduce_prod
 from ._rustape import reduce_sum as reduce_sum
 from ._rustape import round as round
 from ._rustape import scalar_mul as scalar_mul
+from ._rustape import segment_prod as segment_prod
 from ._rustape import segment_sum as segment_sum
 from ._rustape import sigmoid as sigmoid
 from ._rustape import sign as sign
@@ -91,6 +93,7 @@ from ._rustape import tanh as tanh
 from ._rustape import top_k as top_k
 from ._rustape import unsorted_segment_max as unsorted_segment_max
 from ._rustape import unsorted_segment_mean as unsorted_segment_mean
+from ._rustape import unsorted_segment_prod as unsorted_segment_prod
 from ._rustape import unsorted_segment_sum as unsorted_segment_sum
 from ._rustape import xdivy as xdivy
 from ._rustape import xlogy as xlogy
@@ -148,6 +151,7 @@ __all__ = [
     "minimum",
     "multiply",
     "negative",
+    "nextafter",
     "not_equal",
     "polygamma",
     "pow",
@@ -167,6 +171,7 @@ __all__ = [
     "round",
     "rsqrt",
     "scalar_mul",
+    "segment_prod",
     "segment_sum",
     "sigmoid",
     "sign",
@@ -185,6 +190,7 @@ __all__ = [
     "truediv",
     "unsorted_segment_max",
     "unsorted_segment_mean",
+    "unsorted_segment_prod",
     "unsorted_segment_sum",
     "xdivy",
     "xlogy",
