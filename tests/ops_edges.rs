@@ -325,3 +325,20 @@ fn reflect_pad_of_an_empty_tensor_follows_the_data() {
         assert_eq!(y.shape(), [0, 5, (1 << 31) + 2, 3]);
     }
 }
+
+#[test]
+fn real_ffts_of_an_empty_tensor_follow_the_data() {
+    // No per-bin weight list as long as a 2^31-point axis for a tensor without elements.
+    let x = zeros(&[0, 1 << 31], rustape::DType::F32).unwrap();
+    let tape = Tape::new(false, true);
+    let y = {
+        let _recording = tape.enter().unwrap();
+        tape.watch(&x);
+        rfft_nd(&x, 2, None).unwrap()
+    };
+    assert_eq!(y.shape(), [0, (1 << 30) + 1]);
+    let g = tape
+        .gradient(&[y], &[Source::from(&x)], None, Unconnected::Zero)
+        .unwrap();
+    assert_eq!(g[0].as_ref().unwrap().shape(), [0, 1 << 31]);
+}
