@@ -315,3 +315,30 @@ fn tensor_scatter_nd_update_last_row_wins() {
     assert_eq!(g[0].as_ref().unwrap().to_f64_vec(), [1.0, 0.0, 0.0]);
     assert_eq!(g[1].as_ref().unwrap().to_f64_vec(), [0.0, 3.0, 2.0]);
 }
+
+#[test]
+fn reflect_pad_of_an_empty_tensor_follows_the_data() {
+    // A 2^31-long axis of an empty tensor: no index list of that length is built.
+    let x = zeros(&[0, 3, 1 << 31, 3], rustape::DType::F64).unwrap();
+    for mode in [PadMode::Reflect, PadMode::Symmetric] {
+        let y = pad(&x, &[(0, 0), (1, 1), (1, 1), (0, 0)], mode, 0.0).unwrap();
+        assert_eq!(y.shape(), [0, 5, (1 << 31) + 2, 3]);
+    }
+}
+
+#[test]
+fn real_ffts_of_an_empty_tensor_follow_the_data() {
+    // No per-bin weight list as long as a 2^31-point axis for a tensor without elements.
+    let x = zeros(&[0, 1 << 31], rustape::DType::F32).unwrap();
+    let tape = Tape::new(false, true);
+    let y = {
+        let _recording = tape.enter().unwrap();
+        tape.watch(&x);
+        rfft_nd(&x, 2, None).unwrap()
+    };
+    assert_eq!(y.shape(), [0, (1 << 30) + 1]);
+    let g = tape
+        .gradient(&[y], &[Source::from(&x)], None, Unconnected::Zero)
+        .unwrap();
+    assert_eq!(g[0].as_ref().unwrap().shape(), [0, 1 << 31]);
+}

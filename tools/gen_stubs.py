@@ -72,6 +72,8 @@ PARAMETER_TYPES: dict[str, str] = {
             "inputs",
             "real",
             "imag",
+            "x1",
+            "x2",
         ],
         "TensorLike",
     ),
@@ -171,6 +173,8 @@ PARAMETER_TYPES: dict[str, str] = {
     "transform": "TensorLike",
     **dict.fromkeys(["interpolation", "fill_mode"], "str"),
     "fill_value": "float | None",
+    # integer ops
+    "kth": "int",
 }
 
 #: Where one function differs from PARAMETER_TYPES: `"function.parameter"` for a parameter,

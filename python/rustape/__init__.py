@@ -23,6 +23,7 @@ _exported = _fill(globals(), "rt")
 
 from . import (
     _structure,  # noqa: F401
+    bitwise,
     config,
     contrib,
     data,
@@ -85,6 +86,7 @@ __all__ = [
     "assert_greater",
     "assert_less",
     "assert_rank",
+    "bitwise",
     "case",
     "cond",
     "config",

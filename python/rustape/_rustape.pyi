@@ -33,6 +33,7 @@ __all__ = [
     "any_tape_recording",
     "argmax",
     "argmin",
+    "argpartition",
     "argsort",
     "as_dtype",
     "asin",
@@ -53,6 +54,9 @@ __all__ = [
     "bessel_i1e",
     "bias_add",
     "bincount",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
     "bool",
     "boolean_mask",
     "broadcast_to",
@@ -114,6 +118,7 @@ __all__ = [
     "from_dlpack",
     "gather",
     "gather_nd",
+    "gcd",
     "gelu",
     "get_num_threads",
     "gradcheck",
@@ -134,12 +139,15 @@ __all__ = [
     "int32",
     "int64",
     "inv",
+    "invert",
     "irfft",
     "irfft2d",
     "irfft3d",
     "is_finite",
     "is_inf",
     "is_nan",
+    "lcm",
+    "left_shift",
     "less",
     "less_equal",
     "lgamma",
@@ -168,6 +176,7 @@ __all__ = [
     "moments",
     "multiply",
     "negative",
+    "nextafter",
     "norm",
     "not_equal",
     "one_hot",
@@ -209,9 +218,11 @@ __all__ = [
     "rgb_to_hsv",
     "roll",
     "round",
+    "saturate_cast",
     "scalar_mul",
     "scatter_nd",
     "searchsorted",
+    "segment_prod",
     "segment_sum",
     "selu",
     "set_diag",
@@ -258,6 +269,7 @@ __all__ = [
     "unique_with_counts",
     "unsorted_segment_max",
     "unsorted_segment_mean",
+    "unsorted_segment_prod",
     "unsorted_segment_sum",
     "unstack",
     "where",
@@ -1296,6 +1308,7 @@ def gelu(
 ) -> Tensor: ...
 def atan2(y: TensorLike, x: TensorLike, name: str | None = None) -> Tensor: ...
 def xlogy(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor: ...
+def nextafter(x1: TensorLike, x2: TensorLike, name: str | None = None) -> Tensor: ...
 def xdivy(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor: ...
 def divide_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor: ...
 def scalar_mul(
@@ -1390,6 +1403,17 @@ def unsorted_segment_max(
     name: str | None = None,
 ) -> Tensor: ...
 def segment_sum(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def unsorted_segment_prod(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    name: str | None = None,
+) -> Tensor: ...
+def segment_prod(
     data: TensorLike,
     segment_ids: TensorLike,
     name: str | None = None,
@@ -1548,6 +1572,20 @@ def irfft3d(
 ) -> Tensor: ...
 def fftshift(x: TensorLike, axes: Axis = None, name: str | None = None) -> Tensor: ...
 def ifftshift(x: TensorLike, axes: Axis = None, name: str | None = None) -> Tensor: ...
+def bitwise_and(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor: ...
+def bitwise_or(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor: ...
+def bitwise_xor(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor: ...
+def invert(x: TensorLike, name: str | None = None) -> Tensor: ...
+def left_shift(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor: ...
+def right_shift(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor: ...
+def saturate_cast(
+    value: TensorLike,
+    dtype: DTypeLike,
+    name: str | None = None,
+) -> Tensor: ...
+def gcd(x1: TensorLike, x2: TensorLike, name: str | None = None) -> Tensor: ...
+def lcm(x1: TensorLike, x2: TensorLike, name: str | None = None) -> Tensor: ...
+def argpartition(x: TensorLike, kth: int, axis: Axis = -1) -> Tensor: ...
 def complex(real: TensorLike, imag: TensorLike, name: str | None = None) -> Tensor: ...
 def real(input: TensorLike, name: str | None = None) -> Tensor: ...
 def imag(input: TensorLike, name: str | None = None) -> Tensor: ...

@@ -24,6 +24,7 @@ mod image_affine;
 mod image_color;
 mod image_filter;
 mod indexing;
+mod integer;
 pub(crate) mod kernel;
 mod linalg;
 mod nn;
@@ -62,6 +63,7 @@ pub use image_affine::{affine_transform, affine_transform_adjoint, FillMode, Int
 pub use image_color::{adjust_hue, adjust_saturation, hsv_to_rgb, rgb_to_hsv};
 pub use image_filter::separable_filter;
 pub use indexing::*;
+pub use integer::*;
 pub use linalg::*;
 pub use nn::*;
 pub use nn_layer::{bias_add, bias_add_grad, dropout, embedding_lookup, DataFormat};

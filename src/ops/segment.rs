@@ -1,15 +1,16 @@
-//! Segment reductions: `unsorted_segment_sum`, `_mean`, `_max` and `segment_sum`, as
-//! TensorFlow has them. `segment_ids` (int32 or int64) has the shape of the leading axes of
+//! Segment reductions: `unsorted_segment_sum`, `_mean`, `_max`, `_prod`, `segment_sum` and
+//! `segment_prod`, as TensorFlow has them. `segment_ids` (int32 or int64) has the shape of the leading axes of
 //! `data`; the result has shape `[num_segments] + data.shape[segment_ids.ndim:]`.
 //!
 //! Edges (TensorFlow's): an id `>= num_segments` is a ValueError; a negative id drops its
 //! slice from the unsorted ops; an empty segment sums to 0, averages to 0 and has the lowest
-//! value of the dtype as its maximum. `segment_sum` wants sorted, non-negative ids.
+//! value of the dtype as its maximum, multiplies to 1. `segment_sum` and `segment_prod` want
+//! sorted, non-negative ids.
 //!
 //! Gradients: a gather of `dy` (zero for dropped slices); for the maximum, TensorFlow's rule,
 //! `dy` split equally between the elements that tie for a segment's maximum.
 use super::arith::Arith;
-use super::{cast, divide, equal, gather, logical_and, scalar_like, where_};
+use super::{cast, divide, equal, gather, greater, logical_and, multiply, scalar_like, where_};
 use crate::dispatch;
 use crate::error::{fmt_shape, Error, Result};
 use crate::tape::{any_tape_active, mixes_input, record_batched};
@@ -224,11 +225,9 @@ pub fn unsorted_segment_max(
     Ok(y)
 }
 
-/// The sum of the slices of `data` in each segment, for sorted, non-negative `segment_ids`
-/// of rank 1 (`tf.math.segment_sum`): there are `segment_ids[-1] + 1` segments, and
-/// segments no id names are 0. Unsorted or negative ids are a ValueError.
-pub fn segment_sum(data: &Tensor, segment_ids: &Tensor) -> Result<Tensor> {
-    let op = "segment_sum";
+/// The number of segments of sorted, non-negative rank-1 `segment_ids`
+/// (`segment_ids[-1] + 1`); unsorted or negative ids are a ValueError.
+fn sorted_count(op: &str, data: &Tensor, segment_ids: &Tensor) -> Result<usize> {
     if segment_ids.ndim() != 1 {
         return Err(Error::shape(
             op,
@@ -245,6 +244,67 @@ pub fn segment_sum(data: &Tensor, segment_ids: &Tensor) -> Result<Tensor> {
             format!("segment ids must be sorted and non-negative, got {ids:?}"),
         ));
     }
-    let num = ids.last().map_or(0, |&v| v as usize + 1);
+    Ok(ids.last().map_or(0, |&v| v as usize + 1))
+}
+
+/// The sum of the slices of `data` in each segment, for sorted, non-negative `segment_ids`
+/// of rank 1 (`tf.math.segment_sum`): there are `segment_ids[-1] + 1` segments, and
+/// segments no id names are 0. Unsorted or negative ids are a ValueError.
+pub fn segment_sum(data: &Tensor, segment_ids: &Tensor) -> Result<Tensor> {
+    let num = sorted_count("segment_sum", data, segment_ids)?;
     unsorted_segment_sum(data, segment_ids, num)
+}
+
+/// The product of the slices of `data` in each segment, for sorted, non-negative
+/// `segment_ids` of rank 1 (`tf.math.segment_prod`): there are `segment_ids[-1] + 1`
+/// segments, and segments no id names are 1. Gradient as [`unsorted_segment_prod`]'s.
+pub fn segment_prod(data: &Tensor, segment_ids: &Tensor) -> Result<Tensor> {
+    let num = sorted_count("segment_prod", data, segment_ids)?;
+    unsorted_segment_prod(data, segment_ids, num)
+}
+
+/// The product of the slices of `data` in each segment (`tf.math.unsorted_segment_prod`); an
+/// empty segment gives 1, negative ids drop their slice, integers wrap. Gradient
+/// (TensorFlow's): `dy` gathered back times `y / x` in a segment without zeros; in a segment
+/// with one zero, the product of the others at the zero and 0 elsewhere; 0 in a segment with
+/// more zeros. (The division is by `x` with its zeros replaced by 1, as TensorFlow's sorted
+/// op does, so no branch ever divides by 0.)
+pub fn unsorted_segment_prod(
+    data: &Tensor,
+    segment_ids: &Tensor,
+    num_segments: usize,
+) -> Result<Tensor> {
+    let op = "unsorted_segment_prod";
+    let ids = read_ids(op, data, segment_ids, num_segments)?;
+    let shape = segment_shape(data, segment_ids, num_segments);
+    let y = Tensor::new(dispatch!(values num data.data(), op, |a| {
+        fold_segments(op, a, &ids, &shape, Element::from_f64(1.0), Arith::mul)?
+    }));
+    if !y.is_differentiable() || !any_tape_active() {
+        return Ok(y);
+    }
+    let (clipped, kept) = clipped_ids(&ids, segment_ids.shape(), data.ndim())?;
+    record_batched(
+        op,
+        &[data, segment_ids],
+        &y,
+        &[data, &y, segment_ids, &clipped, &kept],
+        mixes_input(0),
+        true,
+        move |s, dy, batch| {
+            let (x, y, ids, clipped, kept) = (&s[0], &s[1], &s[2], &s[3], &s[4]);
+            let is_zero = equal(x, &scalar_like(0.0, x))?;
+            let zeros = unsorted_segment_sum(&cast(&is_zero, x.dtype())?, ids, num_segments)?;
+            let many = greater(&zeros, &scalar_like(1.0, &zeros))?;
+            let dy = where_(&many, &scalar_like(0.0, dy), dy)?;
+            let safe = where_(&is_zero, &scalar_like(1.0, x), x)?;
+            let non_zero_prod = unsorted_segment_prod(&safe, ids, num_segments)?;
+            let at_zero = gather(&non_zero_prod, clipped, 0, 0)?;
+            let elsewhere = divide(&gather(y, clipped, 0, 0)?, &safe)?;
+            let partial = where_(&is_zero, &at_zero, &elsewhere)?;
+            let g = multiply(&gather_back(&dy, batch, clipped, kept)?, &partial)?;
+            Ok(crate::grads![Some(g), None])
+        },
+    );
+    Ok(y)
 }

@@ -549,6 +549,13 @@ pub fn pad(
     if paddings.iter().all(|&(b, a)| b == 0 && a == 0) {
         return Ok(x.clone());
     }
+    // An empty tensor pads to an empty tensor whatever the mode: take the constant path, whose
+    // work follows the data (a reflection's index list would follow the axes' lengths).
+    let mode = if x.size() == 0 {
+        PadMode::Constant
+    } else {
+        mode
+    };
     match mode {
         PadMode::Constant => {
             let out_shape: Vec<usize> = paddings

@@ -325,10 +325,15 @@ fn rfft_core(x: &Tensor) -> Result<Tensor> {
         Data::F64(v) => Values::from_vec(&shape, rfft_rows(v.as_slice(), rows, n)?).into(),
         other => unreachable!("{op}: checked float, got {}", other.dtype()),
     });
-    let mask: Vec<f64> = bin_weights(n)
-        .iter()
-        .map(|w| if n == 0 { 0.0 } else { n as f64 / w })
-        .collect();
+    // An empty signal's cotangent is empty: one weight broadcasts over it (a list as long as
+    // the axis would follow its length, not the data).
+    let mask: Vec<f64> = match x.size() {
+        0 => vec![0.0],
+        _ => bin_weights(n)
+            .iter()
+            .map(|w| if n == 0 { 0.0 } else { n as f64 / w })
+            .collect(),
+    };
     record_batched(
         op,
         &[x],
@@ -357,10 +362,13 @@ fn irfft_core(c: &Tensor, n: usize) -> Result<Tensor> {
         Data::C128(v) => Values::from_vec(&shape, irfft_rows(values_ref(v).as_slice(), n)?).into(),
         other => unreachable!("{op}: checked complex, got {}", other.dtype()),
     });
-    let mask: Vec<f64> = bin_weights(n)
-        .iter()
-        .map(|w| if n == 0 { 0.0 } else { w / n as f64 })
-        .collect();
+    let mask: Vec<f64> = match c.size() {
+        0 => vec![0.0], // as in rfft_core: an empty cotangent
+        _ => bin_weights(n)
+            .iter()
+            .map(|w| if n == 0 { 0.0 } else { w / n as f64 })
+            .collect(),
+    };
     record_batched(
         op,
         &[c],

@@ -1,4 +1,4 @@
-//! Sorting: `top_k`, `sort` and `argsort`. Orders are stable (equal values keep their order,
+//! Sorting: `top_k`, `sort`, `argsort` and `argpartition`. Orders are stable (equal values keep their order,
 //! as TensorFlow's kernels give them), and NaN sorts above every number. Values are gathers of
 //! the input at the sorted positions, so each gradient goes back to the element it came from
 //! (ties included: each copy to its own position).
@@ -127,5 +127,67 @@ pub fn sort(x: &Tensor, axis: isize, descending: bool) -> Result<Tensor> {
     match back {
         Some(back) => transpose(&sorted, Some(&back)),
         None => Ok(sorted),
+    }
+}
+
+/// Every lane along the last axis partitioned around its `kth` smallest element: the `kth + 1`
+/// smallest positions in ascending order of value, then the others in descending order (equal
+/// values in order of position), as int32.
+fn partition_kernel<T: Element + PartialOrd>(
+    a: &ndarray::ArrayViewD<'_, T>,
+    kth: usize,
+) -> Result<ArrayD<i32>> {
+    let last = a.ndim() - 1;
+    crate::memory::ensure_shape("argpartition", a.shape(), crate::dtype::DType::I32)?;
+    let mut out = ArrayD::<i32>::zeros(a.shape());
+    if a.is_empty() {
+        return Ok(out);
+    }
+    for (lane, mut dst) in a
+        .lanes(Axis(last))
+        .into_iter()
+        .zip(out.lanes_mut(Axis(last)))
+    {
+        let mut order: Vec<usize> = (0..lane.len()).collect();
+        order.sort_by(|&i, &j| before(&lane[i], &lane[j]));
+        order[kth + 1..].sort_by(|&i, &j| before(&lane[j], &lane[i]).then(i.cmp(&j)));
+        for (d, &i) in dst.iter_mut().zip(&order) {
+            *d = i as i32;
+        }
+    }
+    Ok(out)
+}
+
+/// The positions (int32) that partition every lane along `axis` around its `kth` smallest
+/// element (`keras.ops.argpartition`, NumPy's definition; a negative `kth` counts from the
+/// end): position `kth` holds the index of the `kth` smallest value, the ones before it the
+/// smaller values (ascending), the ones after the larger values (descending), equal values in
+/// order of position. Not differentiable.
+pub fn argpartition(x: &Tensor, kth: isize, axis: isize) -> Result<Tensor> {
+    let op = "argpartition";
+    if x.ndim() == 0 {
+        return Err(Error::shape(
+            op,
+            "x must have at least one axis, got a scalar",
+        ));
+    }
+    let ax = normalize_axis(op, axis, x.ndim())?;
+    let n = x.shape()[ax];
+    let k = if kth < 0 { kth + n as isize } else { kth };
+    if k < 0 || k as usize >= n {
+        return Err(Error::value(
+            op,
+            format!(
+                "kth={kth} is out of bounds for axis {axis} of length {n} (shape {})",
+                fmt_shape(x.shape())
+            ),
+        ));
+    }
+    let (moved, back) = axis_last(x, ax)?;
+    let data: Data = dispatch!(num moved.data(), op, |a| partition_kernel(a, k as usize)?);
+    let indices = Tensor::new(data);
+    match back {
+        Some(back) => transpose(&indices, Some(&back)),
+        None => Ok(indices),
     }
 }

@@ -30,6 +30,7 @@ mod ops;
 mod ops_complex;
 mod ops_image;
 mod ops_index;
+mod ops_int;
 mod ops_linalg;
 mod ops_math;
 mod ops_nn;
@@ -106,6 +107,7 @@ fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ops_index::register(m, &mut table)?;
     ops_image::register(m, &mut table)?;
     ops_signal::register(m, &mut table)?;
+    ops_int::register(m, &mut table)?;
     ops_complex::register(m, &mut table)?;
     optim::register(m, &mut table)?;
     metrics::register(m, &mut table)?;

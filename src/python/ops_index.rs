@@ -163,6 +163,24 @@ segment! {
     /// >>> rt.math.unsorted_segment_max([1.0, 2.0, 3.0], [1, 0, 1], 2).numpy().tolist()
     /// [2.0, 3.0]
     unsorted_segment_max;
+    /// The product of the rows of `data` in each segment (1 for an empty one).
+    ///
+    /// >>> import rustape as rt
+    /// >>> rt.math.unsorted_segment_prod([2.0, 3.0, 4.0], [1, 0, 1], 3).numpy().tolist()
+    /// [3.0, 8.0, 1.0]
+    unsorted_segment_prod;
+}
+
+/// The product of the rows of `data` in each segment, for sorted segment ids.
+///
+/// >>> import rustape as rt
+/// >>> rt.math.segment_prod([2.0, 3.0, 4.0], [0, 0, 2]).numpy().tolist()
+/// [6.0, 1.0, 4.0]
+#[pyfunction]
+#[pyo3(signature = (data, segment_ids, name=None))]
+pub fn segment_prod(data: Obj, segment_ids: Obj, name: OptObj) -> PyResult<PyTensor> {
+    let _ = name;
+    guard(|| wrap(ops::segment_prod(&tensor(data)?, &tensor(segment_ids)?)))
 }
 
 /// The sum of the rows of `data` in each segment, for sorted segment ids.
@@ -534,6 +552,8 @@ bindings! {
     fn unsorted_segment_mean => [math];
     fn unsorted_segment_max => [math];
     fn segment_sum => [math];
+    fn unsorted_segment_prod => [math];
+    fn segment_prod => [math];
     fn gather_nd => [rt];
     fn scatter_nd => [rt];
     fn tensor_scatter_nd_update => [rt];

@@ -215,6 +215,13 @@ binary! {
     /// >>> rt.math.xlogy([0.0, 2.0], [0.0, 1.0]).numpy().tolist()
     /// [0.0, 0.0]
     xlogy(x, y);
+    /// The next representable number after `x1` toward `x2`, elementwise with broadcasting
+    /// (float32 or float64); its gradient is `dy` to `x1` and zeros to `x2` (TensorFlow's).
+    ///
+    /// >>> import rustape as rt
+    /// >>> rt.math.nextafter(rt.constant([1.0], rt.float64), 2.0).numpy() - 1.0
+    /// array([2.22044605e-16])
+    nextafter(x1, x2);
     /// `x / y`, and 0 where `x == 0`.
     ///
     /// >>> import rustape as rt
@@ -431,6 +438,7 @@ bindings! {
     fn gelu => [nn];
     fn atan2 => [rt, math];
     fn xlogy => [math];
+    fn nextafter => [math];
     fn xdivy => [math];
     fn divide_no_nan => [math];
     fn scalar_mul => [rt, math];

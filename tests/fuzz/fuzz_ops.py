@@ -179,6 +179,7 @@ class Program:
             "seed",
             "parallel_iterations",
             "num_segments",
+            "kth",
             "exclusive",
             "reverse",
             "shift",

@@ -23,6 +23,7 @@ PYTHON_TOP_LEVEL = {
     "random",
     "image",
     "signal",
+    "bitwise",
     "layers",
     "keras",
     "data",

@@ -6,7 +6,7 @@ use super::binary::{record_binary, A, B};
 use super::{cast, not_equal, when, zip};
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops::{add, broadcast_shapes, multiply, negative, scalar_like, square, zip_map};
-use crate::tensor::Tensor;
+use crate::tensor::{Data, Tensor};
 
 /// `1` where `x != 0`, else `0`, in `x`'s dtype.
 fn nonzero(x: &Tensor) -> Result<Tensor> {
@@ -90,4 +90,27 @@ pub fn scalar_mul(scalar: &Tensor, x: &Tensor) -> Result<Tensor> {
         ));
     }
     multiply(scalar, x)
+}
+
+/// The next representable number after `x1` in the direction of `x2`, elementwise with
+/// broadcasting (`tf.math.nextafter`, float32 or float64); `x2` when they are equal, NaN when
+/// either is NaN. Gradients (TensorFlow's): `dy` to `x1`, zeros to `x2`.
+pub fn nextafter(x1: &Tensor, x2: &Tensor) -> Result<Tensor> {
+    let op = "nextafter";
+    let shape = broadcast_shapes(op, x1.shape(), x2.shape())?;
+    let out = Tensor::new(match (x1.data(), x2.data()) {
+        (Data::F32(a), Data::F32(b)) => zip_map(op, a, b, &shape, libm::nextafterf)?.into(),
+        (Data::F64(a), Data::F64(b)) => zip_map(op, a, b, &shape, libm::nextafter)?.into(),
+        (p, q) if p.dtype() == q.dtype() => {
+            return Err(crate::tensor::unsupported(op, p.dtype(), "a floating"))
+        }
+        (p, q) => return Err(crate::tensor::mismatch(op, p.dtype(), q.dtype())),
+    });
+    record_binary(op, x1, x2, &out, [0, 0], |_, dy, need| {
+        Ok([
+            need[0].then(|| dy.clone()),
+            need[1].then(|| crate::ops::zeros_like(dy)),
+        ])
+    });
+    Ok(out)
 }

@@ -87,6 +87,23 @@ from ._conv import (
     max_pool,
     separable_conv,
 )
+from ._integer import (
+    argpartition,
+    bitwise_and,
+    bitwise_invert,
+    bitwise_left_shift,
+    bitwise_not,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    gcd,
+    lcm,
+    left_shift,
+    nextafter,
+    right_shift,
+    saturate_cast,
+    segment_prod,
+)
 from ._linalg import (
     cholesky,
     cholesky_inverse,
@@ -646,6 +663,25 @@ __all__ += [
     "view_as_real",
     "vsplit",
     "vstack",
+]
+
+# Integer ops, nextafter, saturate_cast, argpartition, segment_prod (_integer.py).
+__all__ += [
+    "argpartition",
+    "bitwise_and",
+    "bitwise_invert",
+    "bitwise_left_shift",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_right_shift",
+    "bitwise_xor",
+    "gcd",
+    "lcm",
+    "left_shift",
+    "nextafter",
+    "right_shift",
+    "saturate_cast",
+    "segment_prod",
 ]
 
 from . import linalg, nn, numpy  # noqa: F401  (after every name above: they re-export them)
