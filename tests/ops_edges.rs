@@ -2,7 +2,7 @@
 //! input is an error of the right kind naming the op (never a panic), plus the cases where
 //! rustape differs from TensorFlow on purpose and the seeded shuffle.
 use rustape::ops::*;
-use rustape::{ErrorKind, Result, Source, Tape, Tensor, Unconnected};
+use rustape::{DType, ErrorKind, Result, Source, Tape, Tensor, Unconnected};
 
 fn f64s(values: &[f64], shape: &[usize]) -> Tensor {
     Tensor::from_vec(values.to_vec(), shape).unwrap()
@@ -284,6 +284,14 @@ fn shuffle_repeats_under_a_seed_and_is_not_differentiable() {
         (0..10).map(|i| (2 * i, 2 * i + 1)).collect::<Vec<_>>()
     );
     assert!(gradient(|t| shuffle(t, Some(1)), &x).is_none());
+}
+
+#[test]
+fn shuffle_of_an_empty_tensor_with_a_huge_first_axis_is_empty() {
+    // The fuzzer's case: [2^62, 0] made a 2^62-long order and failed with a capacity overflow.
+    let x = Tensor::zeros(&[1usize << 62, 0], DType::F32);
+    let y = shuffle(&x, Some(3)).unwrap();
+    assert_eq!(y.shape(), &[1usize << 62, 0]);
 }
 
 #[test]

@@ -617,7 +617,12 @@ pub fn shuffle(value: &Tensor, seed: Option<u64>) -> Result<Tensor> {
     }
     let n = value.shape()[0];
     let mut rng = Xoshiro256pp::new(call_seed(op, value.dtype(), seed));
-    let mut order: Vec<i64> = (0..n as i64).collect();
+    if value.size() == 0 {
+        // Nothing to reorder (the first axis may still be huge when another is 0).
+        return Ok(Tensor::new(value.data().clone()));
+    }
+    let mut order: Vec<i64> = crate::memory::try_vec(op, n)?;
+    order.extend(0..n as i64);
     for i in (1..n).rev() {
         // An index in [0, i], without modulo bias worth speaking of at these sizes.
         let j = ((rng.next_u64() as u128 * (i as u128 + 1)) >> 64) as usize;
