@@ -125,7 +125,7 @@ pub fn ctc_greedy_decoder<'py>(
 /// >>> x = rt.math.log(rt.constant([[[0.6, 0.3, 0.1]], [[0.5, 0.1, 0.4]]]))
 /// >>> decoded, logp = rt.nn.ctc_beam_search_decoder(x, [2], beam_width=4, top_paths=2)
 /// >>> [d.numpy().tolist() for d in decoded]
-/// [[[0]], [[0, 1]]]
+/// [[[0]], [[1]]]
 #[pyfunction]
 #[pyo3(
     signature = (inputs, sequence_length, beam_width=None, top_paths=None),
