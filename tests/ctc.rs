@@ -67,8 +67,7 @@ fn second_derivative_in_logits_is_an_error_in_upstream_gradient_works() {
         drop(_rec);
         outer
             .gradient(&[s], &[Source::from(&x)], None, Unconnected::None)
-            .err()
-            .expect("a second derivative must be refused")
+            .expect_err("a second derivative must be refused")
     };
     assert!(err.to_string().contains("second derivative"), "{err}");
     // d/d(dy) of dy * grad is grad: through output_gradients.

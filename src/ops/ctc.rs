@@ -618,7 +618,7 @@ fn beam_example(
         let max = top + row.iter().map(|&v| (v - top).exp()).sum::<f64>().ln();
         // The beam, best first.
         let mut branches: Vec<Low> = std::mem::take(&mut leaves).into_vec();
-        branches.sort_by(|a, b| a.cmp(b));
+        branches.sort();
         let branches: Vec<usize> = branches.iter().map(|l| l.1).collect();
         for &b in &branches {
             e[b].old = e[b].new;
@@ -648,7 +648,7 @@ fn beam_example(
             if !candidate(e[b].old.total, &leaves) {
                 continue;
             }
-            for label in 0..blank {
+            for (label, &logit) in row.iter().enumerate().take(blank) {
                 let existing = e[b].children.get(label).copied().unwrap_or(NONE);
                 if existing != NONE && e[existing].active() {
                     continue;
@@ -658,7 +658,7 @@ fn beam_example(
                 } else {
                     e[b].old.total
                 };
-                let p = row[label] - max + prev;
+                let p = logit - max + prev;
                 // A child that does not enter the beam stays as if never made (TensorFlow
                 // resets it), so only entering children are stored.
                 if !candidate(p, &leaves) {
@@ -717,7 +717,7 @@ fn beam_example(
         ));
     }
     let mut best = leaves.into_vec();
-    best.sort_by(|a, b| a.cmp(b));
+    best.sort();
     Ok(best
         .iter()
         .take(top_paths)
