@@ -228,6 +228,21 @@ FUNCTION_TYPES: dict[str, str] = {
     "bincount.binary_output": "bool",
     **{f"{n}.out_idx": "DTypeLike" for n in ("unique", "unique_with_counts")},
     "unique_slices.axis": "int",
+    # CTC
+    **{f"ctc_loss.{n}": "TensorLike" for n in ("label_length", "logit_length")},
+    "ctc_loss.logits_time_major": "bool",
+    "ctc_loss.unique": "Any",
+    "ctc_loss.blank_index": "int | None",
+    **{
+        f"{n}.sequence_length": "TensorLike"
+        for n in ("ctc_greedy_decoder", "ctc_beam_search_decoder")
+    },
+    "ctc_greedy_decoder.merge_repeated": "bool",
+    "ctc_greedy_decoder.blank_index": "int | None",
+    "ctc_greedy_decoder": "tuple[list[Tensor], Tensor]",
+    "ctc_beam_search_decoder.beam_width": "int",
+    "ctc_beam_search_decoder.top_paths": "int",
+    "ctc_beam_search_decoder": "tuple[list[Tensor], Tensor]",
     "quantile_summary_update": "tuple[list[float], list[float]]",
     "quantile_summary_update.values": "Sequence[float]",
     "quantile_summary_update.weights": "Sequence[float]",

@@ -80,6 +80,9 @@ __all__ = [
     "convert_to_tensor",
     "cos",
     "cosh",
+    "ctc_beam_search_decoder",
+    "ctc_greedy_decoder",
+    "ctc_loss",
     "cumprod",
     "cumsum",
     "depthwise_conv2d",
@@ -1211,6 +1214,28 @@ def lstm_sequence(
     c0: TensorLike,
 ) -> tuple[Tensor, Tensor]: ...
 def gru_cell(x_proj: TensorLike, h_proj: TensorLike, h_prev: TensorLike) -> Tensor: ...
+def ctc_loss(
+    labels: TensorLike,
+    logits: TensorLike,
+    label_length: TensorLike,
+    logit_length: TensorLike,
+    logits_time_major: builtins.bool = True,
+    unique: Any | None = None,
+    blank_index: int | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def ctc_greedy_decoder(
+    inputs: TensorLike,
+    sequence_length: TensorLike,
+    merge_repeated: builtins.bool = True,
+    blank_index: int | None = None,
+) -> tuple[list[Tensor], Tensor]: ...
+def ctc_beam_search_decoder(
+    inputs: TensorLike,
+    sequence_length: TensorLike,
+    beam_width: int = 100,
+    top_paths: int = 1,
+) -> tuple[list[Tensor], Tensor]: ...
 def cholesky(input: TensorLike, name: str | None = None) -> Tensor: ...
 def triangular_solve(
     matrix: TensorLike,

@@ -41,6 +41,9 @@ from ._rustape import conv2d as conv2d
 from ._rustape import conv2d_transpose as conv2d_transpose
 from ._rustape import conv3d as conv3d
 from ._rustape import conv3d_transpose as conv3d_transpose
+from ._rustape import ctc_beam_search_decoder as ctc_beam_search_decoder
+from ._rustape import ctc_greedy_decoder as ctc_greedy_decoder
+from ._rustape import ctc_loss as ctc_loss
 from ._rustape import depthwise_conv2d as depthwise_conv2d
 from ._rustape import dropout as dropout
 from ._rustape import elu as elu
@@ -90,6 +93,9 @@ __all__ = [
     "convolution",
     "crelu",
     "depth_to_space",
+    "ctc_beam_search_decoder",
+    "ctc_greedy_decoder",
+    "ctc_loss",
     "depthwise_conv2d",
     "dropout",
     "elu",

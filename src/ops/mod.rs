@@ -18,6 +18,7 @@ mod complex;
 mod contract;
 mod conv;
 mod creation;
+mod ctc;
 mod elementwise;
 mod image;
 mod image_affine;
@@ -57,6 +58,7 @@ pub use conv::{
     conv3d_backprop_filter, conv3d_backprop_input, conv3d_transpose, depthwise_conv2d, Padding,
 };
 pub use creation::*;
+pub use ctc::{ctc_beam_search_decoder, ctc_greedy_decoder, ctc_loss};
 pub use elementwise::*;
 pub use image::{resize, resize_adjoint, ResizeMethod, SamplingKernel};
 pub use image_affine::{affine_transform, affine_transform_adjoint, FillMode, Interpolation};

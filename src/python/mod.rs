@@ -28,6 +28,7 @@ mod index;
 mod metrics;
 mod ops;
 mod ops_complex;
+mod ops_ctc;
 mod ops_image;
 mod ops_index;
 mod ops_int;
@@ -102,6 +103,7 @@ fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ops_random::register(m, &mut table)?;
     ops_search::register(m, &mut table)?;
     ops_nn::register(m, &mut table)?;
+    ops_ctc::register(m, &mut table)?;
     ops_linalg::register(m, &mut table)?;
     ops_math::register(m, &mut table)?;
     ops_index::register(m, &mut table)?;

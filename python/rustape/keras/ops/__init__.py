@@ -87,6 +87,7 @@ from ._conv import (
     max_pool,
     separable_conv,
 )
+from ._ctc import ctc_decode, ctc_loss
 from ._integer import (
     argpartition,
     bitwise_and,
@@ -395,6 +396,8 @@ __all__ = [
     "cos",
     "cosh",
     "count_nonzero",
+    "ctc_decode",
+    "ctc_loss",
     "cumprod",
     "cumsum",
     "custom_gradient",
