@@ -732,6 +732,7 @@ CategoricalHinge.__name__ = CategoricalHinge.__qualname__ = "CategoricalHinge"
 
 # Keras 3's newer losses live in losses_more.py (it builds on the helpers above).
 from .losses_more import (
+    CTC,
     BinaryFocalCrossentropy,
     CategoricalFocalCrossentropy,
     CategoricalGeneralizedCrossEntropy,
@@ -743,6 +744,7 @@ from .losses_more import (
     categorical_focal_crossentropy,
     categorical_generalized_cross_entropy,
     circle,
+    ctc,
     dice,
     mean_squared_logarithmic_error,
     msle,
@@ -750,44 +752,6 @@ from .losses_more import (
 )
 
 MSLE = msle
-
-def ctc(y_true: Any, y_pred: Any) -> Any:
-    """Keras's `ctc`: the CTC loss per example of integer labels `y_true` `(batch, max_length)`
-    (0 is the blank and pads; each label's length is its count of non-zero entries) under logits
-    `y_pred` `(batch, frames, classes)`, every frame used.
-
-    >>> round(float(ctc([[1, 0]], rt.zeros([1, 3, 3]))[0]), 4)
-    1.5041
-    """
-    from .ops import ctc_loss
-
-    y_true, y_pred = _rt.convert_to_tensor(y_true), _rt.convert_to_tensor(y_pred)
-    if y_true.ndim != 2:
-        raise ValueError(
-            "Targets `y_true` are expected to be a tensor of shape `(batch_size, max_length)` "
-            f"in integer format. Received: y_true.shape={tuple(y_true.shape)}"
-        )
-    if y_pred.ndim != 3:
-        raise ValueError(
-            "Logits `y_pred` are expected to be a tensor of shape `(batch_size, max_length, "
-            f"num_classes)`. Received: y_pred.shape={tuple(y_pred.shape)}"
-        )
-    batch, frames = int(y_pred.shape[0]), int(y_pred.shape[1])
-    input_length = _rt.fill([batch], frames)
-    label_length = _rt.reduce_sum(_rt.cast(_rt.not_equal(y_true, 0), _rt.int32), axis=-1)
-    return ctc_loss(y_true, y_pred, label_length, input_length, mask_index=0)
-
-
-CTC = _wrapper(
-    ctc,
-    "ctc",
-    """CTC (connectionist temporal classification) loss: `ctc` averaged over the batch.
-
-    >>> round(float(CTC()([[1, 0]], rt.zeros([1, 3, 3]))), 4)
-    1.5041
-    """,
-)
-CTC.__name__ = CTC.__qualname__ = "CTC"
 
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error

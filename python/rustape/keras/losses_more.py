@@ -1,5 +1,5 @@
 """Keras 3's newer losses (re-exported by `rt.keras.losses`): mean squared logarithmic error,
-the focal cross-entropies, generalized cross-entropy, Dice, Tversky and Circle, as functions
+the focal cross-entropies, generalized cross-entropy, Dice, Tversky, Circle and CTC, as functions
 (per-sample values) and classes (with reductions), each Keras's formula in `keras.ops`.
 
 >>> import rustape as rt
@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import _rustape as _rt
 from . import ops
 from ._util import check_number
 from .losses import EPSILON, LossFunctionWrapper, _wrapper
 
 __all__ = [
+    "CTC",
     "BinaryFocalCrossentropy",
     "CategoricalFocalCrossentropy",
     "CategoricalGeneralizedCrossEntropy",
@@ -27,6 +29,7 @@ __all__ = [
     "categorical_focal_crossentropy",
     "categorical_generalized_cross_entropy",
     "circle",
+    "ctc",
     "dice",
     "mean_squared_logarithmic_error",
     "msle",
@@ -386,3 +389,42 @@ class Circle(LossFunctionWrapper):
     def call(self, y_true: Any, y_pred: Any) -> Any:
         return _circle_with_mask(y_true, y_pred, **self._fn_kwargs)
 
+
+
+def ctc(y_true: Any, y_pred: Any) -> Any:
+    """Keras's `ctc`: the CTC loss per example of integer labels `y_true` `(batch, max_length)`
+    (0 is the blank and pads; each label's length is its count of non-zero entries) under logits
+    `y_pred` `(batch, frames, classes)`, every frame used.
+
+    >>> round(float(ctc([[1, 0]], rt.zeros([1, 3, 3]))[0]), 4)
+    1.5041
+    """
+    from .ops import ctc_loss
+
+    y_true, y_pred = _rt.convert_to_tensor(y_true), _rt.convert_to_tensor(y_pred)
+    if y_true.ndim != 2:
+        raise ValueError(
+            "Targets `y_true` are expected to be a tensor of shape `(batch_size, max_length)` "
+            f"in integer format. Received: y_true.shape={tuple(y_true.shape)}"
+        )
+    if y_pred.ndim != 3:
+        raise ValueError(
+            "Logits `y_pred` are expected to be a tensor of shape `(batch_size, max_length, "
+            f"num_classes)`. Received: y_pred.shape={tuple(y_pred.shape)}"
+        )
+    batch, frames = int(y_pred.shape[0]), int(y_pred.shape[1])
+    input_length = _rt.fill([batch], frames)
+    label_length = _rt.reduce_sum(_rt.cast(_rt.not_equal(y_true, 0), _rt.int32), axis=-1)
+    return ctc_loss(y_true, y_pred, label_length, input_length, mask_index=0)
+
+
+CTC = _wrapper(
+    ctc,
+    "ctc",
+    """CTC (connectionist temporal classification) loss: `ctc` averaged over the batch.
+
+    >>> round(float(CTC()([[1, 0]], rt.zeros([1, 3, 3]))), 4)
+    1.5041
+    """,
+)
+CTC.__name__ = CTC.__qualname__ = "CTC"
