@@ -219,6 +219,7 @@ __all__ = [
     "rfft2d",
     "rfft3d",
     "rgb_to_hsv",
+    "right_shift",
     "roll",
     "round",
     "saturate_cast",

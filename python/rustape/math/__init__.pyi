@@ -10,10 +10,27 @@ from .._ops import reduce_variance as reduce_variance
 from .._ops import rsqrt as rsqrt
 from .._ops import squared_difference as squared_difference
 from .._ops import truediv as truediv
+from .._ops_array import realdiv as realdiv
+from .._ops_array import truncatediv as truncatediv
+from .._ops_array import truncatemod as truncatemod
 from .._ops_math import ceil as ceil
+from .._ops_math import confusion_matrix as confusion_matrix
 from .._ops_math import count_nonzero as count_nonzero
 from .._ops_math import in_top_k as in_top_k
+from .._ops_math import invert_permutation as invert_permutation
+from .._ops_math import is_non_decreasing as is_non_decreasing
+from .._ops_math import is_strictly_increasing as is_strictly_increasing
+from .._ops_math import lbeta as lbeta
 from .._ops_math import logical_xor as logical_xor
+from .._ops_math import polyval as polyval
+from .._ops_math import reciprocal_no_nan as reciprocal_no_nan
+from .._ops_math import segment_max as segment_max
+from .._ops_math import segment_mean as segment_mean
+from .._ops_math import segment_min as segment_min
+from .._ops_math import unsorted_segment_min as unsorted_segment_min
+from .._ops_math import unsorted_segment_sqrt_n as unsorted_segment_sqrt_n
+from .._ops_math import xlog1py as xlog1py
+from .._ops_math import zero_fraction as zero_fraction
 from .._rustape import abs as abs
 from .._rustape import acos as acos
 from .._rustape import acosh as acosh
@@ -68,6 +85,7 @@ from .._rustape import maximum as maximum
 from .._rustape import minimum as minimum
 from .._rustape import multiply as multiply
 from .._rustape import negative as negative
+from .._rustape import nextafter as nextafter
 from .._rustape import not_equal as not_equal
 from .._rustape import polygamma as polygamma
 from .._rustape import pow as pow
@@ -83,6 +101,7 @@ from .._rustape import reduce_prod as reduce_prod
 from .._rustape import reduce_sum as reduce_sum
 from .._rustape import round as round
 from .._rustape import scalar_mul as scalar_mul
+from .._rustape import segment_prod as segment_prod
 from .._rustape import segment_sum as segment_sum
 from .._rustape import sigmoid as sigmoid
 from .._rustape import sign as sign
@@ -99,6 +118,7 @@ from .._rustape import tanh as tanh
 from .._rustape import top_k as top_k
 from .._rustape import unsorted_segment_max as unsorted_segment_max
 from .._rustape import unsorted_segment_mean as unsorted_segment_mean
+from .._rustape import unsorted_segment_prod as unsorted_segment_prod
 from .._rustape import unsorted_segment_sum as unsorted_segment_sum
 from .._rustape import xdivy as xdivy
 from .._rustape import xlogy as xlogy
@@ -123,6 +143,7 @@ __all__ = [
     "bessel_i1e",
     "bincount",
     "ceil",
+    "confusion_matrix",
     "conj",
     "cos",
     "cosh",
@@ -145,10 +166,14 @@ __all__ = [
     "greater_equal",
     "imag",
     "in_top_k",
+    "invert_permutation",
     "is_finite",
     "is_inf",
     "is_nan",
+    "is_non_decreasing",
+    "is_strictly_increasing",
     "l2_normalize",
+    "lbeta",
     "less",
     "less_equal",
     "lgamma",
@@ -164,11 +189,15 @@ __all__ = [
     "minimum",
     "multiply",
     "negative",
+    "nextafter",
     "not_equal",
     "polygamma",
+    "polyval",
     "pow",
     "real",
+    "realdiv",
     "reciprocal",
+    "reciprocal_no_nan",
     "reduce_all",
     "reduce_any",
     "reduce_euclidean_norm",
@@ -183,6 +212,10 @@ __all__ = [
     "round",
     "rsqrt",
     "scalar_mul",
+    "segment_max",
+    "segment_mean",
+    "segment_min",
+    "segment_prod",
     "segment_sum",
     "sigmoid",
     "sign",
@@ -199,9 +232,16 @@ __all__ = [
     "tanh",
     "top_k",
     "truediv",
+    "truncatediv",
+    "truncatemod",
     "unsorted_segment_max",
     "unsorted_segment_mean",
+    "unsorted_segment_min",
+    "unsorted_segment_prod",
+    "unsorted_segment_sqrt_n",
     "unsorted_segment_sum",
     "xdivy",
+    "xlog1py",
     "xlogy",
+    "zero_fraction",
 ]

@@ -17,6 +17,8 @@ from . import (  # keras.ops' own functions (imported at the end of __init__.py)
     celu,
     conv,
     conv_transpose,
+    ctc_decode,
+    ctc_loss,
     depth_to_space,
     depthwise_conv,
     dot_product_attention,
@@ -63,7 +65,7 @@ from . import (  # keras.ops' own functions (imported at the end of __init__.py)
 
 #: Keras 3.15's names in this namespace that rustape does not have yet (an AttributeError).
 NOT_YET = (
-    "adaptive_average_pool", "adaptive_max_pool", "ctc_decode", "ctc_loss", "fold", "unfold",
+    "adaptive_average_pool", "adaptive_max_pool", "fold", "unfold",
 )
 
 __all__ = [
@@ -74,6 +76,8 @@ __all__ = [
     "celu",
     "conv",
     "conv_transpose",
+    "ctc_decode",
+    "ctc_loss",
     "depth_to_space",
     "depthwise_conv",
     "dot_product_attention",
