@@ -52,7 +52,8 @@ _IGNORED_KEYS = frozenset(
 def h5py_module() -> Any:
     """`h5py`, or an ImportError saying how to install it."""
     try:
-        import h5py
+        # h5py ships no type information (and is an optional extra).
+        import h5py  # type: ignore[import-untyped, import-not-found, unused-ignore]
     except ImportError as e:
         raise ImportError(
             "reading and writing Keras's HDF5 files (.keras, .weights.h5) needs h5py: "
@@ -436,9 +437,13 @@ class KerasReader:
         if "class_name" not in config:
             return {k: self.value(v) for k, v in config.items()}
         name = config["class_name"]
-        inner = config.get("config")
+        inner: Any = config.get("config")
         if name in ("DTypePolicy", "FloatDTypePolicy"):
             return str(inner["name"]) if isinstance(inner, dict) else inner
+        if name in ("__tuple__", "__numpy__") and not (
+            isinstance(inner, dict) and "value" in inner
+        ):
+            raise ValueError(f"load_model: a {name} in the config has no value: {config!r}")
         if name == "__tuple__":
             return tuple(self.value(inner["value"]))
         if name == "__numpy__":
@@ -449,8 +454,9 @@ class KerasReader:
         if name == "function":
             return self.function(config)
         if name == "Lambda":
+            layer = inner.get("name") if isinstance(inner, dict) else None
             raise ValueError(
-                f"load_model: layer {inner.get('name')!r} is a Lambda layer: its function is "
+                f"load_model: layer {layer!r} is a Lambda layer: its function is "
                 "Python bytecode in the file, and rustape runs no code from a file; rebuild "
                 "the model in code and load the weights (model.load_weights)"
             )
