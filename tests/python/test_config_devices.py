@@ -11,7 +11,10 @@ import rustape as rt
 def test_device_lists_hold_the_cpu_and_no_gpu():
     (cpu,) = rt.config.list_physical_devices()
     assert cpu.name == "/physical_device:CPU:0" and cpu.device_type == "CPU"
-    assert rt.config.list_physical_devices("GPU") == [] and rt.config.list_physical_devices("gpu") == []
+    assert (
+        rt.config.list_physical_devices("GPU") == []
+        and rt.config.list_physical_devices("gpu") == []
+    )
     assert rt.config.list_physical_devices("CPU") == [cpu]
     assert rt.config.experimental.list_physical_devices("CPU") == [cpu]
     assert [d.name for d in rt.config.list_logical_devices()] == ["/device:CPU:0"]

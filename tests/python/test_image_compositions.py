@@ -68,8 +68,9 @@ def test_bad_input_names_the_op() -> None:
         rt.image.resize_with_crop_or_pad(x, 0, 2)
 
 
-@pytest.mark.parametrize("method", ["bilinear", "nearest", "bicubic", "area", "lanczos3",
-                                    "gaussian", "mitchellcubic"])
+@pytest.mark.parametrize(
+    "method", ["bilinear", "nearest", "bicubic", "area", "lanczos3", "gaussian", "mitchellcubic"]
+)
 def test_resize_to_a_huge_size_is_a_memory_error_not_an_abort(method):
     # The tap tables (one list per output row and column) were built before the output was
     # reserved: a size of 3e12 aborted the process.

@@ -92,11 +92,11 @@ def test_keras_top_level_and_utils_names():
     assert k.Initializer is I.Initializer and k.Regularizer is k.regularizers.Regularizer
     assert k.version() == "3.15.1" and k.name_scope is rt.name_scope
     assert k.utils.register_keras_serializable is k.saving.register_keras_serializable
-    np.testing.assert_allclose(k.utils.normalize(np.array([[3.0, 4.0], [0.0, 0.0]])),
-                               [[0.6, 0.8], [0.0, 0.0]])
+    np.testing.assert_allclose(
+        k.utils.normalize(np.array([[3.0, 4.0], [0.0, 0.0]])), [[0.6, 0.8], [0.0, 0.0]]
+    )
     np.testing.assert_allclose(k.utils.normalize(rt.constant([[3.0, 4.0]])).numpy(), [[0.6, 0.8]])
-    np.testing.assert_allclose(k.utils.normalize(np.array([[3.0, -1.0]]), order=1),
-                               [[0.75, -0.25]])
+    np.testing.assert_allclose(k.utils.normalize(np.array([[3.0, -1.0]]), order=1), [[0.75, -0.25]])
     assert k.utils.standardize_dtype(rt.float64) == "float64"
     assert k.utils.standardize_dtype("float") == "float32"
     assert k.utils.is_keras_tensor(k.Input((2,))) and not k.utils.is_keras_tensor(rt.ones([2]))

@@ -22,21 +22,23 @@ def test_on_batch_methods_match_keras():
     model = rt.keras.Sequential(
         [rt.keras.Input((4,)), rt.keras.layers.Dense(1, activation="sigmoid")]
     )
-    model.compile(optimizer=rt.keras.optimizers.SGD(0.1), loss="binary_crossentropy",
-                  metrics=["mae"])
+    model.compile(
+        optimizer=rt.keras.optimizers.SGD(0.1), loss="binary_crossentropy", metrics=["mae"]
+    )
     model.layers[0].kernel.assign(gen.KERNEL)
     model.layers[0].bias.assign(gen.BIAS)
     for i in range(2):
-        np.testing.assert_allclose(model.train_on_batch(gen.X[i], gen.Y[i]), REF[f"train{i}"],
-                                   rtol=1e-6)
-    logs = model.train_on_batch(gen.X[2], gen.Y[2], class_weight=gen.CLASS_WEIGHT,
-                                return_dict=True)
+        np.testing.assert_allclose(
+            model.train_on_batch(gen.X[i], gen.Y[i]), REF[f"train{i}"], rtol=1e-6
+        )
+    logs = model.train_on_batch(gen.X[2], gen.Y[2], class_weight=gen.CLASS_WEIGHT, return_dict=True)
     np.testing.assert_allclose([logs["loss"], logs["mae"]], REF["train2"], rtol=1e-6)
     np.testing.assert_allclose(model.layers[0].kernel.numpy(), REF["kernel"], rtol=1e-6)
     model.reset_metrics()
     for i in range(2):
-        np.testing.assert_allclose(model.test_on_batch(gen.X[i], gen.Y[i]), REF[f"test{i}"],
-                                   rtol=1e-6)
+        np.testing.assert_allclose(
+            model.test_on_batch(gen.X[i], gen.Y[i]), REF[f"test{i}"], rtol=1e-6
+        )
     np.testing.assert_allclose(model.predict_on_batch(gen.X[0]), REF["predict"], rtol=1e-6)
 
 
@@ -46,5 +48,6 @@ def test_on_batch_needs_compile_and_one_kind_of_weight():
         model.train_on_batch(np.ones((2, 2)), np.ones((2, 1)))
     model.compile(optimizer="sgd", loss="mse")
     with pytest.raises(ValueError, match="cannot be specified at the same time"):
-        model.train_on_batch(np.ones((2, 2)), np.ones((2, 1)), sample_weight=np.ones(2),
-                             class_weight={0: 1.0})
+        model.train_on_batch(
+            np.ones((2, 2)), np.ones((2, 1)), sample_weight=np.ones(2), class_weight={0: 1.0}
+        )

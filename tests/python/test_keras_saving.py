@@ -347,11 +347,13 @@ def test_backup_and_restore_errors(tmp_path: Path) -> None:
 def test_a_class_name_two_modules_share_loads_as_the_saved_class(tmp_path: Path) -> None:
     # MeanSquaredError is a loss and a metric, Identity a layer and an initializer: the
     # config names the module, so each comes back as what was saved.
-    model = rt.keras.Sequential([
-        rt.keras.Input(shape=(2,)),
-        L.Dense(2, kernel_initializer=rt.keras.initializers.Identity()),
-        L.Identity(),
-    ])
+    model = rt.keras.Sequential(
+        [
+            rt.keras.Input(shape=(2,)),
+            L.Dense(2, kernel_initializer=rt.keras.initializers.Identity()),
+            L.Identity(),
+        ]
+    )
     model.compile(
         optimizer="sgd",
         loss=rt.keras.losses.MeanSquaredError(),

@@ -36,7 +36,9 @@ def test_matches_tensorflow(name):
             parts = result if isinstance(result, list) else [result]
             total = rt.add_n([rt.reduce_sum(p * (k + 1.5)) for k, p in enumerate(parts)])
         np.testing.assert_allclose(
-            tape.gradient(total, x).numpy(), REF[f"{name}/grad"], **_close(REF[f"{name}/grad"], name)
+            tape.gradient(total, x).numpy(),
+            REF[f"{name}/grad"],
+            **_close(REF[f"{name}/grad"], name),
         )
     else:
         result = f(*args, **kwargs)
@@ -80,13 +82,20 @@ def test_moment_helpers_match_tensorflow():
         stats = rt.nn.sufficient_statistics(x, [0, 1, 2], shift=0.25)
         mean, var = rt.nn.normalize_moments(*stats)
         wmean, wvar = rt.nn.weighted_moments(x, [1, 2], gen._SEQ4[..., :1] ** 2, keepdims=True)
-        total = (rt.reduce_sum(mean * 2.0) + rt.reduce_sum(var) + rt.reduce_sum(wmean)
-                 + rt.reduce_sum(wvar * 3.0))
-    for got, key in zip([*stats[:3], mean, var, wmean, wvar],
-                        ["count", "m_ss", "v_ss", "mean", "var", "wmean", "wvar"]):
+        total = (
+            rt.reduce_sum(mean * 2.0)
+            + rt.reduce_sum(var)
+            + rt.reduce_sum(wmean)
+            + rt.reduce_sum(wvar * 3.0)
+        )
+    for got, key in zip(
+        [*stats[:3], mean, var, wmean, wvar],
+        ["count", "m_ss", "v_ss", "mean", "var", "wmean", "wvar"],
+    ):
         np.testing.assert_allclose(got.numpy(), REF[f"moments/{key}"], rtol=1e-11, atol=1e-12)
-    np.testing.assert_allclose(tape.gradient(total, x).numpy(), REF["moments/grad"], rtol=1e-10,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        tape.gradient(total, x).numpy(), REF["moments/grad"], rtol=1e-10, atol=1e-12
+    )
 
 
 def test_clip_by_global_norm_matches_tensorflow():

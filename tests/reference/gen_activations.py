@@ -15,8 +15,32 @@ from typing import Any
 import numpy as np
 
 # Edges where the functions change form (0, +-0.5, +-1, +-3, +-6), and large magnitudes.
-_GRID = [-20.0, -6.0, -3.5, -3.0, -1.0, -0.75, -0.5, -0.25, -1e-3, 0.0,
-         1e-3, 0.25, 0.5, 0.75, 1.0, 2.5, 3.0, 5.0, 6.0, 7.5, 20.0, 0.1, -0.1, 1.5]
+_GRID = [
+    -20.0,
+    -6.0,
+    -3.5,
+    -3.0,
+    -1.0,
+    -0.75,
+    -0.5,
+    -0.25,
+    -1e-3,
+    0.0,
+    1e-3,
+    0.25,
+    0.5,
+    0.75,
+    1.0,
+    2.5,
+    3.0,
+    5.0,
+    6.0,
+    7.5,
+    20.0,
+    0.1,
+    -0.1,
+    1.5,
+]
 X = np.array(_GRID, np.float64).reshape(4, 6)
 WEIGHTS = np.random.default_rng(5).normal(size=(4, 6))
 
@@ -75,8 +99,22 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 # Dense layers by activation name: inputs [3, 5], 6 units, Keras's weights stored.
-DENSE_NAMES = ["relu", "gelu", "selu", "mish", "softsign", "leaky_relu", "relu6", "hard_silu",
-               "log_softmax", "elu", "celu", "sparsemax", "tanh_shrink", "squareplus"]
+DENSE_NAMES = [
+    "relu",
+    "gelu",
+    "selu",
+    "mish",
+    "softsign",
+    "leaky_relu",
+    "relu6",
+    "hard_silu",
+    "log_softmax",
+    "elu",
+    "celu",
+    "sparsemax",
+    "tanh_shrink",
+    "squareplus",
+]
 DENSE_X = np.random.default_rng(6).normal(size=(3, 5)).astype(np.float32) * 2
 
 

@@ -41,17 +41,24 @@ CASES: dict[str, tuple[str, list[Any], dict[str, Any]]] = {
     "check_numerics_nan": ("check_numerics", [np.array([1.0, np.nan], np.float32), "x"], {}),
     "check_numerics_inf": ("check_numerics", [np.array([np.inf], np.float32), "x"], {}),
     "all_finite_pass": ("assert_all_finite", [F, "x"], {}),
-    "shapes_pass": ("assert_shapes", [[(np.zeros((4, 3)), ("N", "Q")), (np.zeros(4), ("N",))]],
-                    {}),
-    "shapes_fail": ("assert_shapes", [[(np.zeros((4, 3)), ("N", "Q")), (np.zeros(5), ("N",))]],
-                    {}),
-    "shapes_ellipsis": ("assert_shapes", [[(np.zeros((2, 4, 3)), ("...", "Q")),
-                                           (np.zeros(3), ("Q",))]], {}),
+    "shapes_pass": ("assert_shapes", [[(np.zeros((4, 3)), ("N", "Q")), (np.zeros(4), ("N",))]], {}),
+    "shapes_fail": ("assert_shapes", [[(np.zeros((4, 3)), ("N", "Q")), (np.zeros(5), ("N",))]], {}),
+    "shapes_ellipsis": (
+        "assert_shapes",
+        [[(np.zeros((2, 4, 3)), ("...", "Q")), (np.zeros(3), ("Q",))]],
+        {},
+    ),
     "shapes_rank_fail": ("assert_shapes", [[(np.zeros((4, 3)), ("N",))]], {}),
-    "shapes_star": ("assert_shapes", [[(np.zeros((2, 4, 3)), ("*", "Q")),
-                                       (np.zeros(3), ("Q",))]], {}),
-    "shapes_star_fail": ("assert_shapes", [[(np.zeros((2, 4, 3)), ("*", "Q")),
-                                            (np.zeros(2), ("Q",))]], {}),
+    "shapes_star": (
+        "assert_shapes",
+        [[(np.zeros((2, 4, 3)), ("*", "Q")), (np.zeros(3), ("Q",))]],
+        {},
+    ),
+    "shapes_star_fail": (
+        "assert_shapes",
+        [[(np.zeros((2, 4, 3)), ("*", "Q")), (np.zeros(2), ("Q",))]],
+        {},
+    ),
     "shapes_int": ("assert_shapes", [[(np.zeros((4, 3)), (4, "Q"))]], {}),
 }
 
@@ -62,8 +69,10 @@ def main() -> None:
     out: dict[str, str] = {}
     for name, (fn, args, kwargs) in CASES.items():
         f = getattr(tf.debugging, fn)
-        targs = [tf.constant(a) if isinstance(a, np.ndarray) and fn != "assert_shapes" else a
-                 for a in args]
+        targs = [
+            tf.constant(a) if isinstance(a, np.ndarray) and fn != "assert_shapes" else a
+            for a in args
+        ]
         if fn == "assert_shapes":
             targs = [[(tf.constant(t), s) for t, s in args[0]]]
         try:

@@ -40,8 +40,7 @@ LAYERS: dict[str, tuple[str, dict[str, Any], tuple[int, ...]]] = {
     "separable1d": ("SeparableConv1D", {"filters": 4, "kernel_size": 3}, (2, 9, 3)),
     "separable1d_same_m2": (
         "SeparableConv1D",
-        {"filters": 5, "kernel_size": 3, "padding": "same", "depth_multiplier": 2,
-         "strides": 2},
+        {"filters": 5, "kernel_size": 3, "padding": "same", "depth_multiplier": 2, "strides": 2},
         (2, 10, 3),
     ),
     "separable1d_first": (

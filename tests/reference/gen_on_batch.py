@@ -24,8 +24,7 @@ def main() -> None:
     import keras
 
     model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1, activation="sigmoid")])
-    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="binary_crossentropy",
-                  metrics=["mae"])
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="binary_crossentropy", metrics=["mae"])
     model.layers[0].kernel.assign(KERNEL)
     model.layers[0].bias.assign(BIAS)
     out: dict[str, np.ndarray] = {}

@@ -16,12 +16,20 @@ STEPS = np.arange(200)
 CONFIGS: dict[str, dict[str, Any]] = {
     "default": {"initial_learning_rate": 0.1, "first_decay_steps": 10},
     "t_mul_1": {"initial_learning_rate": 0.5, "first_decay_steps": 7, "t_mul": 1.0},
-    "m_mul": {"initial_learning_rate": 1.0, "first_decay_steps": 12, "t_mul": 1.5,
-              "m_mul": 0.8, "alpha": 0.05},
-    "long": {"initial_learning_rate": 2e-3, "first_decay_steps": 33.5, "t_mul": 3.0,
-             "alpha": 0.1},
-    "shrinking_periods": {"initial_learning_rate": 0.3, "first_decay_steps": 40,
-                          "t_mul": 0.5, "m_mul": 1.2},
+    "m_mul": {
+        "initial_learning_rate": 1.0,
+        "first_decay_steps": 12,
+        "t_mul": 1.5,
+        "m_mul": 0.8,
+        "alpha": 0.05,
+    },
+    "long": {"initial_learning_rate": 2e-3, "first_decay_steps": 33.5, "t_mul": 3.0, "alpha": 0.1},
+    "shrinking_periods": {
+        "initial_learning_rate": 0.3,
+        "first_decay_steps": 40,
+        "t_mul": 0.5,
+        "m_mul": 1.2,
+    },
 }
 
 

@@ -354,7 +354,12 @@ class Tversky(LossFunctionWrapper):
         beta = check_number("Tversky", "beta", beta)
         axis = list(axis) if isinstance(axis, tuple) else axis  # as a saved config has it
         super().__init__(
-            tversky, reduction=reduction, name=name, dtype=dtype, alpha=alpha, beta=beta,
+            tversky,
+            reduction=reduction,
+            name=name,
+            dtype=dtype,
+            alpha=alpha,
+            beta=beta,
             axis=axis,
         )
         self.alpha, self.beta, self.axis = alpha, beta, axis
@@ -381,14 +386,18 @@ class Circle(LossFunctionWrapper):
         gamma = check_number("Circle", "gamma", gamma)
         margin = check_number("Circle", "margin", margin)
         super().__init__(
-            circle, reduction=reduction, name=name, dtype=dtype, gamma=gamma, margin=margin,
+            circle,
+            reduction=reduction,
+            name=name,
+            dtype=dtype,
+            gamma=gamma,
+            margin=margin,
             remove_diagonal=bool(remove_diagonal),
         )
         self.gamma, self.margin, self.remove_diagonal = gamma, margin, bool(remove_diagonal)
 
     def call(self, y_true: Any, y_pred: Any) -> Any:
         return _circle_with_mask(y_true, y_pred, **self._fn_kwargs)
-
 
 
 def ctc(y_true: Any, y_pred: Any) -> Any:

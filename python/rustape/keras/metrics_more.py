@@ -164,26 +164,38 @@ def _metric(fn: Any, class_name: str, name: str, doc: str, direction: str, **def
 
 
 BinaryCrossentropy = _metric(
-    binary_crossentropy, "BinaryCrossentropy", "binary_crossentropy",
+    binary_crossentropy,
+    "BinaryCrossentropy",
+    "binary_crossentropy",
     """The mean binary cross-entropy (`from_logits=False`, `label_smoothing=0`).
 
     >>> m = BinaryCrossentropy(); m.update_state([[0.0, 1.0]], [[0.2, 0.6]])
     >>> round(float(m.result()), 4)
     0.367
-    """, "down", from_logits=False, label_smoothing=0.0,
+    """,
+    "down",
+    from_logits=False,
+    label_smoothing=0.0,
 )
 CategoricalCrossentropy = _metric(
-    categorical_crossentropy, "CategoricalCrossentropy", "categorical_crossentropy",
+    categorical_crossentropy,
+    "CategoricalCrossentropy",
+    "categorical_crossentropy",
     """The mean categorical cross-entropy of one-hot labels (`from_logits=False`,
     `label_smoothing=0`, `axis=-1`).
 
     >>> m = CategoricalCrossentropy(); m.update_state([[0.0, 1.0]], [[0.2, 0.8]])
     >>> round(float(m.result()), 4)
     0.2231
-    """, "down", from_logits=False, label_smoothing=0.0, axis=-1,
+    """,
+    "down",
+    from_logits=False,
+    label_smoothing=0.0,
+    axis=-1,
 )
 _SparseCrossentropyMean = _metric(
-    sparse_categorical_crossentropy, "SparseCategoricalCrossentropy",
+    sparse_categorical_crossentropy,
+    "SparseCategoricalCrossentropy",
     "sparse_categorical_crossentropy",
     """The mean cross-entropy of integer labels (`from_logits=False`, `ignore_class=None`,
     `axis=-1`). With `ignore_class` and sample weights, the ignored labels weigh nothing (as
@@ -192,7 +204,11 @@ _SparseCrossentropyMean = _metric(
     >>> m = SparseCategoricalCrossentropy(); m.update_state([1], [[0.2, 0.8]])
     >>> round(float(m.result()), 4)
     0.2231
-    """, "down", from_logits=False, ignore_class=None, axis=-1,
+    """,
+    "down",
+    from_logits=False,
+    ignore_class=None,
+    axis=-1,
 )
 
 
@@ -215,87 +231,114 @@ class SparseCategoricalCrossentropy(_SparseCrossentropyMean):  # type: ignore[mi
 
 
 Hinge = _metric(
-    hinge, "Hinge", "hinge",
+    hinge,
+    "Hinge",
+    "hinge",
     """The mean hinge loss (labels -1/1 or 0/1).
 
     >>> m = Hinge(); m.update_state([[1.0, 0.0]], [[0.5, 0.5]]); float(m.result())
     1.0
-    """, "down",
+    """,
+    "down",
 )
 SquaredHinge = _metric(
-    squared_hinge, "SquaredHinge", "squared_hinge",
+    squared_hinge,
+    "SquaredHinge",
+    "squared_hinge",
     """The mean squared hinge loss.
 
     >>> m = SquaredHinge(); m.update_state([[1.0, 0.0]], [[0.5, 0.5]]); float(m.result())
     1.25
-    """, "down",
+    """,
+    "down",
 )
 CategoricalHinge = _metric(
-    categorical_hinge, "CategoricalHinge", "categorical_hinge",
+    categorical_hinge,
+    "CategoricalHinge",
+    "categorical_hinge",
     """The mean categorical hinge loss of one-hot labels.
 
     >>> m = CategoricalHinge(); m.update_state([[0.0, 1.0]], [[0.3, 0.8]]); float(m.result())
     0.5
-    """, "down",
+    """,
+    "down",
 )
 KLDivergence = _metric(
-    kl_divergence, "KLDivergence", "kl_divergence",
+    kl_divergence,
+    "KLDivergence",
+    "kl_divergence",
     """The mean Kullback-Leibler divergence from `y_true` to `y_pred`.
 
     >>> m = KLDivergence(); m.update_state([[0.5, 0.5]], [[0.25, 0.75]])
     >>> round(float(m.result()), 4)
     0.1438
-    """, "down",
+    """,
+    "down",
 )
 Poisson = _metric(
-    poisson, "Poisson", "poisson",
+    poisson,
+    "Poisson",
+    "poisson",
     """The mean Poisson loss `y_pred - y_true * log(y_pred)`.
 
     >>> m = Poisson(); m.update_state([[1.0, 2.0]], [[1.0, 2.0]])
     >>> round(float(m.result()), 4)
     0.8069
-    """, "down",
+    """,
+    "down",
 )
 LogCoshError = _metric(
-    log_cosh, "LogCoshError", "logcosh",
+    log_cosh,
+    "LogCoshError",
+    "logcosh",
     """The mean of `log(cosh(y_pred - y_true))`.
 
     >>> m = LogCoshError(); m.update_state([[0.0, 0.0]], [[1.0, 0.0]])
     >>> round(float(m.result()), 4)
     0.2169
-    """, "down",
+    """,
+    "down",
 )
 MeanAbsolutePercentageError = _metric(
-    mean_absolute_percentage_error, "MeanAbsolutePercentageError",
+    mean_absolute_percentage_error,
+    "MeanAbsolutePercentageError",
     "mean_absolute_percentage_error",
     """The mean absolute percentage error.
 
     >>> m = MeanAbsolutePercentageError(); m.update_state([[2.0, 4.0]], [[1.0, 4.0]])
     >>> float(m.result())
     25.0
-    """, "down",
+    """,
+    "down",
 )
 MeanSquaredLogarithmicError = _metric(
-    mean_squared_logarithmic_error, "MeanSquaredLogarithmicError",
+    mean_squared_logarithmic_error,
+    "MeanSquaredLogarithmicError",
     "mean_squared_logarithmic_error",
     """The mean squared logarithmic error.
 
     >>> m = MeanSquaredLogarithmicError(); m.update_state([[1.0, 0.0]], [[3.0, 0.0]])
     >>> round(float(m.result()), 4)
     0.2402
-    """, "down",
+    """,
+    "down",
 )
 CosineSimilarity = _metric(
-    _cosine_similarity, "CosineSimilarity", "cosine_similarity",
+    _cosine_similarity,
+    "CosineSimilarity",
+    "cosine_similarity",
     """The mean cosine similarity of `y_true` and `y_pred` along `axis` (-1).
 
     >>> m = CosineSimilarity(); m.update_state([[1.0, 0.0]], [[1.0, 1.0]])
     >>> round(float(m.result()), 4)
     0.7071
-    """, "up", axis=-1,
+    """,
+    "up",
+    axis=-1,
 )
 SparseTopKCategoricalAccuracy = _metric(
-    sparse_top_k_categorical_accuracy, "SparseTopKCategoricalAccuracy",
+    sparse_top_k_categorical_accuracy,
+    "SparseTopKCategoricalAccuracy",
     "sparse_top_k_categorical_accuracy",
     """How often the integer label is among the `k` (5) highest scores (`from_sorted_ids`:
     `y_pred` holds class ids sorted by score).
@@ -303,25 +346,36 @@ SparseTopKCategoricalAccuracy = _metric(
     >>> m = SparseTopKCategoricalAccuracy(k=1); m.update_state([1, 0], [[0.1, 0.9], [0.2, 0.8]])
     >>> float(m.result())
     0.5
-    """, "up", k=5, from_sorted_ids=False,
+    """,
+    "up",
+    k=5,
+    from_sorted_ids=False,
 )
 PearsonCorrelation = _metric(
-    pearson_correlation, "PearsonCorrelation", "pearson_correlation",
+    pearson_correlation,
+    "PearsonCorrelation",
+    "pearson_correlation",
     """The mean of the per-sample Pearson correlations along `axis` (-1).
 
     >>> m = PearsonCorrelation(); m.update_state([[1.0, 2.0, 3.0]], [[1.0, 2.5, 2.9]])
     >>> round(float(m.result()), 4)
     0.9484
-    """, "up", axis=-1,
+    """,
+    "up",
+    axis=-1,
 )
 ConcordanceCorrelation = _metric(
-    concordance_correlation, "ConcordanceCorrelation", "concordance_correlation",
+    concordance_correlation,
+    "ConcordanceCorrelation",
+    "concordance_correlation",
     """The mean of the per-sample concordance correlations along `axis` (-1).
 
     >>> m = ConcordanceCorrelation(); m.update_state([[1.0, 2.0, 3.0]], [[1.0, 2.5, 2.9]])
     >>> round(float(m.result()), 4)
     0.936
-    """, "up", axis=-1,
+    """,
+    "up",
+    axis=-1,
 )
 
 
@@ -424,8 +478,7 @@ class R2Score(Metric):
                 )
             elif p == n - 1:
                 warnings.warn(
-                    "Division by zero in Adjusted R2 score. Falling back to standard R2 "
-                    "score.",
+                    "Division by zero in Adjusted R2 score. Falling back to standard R2 score.",
                     stacklevel=2,
                 )
             else:

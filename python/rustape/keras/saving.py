@@ -275,7 +275,10 @@ def deserialize_keras_object(config: Any, custom_objects: dict[str, Any] | None 
         return [deserialize_keras_object(v, custom_objects) for v in config]
     if not isinstance(config, dict):
         return config
-    if set(config) - {"class_name", "module", "config", "build_inputs"} or "class_name" not in config:
+    if (
+        set(config) - {"class_name", "module", "config", "build_inputs"}
+        or "class_name" not in config
+    ):
         return {k: deserialize_keras_object(v, custom_objects) for k, v in config.items()}
     name = config["class_name"]
     inner = config.get("config") or {}

@@ -242,4 +242,3 @@ def standardize_dtype(dtype: Any) -> str:
     if isinstance(name, str):
         return name
     raise ValueError(f"Invalid dtype: {dtype!r}")
-

@@ -312,7 +312,11 @@ class ActivityRegularization(Layer):
     supports_masking = True
 
     def __init__(
-        self, l1: float = 0.0, l2: float = 0.0, name: str | None = None, dtype: Any = None,
+        self,
+        l1: float = 0.0,
+        l2: float = 0.0,
+        name: str | None = None,
+        dtype: Any = None,
         **kwargs: Any,
     ) -> None:
         from .. import regularizers

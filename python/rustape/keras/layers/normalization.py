@@ -432,8 +432,7 @@ class UnitNormalization(Layer):
         reject_options("UnitNormalization", kwargs, ("input_shape", "batch_size"))
         if not isinstance(axis, (int, list, tuple)) or isinstance(axis, bool):
             raise TypeError(
-                "UnitNormalization: `axis` must be an int or a list/tuple of ints, got "
-                f"{axis!r}"
+                f"UnitNormalization: `axis` must be an int or a list/tuple of ints, got {axis!r}"
             )
         super().__init__(name=name, dtype=dtype)
         self.axis = list(_axes("UnitNormalization", axis)) if not isinstance(axis, int) else axis
@@ -465,7 +464,11 @@ class RMSNormalization(Layer):
     supports_masking = True
 
     def __init__(
-        self, axis: Any = -1, epsilon: float = 1e-6, name: str | None = None, dtype: Any = None,
+        self,
+        axis: Any = -1,
+        epsilon: float = 1e-6,
+        name: str | None = None,
+        dtype: Any = None,
         **kwargs: Any,
     ) -> None:
         from ._args import reject_options
@@ -487,7 +490,9 @@ class RMSNormalization(Layer):
     def call(self, inputs: Any) -> Any:  # type: ignore[override]  # Keras: call takes what it uses
         from .. import ops
 
-        return ops.rms_normalization(inputs, scale=self.scale, axis=self._axes, epsilon=self.epsilon)
+        return ops.rms_normalization(
+            inputs, scale=self.scale, axis=self._axes, epsilon=self.epsilon
+        )
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         """The input shape."""

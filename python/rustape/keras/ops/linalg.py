@@ -27,7 +27,8 @@ from . import (  # keras.ops' own functions (imported at the end of __init__.py)
 
 #: Keras 3.15's names in this namespace that rustape does not have yet (an AttributeError).
 NOT_YET = (
-    "eig", "lu_factor",
+    "eig",
+    "lu_factor",
 )
 
 __all__ = [

@@ -65,7 +65,10 @@ from . import (  # keras.ops' own functions (imported at the end of __init__.py)
 
 #: Keras 3.15's names in this namespace that rustape does not have yet (an AttributeError).
 NOT_YET = (
-    "adaptive_average_pool", "adaptive_max_pool", "fold", "unfold",
+    "adaptive_average_pool",
+    "adaptive_max_pool",
+    "fold",
+    "unfold",
 )
 
 __all__ = [

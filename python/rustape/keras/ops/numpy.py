@@ -230,7 +230,9 @@ from . import (  # keras.ops' own functions (imported at the end of __init__.py)
 
 #: Keras 3.15's names in this namespace that rustape does not have yet (an AttributeError).
 NOT_YET = (
-    "angle", "vectorize", "view",
+    "angle",
+    "vectorize",
+    "view",
 )
 
 __all__ = [
