@@ -590,7 +590,7 @@ class SeparableConv2D(_Conv):
         )
         self.pointwise_kernel = self.add_weight(
             "pointwise_kernel",
-            (1, 1, channels * self.depth_multiplier, self.filters),
+            (1,) * self._rank + (channels * self.depth_multiplier, self.filters),
             self.pointwise_initializer,
             regularizer=self.pointwise_regularizer,
             constraint=self.pointwise_constraint,
@@ -660,31 +660,6 @@ class SeparableConv1D(SeparableConv2D):
     """
 
     _rank = 1
-
-    def build(self, input_shape: tuple[Any, ...]) -> None:
-        channels = self._channels(input_shape)
-        self.depthwise_kernel = self.add_weight(
-            "depthwise_kernel",
-            self.kernel_size + (channels, self.depth_multiplier),
-            self.kernel_initializer,
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
-        )
-        self.pointwise_kernel = self.add_weight(
-            "pointwise_kernel",
-            (1, channels * self.depth_multiplier, self.filters),
-            self.pointwise_initializer,
-            regularizer=self.pointwise_regularizer,
-            constraint=self.pointwise_constraint,
-        )
-        if self.use_bias:
-            self.bias = self.add_weight(
-                "bias",
-                (self.filters,),
-                self.bias_initializer,
-                regularizer=self.bias_regularizer,
-                constraint=self.bias_constraint,
-            )
 
     def _convolve(self, x: Any) -> Any:
         depthwise = _rt.depthwise_conv2d(
