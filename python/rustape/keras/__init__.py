@@ -1,7 +1,7 @@
 """`rt.keras`: Keras 3's names over rustape, so `tf.keras.X` ports as `rt.keras.X`.
 
 Submodules: `layers`, `activations`, `callbacks`, `initializers`, `optimizers`, `losses`, `metrics`,
-`models`, `regularizers`, `constraints`, `ops`, `random`, `saving`, `utils`;
+`models`, `regularizers`, `constraints`, `ops`, `random`, `saving`, `utils`, `datasets`;
 `Model`, `Sequential` and `Input` at the top, as in Keras.
 """
 
@@ -13,6 +13,7 @@ from . import (
     activations,
     callbacks,
     constraints,
+    datasets,
     initializers,
     layers,
     losses,
@@ -63,6 +64,7 @@ __all__ = [
     "activations",
     "callbacks",
     "constraints",
+    "datasets",
     "initializers",
     "layers",
     "losses",

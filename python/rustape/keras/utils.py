@@ -18,6 +18,7 @@ import numpy as np
 
 from ._data import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from ._dataset_utils import split_dataset, timeseries_dataset_from_array
+from ._files import get_file
 from .saving import (  # Keras exports its registry under keras.utils too
     deserialize_keras_object,
     get_registered_name,
@@ -30,6 +31,7 @@ __all__ = [
     "Sequence",
     "clear_session",
     "deserialize_keras_object",
+    "get_file",
     "get_registered_name",
     "is_keras_tensor",
     "normalize",
