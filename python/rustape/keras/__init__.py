@@ -11,6 +11,7 @@ from .._compat import name_scope
 from .._rustape import Variable
 from . import (
     activations,
+    applications,
     callbacks,
     constraints,
     datasets,
@@ -62,6 +63,7 @@ __all__ = [
     "Sequential",
     "Variable",
     "activations",
+    "applications",
     "callbacks",
     "constraints",
     "datasets",

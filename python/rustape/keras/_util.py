@@ -19,8 +19,9 @@ def _unique_name(base: str) -> str:
 
 
 def _snake(name: str) -> str:
-    s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s).lower()
+    """Keras's default names: `Conv2D` -> "conv2d", `MaxPooling2D` -> "max_pooling2d"."""
+    s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", re.sub(r"\W+", "", name))
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
 
 
 def _as_dtype(dtype: Any) -> Any:

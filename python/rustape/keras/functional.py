@@ -181,3 +181,40 @@ def Input(
     if batch_shape is not None:
         batch_size, shape = batch_shape[0], tuple(batch_shape[1:])
     return InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, name=name).output
+
+
+def keras_layer_order(nodes: list[_Node], outputs: Any) -> list[Any]:
+    """The layers of a functional graph in the order Keras lists them (`model.layers`, and so
+    `model.weights` and the position-matched legacy weight files): farthest from the outputs
+    first, ties broken by when a depth-first walk from the outputs (each call's inputs in
+    order) first reaches the layer."""
+    consumers: dict[int, list[_Node]] = {id(n): [] for n in nodes}
+    for n in nodes:
+        for x in n.symbols():
+            if x.node is not None and id(x.node) in consumers:
+                consumers[id(x.node)].append(n)
+    # First-visit (preorder) index of each layer, walking from the outputs.
+    first: dict[int, int] = {}
+    seen: set[int] = set()
+    stack = [x.node for x in reversed(_flatten(outputs)) if getattr(x, "node", None) is not None]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        first.setdefault(id(node.layer), len(first))
+        stack.extend(x.node for x in reversed(node.symbols()) if x.node is not None)
+    # Depth: the longest path to an output; `nodes` runs inputs-first, so walk it backwards.
+    depth: dict[int, int] = {}
+    layer_depth: dict[int, int] = {}
+    for node in reversed(nodes):
+        d = max([depth[id(c)] + 1 for c in consumers[id(node)]], default=0)
+        d = max(d, layer_depth.get(id(node.layer), 0))
+        depth[id(node)] = d
+        layer_depth[id(node.layer)] = max(layer_depth.get(id(node.layer), 0), d)
+    layers: dict[int, Any] = {}
+    for node in nodes:
+        layers.setdefault(id(node.layer), node.layer)
+    return sorted(
+        layers.values(), key=lambda lay: (-layer_depth[id(lay)], first.get(id(lay), 1 << 60))
+    )

@@ -36,6 +36,7 @@ from .functional import (
     _map,
     _Node,
     is_symbolic,
+    keras_layer_order,
     symbolic_call,
 )
 from .layers.base import Layer
@@ -233,7 +234,7 @@ class Model(Trainer, Layer):
         """What `_tracked` visits first: the graph's layers, attributes, own weights."""
         out: list[Any] = []
         if self._functional is not None:
-            out += [node.layer for node in self._functional[2]]
+            out += keras_layer_order(self._functional[2], self._functional[1])
         out += [v for k, v in self.__dict__.items() if k not in ("_variables", "_functional")]
         out += list(self._variables)
         return [(x, True) for x in out]
@@ -341,10 +342,12 @@ class Model(Trainer, Layer):
         with open(filepath, "wb") as f:
             np.savez(f, **arrays)  # type: ignore[arg-type]
 
-    def load_weights(self, filepath: str) -> None:
+    def load_weights(self, filepath: str, skip_mismatch: bool = False) -> None:
         """Reads weights written by `save_weights` or by Keras 3 (a `.weights.h5` file, by
         Keras's layout: each variable at its layer's path, shapes checked, the optimizer's
-        state too when the model is compiled; needs `pip install rustape[h5]`), or a `.npz`
+        state too when the model is compiled; needs `pip install rustape[h5]`), tf.keras 2's
+        legacy `.h5` weights (the pretrained `keras.applications` files: layers by position;
+        `skip_mismatch=True` leaves layers whose shapes differ as they are), or a `.npz`
         file (with `allow_pickle=False`: nothing in the file can run code), matching variables
         by position and checking shapes."""
         if os.fspath(filepath).endswith(".h5"):
@@ -352,6 +355,11 @@ class Model(Trainer, Layer):
 
             store = WeightStore(os.fspath(filepath), f"load_weights: {filepath}")
             try:
+                from ._legacy_h5 import load_legacy_weights, weights_root
+
+                if weights_root(store) is not None:  # tf.keras 2's layout (pretrained files)
+                    load_legacy_weights(store, self, skip_mismatch=skip_mismatch)
+                    return
                 compiled = getattr(self, "optimizer", None) is not None
                 load_weights_from(store, self, optimizer=compiled)
             finally:

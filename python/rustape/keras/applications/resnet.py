@@ -1,0 +1,24 @@
+"""`keras.applications.resnet`: ResNet50, ResNet101, ResNet152 with the input scaling their pretrained
+weights expect."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import imagenet_utils
+from ._resnet import ResNet50, ResNet101, ResNet152
+
+__all__ = ["ResNet50", "ResNet101", "ResNet152", "decode_predictions", "preprocess_input"]
+
+
+def preprocess_input(x: Any, data_format: str | None = None) -> Any:
+    """Flip RGB to BGR and subtract ImageNet's channel means (0-255 scale), as the pretrained weights expect.
+
+    >>> import numpy as np, rustape as rt
+    >>> rt.keras.applications.resnet.preprocess_input(np.zeros((1, 1, 3))).ravel()
+    array([-103.939, -116.779, -123.68 ])
+    """
+    return imagenet_utils.preprocess_input(x, data_format=data_format, mode="caffe")
+
+
+decode_predictions = imagenet_utils.decode_predictions
