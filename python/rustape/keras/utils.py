@@ -19,6 +19,13 @@ import numpy as np
 from ._data import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from ._dataset_utils import split_dataset, timeseries_dataset_from_array
 from ._files import get_file
+from ._image_files import (
+    array_to_img,
+    image_dataset_from_directory,
+    img_to_array,
+    load_img,
+    save_img,
+)
 from .saving import (  # Keras exports its registry under keras.utils too
     deserialize_keras_object,
     get_registered_name,
@@ -29,15 +36,20 @@ from .saving import (  # Keras exports its registry under keras.utils too
 __all__ = [
     "PyDataset",
     "Sequence",
+    "array_to_img",
     "clear_session",
     "deserialize_keras_object",
     "get_file",
     "get_registered_name",
+    "image_dataset_from_directory",
+    "img_to_array",
     "is_keras_tensor",
+    "load_img",
     "normalize",
     "pack_x_y_sample_weight",
     "pad_sequences",
     "register_keras_serializable",
+    "save_img",
     "serialize_keras_object",
     "set_random_seed",
     "split_dataset",
