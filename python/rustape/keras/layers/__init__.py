@@ -41,6 +41,7 @@ from .image_augmentation import (
     RandomZoom,
 )
 from .image_augmentation_color import AutoContrast, RandomGrayscale, Solarization
+from .image_augmentation_erase import Equalization, RandomErasing, RandomPerspective
 from .image_augmentation_hsv import (
     RandomColorDegeneration,
     RandomColorJitter,
@@ -215,6 +216,7 @@ __all__ = [
     "Dropout",
     "EinsumDense",
     "Embedding",
+    "Equalization",
     "Flatten",
     "GRUCell",
     "GaussianDropout",
@@ -262,11 +264,13 @@ __all__ = [
     "RandomColorJitter",
     "RandomContrast",
     "RandomCrop",
+    "RandomErasing",
     "RandomFlip",
     "RandomGaussianBlur",
     "RandomGrayscale",
     "RandomHue",
     "RandomInvert",
+    "RandomPerspective",
     "RandomPosterization",
     "RandomRotation",
     "RandomSaturation",
