@@ -220,21 +220,19 @@ fn check_threshold(op: &str, what: &str, value: f64) -> Result<()> {
     }
 }
 
-fn indices_tensor(mut v: Vec<i32>, pad: Option<usize>) -> Result<Tensor> {
-    if let Some(n) = pad {
-        v.resize(n, 0);
-    }
-    let n = v.len();
-    Tensor::from_vec(v, &[n])
-}
-
-fn scores_tensor<T: Float + crate::tensor::Element>(
-    mut v: Vec<T>,
+/// `v` zero-padded to `pad` (allocated fallibly: `pad` is the caller's `max_output_size`).
+fn padded<T: Copy + Default + crate::tensor::Element>(
+    v: Vec<T>,
     pad: Option<usize>,
 ) -> Result<Tensor> {
-    if let Some(n) = pad {
-        v.resize(n, T::zero());
-    }
+    let v = match pad {
+        Some(n) if n > v.len() => {
+            let mut out = memory::try_filled("image.non_max_suppression", n, T::default())?;
+            out[..v.len()].copy_from_slice(&v);
+            out
+        }
+        _ => v,
+    };
     let n = v.len();
     Tensor::from_vec(v, &[n])
 }
@@ -262,19 +260,16 @@ pub fn non_max_suppression(
         ));
     }
     let pad_to = pad.then_some(options.max_output_size);
-    if let Some(n) = pad_to {
-        memory::checked_bytes::<f64>(op, n)?;
-    }
     Ok(match float_pair(op, boxes, scores, ["boxes", "scores"])? {
         FloatPair::F32(b, s) => {
             let (idx, sc) = greedy(s, options, |i, j| iou(b, i, j));
             let n = idx.len();
-            (indices_tensor(idx, pad_to)?, scores_tensor(sc, pad_to)?, n)
+            (padded(idx, pad_to)?, padded(sc, pad_to)?, n)
         }
         FloatPair::F64(b, s) => {
             let (idx, sc) = greedy(s, options, |i, j| iou(b, i, j));
             let n = idx.len();
-            (indices_tensor(idx, pad_to)?, scores_tensor(sc, pad_to)?, n)
+            (padded(idx, pad_to)?, padded(sc, pad_to)?, n)
         }
     })
 }
@@ -318,7 +313,7 @@ pub fn non_max_suppression_overlaps(
         FloatPair::F32(o, sc) => greedy(sc, options, |i, j| o[i * n + j]).0,
         FloatPair::F64(o, sc) => greedy(sc, options, |i, j| o[i * n + j]).0,
     };
-    indices_tensor(idx, None)
+    padded(idx, None)
 }
 
 /// The settings of [`combined_non_max_suppression`].

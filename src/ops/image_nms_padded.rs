@@ -52,12 +52,17 @@ fn nonzero(b: &[f32]) -> bool {
 
 /// The tiled suppression of all images (`boxes`: `[batch, n_pad, 4]`, sorted, float32).
 /// Returns the number kept per image; suppressed boxes become zeros.
-fn suppress(boxes: &mut [f32], batch: usize, n_pad: usize, options: &PaddedOptions) -> Vec<usize> {
+fn suppress(boxes: &mut [f32], dims: [usize; 3], options: &PaddedOptions) -> Result<Vec<usize>> {
+    let op = "image.non_max_suppression_padded";
+    let [batch, n, n_pad] = dims;
     let t = options.tile_size;
     let thr = options.iou_threshold as f32;
-    let tiles = n_pad / t;
+    // Tiles past the last real box hold only zero boxes, which change nothing (TensorFlow
+    // still runs them): stop there.
+    let tiles = n.div_ceil(t).min(n_pad / t);
     let mut kept = vec![0usize; batch];
-    let mut iou = vec![0f32; batch * t * t];
+    let cells = memory::checked_mul(op, memory::checked_mul(op, batch, t)?, t)?;
+    let mut iou = memory::try_filled(op, cells, 0f32)?;
     let mut tile = 0;
     while tile < tiles && kept.iter().min().copied().unwrap_or(0) < options.max_output_size {
         for b in 0..batch {
@@ -136,7 +141,7 @@ fn suppress(boxes: &mut [f32], batch: usize, n_pad: usize, options: &PaddedOptio
         }
         tile += 1;
     }
-    kept
+    Ok(kept)
 }
 
 /// `tf.image.non_max_suppression_padded` over `[batch, n, 4]` boxes and `[batch, n]` scores
@@ -231,7 +236,7 @@ pub fn non_max_suppression_padded(
         }
         order.extend(o);
     }
-    let kept = suppress(&mut work, batch, n_pad, &options);
+    let kept = suppress(&mut work, [batch, n, n_pad], &options)?;
     let mut idx = memory::try_filled(op, out_len, 0i32)?;
     let mut valid = Vec::with_capacity(batch);
     for b in 0..batch {

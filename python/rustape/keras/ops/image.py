@@ -402,10 +402,11 @@ def perspective_transform(
     fill with `fill_value`). Differentiable with respect to the images.
 
     >>> import rustape as rt
-    >>> x = rt.reshape(rt.range(4.0), [1, 4, 1])
-    >>> corners = [[0, 0], [3, 0], [0, 0], [3, 0]]
-    >>> shifted = [[1, 0], [4, 0], [1, 0], [4, 0]]
-    >>> [round(float(v), 4) for v in rt.keras.ops.image.perspective_transform(x, corners, shifted)[0, :, 0]]
+    >>> x = rt.reshape(rt.range(16.0), [4, 4, 1])
+    >>> corners = [[0, 0], [3, 0], [0, 3], [3, 3]]
+    >>> shifted = [[1, 0], [4, 0], [1, 3], [4, 3]]  # one pixel to the right
+    >>> y = rt.keras.ops.image.perspective_transform(x, corners, shifted)
+    >>> [round(float(v), 4) for v in y[0, :, 0]]
     [0.0, 0.0, 1.0, 2.0]
     """
     op = "keras.ops.image.perspective_transform"
