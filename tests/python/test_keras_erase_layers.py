@@ -159,3 +159,49 @@ def test_perspective_gradient_through_a_fixed_draw():
         return layer.transform_images(images, draw) ** 2
 
     assert rt.test.gradcheck(f, [x])
+
+
+def test_rand_augment_structure():
+    x = rt.random.uniform([3, 10, 12, 3], 0, 255, seed=2)
+    layer = L.RandAugment(num_ops=3, factor=0.4, seed=5)
+    draw = layer.get_random_transformation(x)
+    picks = draw["layer_idxes"].numpy()
+    assert picks.shape == (3,) and picks.dtype == np.int32 and ((0 <= picks) & (picks < 11)).all()
+    assert len(draw["transforms"]) == 11
+    out = layer.transform_images(x, draw).numpy()
+    assert out.shape == (3, 10, 12, 3)
+    assert out.min() >= -1e-3 and out.max() <= 255 + 1e-3
+    np.testing.assert_array_equal(L.RandAugment(num_ops=0, seed=1)(x).numpy(), x.numpy())
+    np.testing.assert_array_equal(layer(x, training=False).numpy(), x.numpy())
+    first = L.RandAugment(num_ops=2, factor=0.3, seed=5, data_format="channels_first")
+    assert first(rt.transpose(x, [0, 3, 1, 2])).shape == (3, 3, 10, 12)
+    with pytest.raises(ValueError, match="num_ops"):
+        L.RandAugment(num_ops=-1)
+
+
+def test_rand_augment_applies_the_picked_layers_in_order():
+    x = rt.random.uniform([2, 8, 8, 3], 0, 255, seed=3)
+    layer = L.RandAugment(num_ops=2, factor=0.5, seed=6)
+    draw = layer.get_random_transformation(x)
+    draw["layer_idxes"] = rt.constant([3, 5], dtype=rt.int32)  # brightness, then contrast
+    want = layer._augmenters["random_brightness"].transform_images(
+        x, draw["transforms"]["random_brightness"]
+    )
+    want = layer._augmenters["random_contrast"].transform_images(
+        want, draw["transforms"]["random_contrast"]
+    )
+    np.testing.assert_array_equal(layer.transform_images(x, draw).numpy(), want.numpy())
+
+
+def test_rand_augment_gradient_through_a_fixed_draw():
+    layer = L.RandAugment(num_ops=2, factor=0.3, seed=4, dtype="float64")
+    x = np.random.default_rng(5).uniform(20, 200, (1, 6, 6, 3))
+    draw = layer.get_random_transformation(x)
+    # Smooth picks (the resampling layers' own gradients are tested with those layers).
+    for picks in ([3, 4], [5, 6], [0, 10]):
+        draw["layer_idxes"] = rt.constant(picks, dtype=rt.int32)
+
+        def f(images):
+            return layer.transform_images(images, draw) ** 2
+
+        assert rt.test.gradcheck(f, [x]), picks

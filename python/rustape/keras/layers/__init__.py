@@ -51,6 +51,7 @@ from .image_augmentation_hsv import (
     RandomSaturation,
     RandomSharpness,
 )
+from .image_augmentation_rand import RandAugment
 from .image_augmentation_shear import RandomGaussianBlur, RandomShear
 from .image_preprocessing import CenterCrop, Resizing
 from .masking import Masking
@@ -259,6 +260,7 @@ __all__ = [
     "PReLU",
     "Permute",
     "RMSNormalization",
+    "RandAugment",
     "RandomBrightness",
     "RandomColorDegeneration",
     "RandomColorJitter",
