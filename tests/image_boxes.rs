@@ -148,7 +148,7 @@ fn draw_bounding_boxes_outline_and_gradients() {
         multiply(&y, &y)
     };
     check(&f, std::slice::from_ref(&x));
-    check_vectorized(&f, std::slice::from_ref(&x)).unwrap();
+    check_vectorized(&f, std::slice::from_ref(&x), 1e-12).unwrap();
     let err = draw_bounding_boxes(&t64(&[0.0; 8], &[1, 2, 2, 2]), &b, None).unwrap_err();
     assert_eq!(err.kind, ErrorKind::Shape);
 }
