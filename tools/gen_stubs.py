@@ -166,6 +166,27 @@ PARAMETER_TYPES: dict[str, str] = {
     # images
     **dict.fromkeys(["images", "grads"], "TensorLike"),
     **dict.fromkeys(["size", "image_size"], "TensorLike | Sequence[int]"),
+    # bounding boxes
+    **dict.fromkeys(["boxes", "scores", "overlaps"], "TensorLike"),
+    **dict.fromkeys(
+        ["max_output_size", "max_output_size_per_class", "max_total_size"], "int | TensorLike"
+    ),
+    **dict.fromkeys(
+        ["iou_threshold", "score_threshold", "overlap_threshold", "soft_nms_sigma"],
+        "float | None",
+    ),
+    "colors": "TensorLike | None",
+    "tile_size": "int | None",
+    **dict.fromkeys(
+        [
+            "pad_to_max_output_size",
+            "sorted_input",
+            "canonicalized_coordinates",
+            "pad_per_class",
+            "clip_boxes",
+        ],
+        "bool",
+    ),
     # signal
     "fft_length": "TensorLike | Sequence[int] | None",
     "method": "str",
@@ -215,6 +236,9 @@ FUNCTION_TYPES: dict[str, str] = {
     "unique": "tuple[Tensor, Tensor]",
     "unique_with_counts": "tuple[Tensor, Tensor, Tensor]",
     "unique_slices": "tuple[Tensor, Tensor, Tensor, Tensor]",
+    "non_max_suppression_with_scores": "tuple[Tensor, Tensor]",
+    "non_max_suppression_padded": "tuple[Tensor, Tensor]",
+    "combined_non_max_suppression": "Any",
     # searching and counting
     "searchsorted.sorted_sequence": "TensorLike",
     "searchsorted.values": "TensorLike",

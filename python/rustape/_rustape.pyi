@@ -66,6 +66,7 @@ __all__ = [
     "cholesky_solve",
     "clip_by_norm",
     "clip_by_value",
+    "combined_non_max_suppression",
     "complex",
     "complex64",
     "complex128",
@@ -92,6 +93,7 @@ __all__ = [
     "digamma",
     "divide",
     "divide_no_nan",
+    "draw_bounding_boxes",
     "dropout",
     "eigh",
     "eigvalsh",
@@ -180,6 +182,10 @@ __all__ = [
     "multiply",
     "negative",
     "nextafter",
+    "non_max_suppression",
+    "non_max_suppression_overlaps",
+    "non_max_suppression_padded",
+    "non_max_suppression_with_scores",
     "norm",
     "not_equal",
     "one_hot",
@@ -1559,6 +1565,60 @@ def image_separable_filter(
     taps_h: Sequence[float] | TensorLike,
     taps_w: Sequence[float] | TensorLike,
     adjoint: builtins.bool = False,
+) -> Tensor: ...
+def non_max_suppression(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: int | TensorLike,
+    iou_threshold: float | None = 0.5,
+    score_threshold: float | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def non_max_suppression_with_scores(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: int | TensorLike,
+    iou_threshold: float | None = 0.5,
+    score_threshold: float | None = None,
+    soft_nms_sigma: float | None = 0.0,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]: ...
+def non_max_suppression_overlaps(
+    overlaps: TensorLike,
+    scores: TensorLike,
+    max_output_size: int | TensorLike,
+    overlap_threshold: float | None = 0.5,
+    score_threshold: float | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def non_max_suppression_padded(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size: int | TensorLike,
+    iou_threshold: float | None = 0.5,
+    score_threshold: float | None = None,
+    pad_to_max_output_size: builtins.bool = False,
+    name: str | None = None,
+    sorted_input: builtins.bool = False,
+    canonicalized_coordinates: builtins.bool = False,
+    tile_size: int | None = 512,
+) -> tuple[Tensor, Tensor]: ...
+def combined_non_max_suppression(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_size_per_class: int | TensorLike,
+    max_total_size: int | TensorLike,
+    iou_threshold: float | None = 0.5,
+    score_threshold: float | None = None,
+    pad_per_class: builtins.bool = False,
+    clip_boxes: builtins.bool = True,
+    name: str | None = None,
+) -> Any: ...
+def draw_bounding_boxes(
+    images: TensorLike,
+    boxes: TensorLike,
+    colors: TensorLike | None,
+    name: str | None = None,
 ) -> Tensor: ...
 def fft(input: TensorLike, name: str | None = None) -> Tensor: ...
 def ifft(input: TensorLike, name: str | None = None) -> Tensor: ...

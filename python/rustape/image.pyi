@@ -50,7 +50,13 @@ from ._image_ssim import ssim as ssim
 from ._image_ssim import ssim_multiscale as ssim_multiscale
 from ._rustape import affine_transform as affine_transform
 from ._rustape import affine_transform_adjoint as affine_transform_adjoint
+from ._rustape import combined_non_max_suppression as combined_non_max_suppression
+from ._rustape import draw_bounding_boxes as draw_bounding_boxes
 from ._rustape import hsv_to_rgb as hsv_to_rgb
+from ._rustape import non_max_suppression as non_max_suppression
+from ._rustape import non_max_suppression_overlaps as non_max_suppression_overlaps
+from ._rustape import non_max_suppression_padded as non_max_suppression_padded
+from ._rustape import non_max_suppression_with_scores as non_max_suppression_with_scores
 from ._rustape import resize as resize
 from ._rustape import resize_adjoint as resize_adjoint
 from ._rustape import rgb_to_hsv as rgb_to_hsv
@@ -64,15 +70,21 @@ __all__ = [
     "affine_transform",
     "affine_transform_adjoint",
     "central_crop",
+    "combined_non_max_suppression",
     "convert_image_dtype",
     "crop_and_resize",
     "crop_to_bounding_box",
+    "draw_bounding_boxes",
     "extract_patches",
     "flip_left_right",
     "flip_up_down",
     "grayscale_to_rgb",
     "hsv_to_rgb",
     "image_gradients",
+    "non_max_suppression",
+    "non_max_suppression_overlaps",
+    "non_max_suppression_padded",
+    "non_max_suppression_with_scores",
     "pad_to_bounding_box",
     "per_image_standardization",
     "psnr",

@@ -22,8 +22,12 @@ mod ctc;
 mod elementwise;
 mod image;
 mod image_affine;
+mod image_boxes;
 mod image_color;
 mod image_filter;
+mod image_nms;
+mod image_nms_order;
+mod image_nms_padded;
 mod indexing;
 mod integer;
 pub(crate) mod kernel;
@@ -62,8 +66,14 @@ pub use ctc::{ctc_beam_search_decoder, ctc_greedy_decoder, ctc_loss};
 pub use elementwise::*;
 pub use image::{resize, resize_adjoint, ResizeMethod, SamplingKernel};
 pub use image_affine::{affine_transform, affine_transform_adjoint, FillMode, Interpolation};
+pub use image_boxes::draw_bounding_boxes;
 pub use image_color::{adjust_hue, adjust_saturation, hsv_to_rgb, rgb_to_hsv};
 pub use image_filter::separable_filter;
+pub use image_nms::{
+    combined_non_max_suppression, non_max_suppression, non_max_suppression_overlaps,
+    CombinedOptions, NmsOptions,
+};
+pub use image_nms_padded::{non_max_suppression_padded, PaddedOptions};
 pub use indexing::*;
 pub use integer::*;
 pub use linalg::*;

@@ -30,6 +30,7 @@ mod ops;
 mod ops_complex;
 mod ops_ctc;
 mod ops_image;
+mod ops_image_boxes;
 mod ops_index;
 mod ops_int;
 mod ops_linalg;
@@ -108,6 +109,7 @@ fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ops_math::register(m, &mut table)?;
     ops_index::register(m, &mut table)?;
     ops_image::register(m, &mut table)?;
+    ops_image_boxes::register(m, &mut table)?;
     ops_signal::register(m, &mut table)?;
     ops_int::register(m, &mut table)?;
     ops_complex::register(m, &mut table)?;

@@ -15,7 +15,7 @@ use crate::dtype::DType;
 use crate::ops::{self, Bincount};
 
 /// A named tuple type made once per interpreter.
-fn named_tuple<'py>(
+pub(super) fn named_tuple<'py>(
     py: Python<'py>,
     cell: &'static PyOnceLock<Py<PyAny>>,
     name: &str,

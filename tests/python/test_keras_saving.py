@@ -167,6 +167,7 @@ def test_every_layer_config_round_trips() -> None:
         "RandomCrop": (3, 4), "RandomContrast": (0.2,), "RandomBrightness": (0.2,),
         "RandomHue": (0.2,), "RandomSaturation": (0.5,), "RandomPosterization": (4,),
         "RandomColorDegeneration": (0.5,), "RandomSharpness": (0.5,),
+        "Equalization": ((0, 1), 64), "RandomErasing": (0.5, (0.1, 0.2)),
         "MelSpectrogram": (64, 32), "STFTSpectrogram": ("magnitude", 32, 16),
     }  # fmt: skip
     checked = 0

@@ -41,6 +41,7 @@ from .image_augmentation import (
     RandomZoom,
 )
 from .image_augmentation_color import AutoContrast, RandomGrayscale, Solarization
+from .image_augmentation_erase import Equalization, RandomErasing, RandomPerspective
 from .image_augmentation_hsv import (
     RandomColorDegeneration,
     RandomColorJitter,
@@ -50,6 +51,7 @@ from .image_augmentation_hsv import (
     RandomSaturation,
     RandomSharpness,
 )
+from .image_augmentation_rand import RandAugment
 from .image_augmentation_shear import RandomGaussianBlur, RandomShear
 from .image_preprocessing import CenterCrop, Resizing
 from .masking import Masking
@@ -215,6 +217,7 @@ __all__ = [
     "Dropout",
     "EinsumDense",
     "Embedding",
+    "Equalization",
     "Flatten",
     "GRUCell",
     "GaussianDropout",
@@ -257,16 +260,19 @@ __all__ = [
     "PReLU",
     "Permute",
     "RMSNormalization",
+    "RandAugment",
     "RandomBrightness",
     "RandomColorDegeneration",
     "RandomColorJitter",
     "RandomContrast",
     "RandomCrop",
+    "RandomErasing",
     "RandomFlip",
     "RandomGaussianBlur",
     "RandomGrayscale",
     "RandomHue",
     "RandomInvert",
+    "RandomPerspective",
     "RandomPosterization",
     "RandomRotation",
     "RandomSaturation",

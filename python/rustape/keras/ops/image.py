@@ -1,5 +1,6 @@
 """Keras 3's `keras.ops.image` over rustape (TensorFlow backend's arithmetic): `affine_transform`,
-`resize`, the colour conversions, `pad_images` / `crop_images` and `ssim`, on `[h, w, c]` or
+`perspective_transform`, `resize`, the colour conversions, `pad_images` / `crop_images` and
+`ssim`, on `[h, w, c]` or
 `[b, h, w, c]` images (`data_format='channels_first'`: channels first).
 
 >>> import rustape as rt
@@ -19,6 +20,7 @@ __all__ = [
     "gaussian_blur",
     "hsv_to_rgb",
     "pad_images",
+    "perspective_transform",
     "resize",
     "rgb_to_grayscale",
     "rgb_to_hsv",
@@ -368,3 +370,77 @@ def gaussian_blur(
         return out if x.ndim == 4 else _rt.squeeze(out, 0)
 
     return _channelwise(op, images, data_format, blur)
+
+
+def _homography(start: Any, end: Any) -> Any:
+    """Keras's `compute_homography_matrix`: the `[n, 8]` projective transforms mapping each
+    `end` quadrilateral (`[n, 4, 2]`, `(x, y)` corners) onto its `start` one (the 8x8 linear
+    system solved per image, float32)."""
+    zero, one = _rt.zeros_like(end[:, 0, 0]), _rt.ones_like(end[:, 0, 0])
+    rows = []
+    for k in range(4):
+        sx, sy, ex, ey = start[:, k, 0], start[:, k, 1], end[:, k, 0], end[:, k, 1]
+        rows.append(_rt.stack([ex, ey, one, zero, zero, zero, -sx * ex, -sx * ey], axis=-1))
+        rows.append(_rt.stack([zero, zero, zero, ex, ey, one, -sy * ex, -sy * ey], axis=-1))
+    matrix = _rt.stack(rows, axis=1)
+    target = _rt.reshape(start, [-1, 8, 1])
+    return _rt.reshape(_rt.linalg.solve(matrix, target), [-1, 8])
+
+
+def perspective_transform(
+    images: Any,
+    start_points: Any,
+    end_points: Any,
+    interpolation: str = "bilinear",
+    fill_value: float = 0,
+    data_format: str | None = None,
+) -> Any:
+    """Keras 3's `keras.ops.image.perspective_transform`: each image warped so that its
+    quadrilateral `start_points` (`[4, 2]` or `[batch, 4, 2]`, `(x, y)` corners) lands on
+    `end_points`; the homography comes from an 8x8 float32 solve (Keras's
+    `compute_homography_matrix`) and the resampling is `rt.image.affine_transform` (constant
+    fill with `fill_value`). Differentiable with respect to the images.
+
+    >>> import rustape as rt
+    >>> x = rt.reshape(rt.range(16.0), [4, 4, 1])
+    >>> corners = [[0, 0], [3, 0], [0, 3], [3, 3]]
+    >>> shifted = [[1, 0], [4, 0], [1, 3], [4, 3]]  # one pixel to the right
+    >>> y = rt.keras.ops.image.perspective_transform(x, corners, shifted)
+    >>> [round(float(v), 4) for v in y[0, :, 0]]
+    [0.0, 0.0, 1.0, 2.0]
+    """
+    op = "keras.ops.image.perspective_transform"
+    data_format = _data_format(op, data_format)
+    if interpolation not in ("nearest", "bilinear"):
+        raise ValueError(
+            f"{op}: invalid interpolation {interpolation!r}; expected 'nearest' or 'bilinear'"
+        )
+    x = _rt.convert_to_tensor(images)
+    if x.ndim not in (3, 4):
+        raise ValueError(
+            f"{op}: images must have rank 3 (single image) or 4 (batch of images), got shape "
+            f"{list(x.shape)} ({x.dtype.name})"
+        )
+    start = _rt.cast(_rt.convert_to_tensor(start_points), _rt.float32)
+    end = _rt.cast(_rt.convert_to_tensor(end_points), _rt.float32)
+    for what, p in (("start_points", start), ("end_points", end)):
+        if p.ndim not in (2, 3) or tuple(p.shape[-2:]) != (4, 2):
+            raise ValueError(
+                f"{op}: {what} must have shape (4, 2) for a single image or (N, 4, 2) for a "
+                f"batch, got {list(p.shape)}"
+            )
+    if tuple(start.shape) != tuple(end.shape):
+        raise ValueError(
+            f"{op}: start_points and end_points must have the same shape, got "
+            f"{list(start.shape)} and {list(end.shape)}"
+        )
+    unbatched = x.ndim == 3
+    x = _rt.expand_dims(x, 0) if unbatched else x
+    if start.ndim == 2:
+        start, end = _rt.expand_dims(start, 0), _rt.expand_dims(end, 0)
+    transform = _homography(start, end)
+    y = _rt.image.affine_transform(
+        _to_last(x, data_format), transform, interpolation, "constant", float(fill_value)
+    )
+    y = _to_first(y, data_format)
+    return y[0] if unbatched else y
