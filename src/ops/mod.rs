@@ -34,6 +34,7 @@ pub(crate) mod parallel;
 mod pool;
 mod quantiles;
 mod random;
+pub mod philox;
 mod reduce;
 mod reduce_kernel;
 mod rnn;
