@@ -34,6 +34,7 @@ pub(crate) mod parallel;
 mod pool;
 mod quantiles;
 mod random;
+mod random_gamma;
 pub mod philox;
 mod reduce;
 mod reduce_kernel;
@@ -73,6 +74,7 @@ pub use nn_layer::{bias_add, bias_add_grad, dropout, embedding_lookup, DataForma
 pub use pool::{avg_pool1d, avg_pool2d, avg_pool3d, max_pool1d, max_pool2d, max_pool3d};
 pub use quantiles::QuantileSummary;
 pub use random::*;
+pub use random_gamma::{gamma, gamma_from, stateless_gamma};
 pub use reduce::*;
 pub use rnn::{gru_cell, lstm_cell};
 pub use rnn_sequence::lstm_sequence;

@@ -483,8 +483,8 @@ pub fn uniform_full_int_from(
 
 /// Class indices drawn from each row of `logits` `[batch, classes]` (unnormalised log
 /// probabilities) `num_samples` times (`tf.random.categorical`): int32 or int64
-/// `[batch, num_samples]`. Classes of non-finite logit are never drawn (TensorFlow's rule);
-/// a row with no finite logit is an error. Not differentiable, as in TensorFlow.
+/// `[batch, num_samples]`. Classes of infinite logit are never drawn (TensorFlow's rule);
+/// a NaN logit or a row with no finite logit is an error. Not differentiable, as in TensorFlow.
 pub fn categorical(
     logits: &Tensor,
     num_samples: usize,
@@ -555,6 +555,10 @@ pub fn categorical_from(
         }
         let mut total = 0.0;
         for (w, sum) in weights.iter().zip(sums.iter_mut()) {
+            if w.is_nan() {
+                // TensorFlow would skip the class; a NaN logit is a bug upstream.
+                return Err(Error::value(op, format!("row {row} of logits holds NaN")));
+            }
             if w.is_finite() {
                 total += (w - top).exp();
             }

@@ -328,6 +328,75 @@ pub fn truncated_normal(
     })
 }
 
+/// `alpha` and `beta` as tensors of `dtype` (float32 by default).
+fn gamma_args(alpha: Obj, beta: OptObj, dtype: OptObj) -> PyResult<(crate::Tensor, Option<crate::Tensor>)> {
+    let dtype = parse_optional_dtype(dtype)?.unwrap_or(DType::F32);
+    let alpha = super::convert::to_tensor(alpha, Some(dtype))?;
+    let beta = match given(beta) {
+        Some(b) => Some(super::convert::to_tensor(b, Some(dtype))?),
+        None => None,
+    };
+    Ok((alpha, beta))
+}
+
+/// Gamma samples of shape `shape + broadcast(alpha, beta).shape` (`tf.random.gamma`; `beta`
+/// is the rate), TensorFlow's values; differentiable in `alpha` (implicit
+/// reparameterisation, as TensorFlow) and `beta`.
+///
+/// >>> rt.random.set_seed(1)
+/// >>> rt.random.gamma([2], [0.5, 3.0]).shape
+/// (2, 2)
+#[pyfunction]
+#[pyo3(signature = (shape, alpha, beta=None, dtype=None, seed=None, name=None))]
+pub fn random_gamma(
+    shape: Obj,
+    alpha: Obj,
+    beta: OptObj,
+    dtype: OptObj,
+    seed: OptObj,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let op = "random.gamma";
+    guard(|| {
+        let (alpha, beta) = gamma_args(alpha, beta, dtype)?;
+        wrap(ops::gamma(
+            &self::shape(shape, op)?,
+            &alpha,
+            beta.as_ref(),
+            optional_seed(seed, op)?,
+        ))
+    })
+}
+
+/// Gamma samples of `shape` from a seed pair alone (`tf.random.stateless_gamma`): `shape`
+/// ends with `broadcast(alpha, beta).shape`; TensorFlow's values.
+///
+/// >>> rt.random.stateless_gamma([3, 2], seed=[1, 2], alpha=[2.5, 0.3]).shape
+/// (3, 2)
+#[pyfunction]
+#[pyo3(signature = (shape, seed, alpha, beta=None, dtype=None, name=None))]
+pub fn stateless_gamma(
+    shape: Obj,
+    seed: Obj,
+    alpha: Obj,
+    beta: OptObj,
+    dtype: OptObj,
+    name: OptObj,
+) -> PyResult<PyTensor> {
+    let _ = name;
+    let op = "random.stateless_gamma";
+    guard(|| {
+        let (alpha, beta) = gamma_args(alpha, beta, dtype)?;
+        wrap(ops::stateless_gamma(
+            &self::shape(shape, op)?,
+            seed_pair(seed, op)?,
+            &alpha,
+            beta.as_ref(),
+        ))
+    })
+}
+
 /// The dtype of a seed: int64 for an int64 tensor or array, else int32 (TensorFlow's for a
 /// list of Python ints).
 fn seed_dtype(seed: Obj) -> PyResult<DType> {
@@ -484,6 +553,8 @@ bindings! {
     fn stateless_truncated_normal => [random];
     fn stateless_uniform => [random];
     fn truncated_normal => [random];
+    fn random_gamma => [random as gamma];
+    fn stateless_gamma => [random];
     fn random_split => [random as split];
     fn fold_in => [random];
     fn philox_draw => [];

@@ -171,14 +171,72 @@ def keras_values():
     put({"op": "keras_random", "name": "dropout"}, r.dropout(tf.ones([8]), 0.5, seed=7))
     put({"op": "keras_random", "name": "shuffle"}, r.shuffle(tf.range(6), seed=8))
     put({"op": "keras_random", "name": "normal_big_seed"}, r.normal((3,), seed=2**33 + 5))
+    put({"op": "keras_random", "name": "gamma"}, r.gamma((2, 3), 0.7, seed=9))
+    put({"op": "keras_random", "name": "beta"}, r.beta((5,), 2.0, 0.5, seed=10))
     keras.utils.set_random_seed(7)
     model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3), keras.layers.Dense(2)])
     for k, w in enumerate(model.weights):
         put({"op": "keras_model", "index": k}, w.numpy())
 
 
+IMAGE = np.linspace(0.0, 1.0, 4 * 2 * 3 * 3, dtype=np.float32).reshape(4, 2, 3, 3)
+
+
+def image_ops():
+    """`tf.image.stateless_random_*` on a batch and on one image."""
+    for seed in [[1, 2], [5, -7], [2**40, 3]]:
+        s = tf.constant(seed, tf.int64)
+        for rank in [4, 3]:
+            x = IMAGE if rank == 4 else IMAGE[1]
+            im = tf.image
+            for name, v in [
+                ("flip_left_right", im.stateless_random_flip_left_right(x, s)),
+                ("flip_up_down", im.stateless_random_flip_up_down(x, s)),
+                ("brightness", im.stateless_random_brightness(x, 0.3, s)),
+                ("contrast", im.stateless_random_contrast(x, 0.2, 1.8, s)),
+                ("hue", im.stateless_random_hue(x, 0.2, s)),
+                ("saturation", im.stateless_random_saturation(x, 0.3, 1.7, s)),
+            ]:
+                put({"op": "image", "name": name, "seed": seed, "rank": rank}, v)
+
+
+def gamma():
+    """`tf.random.stateless_gamma` (alpha below, at and above 1; broadcast over the last
+    dimensions; beta) and `tf.random.gamma` after `set_seed`."""
+    for seed in [[1, 2], [-5, 2**40 + 3]]:
+        s = tf.constant(seed, tf.int64)
+        for dtype in ["float32", "float64"]:
+            for shape, alpha, beta in [
+                ([5], 0.5, None),
+                ([5], 1.0, None),
+                ([3, 2], [2.5, 0.3], None),
+                ([4, 3], [0.7, 1.0, 9.0], 2.0),
+            ]:
+                v = tf.random.stateless_gamma(shape, s, alpha=alpha, beta=beta, dtype=dtype)
+                put({"op": "stateless_gamma", "seed": seed, "shape": shape, "alpha": alpha, "beta": beta, "dtype": dtype}, v)
+    # The implicit reparameterisation gradient of sum(samples * w) in alpha and beta.
+    for dtype in ["float32", "float64"]:
+        alpha = tf.constant([0.3, 1.0, 2.5, 9.0], dtype)
+        beta = tf.constant(1.5, dtype)
+        with tf.GradientTape() as tape:
+            tape.watch([alpha, beta])
+            v = tf.random.stateless_gamma([3, 4], tf.constant([7, 8], tf.int64), alpha=alpha, beta=beta, dtype=dtype)
+            loss = tf.reduce_sum(v * tf.reshape(tf.range(1.0, 13.0, dtype=dtype), [3, 4]))
+        ga, gb = tape.gradient(loss, [alpha, beta])
+        put({"op": "stateless_gamma_grad", "dtype": dtype, "part": "value"}, v)
+        put({"op": "stateless_gamma_grad", "dtype": dtype, "part": "alpha"}, ga)
+        put({"op": "stateless_gamma_grad", "dtype": dtype, "part": "beta"}, gb)
+    for seed in [3, 2**40]:
+        tf.random.set_seed(seed)
+        for step, (shape, alpha, dtype) in enumerate([([4], 2.5, "float32"), ([3], [0.5, 1.0], "float64"), ([2], 0.8, "float32")]):
+            v = tf.random.gamma(shape, alpha, dtype=dtype)
+            put({"op": "gamma", "seed": seed, "step": step}, v)
+
+
 def main():
     stateless()
+    image_ops()
+    gamma()
     generator()
     global_samplers()
     keras_values()

@@ -121,6 +121,7 @@ class _Random(Initializer):
                     f"{type(self).__name__}: `seed` must be an int, a SeedGenerator or None, "
                     f"got {seed!r}"
                 )
+            seed = check_number(type(self).__name__, "seed", seed, integer=True)
         self.seed = seed
 
     def _draw(self, shape: tuple[int, ...], dtype: Any, kind: str, a: float, b: float) -> Any:

@@ -27,8 +27,10 @@ from .. import random as _random
 
 __all__ = [
     "SeedGenerator",
+    "beta",
     "categorical",
     "dropout",
+    "gamma",
     "normal",
     "randint",
     "shuffle",
@@ -240,3 +242,34 @@ def shuffle(x: Any, axis: int = 0, seed: Any = None) -> Any:
     n = int(t.shape[axis])
     keys = uniform([n], seed=seed)
     return _rt.gather(t, _rt.argsort(keys), axis=axis)
+
+
+def gamma(shape: Any, alpha: Any, dtype: Any = None, seed: Any = None) -> Any:
+    """Gamma samples of shape `alpha` (unit rate): `rt.random.stateless_gamma` with Keras's
+    seed pair, Keras's values.
+
+    >>> bool((rt.keras.random.gamma((4,), 2.0, seed=1).numpy() > 0).all())
+    True
+    """
+    dt = _float_dtype("gamma", dtype)
+    pair = _seed_pair(seed, "gamma")
+    return _random.stateless_gamma(list(shape), pair, alpha, dtype=dt)
+
+
+def beta(shape: Any, alpha: Any, beta: Any, dtype: Any = None, seed: Any = None) -> Any:
+    """Beta samples `X / (X + Y)` of two gamma draws (`alpha` with the seed pair, `beta` with
+    the pair plus 12: Keras's TensorFlow backend).
+
+    >>> x = rt.keras.random.beta((5,), 2.0, 3.0, seed=1).numpy()
+    >>> bool(((x > 0) & (x < 1)).all())
+    True
+    """
+    dt = _float_dtype("beta", dtype)
+    first = _seed_pair(seed, "beta")
+    second = [w + 12 for w in first]
+    dims = list(shape)
+    a = _rt.broadcast_to(_rt.constant(alpha, dtype=dt) if not isinstance(alpha, _rt.Tensor) else alpha, dims)
+    b = _rt.broadcast_to(_rt.constant(beta, dtype=dt) if not isinstance(beta, _rt.Tensor) else beta, dims)
+    gamma_a = _random.stateless_gamma(dims, first, a, dtype=dt)
+    gamma_b = _random.stateless_gamma(dims, second, b, dtype=dt)
+    return gamma_a / (gamma_a + gamma_b)
