@@ -194,6 +194,11 @@ FUNCTION_TYPES: dict[str, str] = {
         )
     },
     "fold_in.data": "int | TensorLike",
+    **{
+        f"{f}.{a}": "float | TensorLike"
+        for f in ("random_gamma", "stateless_gamma")
+        for a in ("alpha", "beta")
+    },
     "philox_draw.kind": "str",
     "philox_draw.state": "Sequence[int]",
     "philox_draw.a": "float | None",

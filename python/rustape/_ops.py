@@ -16,7 +16,7 @@ import numpy as _np
 from . import _rustape as _rt
 from ._export import export
 from ._rustape import Tensor
-from ._typing import Axis, DTypeLike, Shape, TensorLike
+from ._typing import Axis, DTypeLike, TensorLike
 
 # -- argument normalisation -----------------------------------------------------------------
 

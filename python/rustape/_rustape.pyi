@@ -195,6 +195,7 @@ __all__ = [
     "qr",
     "quantile_bin_boundaries",
     "quantile_summary_update",
+    "random_gamma",
     "random_normal",
     "random_shuffle",
     "random_split",
@@ -254,6 +255,7 @@ __all__ = [
     "squeeze",
     "stack",
     "stateless_categorical",
+    "stateless_gamma",
     "stateless_normal",
     "stateless_truncated_normal",
     "stateless_uniform",
@@ -1007,6 +1009,22 @@ def truncated_normal(
     stddev: float = 1.0,
     dtype: DTypeLike = None,
     seed: int | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def random_gamma(
+    shape: Shape,
+    alpha: float | TensorLike,
+    beta: float | TensorLike | None = None,
+    dtype: DTypeLike = None,
+    seed: int | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def stateless_gamma(
+    shape: Shape,
+    seed: Sequence[int] | TensorLike,
+    alpha: float | TensorLike,
+    beta: float | TensorLike | None = None,
+    dtype: DTypeLike = None,
     name: str | None = None,
 ) -> Tensor: ...
 def random_split(

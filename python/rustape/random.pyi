@@ -7,12 +7,14 @@ from ._generator import get_global_generator as get_global_generator
 from ._generator import set_global_generator as set_global_generator
 from ._rustape import categorical as categorical
 from ._rustape import fold_in as fold_in
+from ._rustape import random_gamma as gamma
 from ._rustape import random_normal as normal
 from ._rustape import random_shuffle as shuffle
 from ._rustape import random_split as split
 from ._rustape import random_uniform as uniform
 from ._rustape import set_seed as set_seed
 from ._rustape import stateless_categorical as stateless_categorical
+from ._rustape import stateless_gamma as stateless_gamma
 from ._rustape import stateless_normal as stateless_normal
 from ._rustape import stateless_truncated_normal as stateless_truncated_normal
 from ._rustape import stateless_uniform as stateless_uniform
@@ -22,6 +24,7 @@ __all__ = [
     "Generator",
     "categorical",
     "fold_in",
+    "gamma",
     "get_global_generator",
     "normal",
     "set_global_generator",
@@ -29,6 +32,7 @@ __all__ = [
     "shuffle",
     "split",
     "stateless_categorical",
+    "stateless_gamma",
     "stateless_normal",
     "stateless_truncated_normal",
     "stateless_uniform",

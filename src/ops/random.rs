@@ -98,7 +98,12 @@ fn entropy() -> u64 {
 }
 
 /// The generator of one call of a stateful kernel that reserves `reserve` outputs.
-fn stateful_generator(kind: &'static str, dtype: DType, op_seed: Option<u64>, reserve: u64) -> Philox {
+fn stateful_generator(
+    kind: &'static str,
+    dtype: DType,
+    op_seed: Option<u64>,
+    reserve: u64,
+) -> Philox {
     let mut s = state();
     let seeds = match (s.global, op_seed) {
         (Some(g), Some(o)) => (truncate_seed(g), truncate_seed(o)),
@@ -110,7 +115,11 @@ fn stateful_generator(kind: &'static str, dtype: DType, op_seed: Option<u64>, re
         (None, None) => return Philox::from_op_seeds(entropy(), entropy()),
     };
     // (0, 0) means "no seed" to the kernels: TensorFlow passes (0, 2**31 - 1) instead.
-    let (seed, seed2) = if seeds == (0, 0) { (0, MAXINT32 as u64) } else { seeds };
+    let (seed, seed2) = if seeds == (0, 0) {
+        (0, MAXINT32 as u64)
+    } else {
+        seeds
+    };
     let reserved = s.kernels.entry((kind, dtype, seed, seed2)).or_insert(0);
     let gen = Philox::from_op_seeds(seed, seed2).skipped(*reserved);
     *reserved = reserved.wrapping_add(reserve);
@@ -259,13 +268,23 @@ pub fn normal_from(
     truncated: bool,
 ) -> Result<Tensor> {
     let n = crate::memory::checked_size(op, shape)?;
-    let kind = if truncated { "TruncatedNormal" } else { "RandomStandardNormal" };
+    let kind = if truncated {
+        "TruncatedNormal"
+    } else {
+        "RandomStandardNormal"
+    };
     Ok(match dtype {
         DType::F32 => {
             let gen = stream.generator(kind, dtype, n as u64);
             let (m, s) = (mean as f32, stddev as f32);
             let mut v = if truncated {
-                philox::fill(op, gen, n, philox::variable_stride(4), philox::truncated_f32)?
+                philox::fill(
+                    op,
+                    gen,
+                    n,
+                    philox::variable_stride(4),
+                    philox::truncated_f32,
+                )?
             } else {
                 philox::fill(op, gen, n, 1, philox::normal_f32)?
             };
@@ -275,7 +294,13 @@ pub fn normal_from(
         DType::F64 => {
             let gen = stream.generator(kind, dtype, n as u64);
             let mut v = if truncated {
-                philox::fill(op, gen, n, philox::variable_stride(2), philox::truncated_f64)?
+                philox::fill(
+                    op,
+                    gen,
+                    n,
+                    philox::variable_stride(2),
+                    philox::truncated_f64,
+                )?
             } else {
                 philox::fill(op, gen, n, 1, philox::normal_f64)?
             };
@@ -320,7 +345,15 @@ pub fn stateless_normal(
     seed: [u64; 2],
 ) -> Result<Tensor> {
     let op = "random.stateless_normal";
-    normal_from(op, Stream::Stateless(seed), shape, mean, stddev, dtype, false)
+    normal_from(
+        op,
+        Stream::Stateless(seed),
+        shape,
+        mean,
+        stddev,
+        dtype,
+        false,
+    )
 }
 
 /// Truncated normal values (within two standard deviations of `mean`) from a seed pair alone
@@ -333,7 +366,15 @@ pub fn stateless_truncated_normal(
     seed: [u64; 2],
 ) -> Result<Tensor> {
     let op = "random.stateless_truncated_normal";
-    normal_from(op, Stream::Stateless(seed), shape, mean, stddev, dtype, true)
+    normal_from(
+        op,
+        Stream::Stateless(seed),
+        shape,
+        mean,
+        stddev,
+        dtype,
+        true,
+    )
 }
 
 /// Values uniform in `[minval, maxval)` (`tf.random.uniform`). For int32/int64 the bounds
@@ -624,7 +665,9 @@ pub fn shuffle_from(op: &'static str, stream: Stream, value: &Tensor) -> Result<
     // ReserveSamples32(n - 1): ceil((n - 1) / 4) outputs.
     let reserve = (n as u64 - 1).div_ceil(4);
     let gen = match stream {
-        Stream::Seeded(op_seed) => stateful_generator("RandomShuffle", value.dtype(), op_seed, reserve),
+        Stream::Seeded(op_seed) => {
+            stateful_generator("RandomShuffle", value.dtype(), op_seed, reserve)
+        }
         other => other.generator("RandomShuffle", value.dtype(), 0),
     };
     let mut words = philox::Single::new(gen);

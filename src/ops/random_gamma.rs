@@ -64,8 +64,7 @@ fn sample(mut gen: Philox, alpha: f64) -> f64 {
         }
         v = v * v * v;
         let u = uniforms.take(&mut gen, false);
-        if u < 1.0 - 0.0331 * (x * x) * (x * x) || u.ln() < 0.5 * x * x + d * (1.0 - v + v.ln())
-        {
+        if u < 1.0 - 0.0331 * (x * x) * (x * x) || u.ln() < 0.5 * x * x + d * (1.0 - v + v.ln()) {
             let mut res = d * v;
             if less {
                 let b = uniforms.take(&mut gen, false);
@@ -78,7 +77,12 @@ fn sample(mut gen: Philox, alpha: f64) -> f64 {
 
 /// Gamma samples of unit rate: `out_shape` ends with `alpha`'s shape; `stateful` kernels
 /// reserve 256 outputs per value.
-pub fn gamma_from(op: &'static str, stream: Stream, out_shape: &[usize], alpha: &Tensor) -> Result<Tensor> {
+pub fn gamma_from(
+    op: &'static str,
+    stream: Stream,
+    out_shape: &[usize],
+    alpha: &Tensor,
+) -> Result<Tensor> {
     let dtype = alpha.dtype();
     if !matches!(dtype, DType::F32 | DType::F64) {
         return Err(Error::dtype(
@@ -133,15 +137,23 @@ pub fn gamma_from(op: &'static str, stream: Stream, out_shape: &[usize], alpha: 
     };
     let lead = out_shape.len() - a_shape.len();
     let rows = mixes_input(0);
-    record_batched(op, &[alpha], &samples, &[&partial], rows, false, move |s, dy, _| {
-        let g = super::multiply(dy, &s[0])?;
-        let axes: Vec<isize> = (0..lead as isize).collect();
-        Ok(crate::grads![Some(if axes.is_empty() {
-            g
-        } else {
-            super::reduce_sum(&g, Some(&axes), false)?
-        })])
-    });
+    record_batched(
+        op,
+        &[alpha],
+        &samples,
+        &[&partial],
+        rows,
+        false,
+        move |s, dy, _| {
+            let g = super::multiply(dy, &s[0])?;
+            let axes: Vec<isize> = (0..lead as isize).collect();
+            Ok(crate::grads![Some(if axes.is_empty() {
+                g
+            } else {
+                super::reduce_sum(&g, Some(&axes), false)?
+            })])
+        },
+    );
     Ok(samples)
 }
 
@@ -248,18 +260,34 @@ fn rate_scaled(samples: &Tensor, beta: &Tensor) -> Result<Tensor> {
 /// Gamma samples (`tf.random.gamma`): shape `shape + broadcast(alpha, beta).shape`, seeded as
 /// the other stateful samplers; differentiable in `alpha` (implicit reparameterisation) and
 /// `beta`.
-pub fn gamma(shape: &[usize], alpha: &Tensor, beta: Option<&Tensor>, seed: Option<u64>) -> Result<Tensor> {
+pub fn gamma(
+    shape: &[usize],
+    alpha: &Tensor,
+    beta: Option<&Tensor>,
+    seed: Option<u64>,
+) -> Result<Tensor> {
     let op = "random.gamma";
     let (alpha_b, beta) = alpha_beta(op, alpha, beta)?;
     let mut out = shape.to_vec();
     out.extend_from_slice(alpha_b.shape());
-    rate_scaled(&gamma_from(op, Stream::Seeded(seed), &out, &alpha_b)?, &beta)
+    rate_scaled(
+        &gamma_from(op, Stream::Seeded(seed), &out, &alpha_b)?,
+        &beta,
+    )
 }
 
 /// Gamma samples from a seed pair alone (`tf.random.stateless_gamma`): `shape` must end with
 /// `broadcast(alpha, beta).shape`.
-pub fn stateless_gamma(shape: &[usize], seed: [u64; 2], alpha: &Tensor, beta: Option<&Tensor>) -> Result<Tensor> {
+pub fn stateless_gamma(
+    shape: &[usize],
+    seed: [u64; 2],
+    alpha: &Tensor,
+    beta: Option<&Tensor>,
+) -> Result<Tensor> {
     let op = "random.stateless_gamma";
     let (alpha_b, beta) = alpha_beta(op, alpha, beta)?;
-    rate_scaled(&gamma_from(op, Stream::Stateless(seed), shape, &alpha_b)?, &beta)
+    rate_scaled(
+        &gamma_from(op, Stream::Stateless(seed), shape, &alpha_b)?,
+        &beta,
+    )
 }

@@ -291,7 +291,9 @@ fn check_alg(alg: OptObj, op: &str) -> PyResult<()> {
     } else {
         Err(value_error(
             op,
-            format!("alg must be \"auto_select\" or \"philox\" (rustape has no threefry), got {alg}"),
+            format!(
+                "alg must be \"auto_select\" or \"philox\" (rustape has no threefry), got {alg}"
+            ),
         ))
     }
 }
@@ -329,7 +331,11 @@ pub fn truncated_normal(
 }
 
 /// `alpha` and `beta` as tensors of `dtype` (float32 by default).
-fn gamma_args(alpha: Obj, beta: OptObj, dtype: OptObj) -> PyResult<(crate::Tensor, Option<crate::Tensor>)> {
+fn gamma_args(
+    alpha: Obj,
+    beta: OptObj,
+    dtype: OptObj,
+) -> PyResult<(crate::Tensor, Option<crate::Tensor>)> {
     let dtype = parse_optional_dtype(dtype)?.unwrap_or(DType::F32);
     let alpha = super::convert::to_tensor(alpha, Some(dtype))?;
     let beta = match given(beta) {
@@ -401,7 +407,11 @@ pub fn stateless_gamma(
 /// list of Python ints).
 fn seed_dtype(seed: Obj) -> PyResult<DType> {
     let t = tensor(seed)?;
-    Ok(if t.dtype() == DType::I64 { DType::I64 } else { DType::I32 })
+    Ok(if t.dtype() == DType::I64 {
+        DType::I64
+    } else {
+        DType::I32
+    })
 }
 
 /// `num` new seed pairs `[num, 2]` from `seed` (`tf.random.split`): full-range integers of
@@ -420,7 +430,12 @@ pub fn random_split(seed: Obj, num: OptObj, alg: OptObj) -> PyResult<PyTensor> {
             None => 2,
         };
         let stream = Stream::Stateless(seed_pair(seed, op)?);
-        wrap(ops::uniform_full_int_from(op, stream, &[num, 2], seed_dtype(seed)?))
+        wrap(ops::uniform_full_int_from(
+            op,
+            stream,
+            &[num, 2],
+            seed_dtype(seed)?,
+        ))
     })
 }
 
@@ -440,7 +455,10 @@ pub fn fold_in(seed: Obj, data: Obj, alg: OptObj) -> PyResult<PyTensor> {
         if data.ndim() != 0 || !matches!(dtype, DType::I32 | DType::I64) {
             return Err(value_error(
                 op,
-                format!("data must be an integer scalar, got {dtype} of shape {:?}", data.shape()),
+                format!(
+                    "data must be an integer scalar, got {dtype} of shape {:?}",
+                    data.shape()
+                ),
             ));
         }
         let stream = Stream::Stateless(seed_pair(seed, op)?);
@@ -474,7 +492,14 @@ pub fn philox_draw(
         let dtype = super::dtype::parse_dtype(dtype)?;
         let a0 = number_or(a, 0.0, op, "minval")?;
         wrap(match kind {
-            "uniform" => ops::uniform_from(op, stream, &dims, a0, number_or(b, 1.0, op, "maxval")?, dtype),
+            "uniform" => ops::uniform_from(
+                op,
+                stream,
+                &dims,
+                a0,
+                number_or(b, 1.0, op, "maxval")?,
+                dtype,
+            ),
             "normal" | "truncated_normal" => ops::normal_from(
                 op,
                 stream,

@@ -175,9 +175,7 @@ FORWARD: dict[str, tuple[Any, ...]] = {
         {"atol": 0.03},
     ),
     "random.stateless_gamma": (
-        lambda: rt.reduce_mean(
-            rt.random.stateless_gamma([40_000], [3, 4], 0.5, dtype=rt.float64)
-        ),
+        lambda: rt.reduce_mean(rt.random.stateless_gamma([40_000], [3, 4], 0.5, dtype=rt.float64)),
         [],
         lambda: np.float64(0.5),
         {"atol": 0.02},

@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 import rustape as rt
 
 HERE = os.path.join(os.path.dirname(__file__), "..", "reference")
-CASES: list[dict[str, Any]] = json.load(open(os.path.join(HERE, "random_tf.json")))["cases"]
+with open(os.path.join(HERE, "random_tf.json")) as _f:
+    CASES: list[dict[str, Any]] = json.load(_f)["cases"]
 ARRAYS = np.load(os.path.join(HERE, "random_tf.npz"), allow_pickle=False)
 
 LOGITS3 = [[0.0, 1.0, 2.0], [-np.inf, 0.0, 0.5], [3.0, np.inf, 3.0]]
@@ -206,9 +206,7 @@ def test_keras_model_after_set_random_seed() -> None:
     try:
         rt.keras.utils.set_random_seed(7)
         keras = rt.keras
-        model = keras.Sequential(
-            [keras.Input((4,)), keras.layers.Dense(3), keras.layers.Dense(2)]
-        )
+        model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3), keras.layers.Dense(2)])
         weights = model.weights
         want = sorted(cases("keras_model"), key=lambda c: c["index"])
         assert len(weights) == len(want)
@@ -236,8 +234,8 @@ def test_stateless_image_ops(case: dict[str, Any]) -> None:
     }[case["name"]]()
     if case["name"] in ("hue", "saturation", "contrast"):
         # The draw is TensorFlow's bit for bit; the colour-space round trip and the mean
-        # are rustape's own arithmetic (float32 rounding).
-        np.testing.assert_allclose(got.numpy(), ARRAYS[case["key"]], rtol=0, atol=2e-6)
+        # are rustape's own arithmetic: measured at most 1 float32 ulp of 1.0 (1.19e-7).
+        np.testing.assert_allclose(got.numpy(), ARRAYS[case["key"]], rtol=0, atol=2.4e-7)
     else:
         same(got, case)
 
@@ -263,8 +261,11 @@ def test_gamma_after_set_seed() -> None:
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_gamma_implicit_gradient(dtype: str) -> None:
     # TensorFlow's random_gamma_grad evaluates dP/dalpha by Eigen's series; rustape by a
-    # float64 central difference of P: agreement to a few parts in 1e6 (float32: its rounding).
-    want = {c["part"]: ARRAYS[c["key"]] for c in cases("stateless_gamma_grad") if c["dtype"] == dtype}
+    # float64 central difference of P: measured 9.5e-11 relative (float64), 3.6e-7 (float32,
+    # its rounding).
+    want = {
+        c["part"]: ARRAYS[c["key"]] for c in cases("stateless_gamma_grad") if c["dtype"] == dtype
+    }
     alpha = rt.Variable(rt.constant([0.3, 1.0, 2.5, 9.0], dtype=dtype))
     beta = rt.Variable(rt.constant(1.5, dtype=dtype))
     w = rt.reshape(rt.range(1.0, 13.0, dtype=dtype), [3, 4])
@@ -273,7 +274,7 @@ def test_gamma_implicit_gradient(dtype: str) -> None:
         loss = rt.reduce_sum(v * w)
     ga, gb = tape.gradient(loss, [alpha, beta])
     np.testing.assert_array_equal(v.numpy(), want["value"])
-    tol = 1e-5 if dtype == "float32" else 1e-6
+    tol = 1e-6 if dtype == "float32" else 1e-9
     np.testing.assert_allclose(ga.numpy(), want["alpha"], rtol=tol)
     np.testing.assert_allclose(gb.numpy(), want["beta"], rtol=tol)
 

@@ -39,21 +39,49 @@ def stateless():
                 for bounds in [None, (-2.5, 3.0)]:
                     kw = {} if bounds is None else {"minval": bounds[0], "maxval": bounds[1]}
                     v = tf.random.stateless_uniform(shape, s, dtype=dtype, **kw)
-                    put({"op": "stateless_uniform", "seed": seed, "shape": shape, "dtype": dtype, **kw}, v)
+                    put(
+                        {
+                            "op": "stateless_uniform",
+                            "seed": seed,
+                            "shape": shape,
+                            "dtype": dtype,
+                            **kw,
+                        },
+                        v,
+                    )
             for dtype, bounds in [
                 ("int32", (-10, 17)),
                 ("int32", (0, 1 << 30)),
                 ("int64", (-10, 17)),
                 ("int64", (-(2**40), 2**50)),
             ]:
-                v = tf.random.stateless_uniform(shape, s, minval=bounds[0], maxval=bounds[1], dtype=dtype)
+                v = tf.random.stateless_uniform(
+                    shape, s, minval=bounds[0], maxval=bounds[1], dtype=dtype
+                )
                 put(
-                    {"op": "stateless_uniform", "seed": seed, "shape": shape, "dtype": dtype, "minval": bounds[0], "maxval": bounds[1]},
+                    {
+                        "op": "stateless_uniform",
+                        "seed": seed,
+                        "shape": shape,
+                        "dtype": dtype,
+                        "minval": bounds[0],
+                        "maxval": bounds[1],
+                    },
                     v,
                 )
             for dtype in ["int32", "int64"]:
                 v = tf.random.stateless_uniform(shape, s, minval=None, maxval=None, dtype=dtype)
-                put({"op": "stateless_uniform", "seed": seed, "shape": shape, "dtype": dtype, "minval": None, "maxval": None}, v)
+                put(
+                    {
+                        "op": "stateless_uniform",
+                        "seed": seed,
+                        "shape": shape,
+                        "dtype": dtype,
+                        "minval": None,
+                        "maxval": None,
+                    },
+                    v,
+                )
             for op, fn in [
                 ("stateless_normal", tf.random.stateless_normal),
                 ("stateless_truncated_normal", tf.random.stateless_truncated_normal),
@@ -61,7 +89,17 @@ def stateless():
                 for dtype in ["float32", "float64"]:
                     for mean, stddev in [(0.0, 1.0), (1.5, 2.0)]:
                         v = fn(shape, s, mean=mean, stddev=stddev, dtype=dtype)
-                        put({"op": op, "seed": seed, "shape": shape, "dtype": dtype, "mean": mean, "stddev": stddev}, v)
+                        put(
+                            {
+                                "op": op,
+                                "seed": seed,
+                                "shape": shape,
+                                "dtype": dtype,
+                                "mean": mean,
+                                "stddev": stddev,
+                            },
+                            v,
+                        )
     # Large enough for many groups and for the truncated normal's rejections.
     for dtype in ["float32", "float64"]:
         for op, fn in [
@@ -69,20 +107,47 @@ def stateless():
             ("stateless_truncated_normal", tf.random.stateless_truncated_normal),
             ("stateless_uniform", tf.random.stateless_uniform),
         ]:
-            put({"op": op, "seed": [3, 4], "shape": [1001], "dtype": dtype}, fn([1001], tf.constant([3, 4], tf.int64), dtype=dtype))
+            put(
+                {"op": op, "seed": [3, 4], "shape": [1001], "dtype": dtype},
+                fn([1001], tf.constant([3, 4], tf.int64), dtype=dtype),
+            )
     logits = [[0.0, 1.0, 2.0], [-np.inf, 0.0, 0.5], [3.0, np.inf, 3.0]]
     for seed in SEEDS[:3]:
         for ldtype in ["float32", "float64"]:
             for n, out in [(9, "int64"), (1, "int32")]:
-                v = tf.random.stateless_categorical(tf.constant(logits, ldtype), n, tf.constant(seed, tf.int64), dtype=out)
-                put({"op": "stateless_categorical", "seed": seed, "logits": "L", "logits_dtype": ldtype, "num_samples": n, "dtype": out}, v)
+                v = tf.random.stateless_categorical(
+                    tf.constant(logits, ldtype), n, tf.constant(seed, tf.int64), dtype=out
+                )
+                put(
+                    {
+                        "op": "stateless_categorical",
+                        "seed": seed,
+                        "logits": "L",
+                        "logits_dtype": ldtype,
+                        "num_samples": n,
+                        "dtype": out,
+                    },
+                    v,
+                )
     for seed, sdtype in [([1, 2], "int32"), ([-5, 7], "int32"), ([-5, 2**40 + 3], "int64")]:
         s = tf.constant(seed, sdtype)
         for num in [2, 3]:
-            put({"op": "split", "seed": seed, "seed_dtype": sdtype, "num": num}, tf.random.split(s, num))
+            put(
+                {"op": "split", "seed": seed, "seed_dtype": sdtype, "num": num},
+                tf.random.split(s, num),
+            )
         for data, ddtype in [(7, "int32"), (-3, "int32"), (2**40, "int64")]:
             v = tf.random.fold_in(s, tf.constant(data, ddtype))
-            put({"op": "fold_in", "seed": seed, "seed_dtype": sdtype, "data": data, "data_dtype": ddtype}, v)
+            put(
+                {
+                    "op": "fold_in",
+                    "seed": seed,
+                    "seed_dtype": sdtype,
+                    "data": data,
+                    "data_dtype": ddtype,
+                },
+                v,
+            )
 
 
 GEN_STEPS = [
@@ -167,7 +232,9 @@ def keras_values():
     put({"op": "keras_random", "name": "uniform"}, r.uniform((4,), minval=-1.0, maxval=2.0, seed=3))
     put({"op": "keras_random", "name": "randint"}, r.randint((5,), 0, 10, seed=4))
     put({"op": "keras_random", "name": "truncated_normal"}, r.truncated_normal((6,), seed=5))
-    put({"op": "keras_random", "name": "categorical"}, r.categorical(tf.constant(LOGITS), 6, seed=6))
+    put(
+        {"op": "keras_random", "name": "categorical"}, r.categorical(tf.constant(LOGITS), 6, seed=6)
+    )
     put({"op": "keras_random", "name": "dropout"}, r.dropout(tf.ones([8]), 0.5, seed=7))
     put({"op": "keras_random", "name": "shuffle"}, r.shuffle(tf.range(6), seed=8))
     put({"op": "keras_random", "name": "normal_big_seed"}, r.normal((3,), seed=2**33 + 5))
@@ -213,14 +280,26 @@ def gamma():
                 ([4, 3], [0.7, 1.0, 9.0], 2.0),
             ]:
                 v = tf.random.stateless_gamma(shape, s, alpha=alpha, beta=beta, dtype=dtype)
-                put({"op": "stateless_gamma", "seed": seed, "shape": shape, "alpha": alpha, "beta": beta, "dtype": dtype}, v)
+                put(
+                    {
+                        "op": "stateless_gamma",
+                        "seed": seed,
+                        "shape": shape,
+                        "alpha": alpha,
+                        "beta": beta,
+                        "dtype": dtype,
+                    },
+                    v,
+                )
     # The implicit reparameterisation gradient of sum(samples * w) in alpha and beta.
     for dtype in ["float32", "float64"]:
         alpha = tf.constant([0.3, 1.0, 2.5, 9.0], dtype)
         beta = tf.constant(1.5, dtype)
         with tf.GradientTape() as tape:
             tape.watch([alpha, beta])
-            v = tf.random.stateless_gamma([3, 4], tf.constant([7, 8], tf.int64), alpha=alpha, beta=beta, dtype=dtype)
+            v = tf.random.stateless_gamma(
+                [3, 4], tf.constant([7, 8], tf.int64), alpha=alpha, beta=beta, dtype=dtype
+            )
             loss = tf.reduce_sum(v * tf.reshape(tf.range(1.0, 13.0, dtype=dtype), [3, 4]))
         ga, gb = tape.gradient(loss, [alpha, beta])
         put({"op": "stateless_gamma_grad", "dtype": dtype, "part": "value"}, v)
@@ -228,7 +307,9 @@ def gamma():
         put({"op": "stateless_gamma_grad", "dtype": dtype, "part": "beta"}, gb)
     for seed in [3, 2**40]:
         tf.random.set_seed(seed)
-        for step, (shape, alpha, dtype) in enumerate([([4], 2.5, "float32"), ([3], [0.5, 1.0], "float64"), ([2], 0.8, "float32")]):
+        for step, (shape, alpha, dtype) in enumerate(
+            [([4], 2.5, "float32"), ([3], [0.5, 1.0], "float64"), ([2], 0.8, "float32")]
+        ):
             v = tf.random.gamma(shape, alpha, dtype=dtype)
             put({"op": "gamma", "seed": seed, "step": step}, v)
 

@@ -436,7 +436,9 @@ class Orthogonal(_Random):
         rows = int(np.prod(shape[:-1]))
         cols = shape[-1]
         # Keras draws in the dtype; the factorisation runs in float64.
-        a = _rt.cast(self._draw((max(rows, cols), min(rows, cols)), dtype, "normal", 0.0, 1.0), _rt.float64)
+        a = _rt.cast(
+            self._draw((max(rows, cols), min(rows, cols)), dtype, "normal", 0.0, 1.0), _rt.float64
+        )
         q, r = _rt.qr(a)
         q = q * _rt.sign(_rt.diag_part(r))
         if rows < cols:

@@ -125,7 +125,7 @@ def _seed_pair(seed: Any, op: str) -> list[int]:
     elif isinstance(seed, SeedGenerator):
         value = seed.next()
     elif isinstance(seed, bool):
-        raise ValueError(  # noqa: TRY004  (Keras's error)
+        raise ValueError(
             f"keras.random.{op}: `seed` must be an int or a SeedGenerator, got {seed!r}"
         )
     else:
@@ -268,8 +268,12 @@ def beta(shape: Any, alpha: Any, beta: Any, dtype: Any = None, seed: Any = None)
     first = _seed_pair(seed, "beta")
     second = [w + 12 for w in first]
     dims = list(shape)
-    a = _rt.broadcast_to(_rt.constant(alpha, dtype=dt) if not isinstance(alpha, _rt.Tensor) else alpha, dims)
-    b = _rt.broadcast_to(_rt.constant(beta, dtype=dt) if not isinstance(beta, _rt.Tensor) else beta, dims)
+    a = _rt.broadcast_to(
+        _rt.constant(alpha, dtype=dt) if not isinstance(alpha, _rt.Tensor) else alpha, dims
+    )
+    b = _rt.broadcast_to(
+        _rt.constant(beta, dtype=dt) if not isinstance(beta, _rt.Tensor) else beta, dims
+    )
     gamma_a = _random.stateless_gamma(dims, first, a, dtype=dt)
     gamma_b = _random.stateless_gamma(dims, second, b, dtype=dt)
     return gamma_a / (gamma_a + gamma_b)

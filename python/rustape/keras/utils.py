@@ -165,7 +165,7 @@ def set_random_seed(seed: int) -> None:
     from .random import _reset_global_generator
 
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(
+        raise ValueError(  # noqa: TRY004  (Keras's error)
             "Expected `seed` argument to be an integer. "
             f"Received: seed={seed} (of type {type(seed)})"
         )
