@@ -119,21 +119,26 @@ pub fn gamma_from(
             }
         }
     }
-    let samples = match dtype {
-        DType::F32 => tensor_of(out_shape, out.iter().map(|&v| v as f32).collect()),
-        _ => tensor_of(out_shape, out),
-    };
-    // d sample / d alpha, each sample with its alpha (constant for the VJP, as TensorFlow's
-    // RandomGammaGrad has no gradient).
-    let values = samples.to_f64_vec();
-    let partial: Vec<f64> = values
-        .iter()
-        .enumerate()
-        .map(|(i, &x)| gamma_sample_der_alpha(alphas[i % num_alphas.max(1)], x))
-        .collect();
-    let partial = match dtype {
-        DType::F32 => tensor_of(out_shape, partial.iter().map(|&v| v as f32).collect()),
-        _ => tensor_of(out_shape, partial),
+    // Each sample as stored (float32: rounded), and d sample / d alpha of it with its alpha
+    // (constant for the VJP, as TensorFlow's RandomGammaGrad has no gradient).
+    if dtype == DType::F32 {
+        out.iter_mut().for_each(|v| *v = f64::from(*v as f32));
+    }
+    let mut partial: Vec<f64> = crate::memory::try_vec(op, n)?;
+    partial.extend(
+        out.iter()
+            .enumerate()
+            .map(|(i, &x)| gamma_sample_der_alpha(alphas[i % num_alphas.max(1)], x)),
+    );
+    let (samples, partial) = match dtype {
+        DType::F32 => {
+            let mut s: Vec<f32> = crate::memory::try_vec(op, n)?;
+            s.extend(out.iter().map(|&v| v as f32));
+            let mut p: Vec<f32> = crate::memory::try_vec(op, n)?;
+            p.extend(partial.iter().map(|&v| v as f32));
+            (tensor_of(out_shape, s), tensor_of(out_shape, p))
+        }
+        _ => (tensor_of(out_shape, out), tensor_of(out_shape, partial)),
     };
     let lead = out_shape.len() - a_shape.len();
     let rows = mixes_input(0);
