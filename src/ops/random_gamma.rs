@@ -211,7 +211,7 @@ fn igamma(a: f64, x: f64) -> f64 {
 
 /// `dx/dalpha` for a gamma sample `x` (TensorFlow's `random_gamma_grad`).
 fn gamma_sample_der_alpha(a: f64, x: f64) -> f64 {
-    if !(x > 0.0) || !(a > 0.0) || !x.is_finite() {
+    if x.is_nan() || a.is_nan() || x <= 0.0 || a <= 0.0 || !x.is_finite() {
         return 0.0;
     }
     let h = 1e-5 * a.max(1e-3);
@@ -221,23 +221,6 @@ fn gamma_sample_der_alpha(a: f64, x: f64) -> f64 {
         return 0.0;
     }
     -dp_da / dp_dx
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn incomplete_gamma_values() {
-        // P(1, x) = 1 - e^-x; P(0.5, x) = erf(sqrt(x)).
-        for x in [0.1, 1.0, 3.0, 10.0] {
-            assert!((igamma(1.0, x) - (1.0 - (-x as f64).exp())).abs() < 1e-13);
-            assert!((igamma(0.5, x) - libm::erf(f64::sqrt(x))).abs() < 1e-13);
-        }
-        // Exponential samples: x = -ln(1 - P) has dx/da from P(a, x) alone; at a = 1 it is
-        // finite and positive.
-        assert!(gamma_sample_der_alpha(1.0, 0.7) > 0.0);
-    }
 }
 
 /// `alpha` and `beta` (default 1) broadcast together, for the samplers below.
@@ -295,4 +278,21 @@ pub fn stateless_gamma(
         &gamma_from(op, Stream::Stateless(seed), shape, &alpha_b)?,
         &beta,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn incomplete_gamma_values() {
+        // P(1, x) = 1 - e^-x; P(0.5, x) = erf(sqrt(x)).
+        for x in [0.1, 1.0, 3.0, 10.0] {
+            assert!((igamma(1.0, x) - (1.0 - (-x).exp())).abs() < 1e-13);
+            assert!((igamma(0.5, x) - libm::erf(f64::sqrt(x))).abs() < 1e-13);
+        }
+        // Exponential samples: x = -ln(1 - P) has dx/da from P(a, x) alone; at a = 1 it is
+        // finite and positive.
+        assert!(gamma_sample_der_alpha(1.0, 0.7) > 0.0);
+    }
 }
