@@ -72,6 +72,10 @@ class Generator:
     [1066, 0, 0]
     """
 
+    #: The algorithm, as TensorFlow's integer (1: Philox).
+    algorithm: int
+    _state: list[int]
+
     def __init__(
         self, copy_from: Generator | None = None, state: Any = None, alg: Any = None
     ) -> None:
