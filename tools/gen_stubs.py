@@ -209,8 +209,21 @@ FUNCTION_TYPES: dict[str, str] = {
             "stateless_truncated_normal",
             "stateless_uniform",
             "stateless_categorical",
+            "random_split",
+            "fold_in",
+            "stateless_gamma",
         )
     },
+    "fold_in.data": "int | TensorLike",
+    **{
+        f"{f}.{a}": "float | TensorLike"
+        for f in ("random_gamma", "stateless_gamma")
+        for a in ("alpha", "beta")
+    },
+    "philox_draw.kind": "str",
+    "philox_draw.state": "Sequence[int]",
+    "philox_draw.a": "float | None",
+    "philox_draw.b": "float | None",
     "image_adjust_saturation.saturation_factor": "float | TensorLike",
     "image_separable_filter.taps_h": "Sequence[float] | TensorLike",
     "image_separable_filter.taps_w": "Sequence[float] | TensorLike",

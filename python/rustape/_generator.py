@@ -1,8 +1,14 @@
-"""`rt.random.Generator`: a random stream with its own state (`tf.random.Generator`), made of
-the stateless ops: each draw uses the seed pair (key, counter) and advances the counter."""
+"""`rt.random.Generator`: a random stream with its own state (`tf.random.Generator`), drawing
+TensorFlow's values.
+
+The state is TensorFlow's Philox layout, three 64-bit words `[counter_low, counter_high,
+key]`. A draw of `n` values reads the state and moves the 128-bit counter on by `256 * n`
+(TensorFlow's rule), then samples as the stateless ops do from that key and counter
+(`_rustape.philox_draw`). Only the bookkeeping of the three words is here."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -10,16 +16,51 @@ import numpy as np
 from . import _rustape as _rt
 from ._export import export
 
-#: Seeds are kept within int64, as the stateless ops take them.
-_MASK = (1 << 63) - 1
+_M64 = (1 << 64) - 1
+_M128 = (1 << 128) - 1
+#: TensorFlow's counter advance per value drawn.
+_PER_VALUE = 256
+#: `rt.random.Algorithm.PHILOX` (the only algorithm here, TensorFlow's default on CPU).
+PHILOX = 1
+
+
+def _alg(alg: Any) -> int:
+    name = getattr(alg, "name", alg)
+    if alg is None or (isinstance(name, str) and name.lower() in ("philox", "auto_select")):
+        return PHILOX
+    if isinstance(alg, int) and alg in (1, 3):
+        return PHILOX
+    raise ValueError(
+        f"Generator: alg must be 'philox' or 'auto_select' (rustape has no threefry), got {alg!r}"
+    )
+
+
+def _words(value: Any) -> list[int]:
+    """Integers of a state-like value (int, list, array, tensor), as unsigned 64-bit words."""
+    if isinstance(value, int):
+        return [value & _M64]
+    if isinstance(value, (list, tuple)) and all(isinstance(v, int) for v in value):
+        return [v & _M64 for v in value]
+    arr = np.asarray(value.numpy() if hasattr(value, "numpy") else value).reshape(-1)
+    return [int(v) & _M64 for v in arr.tolist()]
+
+
+def _state_of(words: list[int]) -> list[int]:
+    """Three words, padded with zeros on the left (TensorFlow's `_make_1d_state`)."""
+    words = words[:3]
+    return [0] * (3 - len(words)) + words
+
+
+def _signed(w: int) -> int:
+    return w - (1 << 64) if w >> 63 else w
 
 
 @export("random")
 class Generator:
-    """Independent random numbers with their own state: `from_seed(seed)` repeats its
-    sequence; `from_non_deterministic_state()` differs every run. Each draw advances the
-    state, so successive draws differ; `split(n)` makes independent generators. Values are
-    rustape's, not TensorFlow's (the same seed gives the same values in rustape).
+    """Independent random numbers with their own state, TensorFlow's values:
+    `from_seed(seed)` repeats `tf.random.Generator.from_seed(seed)`'s sequence bit for bit;
+    `from_non_deterministic_state()` differs every run. Each draw advances the state, so
+    successive draws differ; `split(n)` makes independent generators.
 
     >>> import rustape as rt
     >>> g = rt.random.Generator.from_seed(42)
@@ -27,34 +68,45 @@ class Generator:
     >>> b = rt.random.Generator.from_seed(42).normal([2])
     >>> a.numpy().tolist() == b.numpy().tolist(), g.normal([2]).numpy().tolist() == a.numpy().tolist()
     (True, False)
+    >>> g.state.numpy().tolist()
+    [1066, 0, 0]
     """
+
+    #: The algorithm, as TensorFlow's integer (1: Philox).
+    algorithm: int
+    _state: list[int]
 
     def __init__(
         self, copy_from: Generator | None = None, state: Any = None, alg: Any = None
     ) -> None:
-        key: int
-        counter: int
         if copy_from is not None:
-            key, counter = copy_from.key_and_counter()
+            if state is not None or alg is not None:
+                raise ValueError("Generator: give `copy_from` alone, or `state` and `alg`")
+            words = list(copy_from._state)
+            alg = copy_from.algorithm
         elif state is not None:
-            words = np.asarray(state.numpy() if hasattr(state, "numpy") else state).reshape(-1)
-            if words.size < 2:
-                raise ValueError(f"Generator: `state` needs two integers, got {words.size}")
-            key, counter = int(words[0]), int(words[1])
+            words = _words(state)
+            if len(words) != 3:
+                raise ValueError(
+                    f"Generator: a Philox state has 3 integers [counter_low, counter_high, "
+                    f"key], got {len(words)}"
+                )
         else:
-            key, counter = int(np.random.SeedSequence().entropy) & _MASK, 0  # type: ignore[arg-type]
-        self._key = key & _MASK
-        self._counter = counter & _MASK
-        self.algorithm = alg
-
-    def key_and_counter(self) -> tuple[int, int]:
-        """The state as two Python ints (`state` as a tensor)."""
-        return self._key, self._counter
+            words = [int(v) for v in np.random.SeedSequence().generate_state(3, np.uint64)]
+        self._state = words
+        self.algorithm = _alg(alg)
 
     @classmethod
-    def from_seed(cls, seed: int, alg: Any = None) -> Generator:
-        """A generator whose sequence depends only on `seed`."""
-        return cls(state=[int(seed) & _MASK, 0], alg=alg)
+    def from_seed(cls, seed: Any, alg: Any = None) -> Generator:
+        """A generator whose sequence depends only on `seed` (an int of any size, or
+        integers): its 64-bit words from the lowest, zeros on the left, as TensorFlow."""
+        if isinstance(seed, bool):
+            raise TypeError("Generator.from_seed: seed must be an integer, got a bool")
+        if isinstance(seed, int):
+            words = [(seed >> (64 * i)) & _M64 for i in range(3)]
+        else:
+            words = _state_of(_words(seed))
+        return cls(state=words, alg=alg)
 
     @classmethod
     def from_non_deterministic_state(cls, alg: Any = None) -> Generator:
@@ -66,23 +118,51 @@ class Generator:
         """A generator continuing from `state` (a `state` read earlier)."""
         return cls(state=state, alg=alg)
 
+    @classmethod
+    def from_key_counter(cls, key: Any, counter: Any, alg: Any = None) -> Generator:
+        """A generator from a key (one integer) and a counter (two integers)."""
+        counter_words, key_words = _words(counter), _words(key)
+        if len(counter_words) != 2 or len(key_words) != 1:
+            raise ValueError("Generator.from_key_counter: key is one integer, counter two")
+        return cls(state=counter_words + key_words, alg=alg)
+
     @property
     def state(self) -> Any:
-        """The current state: an int64 tensor `[key, counter]`."""
-        return _rt.constant(np.array([self._key, self._counter], np.int64))
+        """The current state: an int64 tensor `[counter_low, counter_high, key]`."""
+        return _rt.constant(np.array([_signed(w) for w in self._state], np.int64))
 
-    def reset_from_seed(self, seed: int) -> None:
-        """Restarts as `from_seed(seed)` would."""
-        self._key, self._counter = int(seed) & _MASK, 0
+    @property
+    def key(self) -> Any:
+        """The key part of the state (an int64 scalar tensor)."""
+        return _rt.constant(np.int64(_signed(self._state[2])))
 
     def reset(self, state: Any) -> None:
         """Continues from `state`."""
-        self._key, self._counter = Generator(state=state).key_and_counter()
+        self._state = Generator(state=state)._state
 
-    def _next_seed(self) -> list[int]:
-        seed = [self._key, self._counter]
-        self._counter = (self._counter + 1) & _MASK
-        return seed
+    def reset_from_seed(self, seed: Any) -> None:
+        """Restarts as `from_seed(seed)` would."""
+        self._state = Generator.from_seed(seed)._state
+
+    def reset_from_key_counter(self, key: Any, counter: Any) -> None:
+        """Restarts from a key and a counter."""
+        self._state = Generator.from_key_counter(key, counter)._state
+
+    def skip(self, delta: int) -> Any:
+        """Moves the counter on as `delta` values would (`256 * delta`); returns the state
+        before."""
+        before = self.state
+        counter = (self._state[0] | self._state[1] << 64) + _PER_VALUE * int(delta)
+        counter &= _M128
+        self._state = [counter & _M64, counter >> 64, self._state[2]]
+        return before
+
+    def _take(self, shape: Any) -> list[int]:
+        """The state for a draw of `shape`; the counter moves on."""
+        dims = [int(d) for d in (shape.numpy().tolist() if hasattr(shape, "numpy") else shape)]
+        state = [_signed(w) for w in self._state]
+        self.skip(math.prod(dims))
+        return state
 
     def normal(
         self,
@@ -92,14 +172,9 @@ class Generator:
         dtype: Any = None,
         name: Any = None,
     ) -> Any:
-        """Normal values (`rt.random.stateless_normal` of the next seed)."""
-        return _rt.stateless_normal(shape, self._next_seed(), mean, stddev, dtype)
-
-    def uniform(
-        self, shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = None, name: Any = None
-    ) -> Any:
-        """Uniform values in `[minval, maxval)` (integer dtypes need `maxval`)."""
-        return _rt.stateless_uniform(shape, self._next_seed(), minval, maxval, dtype)
+        """Normal values (`z * stddev + mean`)."""
+        dt = _rt.as_dtype(dtype or "float32")
+        return _rt.philox_draw("normal", shape, self._take(shape), dt, mean, stddev)
 
     def truncated_normal(
         self,
@@ -109,38 +184,56 @@ class Generator:
         dtype: Any = None,
         name: Any = None,
     ) -> Any:
-        """Normal values within two standard deviations of `mean`."""
-        return _rt.stateless_truncated_normal(shape, self._next_seed(), mean, stddev, dtype)
+        """Normal values within two standard deviations of `mean` (redrawn beyond)."""
+        dt = _rt.as_dtype(dtype or "float32")
+        return _rt.philox_draw("truncated_normal", shape, self._take(shape), dt, mean, stddev)
+
+    def uniform(
+        self, shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = None, name: Any = None
+    ) -> Any:
+        """Uniform values in `[minval, maxval)` (floats: `[0, 1)` by default); for integers
+        `minval` and `maxval` both given, or both None for the full range."""
+        dt = _rt.as_dtype(dtype or "float32")
+        if dt.is_integer:
+            if (minval is None) != (maxval is None):
+                raise ValueError(
+                    f"Generator.uniform: for integer dtype {dt.name}, minval and maxval must "
+                    f"be both None or both given; got minval={minval} and maxval={maxval}"
+                )
+            if minval is None:
+                return self.uniform_full_int(shape, dt)
+        elif maxval is None:
+            maxval = 1.0
+        return _rt.philox_draw("uniform", shape, self._take(shape), dt, minval, maxval)
+
+    def uniform_full_int(self, shape: Any, dtype: Any = None, name: Any = None) -> Any:
+        """Integers over the whole range of `dtype` (int64 by default: TensorFlow's uint64
+        bits, or int32)."""
+        dt = _rt.as_dtype(dtype or "int64")
+        return _rt.philox_draw("full_int", shape, self._take(shape), dt)
+
+    def make_seeds(self, count: int = 1) -> Any:
+        """`count` seed pairs for the stateless ops: an int64 tensor `[2, count]` (a
+        full-range key and a zero each, as TensorFlow)."""
+        keys = self.uniform_full_int([int(count)], _rt.int64)
+        return _rt.stack([keys, _rt.zeros_like(keys)])
+
+    def split(self, count: int = 1) -> list[Generator]:
+        """`count` new generators, independent of this one and of each other (each with a
+        full-range key drawn here and a zero counter, as TensorFlow)."""
+        keys = self.uniform_full_int([int(count)], _rt.int64).numpy().tolist()
+        return [Generator(state=[0, 0, int(k) & _M64], alg=self.algorithm) for k in keys]
 
     def categorical(
         self, logits: Any, num_samples: int, dtype: Any = None, name: Any = None
     ) -> Any:
-        """Class indices drawn from each row of `logits` (as `rt.random.categorical`)."""
-        return _rt.stateless_categorical(logits, num_samples, self._next_seed(), dtype)
-
-    def uniform_full_int(self, shape: Any, dtype: Any = None, name: Any = None) -> Any:
-        """Integers over the whole range of `dtype` (int64 by default, or int32)."""
-        kind = _rt.as_dtype(dtype or "int64")
-        if kind == _rt.int32:
-            return _rt.stateless_uniform(shape, self._next_seed(), -(2**31), 2**31, kind)
-        if kind != _rt.int64:
-            raise TypeError(f"Generator.uniform_full_int: expected int32 or int64, got {kind}")
-        halves = _rt.stateless_uniform([2, *list(shape)], self._next_seed(), 0, 2**32, _rt.int64)
-        high, low = halves[0], halves[1]
-        # The high half's top bit wraps into the sign, as an int64 does.
-        return _rt.add(_rt.multiply(_rt.subtract(high, 2**31), 2**32), low)
-
-    def make_seeds(self, count: int = 1) -> Any:
-        """`count` seed pairs for the stateless ops: an int64 tensor `[2, count]`."""
-        return _rt.stateless_uniform([2, int(count)], self._next_seed(), 0, _MASK, _rt.int64)
-
-    def split(self, count: int = 1) -> list[Generator]:
-        """`count` new generators, independent of this one and of each other."""
-        seeds = self.make_seeds(count).numpy()
-        return [Generator(state=[int(seeds[0, i]), int(seeds[1, i])]) for i in range(int(count))]
+        """Class indices drawn from each row of `logits` (`rt.random.stateless_categorical`
+        with a seed from `make_seeds`; TensorFlow's Generator has no such method)."""
+        seed = self.make_seeds(1)[:, 0]
+        return _rt.stateless_categorical(logits, num_samples, seed, dtype)
 
     def __repr__(self) -> str:
-        return f"<rt.random.Generator key={self._key} counter={self._counter}>"
+        return f"<rt.random.Generator state={[_signed(w) for w in self._state]}>"
 
 
 _global: list[Generator] = []

@@ -208,7 +208,9 @@ def _stateless_flip(image: TensorLike, seed: Any, axis: int, op: str) -> Tensor:
     x = _image(image, op)
     shape = [int(x.shape[0])] if x.ndim == 4 else []
     draws = rt.random.stateless_uniform(shape, seed, 0.0, 1.0)
-    flip = rt.reshape(draws < 0.5, shape + [1, 1, 1])
+    # TensorFlow flips one image when its draw is below 0.5, a batch's images where theirs
+    # round to 1 (above 0.5).
+    flip = rt.reshape(draws > 0.5 if shape else draws < 0.5, shape + [1, 1, 1])
     return rt.where(flip, rt.reverse(x, [axis]), x)
 
 

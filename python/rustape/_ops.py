@@ -16,7 +16,7 @@ import numpy as _np
 from . import _rustape as _rt
 from ._export import export
 from ._rustape import Tensor
-from ._typing import Axis, DTypeLike, Shape, TensorLike
+from ._typing import Axis, DTypeLike, TensorLike
 
 # -- argument normalisation -----------------------------------------------------------------
 
@@ -259,31 +259,3 @@ def matrix_transpose(a: TensorLike, name: str | None = None, conjugate: bool = F
         return _rt.adjoint(t)
     perm = list(range(n - 2)) + [n - 1, n - 2]
     return _rt.transpose(t, perm)
-
-
-@export("random")
-def truncated_normal(
-    shape: Shape,
-    mean: float = 0.0,
-    stddev: float = 1.0,
-    dtype: DTypeLike = None,
-    seed: int | None = None,
-    name: str | None = None,
-) -> Tensor:
-    """Normal samples redrawn until within two standard deviations of the mean.
-
-    >>> rt.random.set_seed(0)
-    >>> x = rt.random.truncated_normal([1000])
-    >>> bool(rt.reduce_max(abs(x)) <= 2.0)
-    True
-    """
-    from . import random as _random
-
-    dims = shape
-    z = _random.normal(dims, 0.0, 1.0, dtype=dtype, seed=seed)
-    for _ in range(1000):
-        outside = _rt.greater(_rt.abs(z), 2.0)
-        if not outside.numpy().any():
-            break
-        z = _rt.where(outside, _random.normal(dims, 0.0, 1.0, dtype=dtype), z)
-    return _rt.add(_rt.multiply(z, stddev), mean)

@@ -120,6 +120,7 @@ __all__ = [
     "floor",
     "floordiv",
     "floormod",
+    "fold_in",
     "from_dlpack",
     "gather",
     "gather_nd",
@@ -193,14 +194,17 @@ __all__ = [
     "ones_like",
     "pad",
     "pause_all_tapes",
+    "philox_draw",
     "pinv",
     "polygamma",
     "pow",
     "qr",
     "quantile_bin_boundaries",
     "quantile_summary_update",
+    "random_gamma",
     "random_normal",
     "random_shuffle",
+    "random_split",
     "random_uniform",
     "range",
     "real",
@@ -257,6 +261,7 @@ __all__ = [
     "squeeze",
     "stack",
     "stateless_categorical",
+    "stateless_gamma",
     "stateless_normal",
     "stateless_truncated_normal",
     "stateless_uniform",
@@ -274,6 +279,7 @@ __all__ = [
     "trace",
     "transpose",
     "triangular_solve",
+    "truncated_normal",
     "unique",
     "unique_slices",
     "unique_with_counts",
@@ -1002,6 +1008,48 @@ def stateless_uniform(
     dtype: DTypeLike = None,
     name: str | None = None,
     alg: str | None = None,
+) -> Tensor: ...
+def truncated_normal(
+    shape: Shape,
+    mean: TensorLike = 0.0,
+    stddev: float = 1.0,
+    dtype: DTypeLike = None,
+    seed: int | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def random_gamma(
+    shape: Shape,
+    alpha: float | TensorLike,
+    beta: float | TensorLike | None = None,
+    dtype: DTypeLike = None,
+    seed: int | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def stateless_gamma(
+    shape: Shape,
+    seed: Sequence[int] | TensorLike,
+    alpha: float | TensorLike,
+    beta: float | TensorLike | None = None,
+    dtype: DTypeLike = None,
+    name: str | None = None,
+) -> Tensor: ...
+def random_split(
+    seed: Sequence[int] | TensorLike,
+    num: int = 2,
+    alg: str | None = "auto_select",
+) -> Tensor: ...
+def fold_in(
+    seed: Sequence[int] | TensorLike,
+    data: int | TensorLike,
+    alg: str | None = None,
+) -> Tensor: ...
+def philox_draw(
+    kind: str,
+    shape: Shape,
+    state: Sequence[int],
+    dtype: DTypeLike,
+    a: float | None = None,
+    b: float | None = None,
 ) -> Tensor: ...
 def categorical(
     logits: TensorLike,

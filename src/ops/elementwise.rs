@@ -581,6 +581,8 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
     if x.dtype() == dtype {
         return Ok(x.clone());
     }
+    // The conversion's buffer is ndarray's: check it can be had first (MemoryError, no abort).
+    crate::memory::ensure_shape("cast", x.shape(), dtype)?;
     fn convert<T: Element>(x: &Tensor) -> Data {
         fn each<S: Element, T: Element>(a: &Values<S>) -> Data {
             if S::DTYPE.is_complex() || T::DTYPE.is_complex() {

@@ -1,28 +1,27 @@
-//! Random tensors (`normal`, `uniform`) with TensorFlow's seeding model.
+//! Random tensors with TensorFlow's seeding model and TensorFlow's values.
 //!
-//! TensorFlow 2.x derives each random op's stream from two seeds:
-//! - global seed set (`set_seed`), op seed given: the pair `(global, op)`;
-//! - global seed set, no op seed: the global seed and the next of a sequence of op seeds that
-//!   `set_seed` restarts, so after `set_seed(s)` the same calls give the same values;
-//! - no global seed, op seed given: a fixed default global seed and the op seed;
-//! - neither: fresh entropy, different at every call and in every run.
-//!
-//! As in TensorFlow's eager mode, an op called again with the same `(global, op)` pair continues
-//! its stream rather than repeating it (a counter per pair, which `set_seed` resets), so two
-//! calls of `uniform(.., Some(1))` differ while a program rerun after `set_seed` repeats.
-//!
-//! The generator is xoshiro256++ seeded through SplitMix64. Values are generated in fixed
-//! chunks, each with its own stream derived from the op's seed and the chunk's index, so large
-//! tensors fill in parallel and still come out the same on any number of threads.
+//! Every sampler draws from a Philox4x32-10 generator (`philox.rs`) exactly as TensorFlow
+//! 2.21's CPU kernels do, so the same seeds give TensorFlow's numbers bit for bit. Where the
+//! generator comes from (`Stream`):
+//! - the stateless ops (`stateless_*`): a seed pair scrambled into a key and a counter;
+//! - a `Generator`: its state (counter and key), which the caller advances;
+//! - the stateful ops (`normal`, `uniform`, ... with an optional op seed), as TensorFlow's
+//!   eager mode: the op's kernel seeds are the global seed and the op seed, both taken modulo
+//!   `2**31 - 1`; with a global seed and no op seed, the op seed is the next number of
+//!   Python's Mersenne Twister seeded with the global seed (TensorFlow's
+//!   `internal_operation_seed`, `random.Random(seed).randint(0, 2**31 - 1)`); with an op
+//!   seed alone the global seed is 87654321; with neither, entropy. Each kernel (op, dtype,
+//!   seeds) keeps a generator that every call advances by 256 outputs per value (TensorFlow's
+//!   kernel cache keeps it between calls), and `set_seed` forgets them all.
 use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{LazyLock, Mutex};
 
 use ndarray::{ArrayD, IxDyn};
-use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
+use super::philox::{self, Philox};
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
 use crate::tensor::{Element, Tensor};
@@ -30,25 +29,22 @@ use crate::tensor::{Element, Tensor};
 /// TensorFlow's default global seed (`DEFAULT_GRAPH_SEED`), used when only an op seed is given.
 const DEFAULT_GLOBAL_SEED: u64 = 87_654_321;
 
-/// Elements generated from one stream.
-const CHUNK: usize = 4096;
-
-/// Elements above which chunks are generated on rayon's pool.
-const PARALLEL_ELEMENTS: usize = 1 << 16;
+/// TensorFlow's seed modulus (`_MAXINT32`, `2**31 - 1`).
+const MAXINT32: i64 = (1 << 31) - 1;
 
 struct SeedState {
     global: Option<u64>,
-    /// Op seeds handed out since the last `set_seed` (ops without an op seed).
-    ops_since_seed: u64,
-    /// Calls so far of each (op kind, dtype, global seed, op seed): TF's per-kernel counter.
-    calls: FxHashMap<(&'static str, DType, u64, u64), u64>,
+    /// Python's `random.Random(global)`: the op seeds of ops without one.
+    ops: Option<Mt19937>,
+    /// Outputs reserved so far by each kernel (op kind, dtype, seed, seed2).
+    kernels: FxHashMap<(&'static str, DType, u64, u64), u64>,
 }
 
 static STATE: LazyLock<Mutex<SeedState>> = LazyLock::new(|| {
     Mutex::new(SeedState {
         global: None,
-        ops_since_seed: 0,
-        calls: FxHashMap::default(),
+        ops: None,
+        kernels: FxHashMap::default(),
     })
 });
 
@@ -60,12 +56,21 @@ fn state() -> std::sync::MutexGuard<'static, SeedState> {
 }
 
 /// Sets the global seed (`tf.random.set_seed`): from here the same sequence of random calls
-/// gives the same values.
+/// gives the same values, TensorFlow's. A seed is read as a 64-bit two's complement integer
+/// (`u64::MAX` is -1).
 pub fn set_seed(seed: u64) {
     let mut s = state();
     s.global = Some(seed);
-    s.ops_since_seed = 0;
-    s.calls.clear();
+    s.ops = Some(Mt19937::python_seeded((seed as i64).unsigned_abs()));
+    s.kernels.clear();
+}
+
+/// Forgets the global seed (`tf.random.set_seed(None)`) and every kernel's stream.
+pub fn clear_seed() {
+    let mut s = state();
+    s.global = None;
+    s.ops = None;
+    s.kernels.clear();
 }
 
 /// The global seed, if one was set.
@@ -73,22 +78,9 @@ pub fn global_seed() -> Option<u64> {
     state().global
 }
 
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// A well-mixed combination of several words.
-fn mix(words: &[u64]) -> u64 {
-    let mut h = 0x243F_6A88_85A3_08D3u64;
-    for &w in words {
-        let mut s = h ^ w;
-        h = splitmix64(&mut s);
-    }
-    h
+/// Python's `seed % (2**31 - 1)` of a seed read as a signed 64-bit integer.
+fn truncate_seed(seed: u64) -> u64 {
+    (seed as i64).rem_euclid(MAXINT32) as u64
 }
 
 /// Seed material that differs at every call and in every process.
@@ -105,170 +97,218 @@ fn entropy() -> u64 {
     ))
 }
 
-/// The seed of one call of a random op.
-fn call_seed(kind: &'static str, dtype: DType, op_seed: Option<u64>) -> u64 {
+/// The generator of one call of a stateful kernel that reserves `reserve` outputs.
+fn stateful_generator(
+    kind: &'static str,
+    dtype: DType,
+    op_seed: Option<u64>,
+    reserve: u64,
+) -> Philox {
     let mut s = state();
-    let (global, op) = match (s.global, op_seed) {
-        (Some(g), Some(o)) => (g, o),
+    let seeds = match (s.global, op_seed) {
+        (Some(g), Some(o)) => (truncate_seed(g), truncate_seed(o)),
         (Some(g), None) => {
-            let o = mix(&[g, 0x006F_705F_7365_6564, s.ops_since_seed]);
-            s.ops_since_seed += 1;
-            (g, o)
+            let o = s.ops.as_mut().map_or(0, Mt19937::randint31);
+            (truncate_seed(g), o)
         }
-        (None, Some(o)) => (DEFAULT_GLOBAL_SEED, o),
-        (None, None) => return entropy(),
+        (None, Some(o)) => (DEFAULT_GLOBAL_SEED, truncate_seed(o)),
+        (None, None) => return Philox::from_op_seeds(entropy(), entropy()),
     };
-    let calls = s.calls.entry((kind, dtype, global, op)).or_insert(0);
-    let n = *calls;
-    *calls += 1;
-    mix(&[global, op, n])
+    // (0, 0) means "no seed" to the kernels: TensorFlow passes (0, 2**31 - 1) instead.
+    let (seed, seed2) = if seeds == (0, 0) {
+        (0, MAXINT32 as u64)
+    } else {
+        seeds
+    };
+    let reserved = s.kernels.entry((kind, dtype, seed, seed2)).or_insert(0);
+    let gen = Philox::from_op_seeds(seed, seed2).skipped(*reserved);
+    *reserved = reserved.wrapping_add(reserve);
+    gen
 }
 
 /// Where a random op's values come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stream {
-    /// TensorFlow's stateful ops: the global seed, the op seed (if any) and how many times
-    /// the pair was used (see the module's notes).
+    /// TensorFlow's stateful ops: the global seed, the op seed (if any) and the kernel's
+    /// calls so far (see the module's notes).
     Seeded(Option<u64>),
     /// The stateless ops (`tf.random.stateless_*`): the seed pair alone, so the same pair
     /// always gives the same values, whatever ran before.
     Stateless([u64; 2]),
+    /// A generator given by its key and counter (a `Generator`'s state, TensorFlow's `*V2`
+    /// stateless kernels).
+    Philox(Philox),
 }
 
 impl Stream {
-    fn seed(self, kind: &'static str, dtype: DType) -> u64 {
+    /// The generator for a kernel `kind` producing `outputs` values; a stateful kernel
+    /// reserves `outputs * 256` of its stream.
+    pub fn generator(self, kind: &'static str, dtype: DType, outputs: u64) -> Philox {
         match self {
-            Stream::Seeded(op_seed) => call_seed(kind, dtype, op_seed),
-            // The kind keeps a normal and a uniform of one pair apart.
-            Stream::Stateless([a, b]) => mix(&[0x7374_6174_656C_6573, hash_str(kind), a, b]),
+            Stream::Seeded(op_seed) => stateful_generator(
+                kind,
+                dtype,
+                op_seed,
+                outputs.wrapping_mul(philox::RESERVED_PER_OUTPUT),
+            ),
+            Stream::Stateless(seed) => Philox::from_seed_pair(seed),
+            Stream::Philox(gen) => gen,
         }
     }
 }
 
-fn hash_str(text: &str) -> u64 {
-    mix(&text.bytes().map(u64::from).collect::<Vec<_>>())
+/// Python's Mersenne Twister (MT19937 with `init_by_array`, as `random.Random(n)` seeds it
+/// from an integer), for TensorFlow's op seeds.
+struct Mt19937 {
+    mt: Box<[u32; 624]>,
+    index: usize,
 }
 
-/// xoshiro256++ (Blackman and Vigna).
-struct Xoshiro256pp([u64; 4]);
+impl Mt19937 {
+    fn init_genrand(s: u32) -> Mt19937 {
+        let mut mt = Box::new([0u32; 624]);
+        mt[0] = s;
+        for i in 1..624 {
+            mt[i] = 1_812_433_253u32
+                .wrapping_mul(mt[i - 1] ^ (mt[i - 1] >> 30))
+                .wrapping_add(i as u32);
+        }
+        Mt19937 { mt, index: 624 }
+    }
 
-impl Xoshiro256pp {
-    fn new(seed: u64) -> Xoshiro256pp {
-        let mut sm = seed;
-        Xoshiro256pp([
-            splitmix64(&mut sm),
-            splitmix64(&mut sm),
-            splitmix64(&mut sm),
-            splitmix64(&mut sm),
-        ])
+    /// `random.Random(n)` for a non-negative `n`: seeded by its 32-bit words.
+    fn python_seeded(n: u64) -> Mt19937 {
+        let key: Vec<u32> = if n >> 32 == 0 {
+            vec![n as u32]
+        } else {
+            vec![n as u32, (n >> 32) as u32]
+        };
+        let mut g = Mt19937::init_genrand(19_650_218);
+        let mt = &mut g.mt;
+        let (mut i, mut j) = (1usize, 0usize);
+        for _ in 0..624.max(key.len()) {
+            mt[i] = (mt[i] ^ (mt[i - 1] ^ (mt[i - 1] >> 30)).wrapping_mul(1_664_525))
+                .wrapping_add(key[j])
+                .wrapping_add(j as u32);
+            i += 1;
+            j += 1;
+            if i >= 624 {
+                mt[0] = mt[623];
+                i = 1;
+            }
+            if j >= key.len() {
+                j = 0;
+            }
+        }
+        for _ in 0..623 {
+            mt[i] = (mt[i] ^ (mt[i - 1] ^ (mt[i - 1] >> 30)).wrapping_mul(1_566_083_941))
+                .wrapping_sub(i as u32);
+            i += 1;
+            if i >= 624 {
+                mt[0] = mt[623];
+                i = 1;
+            }
+        }
+        mt[0] = 0x8000_0000;
+        g
     }
-    fn next_u64(&mut self) -> u64 {
-        let s = &mut self.0;
-        let result = s[0].wrapping_add(s[3]).rotate_left(23).wrapping_add(s[0]);
-        let t = s[1] << 17;
-        s[2] ^= s[0];
-        s[3] ^= s[1];
-        s[1] ^= s[2];
-        s[0] ^= s[3];
-        s[2] ^= t;
-        s[3] = s[3].rotate_left(45);
-        result
+
+    fn next_u32(&mut self) -> u32 {
+        if self.index >= 624 {
+            let mt = &mut self.mt;
+            for k in 0..624 {
+                let y = (mt[k] & 0x8000_0000) | (mt[(k + 1) % 624] & 0x7FFF_FFFF);
+                let mag = if y & 1 == 1 { 0x9908_B0DF } else { 0 };
+                mt[k] = mt[(k + 397) % 624] ^ (y >> 1) ^ mag;
+            }
+            self.index = 0;
+        }
+        let mut y = self.mt[self.index];
+        self.index += 1;
+        y ^= y >> 11;
+        y ^= (y << 7) & 0x9D2C_5680;
+        y ^= (y << 15) & 0xEFC6_0000;
+        y ^ (y >> 18)
     }
-    /// Uniform in [0, 1) with 53 random bits.
-    fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+
+    /// `randint(0, 2**31 - 1)`: 32-bit draws, redrawn until below `2**31`.
+    fn randint31(&mut self) -> u64 {
+        loop {
+            let r = self.next_u32();
+            if r < 1 << 31 {
+                return u64::from(r);
+            }
+        }
     }
 }
 
-/// `n` values, chunk `c` drawn from its own generator seeded by `(seed, c)` with `fill`.
-fn generate<T: Element>(
-    op: &str,
-    seed: u64,
-    n: usize,
-    fill: impl Fn(&mut Xoshiro256pp, &mut [T]) + Sync,
-) -> Result<Vec<T>> {
-    let mut out = crate::memory::try_filled(op, n, T::default())?;
-    let run = |(c, chunk): (usize, &mut [T])| {
-        let mut rng = Xoshiro256pp::new(mix(&[seed, c as u64]));
-        fill(&mut rng, chunk);
-    };
-    if n >= PARALLEL_ELEMENTS && super::kernel::may_split() {
-        out.par_chunks_mut(CHUNK).enumerate().for_each(run);
-    } else {
-        out.chunks_mut(CHUNK).enumerate().for_each(run);
-    }
-    Ok(out)
-}
-
-fn tensor_of<T: Element>(shape: &[usize], values: Vec<T>) -> Tensor {
+pub(crate) fn tensor_of<T: Element>(shape: &[usize], values: Vec<T>) -> Tensor {
     match ArrayD::from_shape_vec(IxDyn(shape), values) {
         Ok(a) => Tensor::from_array(a),
         Err(_) => unreachable!("one value per element"),
     }
 }
 
-/// Standard normals by Box-Muller, two per pair of uniforms.
-fn fill_normal<T: Element>(rng: &mut Xoshiro256pp, out: &mut [T], mean: f64, stddev: f64) {
-    for pair in out.chunks_mut(2) {
-        let u1 = 1.0 - rng.next_f64(); // (0, 1]: the log is finite
-        let u2 = rng.next_f64();
-        let r = (-2.0 * u1.ln()).sqrt();
-        let theta = std::f64::consts::TAU * u2;
-        pair[0] = T::from_f64(mean + stddev * r * theta.cos());
-        if pair.len() > 1 {
-            pair[1] = T::from_f64(mean + stddev * r * theta.sin());
-        }
-    }
+fn float_error(op: &str, dtype: DType) -> Error {
+    Error::dtype(
+        op,
+        format!("expected a floating dtype (float32, float64), got {dtype}"),
+    )
 }
 
-/// Standard normals redrawn until within two standard deviations (TensorFlow's truncation),
-/// then scaled.
-fn fill_truncated_normal<T: Element>(
-    rng: &mut Xoshiro256pp,
-    out: &mut [T],
-    mean: f64,
-    stddev: f64,
-) {
-    let mut pending = [0.0f64; 2];
-    let mut held = 0;
-    for v in out {
-        let z = loop {
-            if held == 0 {
-                let u1 = 1.0 - rng.next_f64();
-                let u2 = rng.next_f64();
-                let r = (-2.0 * u1.ln()).sqrt();
-                let theta = std::f64::consts::TAU * u2;
-                pending = [r * theta.cos(), r * theta.sin()];
-                held = 2;
-            }
-            held -= 1;
-            if pending[held].abs() <= 2.0 {
-                break pending[held];
-            }
-        };
-        *v = T::from_f64(mean + stddev * z);
-    }
-}
-
-/// Truncated normal values (within two standard deviations of `mean`) from a seed pair alone
-/// (`tf.random.stateless_truncated_normal`).
-pub fn stateless_truncated_normal(
+/// Standard normals (`truncated`: of magnitude below 2, redrawn beyond), scaled as
+/// TensorFlow does (`z * stddev + mean` in the dtype).
+pub fn normal_from(
+    op: &'static str,
+    stream: Stream,
     shape: &[usize],
     mean: f64,
     stddev: f64,
     dtype: DType,
-    seed: [u64; 2],
+    truncated: bool,
 ) -> Result<Tensor> {
-    let op = "random.stateless_truncated_normal";
-    normal_in(
-        op,
-        shape,
-        mean,
-        stddev,
-        dtype,
-        Stream::Stateless(seed),
-        true,
-    )
+    let n = crate::memory::checked_size(op, shape)?;
+    let kind = if truncated {
+        "TruncatedNormal"
+    } else {
+        "RandomStandardNormal"
+    };
+    Ok(match dtype {
+        DType::F32 => {
+            let gen = stream.generator(kind, dtype, n as u64);
+            let (m, s) = (mean as f32, stddev as f32);
+            let mut v = if truncated {
+                philox::fill(
+                    op,
+                    gen,
+                    n,
+                    philox::variable_stride(4),
+                    philox::truncated_f32,
+                )?
+            } else {
+                philox::fill(op, gen, n, 1, philox::normal_f32)?
+            };
+            v.iter_mut().for_each(|z| *z = *z * s + m);
+            tensor_of(shape, v)
+        }
+        DType::F64 => {
+            let gen = stream.generator(kind, dtype, n as u64);
+            let mut v = if truncated {
+                philox::fill(
+                    op,
+                    gen,
+                    n,
+                    philox::variable_stride(2),
+                    philox::truncated_f64,
+                )?
+            } else {
+                philox::fill(op, gen, n, 1, philox::normal_f64)?
+            };
+            v.iter_mut().for_each(|z| *z = *z * stddev + mean);
+            tensor_of(shape, v)
+        }
+        other => return Err(float_error(op, other)),
+    })
 }
 
 /// Values from a normal distribution (`tf.random.normal`): float32 or float64.
@@ -280,7 +320,19 @@ pub fn normal(
     seed: Option<u64>,
 ) -> Result<Tensor> {
     let op = "random.normal";
-    normal_in(op, shape, mean, stddev, dtype, Stream::Seeded(seed), false)
+    normal_from(op, Stream::Seeded(seed), shape, mean, stddev, dtype, false)
+}
+
+/// Normal values redrawn beyond two standard deviations (`tf.random.truncated_normal`).
+pub fn truncated_normal(
+    shape: &[usize],
+    mean: f64,
+    stddev: f64,
+    dtype: DType,
+    seed: Option<u64>,
+) -> Result<Tensor> {
+    let op = "random.truncated_normal";
+    normal_from(op, Stream::Seeded(seed), shape, mean, stddev, dtype, true)
 }
 
 /// `normal` from a seed pair alone (`tf.random.stateless_normal`): the same pair gives the
@@ -293,61 +345,40 @@ pub fn stateless_normal(
     seed: [u64; 2],
 ) -> Result<Tensor> {
     let op = "random.stateless_normal";
-    normal_in(
+    normal_from(
         op,
+        Stream::Stateless(seed),
         shape,
         mean,
         stddev,
         dtype,
-        Stream::Stateless(seed),
         false,
     )
 }
 
-/// Normal values (redrawn beyond two standard deviations with `truncated`) from `stream`.
-fn normal_in(
-    op: &'static str,
+/// Truncated normal values (within two standard deviations of `mean`) from a seed pair alone
+/// (`tf.random.stateless_truncated_normal`).
+pub fn stateless_truncated_normal(
     shape: &[usize],
     mean: f64,
     stddev: f64,
     dtype: DType,
-    stream: Stream,
-    truncated: bool,
+    seed: [u64; 2],
 ) -> Result<Tensor> {
-    let n = crate::memory::checked_size(op, shape)?;
-    fn fill<T: Element>(
-        truncated: bool,
-        mean: f64,
-        stddev: f64,
-    ) -> impl Fn(&mut Xoshiro256pp, &mut [T]) + Sync {
-        move |rng, chunk| {
-            if truncated {
-                fill_truncated_normal(rng, chunk, mean, stddev)
-            } else {
-                fill_normal(rng, chunk, mean, stddev)
-            }
-        }
-    }
-    Ok(match dtype {
-        DType::F32 => tensor_of(
-            shape,
-            generate::<f32>(op, stream.seed(op, dtype), n, fill(truncated, mean, stddev))?,
-        ),
-        DType::F64 => tensor_of(
-            shape,
-            generate::<f64>(op, stream.seed(op, dtype), n, fill(truncated, mean, stddev))?,
-        ),
-        other => {
-            return Err(Error::dtype(
-                op,
-                format!("expected a floating dtype (float32, float64), got {other}"),
-            ));
-        }
-    })
+    let op = "random.stateless_truncated_normal";
+    normal_from(
+        op,
+        Stream::Stateless(seed),
+        shape,
+        mean,
+        stddev,
+        dtype,
+        true,
+    )
 }
 
 /// Values uniform in `[minval, maxval)` (`tf.random.uniform`). For int32/int64 the bounds
-/// must be integers with `minval < maxval`; every integer in range is equally likely.
+/// must be integers with `minval < maxval`.
 pub fn uniform(
     shape: &[usize],
     minval: f64,
@@ -355,14 +386,8 @@ pub fn uniform(
     dtype: DType,
     seed: Option<u64>,
 ) -> Result<Tensor> {
-    uniform_in(
-        "random.uniform",
-        shape,
-        minval,
-        maxval,
-        dtype,
-        Stream::Seeded(seed),
-    )
+    let op = "random.uniform";
+    uniform_from(op, Stream::Seeded(seed), shape, minval, maxval, dtype)
 }
 
 /// `uniform` from a seed pair alone (`tf.random.stateless_uniform`).
@@ -373,56 +398,36 @@ pub fn stateless_uniform(
     dtype: DType,
     seed: [u64; 2],
 ) -> Result<Tensor> {
-    uniform_in(
-        "random.stateless_uniform",
-        shape,
-        minval,
-        maxval,
-        dtype,
-        Stream::Stateless(seed),
-    )
+    let op = "random.stateless_uniform";
+    uniform_from(op, Stream::Stateless(seed), shape, minval, maxval, dtype)
 }
 
-fn uniform_in(
+/// Uniform values from `stream`: floats as TensorFlow scales them (`u * (maxval - minval) +
+/// minval` in the dtype; the stateful op skips the sum for `minval` 0 and both for [0, 1)),
+/// integers as `minval + word % (maxval - minval)`.
+pub fn uniform_from(
     op: &'static str,
+    stream: Stream,
     shape: &[usize],
     minval: f64,
     maxval: f64,
     dtype: DType,
-    stream: Stream,
 ) -> Result<Tensor> {
     let n = crate::memory::checked_size(op, shape)?;
+    let stateful = matches!(stream, Stream::Seeded(_));
     match dtype {
         DType::F32 => {
-            let s = stream.seed(op, dtype);
+            let gen = stream.generator("RandomUniform", dtype, n as u64);
+            let mut v = philox::fill(op, gen, n, 1, philox::uniform_f32)?;
             let (lo, hi) = (minval as f32, maxval as f32);
-            let values = generate::<f32>(op, s, n, |rng, chunk| {
-                for v in chunk {
-                    let u = (rng.next_u64() >> 40) as f32 * (1.0 / (1u32 << 24) as f32);
-                    let x = lo + u * (hi - lo);
-                    // Rounding can reach maxval itself; the interval is half-open.
-                    *v = if x >= hi && hi > lo {
-                        below_f32(hi).max(lo)
-                    } else {
-                        x
-                    };
-                }
-            })?;
-            Ok(tensor_of(shape, values))
+            scale(&mut v, lo, hi, stateful, 0.0, 1.0);
+            Ok(tensor_of(shape, v))
         }
         DType::F64 => {
-            let s = stream.seed(op, dtype);
-            let values = generate::<f64>(op, s, n, |rng, chunk| {
-                for v in chunk {
-                    let x = minval + rng.next_f64() * (maxval - minval);
-                    *v = if x >= maxval && maxval > minval {
-                        below_f64(maxval).max(minval)
-                    } else {
-                        x
-                    };
-                }
-            })?;
-            Ok(tensor_of(shape, values))
+            let gen = stream.generator("RandomUniform", dtype, n as u64);
+            let mut v = philox::fill(op, gen, n, 1, philox::uniform_f64)?;
+            scale(&mut v, minval, maxval, stateful, 0.0, 1.0);
+            Ok(tensor_of(shape, v))
         }
         DType::I32 | DType::I64 => {
             let (lo_limit, hi_limit) = if dtype == DType::I32 {
@@ -442,25 +447,27 @@ fn uniform_in(
                     ),
                 ));
             }
-            let s = stream.seed(op, dtype);
+            let gen = stream.generator("RandomUniformInt", dtype, n as u64);
             let (lo, hi) = (minval as i64, maxval as i64);
-            let range = (hi as i128 - lo as i128) as u128;
-            let draw = move |rng: &mut Xoshiro256pp| -> i64 {
-                // Multiply-shift (Lemire): bias below 2^-64 * range.
-                (lo as i128 + ((rng.next_u64() as u128 * range) >> 64) as i128) as i64
-            };
             Ok(if dtype == DType::I32 {
+                // A range of 2**32 (rustape's maxval may be 2**31) keeps every word.
+                let range = (hi - lo) as u64;
+                let lo = lo as i32;
                 tensor_of(
                     shape,
-                    generate::<i32>(op, s, n, |rng, chunk| {
-                        chunk.iter_mut().for_each(|v| *v = draw(rng) as i32)
+                    philox::fill(op, gen, n, 1, |g| {
+                        g.block()
+                            .map(|w| lo.wrapping_add((u64::from(w) % range) as u32 as i32))
                     })?,
                 )
             } else {
+                let range = hi.wrapping_sub(lo) as u64;
                 tensor_of(
                     shape,
-                    generate::<i64>(op, s, n, |rng, chunk| {
-                        chunk.iter_mut().for_each(|v| *v = draw(rng))
+                    philox::fill(op, gen, n, 1, |g| {
+                        let w = g.block().map(u64::from);
+                        [w[0] | w[1] << 32, w[2] | w[3] << 32]
+                            .map(|b| lo.wrapping_add((b % range) as i64))
                     })?,
                 )
             })
@@ -472,45 +479,61 @@ fn uniform_in(
     }
 }
 
-/// The largest f64 below finite `x`.
-fn below_f64(x: f64) -> f64 {
-    if x == 0.0 {
-        -f64::from_bits(1)
-    } else if x > 0.0 {
-        f64::from_bits(x.to_bits() - 1)
-    } else {
-        f64::from_bits(x.to_bits() + 1)
+/// TensorFlow's scaling of [0, 1) uniforms to `[lo, hi)`.
+fn scale<T: num_traits::Float>(v: &mut [T], lo: T, hi: T, stateful: bool, zero: f64, one: f64) {
+    let (zero, one) = (T::from(zero).unwrap_or(lo), T::from(one).unwrap_or(hi));
+    if stateful && lo == zero {
+        if hi != one {
+            v.iter_mut().for_each(|u| *u = *u * hi);
+        }
+        return;
     }
+    let range = hi - lo;
+    v.iter_mut().for_each(|u| *u = *u * range + lo);
 }
 
-/// The largest f32 below finite `x`.
-fn below_f32(x: f32) -> f32 {
-    if x == 0.0 {
-        -f32::from_bits(1)
-    } else if x > 0.0 {
-        f32::from_bits(x.to_bits() - 1)
-    } else {
-        f32::from_bits(x.to_bits() + 1)
+/// Integers over the whole range of int32 or int64 (`tf.random.stateless_uniform` with
+/// `minval=maxval=None`, `Generator.uniform_full_int`).
+pub fn uniform_full_int_from(
+    op: &'static str,
+    stream: Stream,
+    shape: &[usize],
+    dtype: DType,
+) -> Result<Tensor> {
+    let n = crate::memory::checked_size(op, shape)?;
+    match dtype {
+        DType::I32 => {
+            let gen = stream.generator("RandomUniformFullInt", dtype, n as u64);
+            let v = philox::fill(op, gen, n, 1, |g| g.block().map(|w| w as i32))?;
+            Ok(tensor_of(shape, v))
+        }
+        DType::I64 => {
+            let gen = stream.generator("RandomUniformFullInt", dtype, n as u64);
+            let v = philox::fill(op, gen, n, 1, |g| {
+                let w = g.block().map(u64::from);
+                [(w[0] | w[1] << 32) as i64, (w[2] | w[3] << 32) as i64]
+            })?;
+            Ok(tensor_of(shape, v))
+        }
+        other => Err(Error::dtype(
+            op,
+            format!("expected an integer dtype (int32, int64), got {other}"),
+        )),
     }
 }
 
 /// Class indices drawn from each row of `logits` `[batch, classes]` (unnormalised log
 /// probabilities) `num_samples` times (`tf.random.categorical`): int32 or int64
-/// `[batch, num_samples]`. A class of logit -inf is never drawn; a row with no finite logit
-/// is an error. Not differentiable, as in TensorFlow.
+/// `[batch, num_samples]`. Classes of infinite logit are never drawn (TensorFlow's rule);
+/// a NaN logit or a row with no finite logit is an error. Not differentiable, as in TensorFlow.
 pub fn categorical(
     logits: &Tensor,
     num_samples: usize,
     dtype: DType,
     seed: Option<u64>,
 ) -> Result<Tensor> {
-    categorical_in(
-        "random.categorical",
-        logits,
-        num_samples,
-        dtype,
-        Stream::Seeded(seed),
-    )
+    let op = "random.categorical";
+    categorical_from(op, Stream::Seeded(seed), logits, num_samples, dtype)
 }
 
 /// `categorical` from a seed pair alone (`tf.random.stateless_categorical`).
@@ -520,21 +543,21 @@ pub fn stateless_categorical(
     dtype: DType,
     seed: [u64; 2],
 ) -> Result<Tensor> {
-    categorical_in(
-        "random.stateless_categorical",
-        logits,
-        num_samples,
-        dtype,
-        Stream::Stateless(seed),
-    )
+    let op = "random.stateless_categorical";
+    categorical_from(op, Stream::Stateless(seed), logits, num_samples, dtype)
 }
 
-fn categorical_in(
+/// TensorFlow's multinomial kernel: per row, the running sums of `exp(logit - max)` over the
+/// finite logits, and per sample the first class whose sum exceeds a float64 uniform times
+/// the total; the uniforms come two words each from one stream, row after row (TensorFlow's
+/// kernel runs as one shard when `batch * cost` is small; for larger inputs on several
+/// threads its shards start at other offsets, which rustape does not follow).
+pub fn categorical_from(
     op: &'static str,
+    stream: Stream,
     logits: &Tensor,
     num_samples: usize,
     dtype: DType,
-    stream: Stream,
 ) -> Result<Tensor> {
     if logits.ndim() != 2 || !logits.dtype().is_float() {
         return Err(Error::shape(
@@ -554,14 +577,17 @@ fn categorical_in(
     }
     let (batch, classes) = (logits.shape()[0], logits.shape()[1]);
     let values = logits.to_f64_vec();
-    // Each row's cumulative weights exp(logit - max): a draw u * total finds its class.
     let mut cumulative = crate::memory::try_filled(op, values.len(), 0.0f64)?;
     for (row, (weights, sums)) in values
         .chunks(classes.max(1))
         .zip(cumulative.chunks_mut(classes.max(1)))
         .enumerate()
     {
-        let top = weights.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let top = weights
+            .iter()
+            .copied()
+            .filter(|w| w.is_finite())
+            .fold(f64::NEG_INFINITY, f64::max);
         if !top.is_finite() {
             return Err(Error::value(
                 op,
@@ -571,9 +597,12 @@ fn categorical_in(
         let mut total = 0.0;
         for (w, sum) in weights.iter().zip(sums.iter_mut()) {
             if w.is_nan() {
+                // TensorFlow would skip the class; a NaN logit is a bug upstream.
                 return Err(Error::value(op, format!("row {row} of logits holds NaN")));
             }
-            total += (w - top).exp();
+            if w.is_finite() {
+                total += (w - top).exp();
+            }
             *sum = total;
         }
     }
@@ -584,31 +613,37 @@ fn categorical_in(
             "logits have no classes to draw from (shape [batch, 0])",
         ));
     }
-    let draws = generate::<f64>(op, stream.seed(op, dtype), count, |rng, chunk| {
-        chunk.iter_mut().for_each(|v| *v = rng.next_f64())
-    })?;
-    let pick = |k: usize| -> i64 {
-        let sums = &cumulative[(k / num_samples) * classes..][..classes];
-        let total = sums[classes - 1];
-        // Strictly below the total, so rounding never lands past the last drawable class.
-        let target = (draws[k] * total).min(below_f64(total));
-        // The first class whose cumulative weight exceeds the target (never one of weight 0).
-        sums.partition_point(|&s| s <= target).min(classes - 1) as i64
-    };
+    // A stateful kernel reserves 2 * ceil4(num_samples) * 256 outputs per row.
+    let per_row = (num_samples as u64).div_ceil(4) * 8;
+    let gen = stream.generator("Multinomial", dtype, (batch as u64).wrapping_mul(per_row));
+    let mut words = philox::Single::new(gen);
+    let mut picks: Vec<i64> = crate::memory::try_vec(op, count)?;
+    for b in 0..batch {
+        let sums = &cumulative[b * classes..][..classes.max(1)];
+        let total = sums[sums.len() - 1];
+        for _ in 0..num_samples {
+            let target = words.double() * total;
+            picks.push(sums.partition_point(|&s| s <= target) as i64);
+        }
+    }
     Ok(match dtype {
         DType::I32 => tensor_of(
             &[batch, num_samples],
-            (0..count).map(|k| pick(k) as i32).collect(),
+            picks.into_iter().map(|k| k as i32).collect(),
         ),
-        _ => tensor_of(&[batch, num_samples], (0..count).map(pick).collect()),
+        _ => tensor_of(&[batch, num_samples], picks),
     })
 }
 
-/// `value` with its slices along the first axis in a random order (`tf.random.shuffle`),
-/// seeded like the other random ops (Fisher–Yates over one stream). Not differentiable, as in
-/// TensorFlow: the result is never recorded.
+/// `value` with its slices along the first axis in a random order (`tf.random.shuffle`): the
+/// Fisher–Yates shuffle of TensorFlow's kernel (position `i` swapped with `i + word % (n - i)`,
+/// one word each). Not differentiable, as in TensorFlow: the result is never recorded.
 pub fn shuffle(value: &Tensor, seed: Option<u64>) -> Result<Tensor> {
-    let op = "random.shuffle";
+    shuffle_from("random.shuffle", Stream::Seeded(seed), value)
+}
+
+/// `shuffle` drawing from `stream`.
+pub fn shuffle_from(op: &'static str, stream: Stream, value: &Tensor) -> Result<Tensor> {
     if value.ndim() == 0 {
         return Err(Error::shape(
             op,
@@ -616,20 +651,49 @@ pub fn shuffle(value: &Tensor, seed: Option<u64>) -> Result<Tensor> {
         ));
     }
     let n = value.shape()[0];
-    let mut rng = Xoshiro256pp::new(call_seed(op, value.dtype(), seed));
-    if value.size() == 0 {
-        // Nothing to reorder (the first axis may still be huge when another is 0).
+    if value.size() <= 1 || n <= 1 {
+        // Nothing to reorder (the first axis may still be huge when another is 0); TensorFlow's
+        // kernel reserves nothing then.
         return Ok(Tensor::new(value.data().clone()));
     }
+    if n as u64 > u64::from(u32::MAX) {
+        return Err(Error::value(
+            op,
+            format!("the first axis ({n}) must be below 2**32"),
+        ));
+    }
+    // ReserveSamples32(n - 1): ceil((n - 1) / 4) outputs.
+    let reserve = (n as u64 - 1).div_ceil(4);
+    let gen = match stream {
+        Stream::Seeded(op_seed) => {
+            stateful_generator("RandomShuffle", value.dtype(), op_seed, reserve)
+        }
+        other => other.generator("RandomShuffle", value.dtype(), 0),
+    };
+    let mut words = philox::Single::new(gen);
     let mut order: Vec<i64> = crate::memory::try_vec(op, n)?;
     order.extend(0..n as i64);
-    for i in (1..n).rev() {
-        // An index in [0, i], without modulo bias worth speaking of at these sizes.
-        let j = ((rng.next_u64() as u128 * (i as u128 + 1)) >> 64) as usize;
+    for i in 0..n - 1 {
+        let j = i + (words.word() % (n - i) as u32) as usize;
         order.swap(i, j);
     }
     let index = Tensor::from_vec(order, &[n])?;
     let shuffled = crate::tape::without_recording(|| super::gather(value, &index, 0, 0))?;
     // A fresh tensor with no history on any tape.
     Ok(Tensor::new(shuffled.data().clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_random_matches() {
+        // random.Random(42).getrandbits(32) five times, and random.Random(2**40 + 5).
+        let mut g = Mt19937::python_seeded(42);
+        let v: Vec<u32> = (0..3).map(|_| g.next_u32()).collect();
+        assert_eq!(v, [2_746_317_213, 478_163_327, 107_420_369]);
+        let mut big = Mt19937::python_seeded((1 << 40) + 5);
+        assert_eq!(big.next_u32(), 2_166_296_868);
+    }
 }

@@ -526,7 +526,8 @@ pub fn trace(x: Obj, name: OptObj) -> PyResult<PyTensor> {
     guard(|| wrap(ops::trace(&tensor(x)?)))
 }
 
-/// `value` with its rows (first axis) in a random order; `seed` as in the other random ops.
+/// `value` with its rows (first axis) in a random order; `seed` as in the other random ops
+/// (TensorFlow's order: its kernel's Fisher-Yates over Philox words).
 ///
 /// >>> import rustape as rt
 /// >>> sorted(rt.random.shuffle([1, 2, 3], seed=4).numpy().tolist())

@@ -167,6 +167,31 @@ FORWARD: dict[str, tuple[Any, ...]] = {
         [],
         lambda: np.True_,
     ),
+    # the mean of Gamma(alpha, rate beta) is alpha / beta (values: test_random_tf.py)
+    "random.gamma": (
+        lambda: rt.reduce_mean(rt.random.gamma([40_000], 3.0, 2.0, dtype=rt.float64, seed=3)),
+        [],
+        lambda: np.float64(1.5),
+        {"atol": 0.03},
+    ),
+    "random.stateless_gamma": (
+        lambda: rt.reduce_mean(rt.random.stateless_gamma([40_000], [3, 4], 0.5, dtype=rt.float64)),
+        [],
+        lambda: np.float64(0.5),
+        {"atol": 0.02},
+    ),
+    # a new seed pair per row, of the seed's dtype
+    "random.split": (
+        lambda: rt.shape(rt.random.split(rt.constant([1, 2], dtype=rt.int64), 3)),
+        [],
+        lambda: np.array([3, 2], np.int32),
+    ),
+    # the second word of the new pair is the data
+    "random.fold_in": (
+        lambda: rt.random.fold_in([1, 2], 7)[1],
+        [],
+        lambda: np.int32(7),
+    ),
     # P(class 1) = softmax([0, log 3])[1] = 0.75
     "random.categorical": (
         lambda: rt.reduce_mean(

@@ -85,7 +85,8 @@ def test_stateless_adjustments_repeat_per_seed() -> None:
     draws = rt.random.stateless_uniform([4], [5, 6], 0.0, 1.0).numpy()
     flipped = rt.image.stateless_random_flip_left_right(x, [5, 6]).numpy()
     for k in range(4):
-        want = x.numpy()[k, :, ::-1] if draws[k] < 0.5 else x.numpy()[k]
+        # TensorFlow's rule for a batch: flipped where the draw rounds to 1 (above 0.5).
+        want = x.numpy()[k, :, ::-1] if draws[k] > 0.5 else x.numpy()[k]
         np.testing.assert_array_equal(flipped[k], want)
     delta = rt.random.stateless_uniform([], [5, 6], -0.4, 0.4).numpy()
     np.testing.assert_allclose(

@@ -277,7 +277,7 @@ def test_backup_and_restore_resumes_an_interrupted_fit_exactly(tmp_path: Path) -
     y = x @ np.array([[1.0], [-2.0], [0.5]], np.float32)
 
     def make() -> Any:
-        rt.random.set_seed(5)
+        rt.keras.utils.set_random_seed(5)  # Keras's rule: Python's `random` seeds the weights
         model = rt.keras.Sequential([rt.keras.Input(shape=(3,)), L.Dense(4, "tanh"), L.Dense(1)])
         model.compile(optimizer=rt.keras.optimizers.Adam(0.05), loss="mse")
         return model

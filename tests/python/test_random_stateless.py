@@ -28,12 +28,12 @@ def test_stateless_ops_depend_only_on_the_seed() -> None:
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, rt.random.stateless_normal([5], seed=[1, 3]).numpy())
     assert not np.array_equal(a, rt.random.stateless_normal([5], seed=[2, 1]).numpy())
-    # Each kind has its own stream: were a normal of a pair made from the uniforms of that
-    # pair (Box-Muller), each pair's squared radius would follow its first uniform.
+    # As TensorFlow's: a float64 normal pair and the uniforms of the same seed read the same
+    # Philox outputs (Box-Muller's radius comes from the pair's first uniform).
     z = rt.random.stateless_normal([N], seed=[1, 2], dtype=rt.float64).numpy()
     u = rt.random.stateless_uniform([N], seed=[1, 2], dtype=rt.float64).numpy()
     radius = z[0::2] ** 2 + z[1::2] ** 2
-    assert abs(np.corrcoef(u[0::2], radius)[0, 1]) < 0.02
+    np.testing.assert_allclose(radius, -2 * np.log(np.maximum(u[0::2], 1e-7)), rtol=1e-12)
     seeds = rt.constant([1, 2], dtype=rt.int64)
     np.testing.assert_array_equal(rt.random.stateless_normal([5], seed=seeds).numpy(), a)
 
@@ -111,8 +111,11 @@ def test_random_errors() -> None:
         rt.random.stateless_normal([2], seed=[1, 2, 3])
     with pytest.raises(ValueError, match="seed must be two integers"):
         rt.random.stateless_normal([2], seed="ab")
-    with pytest.raises(ValueError, match=r"random.stateless_uniform.*maxval must be given"):
-        rt.random.stateless_uniform([2], seed=[1, 2], dtype=rt.int32)
+    with pytest.raises(ValueError, match=r"random.stateless_uniform.*both None .* or both given"):
+        rt.random.stateless_uniform([2], seed=[1, 2], minval=0, dtype=rt.int32)
+    # Both None: the full range (TensorFlow's `minval=None, maxval=None`).
+    full = rt.random.stateless_uniform([4], seed=[1, 2], dtype=rt.int32).numpy()
+    assert full.dtype == np.int32 and full.shape == (4,)
     with pytest.raises(TypeError, match="floating dtype"):
         rt.random.stateless_normal([2], seed=[1, 2], dtype=rt.int32)
     with pytest.raises(ValueError, match=r"random.categorical.*float matrix \[batch, classes\]"):

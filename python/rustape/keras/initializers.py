@@ -1,8 +1,9 @@
 """`rt.keras.initializers`: weight initializers with Keras 3's names, arguments and defaults.
 
 An initializer is called as `init(shape, dtype=None)`. With `seed=` an int, every call gives the
-same values (as Keras's seeded initializers do); without, values come from `rt.random`, so
-`rt.random.set_seed` makes a whole model repeatable.
+same values (as Keras's seeded initializers do); without, the initializer takes a seed from
+Python's `random` when made (Keras's rule), so `keras.utils.set_random_seed` makes a whole
+model repeatable. The values are Keras 3's (TensorFlow backend) bit for bit.
 
 >>> import rustape as rt
 >>> init = rt.keras.initializers.GlorotUniform(seed=1)
@@ -18,7 +19,6 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _rustape as _rt
-from .. import random as _random
 from ._util import _as_dtype, check_number
 
 __all__ = [
@@ -105,38 +105,38 @@ class Initializer:
 
 
 class _Random(Initializer):
-    """Draws from `rt.random`, or from a generator seeded with `seed` at every call."""
+    """Draws through `rt.keras.random` with `seed`: an int (the same values at every call), a
+    `SeedGenerator`, or None (an int from Python's `random` taken now, Keras's rule, so
+    `keras.utils.set_random_seed` makes a whole model repeatable)."""
 
-    def __init__(self, seed: int | None = None) -> None:
-        if seed is not None and not isinstance(seed, int):
-            raise ValueError(f"{type(self).__name__}: `seed` must be an int or None, got {seed!r}")
-        self.seed = check_number(type(self).__name__, "seed", seed, integer=True, none_ok=True)
+    def __init__(self, seed: Any = None) -> None:
+        from .random import SeedGenerator, _make_default_seed
+
+        self._init_seed = seed
+        if seed is None:
+            seed = _make_default_seed()
+        elif not isinstance(seed, SeedGenerator):
+            if isinstance(seed, bool) or not isinstance(seed, int):
+                raise ValueError(
+                    f"{type(self).__name__}: `seed` must be an int, a SeedGenerator or None, "
+                    f"got {seed!r}"
+                )
+            seed = check_number(type(self).__name__, "seed", seed, integer=True)
+        self.seed = seed
 
     def _draw(self, shape: tuple[int, ...], dtype: Any, kind: str, a: float, b: float) -> Any:
         """`kind`: "uniform" in [a, b), "normal" (mean a, stddev b), "truncated" (within 2
         stddevs)."""
-        if self.seed is None:
-            if kind == "uniform":
-                return _random.uniform(list(shape), minval=a, maxval=b, dtype=dtype)
-            if kind == "normal":
-                return _random.normal(list(shape), mean=a, stddev=b, dtype=dtype)
-            return _random.truncated_normal(list(shape), mean=a, stddev=b, dtype=dtype)
-        rng = np.random.default_rng(self.seed)
+        from . import random as _krandom
+
         if kind == "uniform":
-            values = rng.uniform(a, b, size=shape)
-        elif kind == "normal":
-            values = rng.normal(a, b, size=shape)
-        else:
-            values = rng.standard_normal(size=shape)
-            bad = np.abs(values) > 2
-            while bad.any():
-                values[bad] = rng.standard_normal(size=int(bad.sum()))
-                bad = np.abs(values) > 2
-            values = a + b * values
-        return _rt.constant(values.astype(np.dtype(dtype.name)), dtype=dtype)
+            return _krandom.uniform(shape, minval=a, maxval=b, dtype=dtype, seed=self.seed)
+        if kind == "normal":
+            return _krandom.normal(shape, mean=a, stddev=b, dtype=dtype, seed=self.seed)
+        return _krandom.truncated_normal(shape, mean=a, stddev=b, dtype=dtype, seed=self.seed)
 
     def get_config(self) -> dict[str, Any]:
-        return {"seed": self.seed}
+        return {"seed": self._init_seed}
 
 
 class Zeros(Initializer):
@@ -195,7 +195,7 @@ class RandomNormal(_Random):
         return self._draw(tuple(shape), _as_dtype(dtype), "normal", self.mean, self.stddev)
 
     def get_config(self) -> dict[str, Any]:
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self._init_seed}
 
 
 class RandomUniform(_Random):
@@ -216,7 +216,7 @@ class RandomUniform(_Random):
         return self._draw(tuple(shape), _as_dtype(dtype), "uniform", self.minval, self.maxval)
 
     def get_config(self) -> dict[str, Any]:
-        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
+        return {"minval": self.minval, "maxval": self.maxval, "seed": self._init_seed}
 
 
 class TruncatedNormal(_Random):
@@ -236,7 +236,7 @@ class TruncatedNormal(_Random):
         return self._draw(tuple(shape), _as_dtype(dtype), "truncated", self.mean, self.stddev)
 
     def get_config(self) -> dict[str, Any]:
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self._init_seed}
 
 
 class VarianceScaling(_Random):
@@ -293,7 +293,7 @@ class VarianceScaling(_Random):
             "scale": self.scale,
             "mode": self.mode,
             "distribution": self.distribution,
-            "seed": self.seed,
+            "seed": self._init_seed,
         }
 
 
@@ -303,7 +303,7 @@ def _scaling(name: str, scale: float, mode: str, distribution: str, doc: str) ->
 
     def get_config(self: Any) -> dict[str, Any]:
         """The constructor arguments (only `seed`: the scaling is fixed by the class)."""
-        return {"seed": self.seed}
+        return {"seed": self._init_seed}
 
     cls = type(
         name, (VarianceScaling,), {"__init__": __init__, "get_config": get_config, "__doc__": doc}
@@ -435,7 +435,10 @@ class Orthogonal(_Random):
         dtype = _as_dtype(dtype)
         rows = int(np.prod(shape[:-1]))
         cols = shape[-1]
-        a = self._draw((max(rows, cols), min(rows, cols)), _rt.float64, "normal", 0.0, 1.0)
+        # Keras draws in the dtype; the factorisation runs in float64.
+        a = _rt.cast(
+            self._draw((max(rows, cols), min(rows, cols)), dtype, "normal", 0.0, 1.0), _rt.float64
+        )
         q, r = _rt.qr(a)
         q = q * _rt.sign(_rt.diag_part(r))
         if rows < cols:
@@ -444,7 +447,7 @@ class Orthogonal(_Random):
         return _rt.cast(q, dtype)
 
     def get_config(self) -> dict[str, Any]:
-        return {"gain": self.gain, "seed": self.seed}
+        return {"gain": self.gain, "seed": self._init_seed}
 
 
 # Keras's other names for the same classes.

@@ -3,8 +3,10 @@ stateless samplers.
 
 `seed` is an int (the same values at every call, as Keras's stateless draws), a
 `SeedGenerator` (a new seed pair at every call, so a layer draws fresh noise each step
-while staying repeatable), or None (the global sequence `keras.utils.set_random_seed` /
-`rt.random.set_seed` makes repeatable). The values are rustape's own, not Keras's.
+while staying repeatable), or None (Keras's global `SeedGenerator`, which
+`keras.utils.set_random_seed` makes repeatable). The values are those Keras 3's TensorFlow
+backend draws, bit for bit: the seed pair `[seed, counter]` folded into int32 and
+`rt.random.stateless_*` (TensorFlow's Philox values).
 
 >>> import rustape as rt
 >>> seeds = rt.keras.random.SeedGenerator(1337)
@@ -17,6 +19,7 @@ while staying repeatable), or None (the global sequence `keras.utils.set_random_
 from __future__ import annotations
 
 import operator
+import random as _pyrandom
 from typing import Any
 
 from .. import _rustape as _rt
@@ -24,8 +27,10 @@ from .. import random as _random
 
 __all__ = [
     "SeedGenerator",
+    "beta",
     "categorical",
     "dropout",
+    "gamma",
     "normal",
     "randint",
     "shuffle",
@@ -36,7 +41,8 @@ __all__ = [
 
 class SeedGenerator:
     """A seed state for Keras's random functions: each call with `seed=generator` uses the
-    current `[seed, counter]` pair and advances the counter (Keras 3's `SeedGenerator`).
+    current `[seed, counter]` pair and advances the counter (Keras 3's `SeedGenerator`; with
+    no seed, one from Python's `random`, which `keras.utils.set_random_seed` seeds).
 
     >>> g = rt.keras.random.SeedGenerator(42)
     >>> g.next().numpy().tolist(), g.next().numpy().tolist()
@@ -44,9 +50,9 @@ class SeedGenerator:
     """
 
     def __init__(self, seed: int | None = None, name: str | None = None, **kwargs: Any) -> None:
+        self._initial_seed = seed
         if seed is None:
-            # A seed from the global sequence, so rt.random.set_seed makes it repeatable.
-            seed = int(_random.uniform([], 0, 2**31 - 1, dtype=_rt.int64).numpy())
+            seed = _make_default_seed()
         elif isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"Argument `seed` must be an integer. Received: seed={seed!r}")
         self.seed = seed
@@ -54,14 +60,21 @@ class SeedGenerator:
         self.state = _rt.Variable(_rt.constant([seed, 0], dtype=_rt.int64), trainable=False)
 
     def next(self, ordered: bool = True) -> Any:
-        """The current `[seed, counter]` pair (int64); the counter moves on by one."""
+        """The current `[seed, counter]` pair (int64); the counter moves on by one (unordered:
+        the state becomes `(state + 1) * 5387 % 933199`, as Keras's global generator)."""
         value = self.state.value()
-        self.state.assign(value + _rt.constant([0, 1], dtype=_rt.int64))
+        if ordered:
+            self.state.assign(value + _rt.constant([0, 1], dtype=_rt.int64))
+        else:
+            a, b = (int(v) for v in value.numpy().tolist())
+            self.state.assign(
+                _rt.constant([(a + 1) * 5387 % 933199, (b + 1) * 5387 % 933199], dtype=_rt.int64)
+            )
         return value
 
     def get_config(self) -> dict[str, Any]:
         """The constructor arguments."""
-        return {"seed": self.seed}
+        return {"seed": self._initial_seed, "name": self.name}
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> SeedGenerator:
@@ -72,24 +85,58 @@ class SeedGenerator:
         return f"<rt.keras.random.SeedGenerator seed={self.seed}>"
 
 
-def _seed_pair(seed: Any, op: str) -> Any:
-    """The stateless seed pair for `seed` (an int or a SeedGenerator); None for the global
-    sequence."""
+def _make_default_seed() -> int:
+    """A seed from Python's `random` (`random.randint(1, 10**9)`, Keras's rule).
+
+    >>> 1 <= rt.keras.random._make_default_seed() <= 10**9
+    True
+    """
+    return _pyrandom.randint(1, int(1e9))
+
+
+_global_generator: list[SeedGenerator] = []
+
+
+def _global_seed_generator() -> SeedGenerator:
+    """The generator of draws without a seed (made on first use; `keras.utils.set_random_seed`
+    forgets it).
+
+    >>> isinstance(rt.keras.random._global_seed_generator(), rt.keras.random.SeedGenerator)
+    True
+    """
+    if not _global_generator:
+        _global_generator.append(SeedGenerator())
+    return _global_generator[0]
+
+
+def _reset_global_generator() -> None:
+    _global_generator.clear()
+
+
+#: Keras's TensorFlow backend folds int64 seeds into int32 (`floormod(seed, 2**31 - 2)`).
+_SEED_MOD = 2**31 - 2
+
+
+def _seed_pair(seed: Any, op: str) -> list[int]:
+    """The stateless seed pair Keras's TensorFlow backend draws with for `seed` (an int, a
+    SeedGenerator or None for the global generator)."""
     if seed is None:
-        return None
-    if isinstance(seed, SeedGenerator):
-        return seed.next()
-    if isinstance(seed, bool):
-        raise ValueError(  # noqa: TRY004  (Keras's error)
+        value = _global_seed_generator().next(ordered=False)
+    elif isinstance(seed, SeedGenerator):
+        value = seed.next()
+    elif isinstance(seed, bool):
+        raise ValueError(
             f"keras.random.{op}: `seed` must be an int or a SeedGenerator, got {seed!r}"
         )
-    try:
-        value = operator.index(seed)
-    except TypeError:
-        raise ValueError(
-            f"keras.random.{op}: `seed` must be an int, a SeedGenerator or None, got {seed!r}"
-        ) from None
-    return [value, 0]
+    else:
+        try:
+            value = [operator.index(seed), 0]
+        except TypeError:
+            raise ValueError(
+                f"keras.random.{op}: `seed` must be an int, a SeedGenerator or None, got {seed!r}"
+            ) from None
+    words = value.numpy().tolist() if hasattr(value, "numpy") else value
+    return [int(w) % _SEED_MOD for w in words]
 
 
 def _float_dtype(op: str, dtype: Any) -> Any:
@@ -109,8 +156,6 @@ def normal(
     """
     dt = _float_dtype("normal", dtype)
     pair = _seed_pair(seed, "normal")
-    if pair is None:
-        return _random.normal(list(shape), mean=mean, stddev=stddev, dtype=dt)
     return _random.stateless_normal(list(shape), pair, mean=mean, stddev=stddev, dtype=dt)
 
 
@@ -124,8 +169,6 @@ def uniform(
     """
     dt = _float_dtype("uniform", dtype)
     pair = _seed_pair(seed, "uniform")
-    if pair is None:
-        return _random.uniform(list(shape), minval=minval, maxval=maxval, dtype=dt)
     return _random.stateless_uniform(list(shape), pair, minval=minval, maxval=maxval, dtype=dt)
 
 
@@ -139,8 +182,6 @@ def randint(shape: Any, minval: int, maxval: int, dtype: Any = "int32", seed: An
     if dt not in (_rt.int32, _rt.int64):
         raise ValueError(f"keras.random.randint: dtype must be an integer dtype, got {dt.name}")
     pair = _seed_pair(seed, "randint")
-    if pair is None:
-        return _random.uniform(list(shape), minval=minval, maxval=maxval, dtype=dt)
     return _random.stateless_uniform(list(shape), pair, minval=minval, maxval=maxval, dtype=dt)
 
 
@@ -154,8 +195,6 @@ def truncated_normal(
     """
     dt = _float_dtype("truncated_normal", dtype)
     pair = _seed_pair(seed, "truncated_normal")
-    if pair is None:
-        return _random.truncated_normal(list(shape), mean=mean, stddev=stddev, dtype=dt)
     return _random.stateless_truncated_normal(list(shape), pair, mean=mean, stddev=stddev, dtype=dt)
 
 
@@ -166,8 +205,6 @@ def categorical(logits: Any, num_samples: int, dtype: Any = "int32", seed: Any =
     [[0, 0, 0]]
     """
     pair = _seed_pair(seed, "categorical")
-    if pair is None:
-        return _random.categorical(logits, num_samples, dtype=dtype)
     return _random.stateless_categorical(logits, num_samples, pair, dtype=dtype)
 
 
@@ -205,3 +242,38 @@ def shuffle(x: Any, axis: int = 0, seed: Any = None) -> Any:
     n = int(t.shape[axis])
     keys = uniform([n], seed=seed)
     return _rt.gather(t, _rt.argsort(keys), axis=axis)
+
+
+def gamma(shape: Any, alpha: Any, dtype: Any = None, seed: Any = None) -> Any:
+    """Gamma samples of shape `alpha` (unit rate): `rt.random.stateless_gamma` with Keras's
+    seed pair, Keras's values.
+
+    >>> bool((rt.keras.random.gamma((4,), 2.0, seed=1).numpy() > 0).all())
+    True
+    """
+    dt = _float_dtype("gamma", dtype)
+    pair = _seed_pair(seed, "gamma")
+    return _random.stateless_gamma(list(shape), pair, alpha, dtype=dt)
+
+
+def beta(shape: Any, alpha: Any, beta: Any, dtype: Any = None, seed: Any = None) -> Any:
+    """Beta samples `X / (X + Y)` of two gamma draws (`alpha` with the seed pair, `beta` with
+    the pair plus 12: Keras's TensorFlow backend).
+
+    >>> x = rt.keras.random.beta((5,), 2.0, 3.0, seed=1).numpy()
+    >>> bool(((x > 0) & (x < 1)).all())
+    True
+    """
+    dt = _float_dtype("beta", dtype)
+    first = _seed_pair(seed, "beta")
+    second = [w + 12 for w in first]
+    dims = list(shape)
+    a = _rt.broadcast_to(
+        _rt.constant(alpha, dtype=dt) if not isinstance(alpha, _rt.Tensor) else alpha, dims
+    )
+    b = _rt.broadcast_to(
+        _rt.constant(beta, dtype=dt) if not isinstance(beta, _rt.Tensor) else beta, dims
+    )
+    gamma_a = _random.stateless_gamma(dims, first, a, dtype=dt)
+    gamma_b = _random.stateless_gamma(dims, second, b, dtype=dt)
+    return gamma_a / (gamma_a + gamma_b)

@@ -176,7 +176,15 @@ def set_random_seed(seed: int) -> None:
     >>> rt.keras.utils.set_random_seed(0)
     """
     from ..random import set_seed
+    from .random import _reset_global_generator
 
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError(  # noqa: TRY004  (Keras's error)
+            "Expected `seed` argument to be an integer. "
+            f"Received: seed={seed} (of type {type(seed)})"
+        )
+    # Keras forgets its global SeedGenerator; the next one takes a seed from `random`.
+    _reset_global_generator()
     random.seed(seed)
     np.random.seed(seed)
     set_seed(seed)
