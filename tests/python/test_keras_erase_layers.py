@@ -194,6 +194,9 @@ def test_rand_augment_applies_the_picked_layers_in_order():
 
 
 def test_rand_augment_gradient_through_a_fixed_draw():
+    # The draw depends on the global seed too (TF's rule): fix it, whatever ran before, so the
+    # draw is the one checked here and not one next to a clipping kink.
+    rt.random.set_seed(None)
     layer = L.RandAugment(num_ops=2, factor=0.3, seed=4, dtype="float64")
     x = np.random.default_rng(5).uniform(20, 200, (1, 6, 6, 3))
     draw = layer.get_random_transformation(x)
