@@ -113,6 +113,7 @@ from ._linalg import (
     inv,
     logdet,
     lstsq,
+    lu_factor,
     matrix_rank,
     pinv,
     qr,
@@ -337,6 +338,7 @@ from ._numpy_extra4 import (
     slice_update,
     unravel_index,
 )
+from ._numpy_extra6 import angle, vectorize, view
 from ._numpy_extra5 import (
     depth_to_space,
     dtype,
@@ -473,6 +475,7 @@ __all__ = [
     "logical_xor",
     "logsumexp",
     "lstsq",
+    "lu_factor",
     "map",
     "matmul",
     "matrix_rank",
@@ -581,6 +584,7 @@ __all__ = [
 
 # NumPy-style extras
 __all__ += [
+    "angle",
     "append",
     "array",
     "array_split",
@@ -661,7 +665,9 @@ __all__ += [
     "unravel_index",
     "vander",
     "vdot",
+    "vectorize",
     "vectorized_map",
+    "view",
     "view_as_complex",
     "view_as_real",
     "vsplit",
