@@ -234,6 +234,7 @@ from ._nn import (
     zeros,
     zeros_like,
 )
+from ._nn_blocks import adaptive_average_pool, adaptive_max_pool, fold, unfold
 from ._nn_extra import (
     batch_normalization,
     celu,
@@ -338,7 +339,6 @@ from ._numpy_extra4 import (
     slice_update,
     unravel_index,
 )
-from ._numpy_extra6 import angle, vectorize, view
 from ._numpy_extra5 import (
     depth_to_space,
     dtype,
@@ -349,12 +349,15 @@ from ._numpy_extra5 import (
     view_as_complex,
     view_as_real,
 )
+from ._numpy_extra6 import angle, vectorize, view
 from ._search import bincount, digitize, histogram, searchsorted, unique
 from ._signal import fft, fft2, i0, ifft2, irfft, istft, kaiser, rfft, stft
 
 __all__ = [
     "abs",
     "absolute",
+    "adaptive_average_pool",
+    "adaptive_max_pool",
     "add",
     "all",
     "allclose",
@@ -428,6 +431,7 @@ __all__ = [
     "flip",
     "floor",
     "floor_divide",
+    "fold",
     "fori_loop",
     "full",
     "full_like",
@@ -573,6 +577,7 @@ __all__ = [
     "triu",
     "true_divide",
     "trunc",
+    "unfold",
     "unique",
     "unstack",
     "var",

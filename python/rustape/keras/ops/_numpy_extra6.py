@@ -63,9 +63,7 @@ def _core_dims(signature: str) -> tuple[list[tuple[str, ...]], list[tuple[str, .
     inputs, outputs = compact.split("->")
 
     def parse(part: str) -> list[tuple[str, ...]]:
-        return [
-            tuple(d for d in group.split(",") if d) for group in re.findall(r"\((.*?)\)", part)
-        ]
+        return [tuple(d for d in group.split(",") if d) for group in re.findall(r"\((.*?)\)", part)]
 
     return parse(inputs), parse(outputs)
 
