@@ -215,3 +215,36 @@ def test_angle_view_vectorize():
     )
     plain = ops.vectorize(lambda a: a * a + 1.0)
     np.testing.assert_allclose(plain(REF["vectorize_b"]).numpy(), REF["vectorize_plain"], rtol=1e-6)
+
+
+def test_rearrange_is_numpys_reshape_and_transpose():
+    x = np.random.RandomState(5).rand(4, 6, 8, 3)
+    b, h, w, c = x.shape
+    expected = {
+        ("b h w c -> b c h w", ()): x.transpose(0, 3, 1, 2),
+        ("b h w c -> (b h) w c", ()): x.reshape(b * h, w, c),
+        ("b h w c -> h (b w) c", ()): x.transpose(1, 0, 2, 3).reshape(h, b * w, c),
+        ("b (h1 h) (w1 w) c -> (b h1 w1) h w c", (("h1", 2), ("w1", 2))): x.reshape(
+            b, 2, h // 2, 2, w // 2, c
+        )
+        .transpose(0, 1, 3, 2, 4, 5)
+        .reshape(b * 4, h // 2, w // 2, c),
+        ("b (h h1) (w w1) c -> b h w (c h1 w1)", (("h1", 2), ("w1", 2))): x.reshape(
+            b, h // 2, 2, w // 2, 2, c
+        )
+        .transpose(0, 1, 3, 5, 2, 4)
+        .reshape(b, h // 2, w // 2, c * 4),
+    }
+    for (pattern, lengths), want in expected.items():
+        np.testing.assert_array_equal(ops.rearrange(x, pattern, **dict(lengths)).numpy(), want)
+    assert (
+        rt.test.gradcheck(
+            lambda t: ops.rearrange(t, "b (h h1) w -> b w (h1 h)", h1=2) ** 2,
+            [np.random.RandomState(6).rand(2, 4, 3)],
+        )
+        is True
+    )
+    with pytest.raises(ValueError, match="rearrange"):
+        ops.rearrange(x, "b h w -> b h w")
+    with pytest.raises(ValueError, match="rearrange"):
+        ops.rearrange(x, "b h w c -> b h w")

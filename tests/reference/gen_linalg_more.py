@@ -63,22 +63,30 @@ for dtype in ("float64", "float32"):
     lu, p = tf.linalg.lu(a)
     out[f"lu_helpers_{dtype}_a"] = a
     out[f"lu_helpers_{dtype}_p"] = p.numpy()
-    store_grads(f"lu_reconstruct_{dtype}", lambda m: tf.linalg.lu_reconstruct(m, p), [lu.numpy()])
+    store_grads(
+        f"lu_reconstruct_{dtype}", lambda m, p=p: tf.linalg.lu_reconstruct(m, p), [lu.numpy()]
+    )
     rhs = rand(3, 1, 4, 2, dtype=dtype)  # broadcast against the batch of 2
     store_grads(
-        f"lu_solve_{dtype}", lambda m, b: tf.linalg.lu_solve(m, p, b), [lu.numpy(), rhs]
+        f"lu_solve_{dtype}", lambda m, b, p=p: tf.linalg.lu_solve(m, p, b), [lu.numpy(), rhs]
     )
-    store_grads(f"lu_matrix_inverse_{dtype}", lambda m: tf.linalg.lu_matrix_inverse(m, p), [lu.numpy()])
+    store_grads(
+        f"lu_matrix_inverse_{dtype}", lambda m, p=p: tf.linalg.lu_matrix_inverse(m, p), [lu.numpy()]
+    )
 lu1, p1 = tf.linalg.lu(rand(3, 3) + 3 * np.eye(3))
 out["lu_solve_single_p"] = p1.numpy()
 store_grads("lu_solve_single", lambda m, b: tf.linalg.lu_solve(m, p1, b), [lu1.numpy(), rand(3, 2)])
 
 kx = rand(4, 4, dtype="float32")
 klu, kp = keras.ops.lu_factor(kx)
-out["lu_factor_in"], out["lu_factor_lu"], out["lu_factor_pivots"] = kx, np.asarray(klu), np.asarray(kp)
+out["lu_factor_in"], out["lu_factor_lu"], out["lu_factor_pivots"] = (
+    kx,
+    np.asarray(klu),
+    np.asarray(kp),
+)
 
 # --- unfold / fold ------------------------------------------------------------------------
-blocks = dict(kernel_size=(2, 3), dilation=(1, 2), padding=1, stride=(2, 1))
+blocks = {"kernel_size": (2, 3), "dilation": (1, 2), "padding": 1, "stride": (2, 1)}
 for dtype in ("float64", "float32"):
     store_grads(
         f"unfold_{dtype}",
@@ -117,7 +125,7 @@ for tag, shape, size, fmt in pools:
         for dtype in ("float32",) if tag.startswith("3d") else ("float64", "float32"):
             store_grads(
                 f"adaptive_{kind}_{tag}_{dtype}",
-                lambda x: op(x, size, data_format=fmt),
+                lambda x, op=op, size=size, fmt=fmt: op(x, size, data_format=fmt),
                 [rand(*shape, dtype=dtype)],
             )
 layer_in = rand(2, 7, 9, 3, dtype="float32")

@@ -349,7 +349,7 @@ from ._numpy_extra5 import (
     view_as_complex,
     view_as_real,
 )
-from ._numpy_extra6 import angle, vectorize, view
+from ._numpy_extra6 import angle, rearrange, vectorize, view
 from ._search import bincount, digitize, histogram, searchsorted, unique
 from ._signal import fft, fft2, i0, ifft2, irfft, istft, kaiser, rfft, stft
 
@@ -512,6 +512,7 @@ __all__ = [
     "qr",
     "ravel",
     "real",
+    "rearrange",
     "reciprocal",
     "relu",
     "relu6",

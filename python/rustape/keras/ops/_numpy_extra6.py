@@ -128,3 +128,53 @@ def vectorize(
     wrapped.__doc__ = pyfunc.__doc__
     wrapped.__name__ = getattr(pyfunc, "__name__", "vectorized")
     return wrapped
+
+
+def _groups(side: str, pattern: str) -> list[list[str]]:
+    """The axes of one side of an einops pattern: a name, or a parenthesised group of names."""
+    tokens = re.findall(r"\(([^()]*)\)|(\w+)|(\S)", side)
+    groups = []
+    for group, name, other in tokens:
+        if other:
+            raise ValueError(f"rearrange: cannot parse pattern {pattern!r} near {other!r}")
+        groups.append(group.split() if not name else [name])
+    return groups
+
+
+def rearrange(tensor_: Any, pattern: str, **axes_lengths: int) -> Any:
+    """Keras 3's `keras.ops.rearrange` (einops): splits, moves and merges axes by name, as
+    `"b (h1 h) w c -> (b h1) h w c"` with `h1=2` (one length per group may be inferred).
+    A reshape, a transpose and a reshape, so it differentiates like them.
+
+    >>> import rustape as rt
+    >>> rt.keras.ops.rearrange(rt.ones([2, 6, 4, 3]), "b (h1 h) w c -> (b h1) c h w", h1=2).shape
+    (4, 3, 3, 4)
+    """
+    t = tensor(tensor_)
+    if pattern.count("->") != 1:
+        raise ValueError(f"rearrange: pattern must have one '->', got {pattern!r}")
+    left, right = (s.strip() for s in pattern.split("->"))
+    inputs, outputs = _groups(left, pattern), _groups(right, pattern)
+    shape = list(t.shape)
+    if len(inputs) != len(shape):
+        raise ValueError(
+            f"rearrange: pattern {pattern!r} names {len(inputs)} axes, input has shape {shape}"
+        )
+    sizes: dict[str, int] = {}
+    for group, dim in zip(inputs, shape):
+        unknown = [a for a in group if a not in axes_lengths]
+        if len(unknown) > 1 or (len(group) == 1 and not unknown and axes_lengths[group[0]] != dim):
+            raise ValueError(f"rearrange: cannot infer the sizes of {group} from {dim}")
+        known = int(np.prod([axes_lengths[a] for a in group if a in axes_lengths], dtype=np.int64))
+        for a in group:
+            sizes[a] = int(axes_lengths[a]) if a in axes_lengths else dim // max(known, 1)
+        if int(np.prod([sizes[a] for a in group], dtype=np.int64)) != dim:
+            raise ValueError(f"rearrange: axes {group} of sizes {sizes} do not make {dim}")
+    flat_in = [a for g in inputs for a in g]
+    flat_out = [a for g in outputs for a in g]
+    if sorted(flat_in) != sorted(flat_out) or len(set(flat_in)) != len(flat_in):
+        raise ValueError(f"rearrange: both sides of {pattern!r} must name the same axes, once each")
+    t = _rt.reshape(t, [sizes[a] for a in flat_in])
+    t = _rt.transpose(t, [flat_in.index(a) for a in flat_out])
+    out_shape = [int(np.prod([sizes[a] for a in g], dtype=np.int64)) for g in outputs]
+    return _rt.reshape(t, out_shape)
