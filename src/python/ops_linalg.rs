@@ -155,9 +155,9 @@ pub fn eigh<'py>(py: Python<'py>, tensor: Obj, name: OptObj) -> PyResult<Bound<'
 /// it); `lu_solve`, `lu_matrix_inverse` and `lu_reconstruct` differentiate through `lu`.
 ///
 /// >>> import rustape as rt
-/// >>> lu, p = rt.linalg.lu([[1.0, 2.0], [3.0, 4.0]])
-/// >>> lu.numpy().round(4).tolist(), p.numpy().tolist()
-/// ([[3.0, 4.0], [0.3333, 0.6667]], [1, 0])
+/// >>> lu, p = rt.linalg.lu([[2.0, 4.0], [4.0, 2.0]])
+/// >>> lu.numpy().tolist(), p.numpy().tolist()
+/// ([[4.0, 2.0], [0.5, 3.0]], [1, 0])
 #[pyfunction]
 #[pyo3(signature = (input, output_idx_type=None, name=None))]
 pub fn lu<'py>(
