@@ -13,10 +13,10 @@ import numpy as np
 from . import _rustape as _rt
 from ._export import export
 from ._rustape import Tensor
-from ._typing import TensorLike
+from ._typing import DTypeLike, TensorLike
 
 
-def _tensor(x: TensorLike, dtype: object = None) -> Tensor:
+def _tensor(x: TensorLike, dtype: DTypeLike = None) -> Tensor:
     if isinstance(x, _rt.Variable):
         x = x.value()
     if isinstance(x, _rt.Tensor):
