@@ -38,9 +38,14 @@ fn default_num_threads() -> usize {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
+/// The most threads [`set_num_threads`] starts.
+pub const MAX_THREADS: usize = 1024;
+
 /// Starts the thread pool with `n` threads (1: everything runs on the calling thread).
 ///
-/// Errors (`Error::value`) when `n` is 0, or when the pool already runs with another size
+/// Errors (`Error::value`) when `n` is 0 or above [`MAX_THREADS`] (rayon spawns every thread
+/// when the pool starts, and a pool that failed to start leaves rayon unusable for the rest of
+/// the process), or when the pool already runs with another size
 /// (it started with an earlier call or with the first parallel operation; rayon pools keep
 /// their size): call it first, or set `RAYON_NUM_THREADS` before the program starts.
 pub fn set_num_threads(n: usize) -> Result<()> {
@@ -49,6 +54,12 @@ pub fn set_num_threads(n: usize) -> Result<()> {
         return Err(Error::value(
             OP,
             "the number of threads must be at least 1, got 0",
+        ));
+    }
+    if n > MAX_THREADS {
+        return Err(Error::value(
+            OP,
+            format!("the number of threads must be at most {MAX_THREADS}, got {n}"),
         ));
     }
     match rayon::ThreadPoolBuilder::new()

@@ -299,6 +299,8 @@ FUNCTION_TYPES: dict[str, str] = {
     "slogdet": "tuple[Tensor, Tensor]",
     "qr": "tuple[Tensor, Tensor]",
     "eigh": "tuple[Tensor, Tensor]",
+    "lu": "tuple[Tensor, Tensor]",
+    "lu.output_idx_type": "DTypeLike",
     "svd": "Tensor | tuple[Tensor, Tensor, Tensor]",
     # parameters
     "metric_values.metric": "str",

@@ -169,6 +169,7 @@ __all__ = [
     "lstm_cell",
     "lstm_sequence",
     "lstsq",
+    "lu",
     "matmul",
     "matvec",
     "max_pool",
@@ -1310,6 +1311,11 @@ def logdet(matrix: TensorLike, name: str | None = None) -> Tensor: ...
 def qr(
     input: TensorLike,
     full_matrices: builtins.bool = False,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]: ...
+def lu(
+    input: TensorLike,
+    output_idx_type: DTypeLike = None,
     name: str | None = None,
 ) -> tuple[Tensor, Tensor]: ...
 def eigh(tensor: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]: ...

@@ -148,6 +148,33 @@ pub fn eigh<'py>(py: Python<'py>, tensor: Obj, name: OptObj) -> PyResult<Bound<'
     })
 }
 
+/// The LU factorisation with partial pivoting of each square matrix (float or complex), as
+/// `tf.linalg.lu`: `(lu, p)`. `lu` packs the unit lower factor `L` (below the diagonal) and
+/// the upper factor `U` (on and above it); `p` (`[..., M]`, `output_idx_type`) lists the
+/// input's rows in the order of `L @ U`'s. Not differentiable (TensorFlow has no gradient for
+/// it); `lu_solve`, `lu_matrix_inverse` and `lu_reconstruct` differentiate through `lu`.
+///
+/// >>> import rustape as rt
+/// >>> lu, p = rt.linalg.lu([[2.0, 4.0], [4.0, 2.0]])
+/// >>> lu.numpy().tolist(), p.numpy().tolist()
+/// ([[4.0, 2.0], [0.5, 3.0]], [1, 0])
+#[pyfunction]
+#[pyo3(signature = (input, output_idx_type=None, name=None))]
+pub fn lu<'py>(
+    py: Python<'py>,
+    input: Obj,
+    output_idx_type: OptObj,
+    name: OptObj,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let _ = name;
+    let index_dtype =
+        super::dtype::parse_optional_dtype(output_idx_type)?.unwrap_or(crate::dtype::DType::I32);
+    guard(|| {
+        let (lu, p) = ops::lu(&tensor(input)?, index_dtype)?;
+        PyTuple::new(py, [PyTensor::new(lu), PyTensor::new(p)])
+    })
+}
+
 /// The eigenvalues of each symmetric matrix, ascending.
 ///
 /// >>> import rustape as rt
@@ -350,6 +377,7 @@ bindings! {
     fn slogdet => [linalg];
     fn logdet => [linalg];
     fn qr => [linalg];
+    fn lu => [linalg];
     fn eigh => [linalg];
     fn eigvalsh => [linalg];
     fn svd => [linalg];

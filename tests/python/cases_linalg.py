@@ -74,3 +74,19 @@ CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
 def test_linalg_gradient_matches_finite_differences(name: str) -> None:
     f, inputs = CASES[name]
     check_gradients(f, inputs, second_order=True)
+
+
+_LU_A = _u(2, 3, 3) + 3.0 * np.eye(3)
+_LU, _PERM = (t.numpy() for t in rt.linalg.lu(_LU_A))
+
+LU_CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
+    "lu_solve": (lambda m, b: rt.linalg.lu_solve(m, _PERM, b), [_LU, _u(2, 3, 2)]),
+    "lu_matrix_inverse": (lambda m: rt.linalg.lu_matrix_inverse(m, _PERM), [_LU]),
+    "lu_reconstruct": (lambda m: rt.linalg.lu_reconstruct(m, _PERM), [_LU]),
+}
+CASES.update(LU_CASES)
+
+#: `lu` has no gradient (TensorFlow registers none): its factors rebuild the input.
+FORWARD: dict[str, tuple[Any, ...]] = {
+    "lu": (lambda a: rt.linalg.lu_reconstruct(*rt.linalg.lu(a)), [_LU_A], lambda a: a),
+}

@@ -134,6 +134,9 @@ def test_thread_count() -> None:
         ValueError, match="set_num_threads: the number of threads must be at least 1"
     ):
         rt.config.set_num_threads(0)
+    # Never tries to spawn them (a failed start would leave the pool unusable).
+    with pytest.raises(ValueError, match="at most 1024"):
+        rt.config.set_num_threads(2**31 - 1)
 
 
 def test_thread_count_honours_the_environment(tmp_path) -> None:

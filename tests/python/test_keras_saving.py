@@ -169,6 +169,9 @@ def test_every_layer_config_round_trips() -> None:
         "RandomColorDegeneration": (0.5,), "RandomSharpness": (0.5,),
         "Equalization": ((0, 1), 64), "RandomErasing": (0.5, (0.1, 0.2)),
         "MelSpectrogram": (64, 32), "STFTSpectrogram": ("magnitude", 32, 16),
+        "AdaptiveAveragePooling1D": (2,), "AdaptiveAveragePooling2D": (2,),
+        "AdaptiveAveragePooling3D": (2,), "AdaptiveMaxPooling1D": (2,),
+        "AdaptiveMaxPooling2D": ((2, 3),), "AdaptiveMaxPooling3D": (2,),
     }  # fmt: skip
     checked = 0
     for name in L.__all__:

@@ -16,6 +16,7 @@
 //! - `eigh.rs`: Jacobi `eigh`, `eigvalsh`;
 //! - `svd.rs`: one-sided Jacobi `svd`, `svd_values`;
 //! - `lstsq.rs`: `pinv`, `lstsq` (compositions);
+//! - `lu.rs`: TensorFlow's packed `lu` with its permutation;
 //! - `expm.rs`: scaling-and-squaring Padé `expm`;
 //! - `matrices.rs`: validation and batch helpers the factorisations share.
 //!
@@ -30,6 +31,7 @@ mod einsum;
 mod expm;
 mod gemm_driver;
 mod lstsq;
+mod lu;
 mod mat_elem;
 mod matmul;
 mod matrices;
@@ -47,6 +49,7 @@ pub use eigh::{eigh, eigvalsh};
 pub use einsum::einsum;
 pub use expm::expm;
 pub use lstsq::{lstsq, pinv};
+pub use lu::lu;
 pub use matmul::{matmul, matvec};
 pub use qr::qr;
 pub use solve::{eye, inv, solve, solve_adjoint};

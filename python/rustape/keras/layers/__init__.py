@@ -102,6 +102,14 @@ from .pooling import (
     MaxPooling2D,
     MaxPooling3D,
 )
+from .pooling_adaptive import (
+    AdaptiveAveragePooling1D,
+    AdaptiveAveragePooling2D,
+    AdaptiveAveragePooling3D,
+    AdaptiveMaxPooling1D,
+    AdaptiveMaxPooling2D,
+    AdaptiveMaxPooling3D,
+)
 from .preprocessing import Normalization, Rescaling
 from .reshaping import (
     Cropping1D,
@@ -177,6 +185,12 @@ __all__ = [
     "RNN",
     "Activation",
     "ActivityRegularization",
+    "AdaptiveAveragePooling1D",
+    "AdaptiveAveragePooling2D",
+    "AdaptiveAveragePooling3D",
+    "AdaptiveMaxPooling1D",
+    "AdaptiveMaxPooling2D",
+    "AdaptiveMaxPooling3D",
     "Add",
     "AdditiveAttention",
     "AlphaDropout",

@@ -113,6 +113,7 @@ from ._linalg import (
     inv,
     logdet,
     lstsq,
+    lu_factor,
     matrix_rank,
     pinv,
     qr,
@@ -233,6 +234,7 @@ from ._nn import (
     zeros,
     zeros_like,
 )
+from ._nn_blocks import adaptive_average_pool, adaptive_max_pool, fold, unfold
 from ._nn_extra import (
     batch_normalization,
     celu,
@@ -347,12 +349,15 @@ from ._numpy_extra5 import (
     view_as_complex,
     view_as_real,
 )
+from ._numpy_extra6 import angle, rearrange, vectorize, view
 from ._search import bincount, digitize, histogram, searchsorted, unique
 from ._signal import fft, fft2, i0, ifft2, irfft, istft, kaiser, rfft, stft
 
 __all__ = [
     "abs",
     "absolute",
+    "adaptive_average_pool",
+    "adaptive_max_pool",
     "add",
     "all",
     "allclose",
@@ -426,6 +431,7 @@ __all__ = [
     "flip",
     "floor",
     "floor_divide",
+    "fold",
     "fori_loop",
     "full",
     "full_like",
@@ -473,6 +479,7 @@ __all__ = [
     "logical_xor",
     "logsumexp",
     "lstsq",
+    "lu_factor",
     "map",
     "matmul",
     "matrix_rank",
@@ -505,6 +512,7 @@ __all__ = [
     "qr",
     "ravel",
     "real",
+    "rearrange",
     "reciprocal",
     "relu",
     "relu6",
@@ -570,6 +578,7 @@ __all__ = [
     "triu",
     "true_divide",
     "trunc",
+    "unfold",
     "unique",
     "unstack",
     "var",
@@ -581,6 +590,7 @@ __all__ = [
 
 # NumPy-style extras
 __all__ += [
+    "angle",
     "append",
     "array",
     "array_split",
@@ -661,7 +671,9 @@ __all__ += [
     "unravel_index",
     "vander",
     "vdot",
+    "vectorize",
     "vectorized_map",
+    "view",
     "view_as_complex",
     "view_as_real",
     "vsplit",

@@ -83,6 +83,20 @@ def eigh(x: Any) -> tuple[Any, Any]:
     return w, v
 
 
+def lu_factor(x: Any) -> tuple[Any, Any]:
+    """Keras 3's `keras.ops.lu_factor` (its TensorFlow backend): `rt.linalg.lu`'s packed
+    factors and the inverse of its permutation (row `i` of `x` is row `pivots[i]` of
+    `L @ U`).
+
+    >>> import rustape as rt
+    >>> lu, pivots = rt.keras.ops.lu_factor([[1.0, 2.0], [3.0, 4.0]])
+    >>> pivots.numpy().tolist()
+    [1, 0]
+    """
+    lu, p = _linalg.lu(_square(x, "lu_factor"))
+    return lu, _rt.argsort(p, axis=-1)
+
+
 def logdet(x: Any) -> Any:
     """Keras 3's `keras.ops.logdet`: the log-determinant of a symmetric positive definite
     matrix.

@@ -16,6 +16,7 @@ from . import (  # keras.ops' own functions (imported at the end of __init__.py)
     inv,
     jvp,
     lstsq,
+    lu_factor,
     matrix_rank,
     norm,
     pinv,
@@ -26,10 +27,7 @@ from . import (  # keras.ops' own functions (imported at the end of __init__.py)
 )
 
 #: Keras 3.15's names in this namespace that rustape does not have yet (an AttributeError).
-NOT_YET = (
-    "eig",
-    "lu_factor",
-)
+NOT_YET = ("eig",)
 
 __all__ = [
     "cholesky",
@@ -39,6 +37,7 @@ __all__ = [
     "inv",
     "jvp",
     "lstsq",
+    "lu_factor",
     "matrix_rank",
     "norm",
     "pinv",

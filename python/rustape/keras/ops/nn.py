@@ -10,6 +10,8 @@ array([0., 2.], dtype=float32)
 from __future__ import annotations
 
 from . import (  # keras.ops' own functions (imported at the end of __init__.py)
+    adaptive_average_pool,
+    adaptive_max_pool,
     average_pool,
     batch_normalization,
     binary_crossentropy,
@@ -23,6 +25,7 @@ from . import (  # keras.ops' own functions (imported at the end of __init__.py)
     depthwise_conv,
     dot_product_attention,
     elu,
+    fold,
     gelu,
     glu,
     hard_shrink,
@@ -61,17 +64,15 @@ from . import (  # keras.ops' own functions (imported at the end of __init__.py)
     swish,
     tanh_shrink,
     threshold,
+    unfold,
 )
 
 #: Keras 3.15's names in this namespace that rustape does not have yet (an AttributeError).
-NOT_YET = (
-    "adaptive_average_pool",
-    "adaptive_max_pool",
-    "fold",
-    "unfold",
-)
+NOT_YET: tuple[str, ...] = ()
 
 __all__ = [
+    "adaptive_average_pool",
+    "adaptive_max_pool",
     "average_pool",
     "batch_normalization",
     "binary_crossentropy",
@@ -85,6 +86,7 @@ __all__ = [
     "depthwise_conv",
     "dot_product_attention",
     "elu",
+    "fold",
     "gelu",
     "glu",
     "hard_shrink",
@@ -123,4 +125,5 @@ __all__ = [
     "swish",
     "tanh_shrink",
     "threshold",
+    "unfold",
 ]

@@ -16,6 +16,7 @@ from . import (  # keras.ops' own functions (imported at the end of __init__.py)
     allclose,
     amax,
     amin,
+    angle,
     any,
     append,
     arange,
@@ -221,6 +222,8 @@ from . import (  # keras.ops' own functions (imported at the end of __init__.py)
     vander,
     var,
     vdot,
+    vectorize,
+    view,
     vsplit,
     vstack,
     where,
@@ -229,11 +232,7 @@ from . import (  # keras.ops' own functions (imported at the end of __init__.py)
 )
 
 #: Keras 3.15's names in this namespace that rustape does not have yet (an AttributeError).
-NOT_YET = (
-    "angle",
-    "vectorize",
-    "view",
-)
+NOT_YET: tuple[str, ...] = ()
 
 __all__ = [
     "abs",
@@ -243,6 +242,7 @@ __all__ = [
     "allclose",
     "amax",
     "amin",
+    "angle",
     "any",
     "append",
     "arange",
@@ -448,6 +448,8 @@ __all__ = [
     "vander",
     "var",
     "vdot",
+    "vectorize",
+    "view",
     "vsplit",
     "vstack",
     "where",
