@@ -79,8 +79,8 @@ class RaggedTensor:
         """`(nrows, None)`: the second dimension is ragged.
 
         >>> import rustape as rt
-        >>> rt.strings.split(["a b", "c"]).shape
-        TensorShape([2, None])
+        >>> rt.strings.split(["a b", "c"]).shape.as_list()
+        [2, None]
         """
         return TensorShape((self.nrows(), None))
 

@@ -588,6 +588,10 @@ fn sequence_to_tensor(obj: &Bound<'_, PyAny>, hint: Option<DType>) -> PyResult<T
             Complex::new(v.re as f32, v.im as f32)
         }),
         DType::Complex128 => build(&shape, &leaves, as_complex),
+        // Only an empty sequence gets here with strings (strings take text_convert's path).
+        DType::String if leaves.is_empty() => {
+            build(&shape, &leaves, |_| crate::text::Str::default())
+        }
         DType::String => Err(cannot_convert(obj, dtype)),
     }
 }
