@@ -15,7 +15,7 @@ import rustape as rt
 
 REFERENCE = Path(__file__).resolve().parent.parent / "reference"
 sys.path.insert(0, str(REFERENCE))
-from strings_cases import CASES  # noqa: E402
+from strings_cases import CASES
 
 EXPECTED = json.loads((REFERENCE / "strings.json").read_text())
 

@@ -53,9 +53,7 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "reduce_join_1": lambda lib: lib.strings.reduce_join(GRID, axis=1, separator=" "),
     "reduce_join_neg_keep": lambda lib: lib.strings.reduce_join(GRID, axis=-1, keepdims=True),
     "regex_full_match": lambda lib: lib.strings.regex_full_match(WORDS, r"[a-zA-Z ,!]*"),
-    "regex_full_match_digits": lambda lib: lib.strings.regex_full_match(
-        ["123", "12a", ""], r"\d+"
-    ),
+    "regex_full_match_digits": lambda lib: lib.strings.regex_full_match(["123", "12a", ""], r"\d+"),
     "regex_replace_punct": lambda lib: lib.strings.regex_replace(
         WORDS, r"[!\"#$%&()\*\+,-\./:;<=>?@\[\\\]^_`{|}~']", ""
     ),
@@ -101,8 +99,12 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "tile": lambda lib: lib.tile(lib.constant(["a", "b"]), [3]),
     "expand_squeeze": lambda lib: lib.squeeze(lib.expand_dims(lib.constant(["a"]), 0)),
     "slice": lambda lib: lib.constant(GRID)[:, 1:],
-    "boolean_mask": lambda lib: lib.boolean_mask(lib.constant(["a", "b", "c"]), [True, False, True]),
-    "where": lambda lib: lib.where([True, False], lib.constant(["a", "b"]), lib.constant(["c", "d"])),
+    "boolean_mask": lambda lib: lib.boolean_mask(
+        lib.constant(["a", "b", "c"]), [True, False, True]
+    ),
+    "where": lambda lib: lib.where(
+        [True, False], lib.constant(["a", "b"]), lib.constant(["c", "d"])
+    ),
     "equal": lambda lib: lib.equal(lib.constant(["a", "b", ""]), lib.constant(["a", "c", ""])),
     "not_equal": lambda lib: lib.not_equal(lib.constant(["a", "b"]), "a"),
     "unique": lambda lib: lib.unique(lib.constant(["b", "a", "b", "c", "a"]))[0],
