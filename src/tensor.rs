@@ -660,6 +660,12 @@ impl Tensor {
     /// The value of a one-element real tensor (a complex one is a TypeError: see
     /// [`Tensor::item_complex`]).
     pub fn item(&self) -> Result<f64> {
+        if self.dtype() == DType::String {
+            return Err(Error::dtype(
+                "item",
+                "a string tensor has no numeric value".to_string(),
+            ));
+        }
         if self.dtype().is_complex() {
             return Err(Error::dtype(
                 "item",

@@ -240,6 +240,8 @@ def unicode_split(input: Any, input_encoding: str = "UTF-8", name: Any = None) -
     >>> rt.strings.unicode_split("hé").numpy().tolist()
     [b'h', b'\\xc3\\xa9']
     """
+    if not isinstance(input_encoding, str):
+        raise TypeError(f"unicode_split: input_encoding must be a str, got {input_encoding!r}")
     if input_encoding.upper().replace("-", "") != "UTF8":
         raise ValueError(f"unicode_split: only UTF-8 is supported, got {input_encoding!r}")
     values, splits = _rt.strings_unicode_split_rows(input)
