@@ -460,6 +460,12 @@ pub fn to_number(x: &Tensor, dtype: DType) -> Result<Tensor> {
 /// `precision` is negative; `inf`, `-inf`, `nan`).
 pub fn as_string(x: &Tensor, precision: i64) -> Result<Tensor> {
     const OP: &str = "as_string";
+    if precision > 1000 {
+        return Err(Error::value(
+            OP,
+            format!("precision must be at most 1000, got {precision}"),
+        ));
+    }
     let digits = if precision < 0 { 6 } else { precision as usize };
     let float = |v: f64| -> String {
         if v.is_nan() {

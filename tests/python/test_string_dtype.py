@@ -111,3 +111,9 @@ def test_ragged_tensor():
         rt.RaggedTensor.from_row_splits([1, 2], [0, 3])
     with pytest.raises(ValueError, match="scalar or a vector"):
         rt.strings.split([["a"]])
+
+
+def test_as_string_precision_is_bounded():
+    assert rt.strings.as_string([0.5], precision=3).numpy().tolist() == [b"0.500"]
+    with pytest.raises(ValueError, match="precision"):
+        rt.strings.as_string([0.5], precision=2**31 - 1)
