@@ -18,6 +18,8 @@ pub enum DType {
     Complex64,
     /// Two float64 parts (`num_complex::Complex64`).
     Complex128,
+    /// Byte strings (`crate::text::Str`): never differentiable, no arithmetic.
+    String,
 }
 
 impl DType {
@@ -65,6 +67,7 @@ impl DType {
             DType::Bool => "bool",
             DType::Complex64 => "complex64",
             DType::Complex128 => "complex128",
+            DType::String => "string",
         }
     }
     /// The dtype a name (TensorFlow's, or a short one such as `f32`, `c128`) stands for.
@@ -77,6 +80,7 @@ impl DType {
             "bool" => DType::Bool,
             "complex64" | "c64" => DType::Complex64,
             "complex128" | "c128" => DType::Complex128,
+            "string" | "str" => DType::String,
             _ => return None,
         })
     }
@@ -85,7 +89,7 @@ impl DType {
         match self {
             DType::F32 | DType::I32 => 4,
             DType::F64 | DType::I64 | DType::Complex64 => 8,
-            DType::Complex128 => 16,
+            DType::Complex128 | DType::String => 16,
             DType::Bool => 1,
         }
     }

@@ -24,6 +24,7 @@ pub mod progress;
 pub mod tape;
 pub mod tensor;
 pub mod testing;
+pub mod text;
 pub mod threads;
 pub mod values;
 pub mod variable;

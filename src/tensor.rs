@@ -45,6 +45,8 @@ pub enum Data {
     /// bytes each) do not make every `Data`, and so every tensor, larger: a real tensor op
     /// moves and allocates no more than before complex dtypes existed.
     C128(Box<Values<Complex<f64>>>),
+    /// Byte strings (see [`crate::text`]); boxed like complex128.
+    Str(Box<Values<crate::text::Str>>),
 }
 
 /// The element types a tensor can hold, with the way in and out of [`Data`].
@@ -245,6 +247,7 @@ macro_rules! dispatch {
             $crate::tensor::Data::Bool(v) => $crate::dispatch!(@arm $how v, |$a| $body),
             $crate::tensor::Data::C64(v) => $crate::dispatch!(@arm $how v, |$a| $body),
             $crate::tensor::Data::C128(v) => $crate::dispatch!(@arm $how v, |$a| $body),
+            $crate::tensor::Data::Str(v) => $crate::dispatch!(@arm $how v, |$a| $body),
         }
     };
     (values all $data:expr, |$a:ident| $body:expr) => {
@@ -295,7 +298,7 @@ macro_rules! dispatch2 {
         $crate::dispatch2!(@arms $a, $b, $op, "a real (not complex)", |$x, $y| $body; F32, F64, I32, I64, Bool)
     };
     (all $a:expr, $b:expr, $op:expr, |$x:ident, $y:ident| $body:expr) => {
-        $crate::dispatch2!(@arms $a, $b, $op, "any", |$x, $y| $body; F32, F64, I32, I64, Bool, C64, C128)
+        $crate::dispatch2!(@arms $a, $b, $op, "any", |$x, $y| $body; F32, F64, I32, I64, Bool, C64, C128, Str)
     };
 }
 
@@ -333,6 +336,7 @@ impl Data {
             Data::Bool(_) => DType::Bool,
             Data::C64(_) => DType::Complex64,
             Data::C128(_) => DType::Complex128,
+            Data::Str(_) => DType::String,
         }
     }
     /// The shape.
@@ -346,6 +350,7 @@ impl Data {
             Data::Bool(v) => v.shape(),
             Data::C64(v) => v.shape(),
             Data::C128(v) => v.shape(),
+            Data::Str(v) => v.shape(),
         }
     }
     /// The address of the elements, so `nbytes` counts storage once however often it is
@@ -359,6 +364,7 @@ impl Data {
             Data::Bool(v) => v.storage_key(),
             Data::C64(v) => v.storage_key(),
             Data::C128(v) => v.storage_key(),
+            Data::Str(v) => v.storage_key(),
         }
     }
     /// The same elements in another shape of the same size (shared, not copied).
@@ -371,6 +377,7 @@ impl Data {
             Data::Bool(v) => Data::Bool(v.reshaped(shape)),
             Data::C64(v) => Data::C64(v.reshaped(shape)),
             Data::C128(v) => Data::C128(Box::new(v.reshaped(shape))),
+            Data::Str(v) => Data::Str(Box::new(v.reshaped(shape))),
         }
     }
 }
@@ -477,6 +484,7 @@ impl Tensor {
             DType::Bool => Tensor::shared_scalar(value != 0.0),
             DType::Complex64 => Tensor::shared_scalar(Complex::new(value as f32, 0.0)),
             DType::Complex128 => Tensor::shared_scalar(Complex::new(value, 0.0)),
+            DType::String => Tensor::scalar(crate::text::Str::default()),
         }
     }
     /// A tensor of `shape` and `dtype` with every element `value` (cast to the dtype).
@@ -492,6 +500,7 @@ impl Tensor {
             DType::Bool => fill::<bool>(shape, value),
             DType::Complex64 => fill::<Complex<f32>>(shape, value),
             DType::Complex128 => fill::<Complex<f64>>(shape, value),
+            DType::String => fill::<crate::text::Str>(shape, value),
         })
     }
     /// A tensor of `shape` and `dtype` with every element `value` (cast to the dtype), for
@@ -513,6 +522,7 @@ impl Tensor {
             DType::Bool => fill::<bool>(op, shape, value)?,
             DType::Complex64 => fill::<Complex<f32>>(op, shape, value)?,
             DType::Complex128 => fill::<Complex<f64>>(op, shape, value)?,
+            DType::String => fill::<crate::text::Str>(op, shape, value)?,
         }))
     }
     /// Zeros of `shape` and `dtype`.
@@ -622,6 +632,7 @@ impl Tensor {
             Data::Bool(a) => collect(a),
             Data::C64(a) => collect(a),
             Data::C128(a) => collect(a),
+            Data::Str(a) => collect(a),
         }
     }
     /// Every element as a complex128 number, in row-major order (real elements get imaginary
@@ -638,6 +649,7 @@ impl Tensor {
             Data::Bool(a) => collect(a),
             Data::C64(a) => collect(a),
             Data::C128(a) => collect(a),
+            Data::Str(a) => collect(a),
         }
     }
     /// The value of a one-element complex (or real) tensor.
@@ -648,6 +660,12 @@ impl Tensor {
     /// The value of a one-element real tensor (a complex one is a TypeError: see
     /// [`Tensor::item_complex`]).
     pub fn item(&self) -> Result<f64> {
+        if self.dtype() == DType::String {
+            return Err(Error::dtype(
+                "item",
+                "a string tensor has no numeric value".to_string(),
+            ));
+        }
         if self.dtype().is_complex() {
             return Err(Error::dtype(
                 "item",

@@ -196,6 +196,13 @@ PARAMETER_TYPES: dict[str, str] = {
     "fill_value": "float | None",
     # integer ops
     "kth": "int",
+    # strings
+    **dict.fromkeys(["encoding", "unit", "pattern", "rewrite"], "str | bytes | None"),
+    **dict.fromkeys(["separator", "sep"], "str | bytes | None"),
+    **dict.fromkeys(["pos", "len", "num_buckets"], "int"),
+    **dict.fromkeys(["maxsplit", "precision"], "int | None"),
+    "replace_global": "bool",
+    "out_type": "DTypeLike | None",
 }
 
 #: Where one function differs from PARAMETER_TYPES: `"function.parameter"` for a parameter,
@@ -234,6 +241,10 @@ FUNCTION_TYPES: dict[str, str] = {
     "lstm_cell": "tuple[Tensor, Tensor]",
     "lstm_sequence": "tuple[Tensor, Tensor]",
     "unstack": "list[Tensor]",
+    **dict.fromkeys(
+        ["strings_split_rows", "strings_bytes_split_rows", "strings_unicode_split_rows"],
+        "tuple[Tensor, Tensor]",
+    ),
     "set_seed": "None",
     "set_num_threads": "None",
     "get_num_threads": "int",

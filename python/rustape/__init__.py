@@ -40,6 +40,7 @@ from . import (
     random,
     saved_model,
     signal,
+    strings,
     summary,
     test,
     utils,
@@ -64,6 +65,7 @@ from ._compat import (
 from ._control_flow import case, cond, foldl, foldr, map_fn, scan, switch_case, while_loop
 from ._module import Module, TensorSpec, function
 from ._shape import TensorShape
+from ._strings import RaggedTensor
 from ._tape import GradientTape, UnconnectedGradients
 from .custom_gradient import custom_gradient
 from .debugging import assert_equal, assert_greater, assert_less, assert_rank
@@ -78,6 +80,7 @@ __version__: str = _rustape.__version__
 __all__ = [
     "GradientTape",
     "Module",
+    "RaggedTensor",
     "TensorShape",
     "TensorSpec",
     "UnconnectedGradients",
@@ -126,6 +129,7 @@ __all__ = [
     "saved_model",
     "scan",
     "signal",
+    "strings",
     "summary",
     "switch_case",
     "test",

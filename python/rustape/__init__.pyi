@@ -19,6 +19,7 @@ from . import nn as nn
 from . import random as random
 from . import saved_model as saved_model
 from . import signal as signal
+from . import strings as strings
 from . import summary as summary
 from . import test as test
 from . import utils as utils
@@ -190,6 +191,7 @@ from ._rustape import square as square
 from ._rustape import squeeze as squeeze
 from ._rustape import stack as stack
 from ._rustape import stop_gradient as stop_gradient
+from ._rustape import string as string
 from ._rustape import subtract as subtract
 from ._rustape import tan as tan
 from ._rustape import tanh as tanh
@@ -205,6 +207,7 @@ from ._rustape import where as where
 from ._rustape import zeros as zeros
 from ._rustape import zeros_like as zeros_like
 from ._shape import TensorShape as TensorShape
+from ._strings import RaggedTensor as RaggedTensor
 from ._tape import GradientTape as GradientTape
 from ._tape import UnconnectedGradients as UnconnectedGradients
 from .custom_gradient import custom_gradient as custom_gradient
@@ -220,6 +223,7 @@ __all__ = [
     "DType",
     "GradientTape",
     "Module",
+    "RaggedTensor",
     "Tensor",
     "TensorShape",
     "TensorSpec",
@@ -402,6 +406,8 @@ __all__ = [
     "stack",
     "stop_gradient",
     "strided_slice",
+    "string",
+    "strings",
     "subtract",
     "summary",
     "switch_case",

@@ -49,7 +49,7 @@ def table() -> dict[str, dict[str, Any]]:
     >>> table()["math"]["sin"] is rt.math.sin
     True
     """
-    from . import _ops, _ops_array, _ops_lu, _ops_math, _ops_nn  # noqa: F401  (their @export rows)
+    from . import _ops, _ops_array, _ops_lu, _ops_math, _ops_nn, _strings  # noqa: F401  (@export rows)
 
     namespaces: dict[str, dict[str, Any]] = {}
     for extension_name, exports in _rustape._bindings:

@@ -267,6 +267,22 @@ __all__ = [
     "stateless_truncated_normal",
     "stateless_uniform",
     "stop_gradient",
+    "string",
+    "strings_as_string",
+    "strings_bytes_split_rows",
+    "strings_join",
+    "strings_length",
+    "strings_lower",
+    "strings_reduce_join",
+    "strings_regex_full_match",
+    "strings_regex_replace",
+    "strings_split_rows",
+    "strings_strip",
+    "strings_substr",
+    "strings_to_hash_bucket_fast",
+    "strings_to_number",
+    "strings_unicode_split_rows",
+    "strings_upper",
     "subtract",
     "svd",
     "tan",
@@ -674,6 +690,7 @@ int64: DType
 bool: DType
 complex64: DType
 complex128: DType
+string: DType
 
 def as_dtype(type_value: DTypeLike) -> DType: ...
 def record_custom_gradient(
@@ -1726,6 +1743,75 @@ def saturate_cast(
 def gcd(x1: TensorLike, x2: TensorLike, name: str | None = None) -> Tensor: ...
 def lcm(x1: TensorLike, x2: TensorLike, name: str | None = None) -> Tensor: ...
 def argpartition(x: TensorLike, kth: int, axis: Axis = -1) -> Tensor: ...
+def strings_lower(
+    input: TensorLike,
+    encoding: str | bytes | None = "",
+    name: str | None = None,
+) -> Tensor: ...
+def strings_upper(
+    input: TensorLike,
+    encoding: str | bytes | None = "",
+    name: str | None = None,
+) -> Tensor: ...
+def strings_strip(input: TensorLike, name: str | None = None) -> Tensor: ...
+def strings_length(
+    input: TensorLike,
+    unit: str | bytes | None = "BYTE",
+    name: str | None = None,
+) -> Tensor: ...
+def strings_substr(
+    input: TensorLike,
+    pos: int,
+    len: int,
+    unit: str | bytes | None = "BYTE",
+    name: str | None = None,
+) -> Tensor: ...
+def strings_join(
+    inputs: TensorLike,
+    separator: str | bytes | None = "",
+    name: str | None = None,
+) -> Tensor: ...
+def strings_reduce_join(
+    inputs: TensorLike,
+    axis: Axis = None,
+    keepdims: builtins.bool = False,
+    separator: str | bytes | None = "",
+    name: str | None = None,
+) -> Tensor: ...
+def strings_regex_full_match(
+    input: TensorLike,
+    pattern: str | bytes | None,
+    name: str | None = None,
+) -> Tensor: ...
+def strings_regex_replace(
+    input: TensorLike,
+    pattern: str | bytes | None,
+    rewrite: str | bytes | None,
+    replace_global: builtins.bool = True,
+    name: str | None = None,
+) -> Tensor: ...
+def strings_split_rows(
+    input: TensorLike,
+    sep: str | bytes | None = None,
+    maxsplit: int | None = -1,
+) -> tuple[Tensor, Tensor]: ...
+def strings_bytes_split_rows(input: TensorLike) -> tuple[Tensor, Tensor]: ...
+def strings_unicode_split_rows(input: TensorLike) -> tuple[Tensor, Tensor]: ...
+def strings_to_number(
+    input: TensorLike,
+    out_type: DTypeLike | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def strings_as_string(
+    input: TensorLike,
+    precision: int | None = -1,
+    name: str | None = None,
+) -> Tensor: ...
+def strings_to_hash_bucket_fast(
+    input: TensorLike,
+    num_buckets: int,
+    name: str | None = None,
+) -> Tensor: ...
 def complex(real: TensorLike, imag: TensorLike, name: str | None = None) -> Tensor: ...
 def real(input: TensorLike, name: str | None = None) -> Tensor: ...
 def imag(input: TensorLike, name: str | None = None) -> Tensor: ...

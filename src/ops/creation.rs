@@ -33,6 +33,7 @@ fn from_fn(
         DType::Bool => build::<bool>(op, shape, value)?,
         DType::Complex64 => build::<Complex<f32>>(op, shape, value)?,
         DType::Complex128 => build::<Complex<f64>>(op, shape, value)?,
+        DType::String => build::<crate::text::Str>(op, shape, value)?,
     }))
 }
 

@@ -581,6 +581,16 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
     if x.dtype() == dtype {
         return Ok(x.clone());
     }
+    if x.dtype() == DType::String || dtype == DType::String {
+        return Err(Error::dtype(
+            "cast",
+            format!(
+                "cast from {} to {dtype} is not supported (use rt.strings.to_number or \
+                 rt.strings.as_string)",
+                x.dtype()
+            ),
+        ));
+    }
     // The conversion's buffer is ndarray's: check it can be had first (MemoryError, no abort).
     crate::memory::ensure_shape("cast", x.shape(), dtype)?;
     fn convert<T: Element>(x: &Tensor) -> Data {
@@ -599,6 +609,7 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
             Data::Bool(a) => each::<bool, T>(a),
             Data::C64(a) => each::<Complex<f32>, T>(a),
             Data::C128(a) => each::<Complex<f64>, T>(a),
+            Data::Str(a) => each::<crate::text::Str, T>(a),
         }
     }
     let data = match dtype {
@@ -609,6 +620,7 @@ pub fn cast(x: &Tensor, dtype: DType) -> Result<Tensor> {
         DType::Bool => convert::<bool>(x),
         DType::Complex64 => convert::<Complex<f32>>(x),
         DType::Complex128 => convert::<Complex<f64>>(x),
+        DType::String => unreachable!("string casts were refused above"),
     };
     let y = Tensor::new(data);
     let from = x.dtype();

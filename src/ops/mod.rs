@@ -20,6 +20,7 @@ mod conv;
 mod creation;
 mod ctc;
 mod elementwise;
+mod fingerprint;
 mod image;
 mod image_affine;
 mod image_boxes;
@@ -52,6 +53,7 @@ mod shape;
 mod signal;
 mod sort;
 mod special;
+pub mod strings;
 mod vmath;
 
 pub use activation::*;

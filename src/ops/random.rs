@@ -472,7 +472,7 @@ pub fn uniform_from(
                 )
             })
         }
-        DType::Bool | DType::Complex64 | DType::Complex128 => Err(Error::dtype(
+        DType::Bool | DType::Complex64 | DType::Complex128 | DType::String => Err(Error::dtype(
             op,
             format!("expected a real numeric dtype (float32, float64, int32, int64), got {dtype}"),
         )),

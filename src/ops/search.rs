@@ -12,9 +12,18 @@ use crate::tensor::{Data, Tensor};
 enum Numbers {
     Int(Vec<i64>),
     Float(Vec<f64>),
+    /// Strings (only [`unique`] takes them: [`Numbers::of_any`]), in byte order.
+    Text(Vec<crate::text::Str>),
 }
 
 impl Numbers {
+    /// [`Numbers::of`], strings included.
+    fn of_any(op: &str, what: &str, x: &Tensor) -> Result<Numbers> {
+        match x.values::<crate::text::Str>() {
+            Some(v) => Ok(Numbers::Text(v.as_slice().to_vec())),
+            None => Numbers::of(op, what, x),
+        }
+    }
     fn of(op: &str, what: &str, x: &Tensor) -> Result<Numbers> {
         Ok(match x.data() {
             Data::I32(v) => Numbers::Int(v.iter().map(|&a| a as i64).collect()),
@@ -22,7 +31,7 @@ impl Numbers {
             Data::Bool(v) => Numbers::Int(v.iter().map(|&a| a as i64).collect()),
             Data::F32(v) => Numbers::Float(v.iter().map(|&a| a as f64).collect()),
             Data::F64(v) => Numbers::Float(v.iter().copied().collect()),
-            Data::C64(_) | Data::C128(_) => {
+            Data::C64(_) | Data::C128(_) | Data::Str(_) => {
                 return Err(Error::dtype(
                     op,
                     format!(
@@ -41,6 +50,8 @@ impl Numbers {
             (Numbers::Int(a), Numbers::Float(b)) => (a[i] as f64) < b[j],
             (Numbers::Float(a), Numbers::Int(b)) => a[i] < b[j] as f64,
             (Numbers::Float(a), Numbers::Float(b)) => a[i] < b[j],
+            (Numbers::Text(a), Numbers::Text(b)) => a[i] < b[j],
+            (Numbers::Text(_), _) | (_, Numbers::Text(_)) => false,
         }
     }
 
@@ -53,6 +64,7 @@ impl Numbers {
                 x.partial_cmp(&y)
                     .unwrap_or_else(|| x.is_nan().cmp(&y.is_nan()))
             }
+            Numbers::Text(a) => a[i].cmp(&a[j]),
         }
     }
 
@@ -62,6 +74,7 @@ impl Numbers {
         match self {
             Numbers::Int(a) => a[i] == a[j],
             Numbers::Float(a) => a[i] == a[j],
+            Numbers::Text(a) => a[i] == a[j],
         }
     }
 }
@@ -300,7 +313,7 @@ pub fn unique(x: &Tensor, axis: isize, sorted: bool, out_dtype: DType) -> Result
     };
     let count = moved.shape()[0];
     let width = moved.size().checked_div(count).unwrap_or(0);
-    let numbers = Numbers::of(op, "x", &moved)?;
+    let numbers = Numbers::of_any(op, "x", &moved)?;
     let row_order = |i: usize, j: usize| {
         (0..width)
             .map(|k| numbers.order(i * width + k, j * width + k))

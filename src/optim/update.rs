@@ -151,6 +151,7 @@ fn values_mut<T: Element>(data: &mut Data) -> Option<&mut Values<T>> {
         Data::Bool(v) => v,
         Data::C64(v) => v,
         Data::C128(v) => v,
+        Data::Str(v) => v,
     };
     any.downcast_mut()
 }

@@ -55,6 +55,7 @@ fn format(dtype: DType) -> &'static CStr {
         DType::Bool => c"?",
         DType::Complex64 => c"Zf",
         DType::Complex128 => c"Zd",
+        DType::String => c"O",
     }
 }
 
@@ -69,6 +70,11 @@ fn fill_buffer(obj: &Bound<'_, PyAny>, view: *mut PyBuffer, flags: c_int) -> PyR
     if flags & PYBUF_WRITABLE == PYBUF_WRITABLE {
         return Err(buffer_error(
             "rustape tensors are immutable: their buffer is read-only".into(),
+        ));
+    }
+    if t.dtype() == DType::String {
+        return Err(buffer_error(
+            "a string tensor has no buffer (its elements are not fixed-size numbers)".into(),
         ));
     }
     let fortran = t.shape().iter().filter(|&&d| d > 1).count() > 1;

@@ -61,6 +61,9 @@ pub fn to_tensor(obj: &Bound<'_, PyAny>, hint: Option<DType>) -> PyResult<Tensor
     if let Some(t) = tensorish(obj) {
         return Ok(t);
     }
+    if let Some(t) = super::text_convert::to_string_tensor(obj, hint)? {
+        return Ok(t);
+    }
     if obj.is_exact_instance_of::<PyFloat>() {
         return float_scalar(
             obj,
@@ -317,7 +320,7 @@ fn int_scalar(obj: &Bound<'_, PyAny>, hint: Option<DType>, make: Scalar) -> PyRe
         Some(DType::F64) => Ok(make.of(v as f64)),
         Some(DType::Complex64) => Ok(make.of(Complex::new(v as f32, 0.0))),
         Some(DType::Complex128) => Ok(make.of(Complex::new(v as f64, 0.0))),
-        Some(DType::Bool) => Err(cannot_convert(obj, DType::Bool)),
+        Some(d @ (DType::Bool | DType::String)) => Err(cannot_convert(obj, d)),
     }
 }
 
@@ -351,6 +354,12 @@ fn natural_dtype(kind: u8, itemsize: usize) -> Option<DType> {
 
 fn array_to_tensor(array: &Bound<'_, PyUntypedArray>, hint: Option<DType>) -> PyResult<Tensor> {
     let descr = array.dtype();
+    if matches!(descr.kind(), b'U' | b'S' | b'O') {
+        if let Some(h) = hint.filter(|&h| h != DType::String) {
+            return Err(cannot_convert(array.as_any(), h));
+        }
+        return super::text_convert::array_of_strings(array.as_any());
+    }
     let natural = natural_dtype(descr.kind(), descr.itemsize()).ok_or_else(|| {
         let name = descr.str().map(|s| s.to_string()).unwrap_or_default();
         type_error(
@@ -371,6 +380,7 @@ fn array_to_tensor(array: &Bound<'_, PyUntypedArray>, hint: Option<DType>) -> Py
         DType::Bool => Data::Bool(extract::<bool>(array)?),
         DType::Complex64 => Data::C64(extract::<Complex<f32>>(array)?),
         DType::Complex128 => Data::from(extract::<Complex<f64>>(array)?),
+        DType::String => return Err(cannot_convert(array.as_any(), dtype)),
     }))
 }
 
@@ -578,6 +588,11 @@ fn sequence_to_tensor(obj: &Bound<'_, PyAny>, hint: Option<DType>) -> PyResult<T
             Complex::new(v.re as f32, v.im as f32)
         }),
         DType::Complex128 => build(&shape, &leaves, as_complex),
+        // Only an empty sequence gets here with strings (strings take text_convert's path).
+        DType::String if leaves.is_empty() => {
+            build(&shape, &leaves, |_| crate::text::Str::default())
+        }
+        DType::String => Err(cannot_convert(obj, dtype)),
     }
 }
 
@@ -635,6 +650,9 @@ fn numpy_can_hold(t: &Tensor) -> PyResult<()> {
 /// its shape, a MemoryError when the array cannot be allocated.
 pub fn to_numpy_copy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
     numpy_can_hold(t)?;
+    if let Data::Str(a) = t.data() {
+        return super::text_convert::to_numpy(py, a);
+    }
     if t.nbytes() >= LARGE_ARRAY {
         fn fill<T: NpElement + Element>(
             target: &Bound<'_, PyAny>,
@@ -657,6 +675,7 @@ pub fn to_numpy_copy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, Py
             Data::Bool(a) => fill(&array, a)?,
             Data::C64(a) => fill(&array, a)?,
             Data::C128(a) => fill(&array, crate::tensor::values_ref(a))?,
+            Data::Str(_) => unreachable!("string tensors returned above"),
         }
         return Ok(array);
     }
@@ -668,6 +687,7 @@ pub fn to_numpy_copy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, Py
         Data::Bool(a) => a.view().to_pyarray(py).into_any(),
         Data::C64(a) => a.view().to_pyarray(py).into_any(),
         Data::C128(a) => a.view().to_pyarray(py).into_any(),
+        Data::Str(_) => unreachable!("string tensors returned above"),
     })
 }
 
@@ -698,6 +718,7 @@ pub fn to_numpy_view<'py>(t: &Tensor, owner: Bound<'py, PyTensor>) -> PyResult<B
         Data::Bool(a) => view(&a.view(), owner),
         Data::C64(a) => view(&a.view(), owner),
         Data::C128(a) => view(&a.view(), owner),
+        Data::Str(a) => super::text_convert::to_numpy(owner.py(), a)?,
     })
 }
 

@@ -98,6 +98,8 @@ fn dl_dtype(dtype: DType) -> DLDataType {
         DType::Bool => (6, 8),
         DType::Complex64 => (5, 64),
         DType::Complex128 => (5, 128),
+        // Never exported (`export_capsule` refuses strings); an opaque code no importer takes.
+        DType::String => (255, 128),
     };
     DLDataType {
         code,
@@ -147,6 +149,7 @@ pub(super) fn data_ptr(t: &Tensor) -> *mut c_void {
         Data::Bool(v) => ptr(v),
         Data::C64(v) => ptr(v),
         Data::C128(v) => ptr(v),
+        Data::Str(v) => ptr(v),
     }
 }
 
@@ -211,6 +214,11 @@ pub fn export_capsule(
     versioned: bool,
     copied: bool,
 ) -> PyResult<Bound<'_, PyAny>> {
+    if t.dtype() == DType::String {
+        return Err(buffer_error(
+            "a string tensor cannot be exported through DLPack (no fixed-size elements)".into(),
+        ));
+    }
     let mut shape: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
     let mut strides = row_major(t.shape());
     let dl = dl_tensor(&t, &mut shape, &mut strides);
@@ -306,6 +314,7 @@ fn deep_copy(t: &Tensor) -> Tensor {
         Data::Bool(v) => fresh(v),
         Data::C64(v) => fresh(v),
         Data::C128(v) => fresh(v),
+        Data::Str(v) => fresh(v),
     }
 }
 
@@ -546,6 +555,7 @@ fn import(imported: Imported, copy: Option<bool>) -> PyResult<Tensor> {
             ..from
         }
         .build(|p| unsafe { p.read() != 0 }),
+        DType::String => return Err(buffer_error("DLPack has no string dtype".into())),
     })
 }
 

@@ -9,7 +9,7 @@ use super::bindings::Table;
 use super::error::type_error;
 use crate::dtype::DType;
 
-pub const ALL: [DType; 7] = [
+pub const ALL: [DType; 8] = [
     DType::F32,
     DType::F64,
     DType::I32,
@@ -17,6 +17,7 @@ pub const ALL: [DType; 7] = [
     DType::Bool,
     DType::Complex64,
     DType::Complex128,
+    DType::String,
 ];
 
 /// A tensor's element type: `rt.float32`, `rt.float64`, `rt.int32`, `rt.int64`, `rt.bool`
@@ -42,6 +43,7 @@ fn index(dtype: DType) -> usize {
         DType::Bool => 4,
         DType::Complex64 => 5,
         DType::Complex128 => 6,
+        DType::String => 7,
     }
 }
 
@@ -67,11 +69,12 @@ pub fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
 pub fn numpy_type_name(dtype: DType) -> &'static str {
     match dtype {
         DType::Bool => "bool_",
+        DType::String => "object_",
         other => other.name(),
     }
 }
 
-pub const SUPPORTED: &str = "float32, float64, int32, int64, bool, complex64, complex128";
+pub const SUPPORTED: &str = "float32, float64, int32, int64, bool, complex64, complex128, string";
 
 /// What a `dtype=` argument names: a `DType`, a name (`"float32"`), a NumPy dtype or scalar
 /// type, or Python's `float` (float32, as in TensorFlow), `int` (int64), `bool`, `complex`
@@ -100,6 +103,9 @@ pub fn lookup_dtype(obj: &Bound<'_, PyAny>) -> PyResult<Option<DType>> {
         if t.is(py.get_type::<PyComplex>()) {
             return Ok(Some(DType::Complex128));
         }
+        if t.is(py.get_type::<PyString>()) || t.is(py.get_type::<pyo3::types::PyBytes>()) {
+            return Ok(Some(DType::String));
+        }
         if !t.is_subclass(&np.getattr("generic")?)? {
             return Ok(None);
         }
@@ -111,6 +117,9 @@ pub fn lookup_dtype(obj: &Bound<'_, PyAny>) -> PyResult<Option<DType>> {
         .call1((obj,))?
         .getattr("name")?
         .extract()?;
+    if name == "object" || name.starts_with("str") || name.starts_with("bytes") {
+        return Ok(Some(DType::String));
+    }
     Ok(DType::from_name(&name))
 }
 

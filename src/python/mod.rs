@@ -40,9 +40,11 @@ mod ops_random;
 mod ops_search;
 mod ops_shape;
 mod ops_signal;
+mod ops_strings;
 mod optim;
 mod tape;
 mod tensor;
+mod text_convert;
 
 use pyo3::prelude::*;
 
@@ -112,6 +114,7 @@ fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ops_image_boxes::register(m, &mut table)?;
     ops_signal::register(m, &mut table)?;
     ops_int::register(m, &mut table)?;
+    ops_strings::register(m, &mut table)?;
     ops_complex::register(m, &mut table)?;
     optim::register(m, &mut table)?;
     metrics::register(m, &mut table)?;

@@ -259,6 +259,7 @@ fn python_scalar<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>
             let v = t.to_complex_vec()[0];
             PyComplex::from_doubles(py, v.re, v.im).into_any()
         }
+        Data::Str(a) => super::text_convert::item(py, a),
     })
 }
 

@@ -24,6 +24,8 @@ PYTHON_TOP_LEVEL = {
     "image",
     "signal",
     "bitwise",
+    "strings",
+    "RaggedTensor",
     "layers",
     "keras",
     "data",

@@ -521,7 +521,7 @@ def test_forward_matches_numpy(file, name):
     want = np.asarray(reference(*inputs))
     got_np = np.asarray(got.numpy() if hasattr(got, "numpy") else got)
     assert got_np.shape == want.shape, f"{name}: shape {got_np.shape}, NumPy {want.shape}"
-    if want.dtype.kind in "biu":
+    if want.dtype.kind in "biuOS":  # O, S: string tensors (object arrays, bytes)
         assert got_np.dtype.kind == want.dtype.kind, (
             f"{name}: dtype {got_np.dtype}, NumPy {want.dtype}"
         )

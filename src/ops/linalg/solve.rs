@@ -50,6 +50,11 @@ pub fn eye(
         DType::Bool => build::<bool>(&shape, num_rows, cols),
         DType::Complex64 => build::<num_complex::Complex<f32>>(&shape, num_rows, cols),
         DType::Complex128 => build::<num_complex::Complex<f64>>(&shape, num_rows, cols),
+        DType::String => Err(crate::tensor::unsupported(
+            "eye",
+            dtype,
+            "a numeric or bool",
+        )),
     }
 }
 
