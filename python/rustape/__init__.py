@@ -42,6 +42,7 @@ from . import (
     signal,
     summary,
     test,
+    train,
     utils,
 )
 from ._compat import (
@@ -129,6 +130,7 @@ __all__ = [
     "summary",
     "switch_case",
     "test",
+    "train",
     "utils",
     "vectorized_map",
     "while_loop",
