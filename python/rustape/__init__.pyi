@@ -21,6 +21,7 @@ from . import saved_model as saved_model
 from . import signal as signal
 from . import summary as summary
 from . import test as test
+from . import train as train
 from . import utils as utils
 from ._compat import control_dependencies as control_dependencies
 from ._compat import device as device
@@ -415,6 +416,7 @@ __all__ = [
     "tensordot",
     "test",
     "tile",
+    "train",
     "transpose",
     "truediv",
     "truncatediv",

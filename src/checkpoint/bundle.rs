@@ -20,11 +20,11 @@ pub const DT_STRING: i32 = 7;
 /// codes this reader does not know).
 pub fn element_size(dtype: i32) -> Option<usize> {
     Some(match dtype {
-        4 | 6 | 10 => 1,   // uint8, int8, bool
+        4 | 6 | 10 => 1,       // uint8, int8, bool
         5 | 14 | 17 | 19 => 2, // int16, bfloat16, uint16, half
-        1 | 3 | 22 => 4,   // float, int32, uint32
-        2 | 8 | 9 | 23 => 8, // double, complex64, int64, uint64
-        18 => 16,          // complex128
+        1 | 3 | 22 => 4,       // float, int32, uint32
+        2 | 8 | 9 | 23 => 8,   // double, complex64, int64, uint64
+        18 => 16,              // complex128
         _ => return None,
     })
 }
@@ -134,8 +134,8 @@ impl BundleReader {
                 .map_err(|e| corrupt(&key, format!("bad BundleEntryProto: {e}")))?;
             entries.insert(key, e);
         }
-        let header = header
-            .ok_or_else(|| Error::value(OP, "corrupt checkpoint index: no bundle header"))?;
+        let header =
+            header.ok_or_else(|| Error::value(OP, "corrupt checkpoint index: no bundle header"))?;
         if header.endianness != 0 {
             return Err(Error::value(OP, "big-endian checkpoints are not supported"));
         }
@@ -149,7 +149,10 @@ impl BundleReader {
             if v.min_consumer > 1 || v.bad_consumers.contains(&1) {
                 return Err(Error::value(
                     OP,
-                    format!("the bundle needs a reader of version {} or later", v.min_consumer),
+                    format!(
+                        "the bundle needs a reader of version {} or later",
+                        v.min_consumer
+                    ),
                 ));
             }
         }
@@ -162,14 +165,16 @@ impl BundleReader {
     ) -> Result<BundleReader> {
         for (key, e) in &entries {
             if !e.slices.is_empty() {
-                return Err(corrupt(key, "partitioned (sliced) variables are not supported"));
+                return Err(corrupt(
+                    key,
+                    "partitioned (sliced) variables are not supported",
+                ));
             }
             let shard = shards
                 .get(usize::try_from(e.shard_id).unwrap_or(usize::MAX))
                 .ok_or_else(|| corrupt(key, format!("no data file {}", e.shard_id)))?;
             let end = e.offset.checked_add(e.size);
-            if e.offset < 0 || e.size < 0 || end.is_none_or(|end| end as u64 > shard.len() as u64)
-            {
+            if e.offset < 0 || e.size < 0 || end.is_none_or(|end| end as u64 > shard.len() as u64) {
                 return Err(corrupt(
                     key,
                     format!(
@@ -227,7 +232,8 @@ impl BundleReader {
     pub fn read(&self, key: &str) -> Result<StoredTensor> {
         let e = self.entry(key)?;
         let shape = shape_of(key, e)?;
-        let bytes = &self.shards[e.shard_id as usize][e.offset as usize..(e.offset + e.size) as usize];
+        let bytes =
+            &self.shards[e.shard_id as usize][e.offset as usize..(e.offset + e.size) as usize];
         let (data, crc) = if e.dtype == DT_STRING {
             read_strings(key, bytes, elements(&shape).unwrap_or(0))?
         } else {
@@ -253,7 +259,9 @@ fn shape_of(key: &str, e: &BundleEntryProto) -> Result<Vec<u64>> {
     }
     s.dim
         .iter()
-        .map(|d| u64::try_from(d.size).map_err(|_| corrupt(key, format!("axis of length {}", d.size))))
+        .map(|d| {
+            u64::try_from(d.size).map_err(|_| corrupt(key, format!("axis of length {}", d.size)))
+        })
         .collect()
 }
 
@@ -303,7 +311,10 @@ fn read_strings(key: &str, bytes: &[u8], n: u64) -> Result<(Payload, u32)> {
     if pos != bytes.len() {
         return Err(corrupt(key, "bytes left after the strings"));
     }
-    Ok((Payload::Strings(out), crc32c::crc32c_append(crc, &bytes[lengths_end..])))
+    Ok((
+        Payload::Strings(out),
+        crc32c::crc32c_append(crc, &bytes[lengths_end..]),
+    ))
 }
 
 /// Collects tensors and writes them as a one-shard bundle.
@@ -333,12 +344,18 @@ impl BundleWriter {
         let crc = match &tensor.data {
             Payload::Bytes(b) => {
                 let size = element_size(tensor.dtype).ok_or_else(|| {
-                    Error::value(OP, format!("{key:?}: dtype code {} is not numeric", tensor.dtype))
+                    Error::value(
+                        OP,
+                        format!("{key:?}: dtype code {} is not numeric", tensor.dtype),
+                    )
                 })?;
                 if n.checked_mul(size as u64) != Some(b.len() as u64) {
                     return Err(Error::value(
                         OP,
-                        format!("{key:?}: {} bytes for {n} elements of {size} bytes", b.len()),
+                        format!(
+                            "{key:?}: {} bytes for {n} elements of {size} bytes",
+                            b.len()
+                        ),
                     ));
                 }
                 self.data.extend_from_slice(b);
@@ -424,7 +441,8 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
-    let fail = |e: std::io::Error| Error::value(OP, format!("cannot write {}: {e}", path.display()));
+    let fail =
+        |e: std::io::Error| Error::value(OP, format!("cannot write {}: {e}", path.display()));
     std::fs::write(&tmp, bytes).map_err(fail)?;
     std::fs::rename(&tmp, path).map_err(fail)
 }

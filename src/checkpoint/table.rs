@@ -101,7 +101,9 @@ fn block<'a>(file: &'a [u8], h: Handle, what: &str) -> Result<&'a [u8]> {
     if kind != 0 {
         return Err(Error::value(
             OP,
-            format!("{what} at {start} is compressed (type {kind}): only uncompressed tables are read"),
+            format!(
+                "{what} at {start} is compressed (type {kind}): only uncompressed tables are read"
+            ),
         ));
     }
     debug_assert!(end <= file.len());
@@ -158,7 +160,11 @@ pub fn read_table(file: &[u8]) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
     let _meta = Handle::read(footer, &mut pos)?;
     let index = Handle::read(footer, &mut pos)?;
     let mut handles = Vec::new();
-    entries(block(file, index, "index block")?, "index block", &mut handles)?;
+    entries(
+        block(file, index, "index block")?,
+        "index block",
+        &mut handles,
+    )?;
     let mut out = Vec::new();
     for (i, (_, value)) in handles.iter().enumerate() {
         let mut p = 0;
@@ -187,7 +193,11 @@ impl BlockBuilder {
             self.restarts.push(self.buf.len() as u32);
             0
         } else {
-            self.last.iter().zip(key).take_while(|(a, b)| a == b).count()
+            self.last
+                .iter()
+                .zip(key)
+                .take_while(|(a, b)| a == b)
+                .count()
         };
         put_varint(&mut self.buf, shared as u64);
         put_varint(&mut self.buf, (key.len() - shared) as u64);

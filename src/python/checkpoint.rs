@@ -51,11 +51,15 @@ fn checkpoint_write_bundle(py: Python<'_>, prefix: &str, rows: &Bound<'_, PyList
     guard(|| {
         let mut w = BundleWriter::new();
         for row in rows.iter() {
-            let (key, dtype, shape, data): (String, Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>) =
-                row.extract()?;
-            let dtype: i32 = dtype
-                .extract()
-                .map_err(|_| PyValueError::new_err(format!("checkpoint: bad dtype code for {key:?}")))?;
+            let (key, dtype, shape, data): (
+                String,
+                Bound<'_, PyAny>,
+                Bound<'_, PyAny>,
+                Bound<'_, PyAny>,
+            ) = row.extract()?;
+            let dtype: i32 = dtype.extract().map_err(|_| {
+                PyValueError::new_err(format!("checkpoint: bad dtype code for {key:?}"))
+            })?;
             let shape: Vec<u64> = shape
                 .extract()
                 .map_err(|_| PyValueError::new_err(format!("checkpoint: bad shape for {key:?}")))?;
@@ -86,14 +90,17 @@ type Node = (
 /// []
 #[pyfunction]
 fn checkpoint_decode_graph(data: &[u8]) -> PyResult<Vec<Node>> {
-    let g = TrackableObjectGraph::decode(data).map_err(|e| {
-        PyValueError::new_err(format!("checkpoint: corrupt object graph: {e}"))
-    })?;
+    let g = TrackableObjectGraph::decode(data)
+        .map_err(|e| PyValueError::new_err(format!("checkpoint: corrupt object graph: {e}")))?;
     let n = g.nodes.len() as i64;
     let bad = |id: i32| i64::from(id) < 0 || i64::from(id) >= n;
     let mut out = Vec::with_capacity(g.nodes.len());
     for (i, node) in g.nodes.into_iter().enumerate() {
-        if node.registered_saver.as_ref().is_some_and(|s| !s.name.is_empty()) {
+        if node
+            .registered_saver
+            .as_ref()
+            .is_some_and(|s| !s.name.is_empty())
+        {
             return Err(PyValueError::new_err(format!(
                 "checkpoint: node {i} uses a registered saver, which is not supported"
             )));
@@ -109,14 +116,23 @@ fn checkpoint_decode_graph(data: &[u8]) -> PyResult<Vec<Node>> {
             )));
         }
         out.push((
-            node.children.into_iter().map(|c| (c.node_id, c.local_name)).collect(),
+            node.children
+                .into_iter()
+                .map(|c| (c.node_id, c.local_name))
+                .collect(),
             node.attributes
                 .into_iter()
                 .map(|a| (a.name, a.full_name, a.checkpoint_key))
                 .collect(),
             node.slot_variables
                 .into_iter()
-                .map(|s| (s.original_variable_node_id, s.slot_name, s.slot_variable_node_id))
+                .map(|s| {
+                    (
+                        s.original_variable_node_id,
+                        s.slot_name,
+                        s.slot_variable_node_id,
+                    )
+                })
                 .collect(),
             node.has_checkpoint_values.map(|b| b.value),
         ));
@@ -136,7 +152,10 @@ fn checkpoint_encode_graph<'py>(py: Python<'py>, nodes: Vec<Node>) -> Bound<'py,
             .map(|(children, attributes, slots, has)| TrackableObject {
                 children: children
                     .into_iter()
-                    .map(|(node_id, local_name)| ObjectReference { node_id, local_name })
+                    .map(|(node_id, local_name)| ObjectReference {
+                        node_id,
+                        local_name,
+                    })
                     .collect(),
                 attributes: attributes
                     .into_iter()

@@ -13,13 +13,12 @@ import sys
 
 import numpy as np
 import pytest
-
 import rustape as rt
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REF = os.path.join(HERE, "..", "reference")
 sys.path.insert(0, REF)
-from checkpoint_program import keras_program, module_program  # noqa: E402
+from checkpoint_program import keras_program, module_program
 
 EXPECTED = np.load(os.path.join(REF, "checkpoint.npz"), allow_pickle=False)
 
@@ -134,7 +133,8 @@ def test_mismatched_shapes_raise(tmp_path):
 def test_truncated_and_corrupted_files_raise(tmp_path, which):
     src = os.path.join(REF, "data", "checkpoint_tf")
     name = "keras-1.index" if which == "index" else "keras-1.data-00000-of-00001"
-    original = open(os.path.join(src, name), "rb").read()
+    with open(os.path.join(src, name), "rb") as f:
+        original = f.read()
     rng = np.random.default_rng(0)
     cases = [original[:n] for n in (0, 1, 47, len(original) // 2, len(original) - 1)]
     for _ in range(60):

@@ -61,7 +61,9 @@ def main() -> None:
         out.update(keras_arrays("rt", model, opt))
         m = module_program(tf, shift=1.0)
         extra = tf.Variable(np.float64(9.0))
-        tf.train.Checkpoint(mod=m, extra=extra).read(os.path.join(rt_dir, "module")).assert_consumed()
+        tf.train.Checkpoint(mod=m, extra=extra).read(
+            os.path.join(rt_dir, "module")
+        ).assert_consumed()
         out.update(module_arrays("rt", m))
         out["rt_extra"] = extra.numpy()
     np.savez(os.path.join(HERE, "checkpoint.npz"), **out)

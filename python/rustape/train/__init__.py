@@ -94,8 +94,7 @@ def load_variable(ckpt_dir_or_file: Any, name: str) -> Any:
     >>> float(rt.train.load_variable(p, "x/.ATTRIBUTES/VARIABLE_VALUE"))
     2.0
     """
-    if name.endswith(":0"):
-        name = name[:-2]
+    name = name.removesuffix(":0")
     return load_checkpoint(ckpt_dir_or_file).get_tensor(name)
 
 

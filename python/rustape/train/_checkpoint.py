@@ -35,8 +35,10 @@ class _Reader:
 
     def array(self, key: str) -> Any:
         if key not in self.rows:
-            raise ValueError(f"checkpoint {self.prefix!r}: the object graph names {key!r}, "
-                             "which the file does not hold")
+            raise ValueError(
+                f"checkpoint {self.prefix!r}: the object graph names {key!r}, "
+                "which the file does not hold"
+            )
         return _graph.to_array(key, *self.rows[key])
 
 
@@ -152,7 +154,7 @@ def restore_into(root: Any, reader: _Reader) -> dict[int, Any]:
     for node_id, opt in pending:
         # An optimizer without slots yet: build it on the variables the checkpoint's
         # `_trainable_variables` name (matched elsewhere, as TensorFlow defers the restore).
-        names = dict((n, c) for c, n in reader.nodes[node_id][0])
+        names = {n: c for c, n in reader.nodes[node_id][0]}
         listed = names.get("_trainable_variables")
         if listed is None:
             continue
@@ -274,9 +276,7 @@ class Checkpoint:
         if save_path is None:
             return CheckpointLoadStatus(self, _EmptyReader(), {0: self})
         reader = _Reader(save_path)
-        if self._save_counter is None and any(
-            n == "save_counter" for _c, n in reader.nodes[0][0]
-        ):
+        if self._save_counter is None and any(n == "save_counter" for _c, n in reader.nodes[0][0]):
             _ = self.save_counter
         return CheckpointLoadStatus(self, reader, restore_into(self, reader))
 

@@ -157,7 +157,7 @@ def build(root: Any) -> tuple[list[tuple], list[tuple[str, Any]]]:
     for obj, path in zip(objects, paths):
         if isinstance(obj, Variable):
             key = f"{path}/.ATTRIBUTES/{VALUE}"
-            name = obj.name[:-2] if obj.name.endswith(":0") else obj.name
+            name = obj.name.removesuffix(":0")
             attributes.append([(VALUE, name, key)])
             values.append((key, obj))
         else:
@@ -179,7 +179,12 @@ def to_row(key: str, value: Any) -> tuple[str, int, tuple[int, ...], bytes]:
     code = DTYPE_CODES.get(array.dtype.name)
     if code is None:
         raise TypeError(f"rt.train.Checkpoint: cannot save {key!r} of dtype {array.dtype}")
-    return key, code, tuple(int(d) for d in array.shape), array.astype(array.dtype.newbyteorder("<")).tobytes()
+    return (
+        key,
+        code,
+        tuple(int(d) for d in array.shape),
+        array.astype(array.dtype.newbyteorder("<")).tobytes(),
+    )
 
 
 def to_array(key: str, code: int, shape: Any, data: Any) -> Any:

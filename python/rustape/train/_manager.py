@@ -42,7 +42,9 @@ class CheckpointManager:
         init_fn: Any = None,
     ) -> None:
         if max_to_keep is not None and (isinstance(max_to_keep, bool) or max_to_keep <= 0):
-            raise ValueError(f"CheckpointManager: max_to_keep must be positive, got {max_to_keep!r}")
+            raise ValueError(
+                f"CheckpointManager: max_to_keep must be positive, got {max_to_keep!r}"
+            )
         self._checkpoint = checkpoint
         self._directory = os.fspath(directory)
         self._max_to_keep = max_to_keep

@@ -54,7 +54,9 @@ def update_state(
     """Writes the directory's `checkpoint` file (paths relative to it, as TensorFlow does)."""
 
     def rel(p: str) -> str:
-        return os.path.relpath(p, directory) if not os.path.isabs(directory) or os.path.isabs(p) else p
+        return (
+            os.path.relpath(p, directory) if not os.path.isabs(directory) or os.path.isabs(p) else p
+        )
 
     lines = [f"model_checkpoint_path: {json.dumps(rel(latest))}"]
     lines += [f"all_model_checkpoint_paths: {json.dumps(rel(p))}" for p in paths]
