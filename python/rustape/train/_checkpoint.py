@@ -252,7 +252,7 @@ class Checkpoint:
         if directory:
             os.makedirs(directory, exist_ok=True)
         nodes, values = _graph.build(self)
-        rows = [_graph.to_row(key, var.numpy()) for key, var in values]
+        rows: list[tuple] = [_graph.to_row(key, var.numpy()) for key, var in values]
         rows.append((GRAPH_KEY, _graph.DT_STRING, (), [_rustape.checkpoint_encode_graph(nodes)]))
         _rustape.checkpoint_write_bundle(prefix, rows)
         return prefix

@@ -169,7 +169,7 @@ def build(root: Any) -> tuple[list[tuple], list[tuple[str, Any]]]:
     # covers a parent whose only values come through such a child.
     for i in range(len(objects) - 1, -1, -1):
         has[i] = has[i] or any(has[c] for c, _ in edges[i])
-    nodes = [(edges[i], attributes[i], [], has[i]) for i in range(len(objects))]
+    nodes: list[tuple] = [(edges[i], attributes[i], [], has[i]) for i in range(len(objects))]
     return nodes, values
 
 
