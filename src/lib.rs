@@ -13,6 +13,7 @@
 //! assert_eq!(dy_dx[0].as_ref().unwrap().item().unwrap(), 6.0);
 //! ```
 #![deny(missing_docs)]
+pub mod checkpoint;
 pub mod dtype;
 pub mod error;
 pub mod interrupt;

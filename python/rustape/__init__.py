@@ -43,6 +43,7 @@ from . import (
     strings,
     summary,
     test,
+    train,
     utils,
 )
 from ._compat import (
@@ -133,6 +134,7 @@ __all__ = [
     "summary",
     "switch_case",
     "test",
+    "train",
     "utils",
     "vectorized_map",
     "while_loop",

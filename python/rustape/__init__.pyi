@@ -22,6 +22,7 @@ from . import signal as signal
 from . import strings as strings
 from . import summary as summary
 from . import test as test
+from . import train as train
 from . import utils as utils
 from ._compat import control_dependencies as control_dependencies
 from ._compat import device as device
@@ -421,6 +422,7 @@ __all__ = [
     "tensordot",
     "test",
     "tile",
+    "train",
     "transpose",
     "truediv",
     "truncatediv",

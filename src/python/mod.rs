@@ -19,6 +19,7 @@
 mod args;
 mod bindings;
 mod buffer;
+mod checkpoint;
 mod config;
 mod convert;
 mod dlpack;
@@ -120,6 +121,7 @@ fn rustape_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     metrics::register(m, &mut table)?;
     dlpack::register(m, &mut table)?;
     config::register(m, &mut table)?;
+    checkpoint::register(m, &mut table)?;
     table.value(m, "__version__", env!("CARGO_PKG_VERSION"), &[])?;
     table.publish(m)
 }

@@ -31,6 +31,7 @@ PYTHON_TOP_LEVEL = {
     "data",
     "nest",
     "test",
+    "train",
     "saved_model",
     "summary",
     "contrib",
