@@ -51,7 +51,8 @@ def load_legacy_weights(store: WeightStore, model: Any, skip_mismatch: bool = Fa
                 f"{store.what}: layer {name!r} has {len(paths)} weights in the file, the "
                 f"model's layer {layer.name!r} has {len(layer.weights)}"
             )
-        arrays = []
+        arrays: list[np.ndarray] = []
+        mismatched = False
         for path, variable in zip(paths, layer.weights):
             if path not in store.datasets:
                 raise ValueError(f"{store.what}: {path!r} is not a dataset in the file")
@@ -59,7 +60,7 @@ def load_legacy_weights(store: WeightStore, model: Any, skip_mismatch: bool = Fa
             want = tuple(variable.shape)
             if tuple(data.shape) != want:
                 if skip_mismatch:
-                    arrays = None
+                    mismatched = True
                     break
                 raise ValueError(
                     f"{store.what}: {path!r} has shape {tuple(data.shape)}, the model's "
@@ -68,7 +69,7 @@ def load_legacy_weights(store: WeightStore, model: Any, skip_mismatch: bool = Fa
             if data.dtype.kind not in "fiub":
                 raise ValueError(f"{store.what}: {path!r} holds {data.dtype}, not numbers")
             arrays.append(np.asarray(data[()]))
-        if arrays is not None:
+        if not mismatched:
             assignments.append((layer, arrays))
     for layer, arrays in assignments:
         layer.set_weights(arrays)

@@ -28,7 +28,7 @@ def _channels_axis(ndim: int, data_format: str) -> int:
     return -1 if data_format == "channels_last" else (0 if ndim == 3 else 1)
 
 
-def _per_channel(values: tuple, ndim: int, axis: int) -> list[float] | np.ndarray:
+def _per_channel(values: tuple, ndim: int, axis: int) -> np.ndarray:
     shape = [1] * ndim
     shape[axis] = 3
     return np.reshape(np.array(values), shape)
@@ -81,7 +81,7 @@ def _numpy_preprocess(x: np.ndarray, data_format: str, mode: str) -> np.ndarray:
     else:
         x = np.flip(x, axis=axis).copy()
         mean, std = _CAFFE_MEAN_BGR, None
-    index = [slice(None)] * x.ndim
+    index: list[Any] = [slice(None)] * x.ndim
     for c in range(3):  # channel by channel, as Keras does (the same float rounding)
         index[axis] = c
         x[tuple(index)] -= mean[c]
