@@ -118,3 +118,36 @@ def correct_pad(x: Any, kernel_size: int) -> tuple:
     adjust = (1, 1) if rows is None else (1 - rows % 2, 1 - cols % 2)
     half = kernel_size // 2
     return ((half - adjust[0], half), (half - adjust[1], half))
+
+
+def application(
+    body: Callable[..., Any], public_name: str, default_name: str, doc: str, module: str
+) -> Callable[..., Any]:
+    """A builder with Keras's signature for a fixed architecture (VGG16, ResNet50, ...),
+    forwarding its arguments to `body` by keyword."""
+
+    def build(
+        include_top: bool = True,
+        weights: Any = "imagenet",
+        input_tensor: Any = None,
+        input_shape: Any = None,
+        pooling: str | None = None,
+        classes: int = 1000,
+        classifier_activation: Any = "softmax",
+        name: str = default_name,
+    ) -> Any:
+        return body(
+            include_top=include_top,
+            weights=weights,
+            input_tensor=input_tensor,
+            input_shape=input_shape,
+            pooling=pooling,
+            classes=classes,
+            classifier_activation=classifier_activation,
+            name=name,
+        )
+
+    build.__name__ = build.__qualname__ = public_name
+    build.__doc__ = doc
+    build.__module__ = module
+    return build

@@ -3,9 +3,18 @@ ResNetV2 (He et al., 2016: pre-activation blocks), Keras's layer names and pretr
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from ._build import WEIGHTS_ORIGIN, check_weights, classifier, finish, image_input, input_shape_for
+from ._build import (
+    WEIGHTS_ORIGIN,
+    application,
+    check_weights,
+    classifier,
+    finish,
+    image_input,
+    input_shape_for,
+)
 from ._build import layers as L
 
 _EPS = 1.001e-5
@@ -114,46 +123,22 @@ def _resnet(
 
 
 def _builder(depth: int, v2: bool) -> Any:
-    default = f"resnet{depth}{'v2' if v2 else ''}"
-
-    def build(
-        include_top: bool = True,
-        weights: Any = "imagenet",
-        input_tensor: Any = None,
-        input_shape: Any = None,
-        pooling: str | None = None,
-        classes: int = 1000,
-        classifier_activation: Any = "softmax",
-        name: str = default,
-    ) -> Any:
-        return _resnet(
-            depth,
-            v2,
-            include_top,
-            weights,
-            input_tensor,
-            input_shape,
-            pooling,
-            classes,
-            classifier_activation,
-            name,
-        )
-
-    build.__name__ = build.__qualname__ = f"ResNet{depth}{'V2' if v2 else ''}"
+    public = f"ResNet{depth}{'V2' if v2 else ''}"
     kind = "pre-activation blocks (ResNetV2)" if v2 else "bottleneck blocks"
     stages = "+".join(map(str, _STAGES[depth]))
-    build.__doc__ = f"""ResNet-{depth} with {kind}, {stages} blocks in its four stages.
+    doc = f"""ResNet-{depth} with {kind}, {stages} blocks in its four stages.
     `weights="imagenet"` fetches Keras's pretrained file once (inputs through
     `{"resnet_v2" if v2 else "resnet"}.preprocess_input`); `weights=None` initialises
     randomly; a path loads that file. Without the top, `pooling` is None, "avg" or "max".
 
     >>> import rustape as rt
-    >>> model = rt.keras.applications.{build.__name__}(weights=None, include_top=False,
+    >>> model = rt.keras.applications.{public}(weights=None, include_top=False,
     ...                                     input_shape=(32, 32, 3), pooling="avg")
     >>> model.output_shape
     (None, 2048)
     """
-    return build
+    body = functools.partial(_resnet, depth, v2)
+    return application(body, public, public.lower(), doc, __name__)
 
 
 ResNet50 = _builder(50, False)

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from ._build import WEIGHTS_ORIGIN, check_weights, classifier, finish, image_input, input_shape_for
+from ._build import (
+    WEIGHTS_ORIGIN,
+    application,
+    check_weights,
+    classifier,
+    finish,
+    image_input,
+    input_shape_for,
+)
 from ._build import layers as L
 
 # Convolutions per block for each depth; every block doubles the width up to 512.
@@ -55,16 +64,10 @@ def _vgg(
     return finish(inputs, x, name, weights, pretrained)
 
 
-def VGG16(
-    include_top: bool = True,
-    weights: Any = "imagenet",
-    input_tensor: Any = None,
-    input_shape: Any = None,
-    pooling: str | None = None,
-    classes: int = 1000,
-    classifier_activation: Any = "softmax",
-    name: str = "vgg16",
-) -> Any:
+VGG16 = application(
+    functools.partial(_vgg, 16),
+    "VGG16",
+    "vgg16",
     """VGG16: 13 3x3 convolutions in five blocks, then (with `include_top`) two 4096-wide
     layers and the classifier. `weights="imagenet"` fetches Keras's pretrained file once
     (inputs through `vgg16.preprocess_input`); `weights=None` initialises randomly; a path
@@ -75,30 +78,13 @@ def VGG16(
     ...                                     input_shape=(32, 32, 3), pooling="avg")
     >>> model.output_shape
     (None, 512)
-    """
-    return _vgg(
-        16,
-        include_top,
-        weights,
-        input_tensor,
-        input_shape,
-        pooling,
-        classes,
-        classifier_activation,
-        name,
-    )
-
-
-def VGG19(
-    include_top: bool = True,
-    weights: Any = "imagenet",
-    input_tensor: Any = None,
-    input_shape: Any = None,
-    pooling: str | None = None,
-    classes: int = 1000,
-    classifier_activation: Any = "softmax",
-    name: str = "vgg19",
-) -> Any:
+    """,
+    __name__,
+)
+VGG19 = application(
+    functools.partial(_vgg, 19),
+    "VGG19",
+    "vgg19",
     """VGG19: VGG16 with a fourth convolution in each of the last three blocks.
 
     >>> import rustape as rt
@@ -106,15 +92,6 @@ def VGG19(
     ...                                     input_shape=(32, 32, 3))
     >>> model.output_shape
     (None, 1, 1, 512)
-    """
-    return _vgg(
-        19,
-        include_top,
-        weights,
-        input_tensor,
-        input_shape,
-        pooling,
-        classes,
-        classifier_activation,
-        name,
-    )
+    """,
+    __name__,
+)
