@@ -7,52 +7,11 @@
 //! recorded); `lu_solve`, `lu_matrix_inverse` and `lu_reconstruct` are compositions in Python
 //! whose gradients with respect to `lower_upper` and the right-hand side are TensorFlow's.
 use super::matrices::holds_empty_matrices;
-use super::solve::{check_square, LuElem};
+use super::solve::{check_square, lu_factor, LuElem};
 use crate::dispatch;
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
 use crate::tensor::{Data, Tensor};
-
-/// Factorises the row-major `n x n` matrix in `lu` in place (pivot: the first entry of largest
-/// magnitude in the column, as Eigen's `PartialPivLU`, which TensorFlow's kernel runs). Returns
-/// the row permutation, or `None` at a zero pivot (a singular matrix: TensorFlow's kernel
-/// then raises "Input is not invertible").
-fn lu_packed<T: LuElem>(lu: &mut [T], n: usize) -> Option<Vec<usize>> {
-    let zero = T::default();
-    let mut perm: Vec<usize> = (0..n).collect();
-    for col in 0..n {
-        let mut best = col;
-        let mut best_abs = lu[col * n + col].magnitude();
-        for r in col + 1..n {
-            let v = lu[r * n + col].magnitude();
-            if v > best_abs {
-                best = r;
-                best_abs = v;
-            }
-        }
-        if best != col {
-            for j in 0..n {
-                lu.swap(col * n + j, best * n + j);
-            }
-            perm.swap(col, best);
-        }
-        let pivot = lu[col * n + col];
-        if pivot == zero || pivot.magnitude().is_nan() {
-            return None;
-        }
-        for r in col + 1..n {
-            let factor = lu[r * n + col].div(pivot);
-            lu[r * n + col] = factor;
-            if factor != zero {
-                for j in col + 1..n {
-                    let u = lu[col * n + j];
-                    lu[r * n + j] = lu[r * n + j].sub(factor.mul(u));
-                }
-            }
-        }
-    }
-    Some(perm)
-}
 
 fn lu_batch<T: LuElem>(values: &[T], n: usize, op: &str) -> Result<(Vec<T>, Vec<usize>)> {
     let count = values.len() / (n * n);
@@ -60,7 +19,7 @@ fn lu_batch<T: LuElem>(values: &[T], n: usize, op: &str) -> Result<(Vec<T>, Vec<
     lu.extend_from_slice(values);
     let mut perms: Vec<usize> = crate::memory::try_vec(op, count * n)?;
     for (i, matrix) in lu.chunks_mut(n * n).enumerate() {
-        match lu_packed(matrix, n) {
+        match lu_factor(matrix, n) {
             Some(p) => perms.extend(p),
             None => {
                 return Err(Error::value(

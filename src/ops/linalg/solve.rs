@@ -102,9 +102,11 @@ impl LuElem for Complex<f64> {
     }
 }
 
-/// LU factorisation with partial pivoting of the row-major `n x n` matrix in `lu`, in place.
-/// Returns the row permutation, or `None` when a pivot is exactly zero (singular matrix, the
-/// test TensorFlow and LAPACK make).
+/// LU factorisation with partial pivoting of the row-major `n x n` matrix in `lu`, in place
+/// (pivot: the first entry of largest magnitude in the column, as Eigen's `PartialPivLU`,
+/// which TensorFlow's kernels run; `tf.linalg.lu` packs exactly this). Returns the row
+/// permutation, or `None` when a pivot is exactly zero or NaN (singular matrix, the test
+/// TensorFlow and LAPACK make).
 pub(super) fn lu_factor<T: LuElem>(lu: &mut [T], n: usize) -> Option<Vec<usize>> {
     let zero = T::default();
     let mut perm: Vec<usize> = (0..n).collect();
