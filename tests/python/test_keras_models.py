@@ -184,7 +184,7 @@ def test_tracking_survives_cycles_and_shared_layers() -> None:
 
 
 def test_compile_fit_evaluate_predict() -> None:
-    rt.random.set_seed(1)
+    keras.utils.set_random_seed(1)  # initializers draw their seeds from Python's random, as Keras's
     rng = np.random.default_rng(1)
     centres = rng.normal(size=(3, 4)) * 6
     y = rng.integers(0, 3, size=240)
